@@ -1,0 +1,69 @@
+"""Build script: generates the op wrappers from the declarations file, then compiles the core.
+
+Flags are portable (-O3 -fwrapv, never -march=native or -ffast-math); faster code paths are
+chosen at run time by CPU features. Set TENSORLIB_DEV=1 for quick -O0 development builds.
+"""
+import os
+import sys
+
+import numpy
+from Cython.Build import cythonize
+from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "tensorlib", "ops"))
+import codegen  # noqa: E402  (tensorlib/ops/codegen.py: reads decl.py, writes _ops_generated.pxi)
+
+codegen.main()
+
+DEV = os.environ.get("TENSORLIB_DEV") == "1"
+CFLAGS = ["-O0", "-g"] if DEV else ["-O3"]
+CFLAGS += ["-fwrapv", "-fno-strict-aliasing", "-Wno-unused-function", "-Wno-unreachable-code"]
+CORE = os.path.join("tensorlib", "_core")
+
+
+def core(name, *c_sources):
+    return Extension(
+        f"tensorlib._core.{name}",
+        [os.path.join(CORE, f"{name}.pyx")] + [os.path.join(CORE, s) for s in c_sources],
+        include_dirs=[CORE, numpy.get_include()],
+        extra_compile_args=CFLAGS,
+        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
+    )
+
+
+extensions = [
+    core("dtype"),
+    core("allocator"),
+    core("iterate", "cpu_copy.c"),
+    core("random", "cpu_random.c"),
+    core("tensor"),
+]
+
+
+class ParallelBuildExt(build_ext):
+    """Compile extension modules in parallel: Cython output is large and we have few cores."""
+
+    def finalize_options(self):
+        super().finalize_options()
+        if not self.parallel:
+            self.parallel = os.cpu_count() or 1
+
+
+setup(
+    ext_modules=cythonize(
+        extensions,
+        language_level=3,
+        nthreads=os.cpu_count() or 1,
+        compiler_directives={
+            # kept on: they only guard Python sequence fast paths; C arrays are unchecked anyway
+            "boundscheck": True,
+            "wraparound": True,
+            "cdivision": True,
+            "initializedcheck": False,
+            "embedsignature": True,
+        },
+    ),
+    cmdclass={"build_ext": ParallelBuildExt},
+)

@@ -1,0 +1,43 @@
+"""tensorlib: PyTorch's programming model on a Cython core, with memory you can see and plan.
+
+>>> import tensorlib as torch
+>>> x = torch.arange(6.).view(2, 3)
+>>> x.t().is_contiguous(), x[:, 1].tolist()
+(False, [1.0, 4.0])
+"""
+import os as _os
+
+from tensorlib._core.dtype import (
+    dtype, bool_ as bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64,
+    get_default_dtype, set_default_dtype, promote_types, can_cast, finfo, iinfo)
+from tensorlib._core.allocator import device
+from tensorlib._core import tensor as _C
+from tensorlib._core.tensor import from_numpy
+from tensorlib.tensor import (
+    Tensor, Size, strided, contiguous_format, preserve_format, channels_last)
+from tensorlib._tensor_str import set_printoptions, get_printoptions
+from tensorlib._legacy import (
+    FloatTensor, DoubleTensor, HalfTensor, BFloat16Tensor, ByteTensor, CharTensor, ShortTensor,
+    IntTensor, LongTensor, BoolTensor)
+from tensorlib import memory
+
+# PyTorch's dtype aliases
+half, float, double = float16, float32, float64
+short, int, long = int16, int32, int64
+
+globals().update(_C._GENERATED_FUNCTIONS)
+result_type = _C.result_type
+is_tensor = _C.is_tensor
+is_floating_point = _C.is_floating_point
+numel = _C.numel
+
+__version__ = "0.1.0"
+
+
+def get_include():
+    """Directory holding tensorlib's .pxd files, for Cython projects that ``cimport`` it.
+
+    >>> import os; os.path.exists(os.path.join(tensorlib.get_include(), "tensorlib", "_core", "tensor.pxd"))
+    True
+    """
+    return _os.path.dirname(_os.path.dirname(_os.path.abspath(__file__)))

@@ -1,0 +1,43 @@
+# Published Cython interface of devices, allocators and storages. Append-only (see dtype.pxd).
+from libc.stdint cimport int64_t
+
+cdef enum StorageRole:
+    ROLE_UNKNOWN = 0
+    ROLE_PARAMETER = 1
+    ROLE_BUFFER = 2
+    ROLE_INPUT = 3
+    ROLE_ACTIVATION = 4
+    ROLE_SAVED = 5
+    ROLE_GRADIENT = 6
+    ROLE_OPTIMIZER_STATE = 7
+    ROLE_TEMPORARY = 8
+
+cdef class device:
+    cdef readonly str type
+    cdef readonly object index      # None or int
+
+cdef class Allocator:
+    """One per device: the only door through which tensor memory is obtained."""
+    cdef readonly device device
+    # exact counters (names follow PyTorch's memory_stats keys)
+    cdef int64_t allocated_current, allocated_peak, allocated_total, freed_total
+    cdef int64_t count_current, count_peak, count_total, count_freed
+    cdef int64_t requested_current
+    cdef char* malloc(self, int64_t nbytes, int64_t* rounded) except NULL
+    cdef void free(self, char* ptr, int64_t rounded, int64_t nbytes) noexcept
+
+cdef class Storage:
+    cdef char* data
+    cdef int64_t _nbytes             # usable bytes
+    cdef int64_t alloc_size          # bytes counted by the allocator (0 when borrowed)
+    cdef Allocator allocator         # None when the memory is borrowed
+    cdef object owner                # the object that owns borrowed memory; kept alive
+    cdef readonly device device
+    cdef public int role
+    cdef object __weakref__
+
+cdef device CPU
+cdef device as_device(object obj)                 # device, "cpu", "cpu:0", None -> device
+cdef Allocator allocator_for(device dev)
+cdef Storage new_storage(int64_t nbytes, device dev)
+cdef Storage borrow_storage(char* data, int64_t nbytes, object owner, device dev)

@@ -1,0 +1,383 @@
+# Ops that produce new memory from existing tensors: clone, copy_, fill_, to, cat, stack,
+# flip, repeat, tile, roll, tril/triu. All copying ends in copy_cast (iterate.pyx); all writes
+# into existing tensors go through prepare_write.
+# (included into tensor.pyx)
+import warnings
+
+
+cdef TensorBase _empty_strided(tuple size, tuple stride, DType dt, Device dev):
+    """A new tensor with the given geometry whose storage holds exactly its extent."""
+    cdef int64_t lo, hi
+    cdef int64_t sh[MAX_DIMS]
+    cdef int64_t st[MAX_DIMS]
+    cdef int i, n = len(size)
+    cdef TensorBase t
+    if len(stride) != n:
+        raise RuntimeError(f"mismatch in length of strides and shape: {list(size)} vs {list(stride)}")
+    for i in range(n):
+        sh[i] = size[i]
+        st[i] = stride[i]
+        if st[i] < 0:
+            raise RuntimeError(f"empty_strided: negative strides are not supported: {list(stride)}")
+    _checked_nbytes(n, sh, dt.itemsize)
+    extent(n, sh, st, &lo, &hi)
+    hi += 1                    # elements spanned (0 for an empty tensor)
+    t = _alloc_object()
+    _set_geometry(t, n, sh, st)
+    t._storage = new_storage(_checked_nbytes(1, &hi, dt.itemsize), dev)
+    t._dtype = dt
+    t._vc = _new_vc()
+    return t
+
+
+cdef TensorBase _empty_preserving(TensorBase like, DType dt):
+    """Uninitialized tensor like ``like``: same strides when they are dense and non-overlapping
+    (PyTorch's preserve_format), else contiguous."""
+    cdef TensorBase t
+    if dt is None:
+        dt = like._dtype
+    if like._contiguous or not is_non_overlapping_and_dense(like._ndim, like._shape, like._strides):
+        return empty_tensor(like._ndim, like._shape, dt, like._storage.device)
+    t = _alloc_object()
+    _set_geometry(t, like._ndim, like._shape, like._strides)
+    t._storage = new_storage(like._numel * dt.itemsize, like._storage.device)
+    t._dtype = dt
+    t._vc = _new_vc()
+    return t
+
+
+cdef TensorBase _clone(TensorBase t, object memory_format=None, DType dt=None):
+    cdef TensorBase out
+    if memory_format is contiguous_format:
+        out = _empty_like_shape(t, dt)
+    else:
+        out = _empty_preserving(t, dt)
+    copy_cast(t._ndim, t._shape, tensor_data(out), out._strides, out._dtype.code,
+              tensor_data(t), t._strides, t._dtype.code)
+    return out
+
+
+cdef TensorBase _copy_(TensorBase self, object src, bint non_blocking=False):
+    cdef TensorBase s = _targ(src, "copy_", "src", 1)
+    if s._storage.device is not self._storage.device:
+        raise RuntimeError(f"copy_: copying from {s._storage.device} to {self._storage.device} is not supported")
+    prepare_write(self, s)
+    _copy_into(self, s)
+    return self
+
+
+cdef int _fill_raw(TensorBase t, object value) except -1:
+    """Write a Python scalar into every element (no version bump)."""
+    cdef int64_t zeros[MAX_DIMS]
+    cdef int64_t iv
+    cdef double dv
+    cdef uint8_t bv
+    cdef char* src
+    cdef int src_dt
+    if isinstance(value, TensorBase):
+        if (<TensorBase>value)._ndim != 0:
+            raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
+                               f"{(<TensorBase>value)._ndim} dimensions.")
+        value = _item(<TensorBase>value)
+    if isinstance(value, bool):
+        bv = value
+        src = <char*>&bv
+        src_dt = DT_BOOL
+    elif isinstance(value, int):
+        iv = _int64_value(value, t._dtype)
+        src = <char*>&iv
+        src_dt = DT_INT64
+    else:
+        try:
+            dv = value
+        except TypeError:
+            raise TypeError(f"fill_(): argument 'value' must be Number, not {type(value).__name__}") from None
+        src = <char*>&dv
+        src_dt = DT_FLOAT64
+    memset(zeros, 0, sizeof(zeros))
+    copy_cast(t._ndim, t._shape, tensor_data(t), t._strides, t._dtype.code, src, zeros, src_dt)
+    return 0
+
+
+cdef int64_t _int64_value(object value, DType dt) except? -1:
+    cdef int64_t iv
+    try:
+        iv = value
+    except OverflowError:
+        raise RuntimeError(f"value cannot be converted to type {dt.name} without overflow") from None
+    if not dt.is_floating_point and dt.code != DT_BOOL and dt.code != DT_INT64:
+        info = _INT_RANGE[dt.code]
+        if iv < info[0] or iv > info[1]:
+            raise RuntimeError(f"value cannot be converted to type {dt.name} without overflow")
+    return iv
+
+
+_INT_RANGE = {DT_UINT8: (0, 255), DT_INT8: (-128, 127), DT_INT16: (-32768, 32767),
+              DT_INT32: (-2147483648, 2147483647)}
+
+
+cdef TensorBase _fill_(TensorBase self, object value):
+    prepare_write(self, value if isinstance(value, TensorBase) else None)
+    _fill_raw(self, value)
+    return self
+
+
+cdef TensorBase _zero_(TensorBase self):
+    prepare_write(self, None)
+    if self._contiguous:
+        memset(tensor_data(self), 0, self._numel * self._dtype.itemsize)
+    else:
+        _fill_raw(self, 0)
+    return self
+
+
+cdef TensorBase _to_dtype(TensorBase t, DType dt, bint copy):
+    if dt is t._dtype and not copy:
+        return t
+    return _clone(t, None, dt)
+
+
+cdef object _legacy_type_to_dtype(object spec):
+    """'torch.FloatTensor' / 'tensorlib.LongTensor' / a legacy class / a dtype -> dtype."""
+    if isinstance(spec, str):
+        name = spec.rsplit(".", 1)[-1]
+        for d in _dtype_mod.DTYPES_BY_NAME.values():
+            if (<DType>d).legacy_name == name:
+                return d
+        raise ValueError(f"invalid type: '{spec}'")
+    legacy = getattr(spec, "_legacy_dtype", None)
+    if legacy is not None:
+        return legacy
+    return as_dtype(spec)
+
+
+cdef object _to(TensorBase t, tuple args, dict kwargs):
+    """Parse Tensor.to's overloads: (dtype), (device, dtype), (tensor), keywords."""
+    dt = kwargs.pop("dtype", None)
+    dev = kwargs.pop("device", None)
+    copy = kwargs.pop("copy", False)
+    kwargs.pop("non_blocking", None)
+    kwargs.pop("memory_format", None)
+    if kwargs:
+        raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
+    rest = list(args)
+    if rest and isinstance(rest[0], TensorBase):
+        other = <TensorBase>rest.pop(0)
+        dt, dev = other._dtype, other._storage.device
+    elif rest and (isinstance(rest[0], (str, Device)) or rest[0] is None):
+        dev = rest.pop(0)
+    if rest and not isinstance(rest[0], bool):
+        dt = rest.pop(0)
+    if rest:                                     # trailing non_blocking, copy
+        rest.pop(0)
+        if rest:
+            copy = rest.pop(0)
+    if rest:
+        raise TypeError("to() received an invalid combination of arguments")
+    if dev is not None:
+        _devarg(dev)                             # validates; only the CPU exists here
+    cdef DType target = t._dtype if dt is None else _dtarg(dt, "to", "dtype")
+    return _to_dtype(t, target, bool(copy))
+
+
+cdef int _resize_out(TensorBase out, int ndim, const int64_t* shape) except -1:
+    """Give ``out`` the shape an op produces (PyTorch resizes out= tensors, warning when a
+    non-empty one had another shape)."""
+    cdef int i
+    cdef int64_t need
+    cdef bint same = out._ndim == ndim
+    if same:
+        for i in range(ndim):
+            if out._shape[i] != shape[i]:
+                same = False
+                break
+    if same:
+        return 0
+    if out._numel != 0:
+        warnings.warn(f"An output with one or more elements was resized since it had shape "
+                      f"{list(out.shape)}, which does not match the required output shape "
+                      f"{shape_str(ndim, shape)}. This behavior is deprecated.", UserWarning, stacklevel=3)
+    need = _checked_nbytes(ndim, shape, out._dtype.itemsize)
+    if need + out._offset * out._dtype.itemsize > out._storage._nbytes:
+        out._storage = new_storage(need, out._storage.device)
+        out._offset = 0
+    _set_geometry(out, ndim, shape, NULL)
+    return 0
+
+
+cdef TensorBase _check_out(object out, DType result, str op):
+    cdef TensorBase o = _targ(out, op, "out", 0)
+    if not can_cast_codes(result.code, o._dtype.code):
+        raise RuntimeError(f"{op}(): result type {result.name} can't be cast to the desired output "
+                           f"type {o._dtype.name}")
+    return o
+
+
+cdef TensorBase _cat(object tensors, int64_t dim, object out):
+    if isinstance(tensors, TensorBase) or not isinstance(tensors, (list, tuple)):
+        raise TypeError(f"cat(): argument 'tensors' (position 1) must be tuple of Tensors, not "
+                        f"{_tname(tensors)}")
+    cdef list ts = []
+    cdef TensorBase t, ref = None, o
+    cdef int i, d, k
+    cdef int64_t total = 0, pos = 0
+    cdef int64_t sh[MAX_DIMS]
+    cdef int rdt = -1
+    if len(tensors) == 0:
+        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+    for k, x in enumerate(tensors):
+        t = _targ(x, "cat", "tensors", 1)
+        if t._ndim == 0:
+            raise RuntimeError(f"zero-dimensional tensor (at position {k}) cannot be concatenated")
+        rdt = t._dtype.code if rdt < 0 else promote_codes(rdt, t._dtype.code)
+        # legacy behaviour: 1-D empty tensors are skipped whatever the other shapes
+        if t._ndim == 1 and t._shape[0] == 0:
+            continue
+        ts.append((k, t))
+        if ref is None:
+            ref = t
+    if ref is None:
+        ref = _targ(tensors[0], "cat", "tensors", 1)
+    d = _wrap_dim(dim, ref._ndim)
+    for k, t in ts:
+        if t._ndim != ref._ndim:
+            raise RuntimeError(f"Tensors must have same number of dimensions: got {ref._ndim} and {t._ndim}")
+        for i in range(t._ndim):
+            if i != d and t._shape[i] != ref._shape[i]:
+                raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected "
+                                   f"size {ref._shape[i]} but got size {t._shape[i]} for tensor number "
+                                   f"{k} in the list. (shapes {[list(x.shape) for x in tensors]})")
+        total += t._shape[d]
+    memcpy(sh, ref._shape, ref._ndim * sizeof(int64_t))
+    sh[d] = total
+    if out is None:
+        o = empty_tensor(ref._ndim, sh, dtype_of(rdt), ref._storage.device)
+    else:
+        o = _check_out(out, dtype_of(rdt), "cat")
+        for _, t in ts:
+            if _overlap(o, t) != OVERLAP_NO:
+                raise RuntimeError("unsupported operation: the input tensors cannot refer to any of "
+                                   "the output memory locations. Found overlap in input tensor")
+        _resize_out(o, ref._ndim, sh)
+        prepare_write(o, None)
+    for _, t in ts:
+        _copy_into(_slice(o, d, pos, pos + t._shape[d], 1), t)
+        pos += t._shape[d]
+    return o
+
+
+cdef TensorBase _stack(object tensors, int64_t dim, object out):
+    if isinstance(tensors, TensorBase) or not isinstance(tensors, (list, tuple)):
+        raise TypeError(f"stack(): argument 'tensors' (position 1) must be tuple of Tensors, not "
+                        f"{_tname(tensors)}")
+    if len(tensors) == 0:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    cdef TensorBase first = _targ(tensors[0], "stack", "tensors", 1), t
+    cdef int d = _wrap_dim(dim, first._ndim + 1, False)
+    for k, x in enumerate(tensors):
+        t = _targ(x, "stack", "tensors", 1)
+        if t.shape != first.shape:
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(first.shape)} "
+                               f"at entry 0 and {list(t.shape)} at entry {k}")
+    return _cat([_unsqueeze(<TensorBase>x, d) for x in tensors], d, out)
+
+
+cdef TensorBase _flip(TensorBase t, object dims):
+    """A copy with the order of elements reversed along dims (read through negative strides)."""
+    cdef int64_t st[MAX_DIMS]
+    cdef int64_t off = t._offset
+    cdef TensorBase rev, out
+    memcpy(st, t._strides, t._ndim * sizeof(int64_t))
+    for d in _wrap_dims((dims,) if isinstance(dims, int) else dims, t._ndim, "flip"):
+        if t._shape[d] > 0:
+            off += (t._shape[d] - 1) * st[d]
+        st[d] = -st[d]
+    # an internal view with negative strides: never handed to the user
+    rev = make_view(t, t._ndim, t._shape, st, off)
+    out = _empty_like_shape(t)
+    _copy_into(out, rev)
+    return out
+
+
+cdef TensorBase _repeat(TensorBase t, tuple repeats):
+    cdef int n = len(repeats), lead = n - t._ndim, i
+    if n < t._ndim:
+        raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of "
+                           "dimensions of tensor")
+    for r in repeats:
+        if r < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {r}: {list(repeats)}")
+    padded_shape = [1] * lead + _shape_list(t)
+    padded_strides = [0] * lead + _stride_list(t)
+    out_shape = tuple([repeats[i] * padded_shape[i] for i in range(n)])
+    cdef TensorBase out = _new_empty(out_shape, t._dtype, t._storage.device)
+    if out._numel == 0:
+        return out
+    # read the input as [r0, s0, r1, s1, ...] with 0 strides along the repeat dims, and write
+    # the output viewed the same way: one strided copy does the whole thing.
+    src = _view_of(t, [v for i in range(n) for v in (repeats[i], padded_shape[i])],
+                   [v for i in range(n) for v in (0, padded_strides[i])], t._offset)
+    dst = _view(out, tuple([v for i in range(n) for v in (repeats[i], padded_shape[i])]))
+    _copy_into(dst, src)
+    return out
+
+
+cdef TensorBase _tile(TensorBase t, tuple dims):
+    if len(dims) < t._ndim:
+        dims = (1,) * (t._ndim - len(dims)) + dims
+    return _repeat(t, dims)
+
+
+cdef TensorBase _roll(TensorBase t, object shifts, object dims):
+    cdef TensorBase src, out
+    cdef int64_t n, s
+    cdef int d
+    if dims is None or (isinstance(dims, (tuple, list)) and len(dims) == 0):
+        shifts_t = (shifts,) if isinstance(shifts, int) else tuple(shifts)
+        if len(shifts_t) != 1:
+            raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts_t)}, dims:0")
+        return _view(_roll(_reshape(t, (-1,)), shifts_t[0], 0), tuple(_shape_list(t)))
+    shifts_t = (shifts,) if isinstance(shifts, int) else tuple(shifts)
+    dims_t = (dims,) if isinstance(dims, int) else tuple(dims)
+    if len(shifts_t) != len(dims_t):
+        raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts_t)}, dims:{len(dims_t)}")
+    src = t
+    for shift, dim in zip(shifts_t, dims_t):
+        d = _wrap_dim(dim, t._ndim)
+        n = t._shape[d]
+        out = _empty_like_shape(t)
+        s = shift % n if n > 0 else 0
+        _copy_into(_slice(out, d, s, n, 1), _slice(src, d, 0, n - s, 1))
+        _copy_into(_slice(out, d, 0, s, 1), _slice(src, d, n - s, n, 1))
+        src = out
+    return src if src is not t else _clone(t)
+
+
+cdef int _tri_zero(TensorBase t, int64_t k, bint lower) except -1:
+    """Zero the part above diagonal k (lower=True, tril) or below it (triu), row by row."""
+    cdef int64_t rows, cols, i
+    if t._ndim < 2:
+        raise RuntimeError(f"{'tril' if lower else 'triu'}: input tensor must have at least 2 dimensions")
+    rows = t._shape[t._ndim - 2]
+    cols = t._shape[t._ndim - 1]
+    cdef int rd = t._ndim - 2, cd = t._ndim - 1
+    for i in range(rows):
+        row = _select(t, rd, i)
+        if lower:
+            if i + k + 1 < cols:
+                _fill_raw(_slice(row, row._ndim - 1, max(i + k + 1, 0), cols, 1), 0)
+        else:
+            if min(i + k, cols) > 0:
+                _fill_raw(_slice(row, row._ndim - 1, 0, min(i + k, cols), 1), 0)
+    return 0
+
+
+cdef TensorBase _tril(TensorBase t, int64_t diagonal, bint lower, bint inplace):
+    cdef TensorBase out
+    if inplace:
+        prepare_write(t, None)
+        out = t
+    else:
+        out = _clone(t)
+    _tri_zero(out, diagonal, lower)
+    return out

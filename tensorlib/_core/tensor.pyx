@@ -1,0 +1,903 @@
+"""TensorBase: strided storage, views, the write-preparation step and every operator slot.
+
+A tensor is (storage, offset, shape, strides, dtype) with offset and strides in elements.
+Views share the storage and the version counter of their base and point at the root base.
+Each op is declared once in tensorlib/ops/decl.py; the build generates its argument-parsing
+wrappers into _ops_generated.pxi (included at the end of this module) from those
+declarations, and the implementations live in the .pxi files included below.
+"""
+cimport cython
+from cpython.object cimport PyObject, PyTypeObject
+from cpython.ref cimport Py_INCREF
+from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
+from cpython.long cimport PyLong_FromLongLong
+from libc.stdint cimport int64_t, uint64_t, uint8_t, uint16_t, INT64_MAX, INT64_MIN
+from libc.stdlib cimport malloc, free
+from libc.string cimport memcpy, memset
+
+from tensorlib._core.dtype cimport (
+    dtype as DType, dtype_of, default_float_dtype, as_dtype, promote_codes, can_cast_codes,
+    DT_BOOL, DT_UINT8, DT_INT8, DT_INT16, DT_INT32, DT_INT64, DT_FLOAT16, DT_BFLOAT16,
+    DT_FLOAT32, DT_FLOAT64, NUM_DTYPES)
+from tensorlib._core.allocator cimport (
+    Storage, device as Device, CPU, as_device, new_storage, borrow_storage)
+from tensorlib._core.iterate cimport (
+    MAX_DIMS, broadcast_shapes, broadcast_strides, copy_cast, has_internal_overlap,
+    is_non_overlapping_and_dense, extent, shape_str)
+
+import numpy as np
+from tensorlib._core import dtype as _dtype_mod
+
+cdef extern from *:
+    bint mul_overflow "__builtin_mul_overflow" (int64_t a, int64_t b, int64_t* res) nogil
+    bint add_overflow "__builtin_add_overflow" (int64_t a, int64_t b, int64_t* res) nogil
+
+cdef extern from "cpu_copy.h" nogil:
+    float tl_f16_to_f32(uint16_t h)
+    float tl_bf16_to_f32(uint16_t h)
+
+
+# The Python class every tensor is created as: tensorlib.Tensor registers itself here
+# (a subclass with __slots__ = () so instances have exactly TensorBase's layout).
+cdef type _TensorType = None
+# The Size class (a tuple subclass defined in tensorlib/tensor.py).
+cdef object _SizeType = tuple
+# Printing lives in pure Python (tensorlib/_tensor_str.py); registered at import.
+cdef object _repr_fn = None
+
+
+def _register_types(tensor_type, size_type, repr_fn):
+    """Called once by tensorlib.tensor: the public Tensor class, Size and the formatter."""
+    global _TensorType, _SizeType, _repr_fn
+    if not issubclass(tensor_type, TensorBase):
+        raise TypeError("tensor type must subclass TensorBase")
+    _TensorType = tensor_type
+    _SizeType = size_type
+    _repr_fn = repr_fn
+
+
+@cython.final
+@cython.freelist(64)
+@cython.no_gc
+cdef class VersionCounter:
+    """The version shared by a tensor and its views: bumped by every write."""
+    pass
+
+
+# ---------------------------------------------------------------------------------------------
+# creation of tensor objects
+
+cdef inline VersionCounter _new_vc():
+    return VersionCounter.__new__(VersionCounter)
+
+
+cdef inline TensorBase _alloc_object():
+    # tp_new of the registered subclass; no __init__ (that is the legacy Tensor(*sizes)).
+    return TensorBase.__new__(_TensorType)
+
+
+cdef int _set_geometry(TensorBase t, int ndim, const int64_t* shape, const int64_t* strides) except -1:
+    """Install shape/strides (strides NULL = contiguous) and cache numel and contiguity."""
+    cdef int i
+    cdef int64_t numel = 1, expected = 1
+    cdef bint contig = True
+    if ndim > MAX_DIMS:
+        raise RuntimeError(f"tensors of more than {MAX_DIMS} dimensions are not supported (got {ndim})")
+    if t._shape != t._small and t._shape != NULL:
+        free(t._shape)
+    if ndim <= SMALL_DIMS:
+        t._shape = t._small
+        t._strides = t._small + SMALL_DIMS
+    else:
+        t._shape = <int64_t*>malloc(2 * ndim * sizeof(int64_t))
+        if t._shape == NULL:
+            raise MemoryError()
+        t._strides = t._shape + ndim
+    t._ndim = ndim
+    for i in range(ndim):
+        if shape[i] < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {shape[i]}: "
+                               f"{shape_str(ndim, shape)}")
+        if mul_overflow(numel, shape[i], &numel):
+            raise RuntimeError(f"numel of shape {shape_str(ndim, shape)} overflows int64")
+        t._shape[i] = shape[i]
+    if strides == NULL:
+        for i in range(ndim - 1, -1, -1):
+            t._strides[i] = expected
+            if shape[i] > 1:
+                expected *= shape[i]
+        t._contiguous = True
+    else:
+        for i in range(ndim - 1, -1, -1):
+            t._strides[i] = strides[i]
+            if shape[i] != 1:
+                if strides[i] != expected:
+                    contig = False
+                expected *= shape[i]
+        t._contiguous = contig or numel == 0
+    t._numel = numel
+    t._size_cache = None
+    return 0
+
+
+cdef int64_t _checked_nbytes(int ndim, const int64_t* shape, int itemsize) except -1:
+    cdef int64_t n = itemsize
+    cdef int i
+    for i in range(ndim):
+        if shape[i] < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {shape[i]}: "
+                               f"{shape_str(ndim, shape)}")
+        if mul_overflow(n, shape[i], &n):
+            raise RuntimeError(f"Trying to create tensor of shape {shape_str(ndim, shape)}: "
+                               f"its size in bytes overflows int64")
+    return n
+
+
+cdef TensorBase empty_tensor(int ndim, const int64_t* shape, DType dt, Device dev):
+    """A new contiguous tensor whose storage comes from dev's allocator (uninitialized)."""
+    cdef int64_t nbytes = _checked_nbytes(ndim, shape, dt.itemsize)
+    cdef TensorBase t = _alloc_object()
+    _set_geometry(t, ndim, shape, NULL)
+    t._storage = new_storage(nbytes, dev)
+    t._dtype = dt
+    t._vc = _new_vc()
+    return t
+
+
+cdef TensorBase _empty_like_shape(TensorBase like, DType dt=None):
+    return empty_tensor(like._ndim, like._shape, like._dtype if dt is None else dt, like._storage.device)
+
+
+cdef TensorBase make_view(TensorBase src, int ndim, const int64_t* shape, const int64_t* strides,
+                          int64_t offset):
+    """A view of src's storage: shares the storage, the version counter and the root base."""
+    cdef TensorBase t = _alloc_object()
+    _set_geometry(t, ndim, shape, strides)
+    t._storage = src._storage
+    t._offset = offset
+    t._dtype = src._dtype
+    t._vc = src._vc
+    t._view_base = src._view_base if src._view_base is not None else src
+    return t
+
+
+cdef TensorBase _alias(TensorBase src, VersionCounter vc):
+    """Same storage and geometry, not a view: what detach() (shared vc) and .data (fresh vc) are."""
+    cdef TensorBase t = _alloc_object()
+    _set_geometry(t, src._ndim, src._shape, src._strides)
+    t._storage = src._storage
+    t._offset = src._offset
+    t._dtype = src._dtype
+    t._vc = vc
+    return t
+
+
+cdef object _make_size(int ndim, const int64_t* shape):
+    cdef tuple tup = PyTuple_New(ndim)
+    cdef int i
+    cdef object v
+    for i in range(ndim):
+        v = PyLong_FromLongLong(shape[i])
+        Py_INCREF(v)
+        PyTuple_SET_ITEM(tup, i, v)
+    if _SizeType is tuple:
+        return tup
+    return tuple.__new__(_SizeType, tup)
+
+
+# ---------------------------------------------------------------------------------------------
+# The write-preparation step. EVERY write goes through here: in-place ops, out=, __setitem__,
+# copy_, fill_, random fills, +=. It bumps the version counter (so autograd can detect a saved
+# tensor modified in place) and applies PyTorch's overlap rules.
+
+cdef enum Overlap:
+    OVERLAP_NO = 0
+    OVERLAP_FULL = 1       # exactly the same elements in the same layout: fine
+    OVERLAP_PARTIAL = 2    # some elements shared: would give a loop-order-dependent answer
+    OVERLAP_TOO_HARD = 3   # ranges intersect but layouts are not dense: cannot tell cheaply
+
+
+cdef int _overlap(TensorBase a, TensorBase b) noexcept:
+    cdef int64_t alo, ahi, blo, bhi
+    if a._storage is not b._storage or a._numel == 0 or b._numel == 0:
+        return OVERLAP_NO
+    extent(a._ndim, a._shape, a._strides, &alo, &ahi)
+    extent(b._ndim, b._shape, b._strides, &blo, &bhi)
+    alo += a._offset
+    ahi += a._offset
+    blo += b._offset
+    bhi += b._offset
+    if a._dtype.itemsize != b._dtype.itemsize:
+        # compare byte ranges
+        alo *= a._dtype.itemsize
+        ahi = ahi * a._dtype.itemsize + a._dtype.itemsize - 1
+        blo *= b._dtype.itemsize
+        bhi = bhi * b._dtype.itemsize + b._dtype.itemsize - 1
+    if ahi < blo or bhi < alo:
+        return OVERLAP_NO
+    if _same_layout(a, b):
+        return OVERLAP_FULL
+    if is_non_overlapping_and_dense(a._ndim, a._shape, a._strides) and \
+            is_non_overlapping_and_dense(b._ndim, b._shape, b._strides):
+        return OVERLAP_PARTIAL if (alo != blo or ahi != bhi) else OVERLAP_TOO_HARD
+    return OVERLAP_TOO_HARD
+
+
+cdef bint _same_layout(TensorBase a, TensorBase b) noexcept:
+    cdef int i
+    if a._offset != b._offset or a._ndim != b._ndim or a._dtype.itemsize != b._dtype.itemsize:
+        return False
+    for i in range(a._ndim):
+        if a._shape[i] != b._shape[i] or (a._strides[i] != b._strides[i] and a._shape[i] > 1):
+            return False
+    return True
+
+
+cdef int prepare_write(TensorBase out, TensorBase src) except -1:
+    """Check that writing into ``out`` (reading ``src``, may be None) is well defined, then bump
+    ``out``'s version. Raises PyTorch's errors for internal and partial overlap."""
+    if has_internal_overlap(out._ndim, out._shape, out._strides):
+        raise RuntimeError(
+            "unsupported operation: more than one element of the written-to tensor refers to a "
+            "single memory location. Please clone() the tensor before performing the operation.")
+    if src is not None and _overlap(out, src) == OVERLAP_PARTIAL:
+        raise RuntimeError(
+            "unsupported operation: some elements of the input tensor and the written-to tensor "
+            "refer to a single memory location. Please clone() the tensor before performing the "
+            "operation.")
+    out._vc.version += 1
+    return 0
+
+
+cdef int _copy_into(TensorBase dst, TensorBase src) except -1:
+    """dst[...] = src with broadcasting and dtype conversion (no version bump: callers have
+    run prepare_write). Reads through a temporary when src and dst share memory in a way a
+    single pass could corrupt."""
+    cdef int64_t sstrides[MAX_DIMS]
+    cdef int ov
+    if dst._storage.device is not src._storage.device:
+        raise RuntimeError(f"copy between devices {src._storage.device} and {dst._storage.device} "
+                           f"is not supported in this build")
+    broadcast_strides(src._ndim, src._shape, src._strides, dst._ndim, dst._shape, sstrides)
+    ov = _overlap(dst, src)
+    if ov == OVERLAP_FULL and src._dtype is dst._dtype:
+        return 0
+    if ov != OVERLAP_NO and not (ov == OVERLAP_FULL and src._dtype.itemsize == dst._dtype.itemsize):
+        src = _contiguous_copy(src)
+        broadcast_strides(src._ndim, src._shape, src._strides, dst._ndim, dst._shape, sstrides)
+    copy_cast(dst._ndim, dst._shape, tensor_data(dst), dst._strides, dst._dtype.code,
+              tensor_data(src), sstrides, src._dtype.code)
+    return 0
+
+
+cdef TensorBase _contiguous_copy(TensorBase src, DType dt=None):
+    cdef TensorBase out = _empty_like_shape(src, dt)
+    copy_cast(src._ndim, src._shape, tensor_data(out), out._strides, out._dtype.code,
+              tensor_data(src), src._strides, src._dtype.code)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# argument helpers shared by the generated wrappers (PyTorch-style TypeErrors)
+
+cdef inline bint _is_tensor(object x) noexcept:
+    return isinstance(x, TensorBase)
+
+
+cdef str _tname(object x):
+    return "Tensor" if isinstance(x, TensorBase) else type(x).__name__
+
+
+cdef TensorBase _targ(object x, str op, str name, int pos):
+    if isinstance(x, TensorBase):
+        return <TensorBase>x
+    raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be Tensor, not {_tname(x)}")
+
+
+cdef int64_t _iarg(object x, str op, str name, int pos) except? -1:
+    if type(x) is int:
+        return x
+    if isinstance(x, bool) or isinstance(x, float) or x is None:
+        raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be int, not {_tname(x)}")
+    if isinstance(x, TensorBase):
+        if (<TensorBase>x)._numel != 1 or (<TensorBase>x)._dtype.is_floating_point:
+            raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be int, not Tensor")
+        return int(x)
+    try:
+        return x.__index__()
+    except AttributeError:
+        raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be int, "
+                        f"not {_tname(x)}") from None
+
+
+cdef tuple _ilist(object x, str op, str name, int pos):
+    """int[]: an int (broadcast to a 1-list) or a sequence of ints."""
+    if type(x) is tuple and all(type(v) is int for v in <tuple>x):
+        return <tuple>x
+    if isinstance(x, int) and not isinstance(x, bool):
+        return (int(x),)
+    if isinstance(x, (tuple, list)) or (isinstance(x, TensorBase) and (<TensorBase>x)._ndim == 1):
+        try:
+            return tuple([_iarg(v, op, name, pos) for v in x])
+        except TypeError:
+            pass
+    raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be tuple of ints, "
+                    f"not {_tname(x)}")
+
+
+cdef tuple _ivarargs(tuple args, str op, str name):
+    """int[]...: f(2, 3) or f((2, 3)) or f([2, 3]) or f(Size)."""
+    if len(args) == 1 and not isinstance(args[0], int):
+        return _ilist(args[0], op, name, 1)
+    for v in args:
+        if type(v) is not int:
+            return tuple([_iarg(v, op, name, i + 1) for i, v in enumerate(args)])
+    return args
+
+
+cdef double _farg(object x, str op, str name, int pos) except? -1.5:
+    if isinstance(x, (float, int)):
+        return float(x)
+    if isinstance(x, TensorBase) and (<TensorBase>x)._numel == 1:
+        return float(x)
+    try:
+        return x.__float__()
+    except AttributeError:
+        raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be float, "
+                        f"not {_tname(x)}") from None
+
+
+cdef object _dtarg(object x, str op, str name):
+    if x is None:
+        return None
+    try:
+        return as_dtype(x)
+    except TypeError:
+        raise TypeError(f"{op}(): argument '{name}' must be tensorlib.dtype, not {_tname(x)}") from None
+
+
+cdef Device _devarg(object x):
+    if isinstance(x, TensorBase):
+        raise TypeError("expected a device, but got Tensor")
+    return as_device(x)
+
+
+cdef int _wrap_dim(int64_t d, int ndim, bint scalar_ok=True) except -1:
+    """A dim index in [-ndim, ndim) -> [0, ndim). 0-d tensors accept dims -1 and 0."""
+    cdef int n = ndim if (ndim > 0 or not scalar_ok) else 1
+    if d < -n or d >= n:
+        if ndim == 0 and not scalar_ok:
+            raise IndexError(f"dimension specified as {d} but tensor has no dimensions")
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
+                         f"but got {d})")
+    return <int>(d + n if d < 0 else d)
+
+
+# ---------------------------------------------------------------------------------------------
+
+cdef class TensorBase:
+    """The C-level tensor. Use ``tensorlib.Tensor`` (this type, with Python-level extras)."""
+
+    def __init__(self, *args, device=None, dtype=None):
+        # Legacy constructor: Tensor(*sizes) is uninitialized, Tensor(sequence) copies data.
+        cdef DType dt = default_float_dtype() if dtype is None else as_dtype(dtype)
+        cdef TensorBase src
+        cdef tuple shape
+        if len(args) == 1 and not isinstance(args[0], int):
+            a = args[0]
+            if isinstance(a, TensorBase):
+                src = <TensorBase>a
+                _become(self, src)
+                return
+            if isinstance(a, (tuple, list)) and type(a) is not list and all(isinstance(v, int) for v in a):
+                shape = tuple(a)      # Tensor(Size) / Tensor((2, 3))
+            else:
+                _become(self, _tensor_from_data(a, dt, _devarg(device), False))
+                return
+        else:
+            shape = _ivarargs(args, "Tensor", "size") if args else (0,)
+        _become(self, _new_empty(shape, dt, _devarg(device)))
+
+    def __dealloc__(self):
+        if self._shape != self._small and self._shape != NULL:
+            free(self._shape)
+        self._shape = NULL
+
+    # -- metadata --------------------------------------------------------------------------
+    @property
+    def shape(self):
+        if self._size_cache is None:
+            self._size_cache = _make_size(self._ndim, self._shape)
+        return self._size_cache
+
+    @property
+    def dtype(self):
+        return self._dtype
+
+    @property
+    def device(self):
+        return self._storage.device
+
+    @property
+    def ndim(self):
+        return self._ndim
+
+    @property
+    def is_cuda(self):
+        return self._storage.device.type == "cuda"
+
+    @property
+    def is_cpu(self):
+        return self._storage.device.type == "cpu"
+
+    @property
+    def is_meta(self):
+        return False
+
+    @property
+    def is_sparse(self):
+        return False
+
+    @property
+    def is_quantized(self):
+        return False
+
+    @property
+    def layout(self):
+        return _LAYOUT_STRIDED
+
+    @property
+    def itemsize(self):
+        return self._dtype.itemsize
+
+    @property
+    def nbytes(self):
+        return self._numel * self._dtype.itemsize
+
+    @property
+    def _version(self):
+        return self._vc.version
+
+    @property
+    def _base(self):
+        return self._view_base
+
+    def _is_view(self):
+        """True when this tensor is a view of another (``_base`` is its root)."""
+        return self._view_base is not None
+
+    def size(self, dim=None):
+        """The shape as a ``tensorlib.Size``, or the size of one dim.
+
+        >>> tensorlib.zeros(2, 3).size(-1)
+        3
+        """
+        if dim is None:
+            if self._size_cache is None:
+                self._size_cache = _make_size(self._ndim, self._shape)
+            return self._size_cache
+        return self._shape[_wrap_dim(_iarg(dim, "size", "dim", 1), self._ndim, False)]
+
+    def stride(self, dim=None):
+        """Strides in elements, as a tuple, or the stride of one dim.
+
+        >>> tensorlib.zeros(2, 3).stride()
+        (3, 1)
+        """
+        if dim is None:
+            return tuple([self._strides[i] for i in range(self._ndim)])
+        return self._strides[_wrap_dim(_iarg(dim, "stride", "dim", 1), self._ndim, False)]
+
+    def dim(self):
+        """Number of dimensions."""
+        return self._ndim
+
+    def ndimension(self):
+        return self._ndim
+
+    def numel(self):
+        """Number of elements."""
+        return self._numel
+
+    def nelement(self):
+        return self._numel
+
+    def storage_offset(self):
+        """Offset of the first element in the storage, in elements."""
+        return self._offset
+
+    def data_ptr(self):
+        """Address of the first element."""
+        return <size_t>tensor_data(self)
+
+    def untyped_storage(self):
+        """The Storage holding this tensor's bytes (shared by all its views)."""
+        return self._storage
+
+    def element_size(self):
+        """Bytes per element."""
+        return self._dtype.itemsize
+
+    def is_contiguous(self, memory_format=None):
+        """Whether the tensor is C-contiguous (size-1 dims are ignored).
+
+        >>> tensorlib.zeros(2, 3).t().is_contiguous()
+        False
+        """
+        if memory_format is not None and memory_format is not contiguous_format:
+            raise RuntimeError(f"memory format {memory_format} is not supported")
+        return self._contiguous
+
+    def is_floating_point(self):
+        return self._dtype.is_floating_point
+
+    def is_complex(self):
+        return False
+
+    def is_signed(self):
+        return self._dtype.is_signed
+
+    def get_device(self):
+        return -1 if self._storage.device.type == "cpu" else self._storage.device.index
+
+    def is_set_to(self, TensorBase other not None):
+        return (self._storage is other._storage and self._offset == other._offset
+                and self.shape == other.shape and self.stride() == other.stride())
+
+    # -- autograd state (the engine lives in tensorlib.autograd) ----------------------------
+    @property
+    def requires_grad(self):
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value):
+        _set_requires_grad(self, value)
+
+    def requires_grad_(self, requires_grad=True):
+        """Set requires_grad in place and return self."""
+        _set_requires_grad(self, requires_grad)
+        return self
+
+    @property
+    def grad(self):
+        return self._grad
+
+    @grad.setter
+    def grad(self, value):
+        if value is not None:
+            if not isinstance(value, TensorBase):
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of "
+                                f"type {type(value).__name__}")
+            if (<TensorBase>value).shape != self.shape:
+                raise RuntimeError(f"assigned grad has data of a different size: "
+                                   f"{(<TensorBase>value).shape} vs {self.shape}")
+            if (<TensorBase>value)._dtype is not self._dtype:
+                raise RuntimeError(f"assigned grad has data of a different type: "
+                                   f"{(<TensorBase>value)._dtype} vs {self._dtype}")
+        self._grad = value
+
+    @property
+    def grad_fn(self):
+        return self._grad_fn
+
+    @property
+    def is_leaf(self):
+        return self._grad_fn is None
+
+    @property
+    def data(self):
+        """The same data, outside autograd, with a fresh version counter."""
+        return _alias(self, _new_vc())
+
+    @data.setter
+    def data(self, value):
+        cdef TensorBase v = _targ(value, "data", "value", 1)
+        _become(self, v, keep_vc=True)
+
+    # -- Python protocol slots --------------------------------------------------------------
+    def __hash__(self):
+        return id(self)
+
+    def __len__(self):
+        if self._ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._shape[0]
+
+    def __iter__(self):
+        if self._ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter([_select(self, 0, i) for i in range(self._shape[0])])
+
+    def __bool__(self):
+        if self._numel != 1:
+            raise RuntimeError(f"Boolean value of Tensor with {'no values' if self._numel == 0 else 'more than one value'} is ambiguous")
+        return bool(_item(self))
+
+    def __int__(self):
+        return int(_scalar_item(self, "int"))
+
+    def __float__(self):
+        return float(_scalar_item(self, "float"))
+
+    def __index__(self):
+        if self._dtype.is_floating_point or self._numel != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(_item(self))
+
+    def __complex__(self):
+        return complex(_scalar_item(self, "complex"))
+
+    def __format__(self, spec):
+        if self._ndim == 0:
+            return format(_item(self), spec)
+        return format(repr(self), spec)
+
+    def __repr__(self):
+        return _repr_fn(self)
+
+    def __array__(self, dtype=None, copy=None):
+        arr = _numpy_view(self, True)
+        if dtype is not None:
+            if copy is False and np.dtype(dtype) != arr.dtype:
+                raise ValueError("Unable to avoid copy while creating an array as requested.")
+            arr = arr.astype(dtype, copy=bool(copy))
+        elif copy:
+            arr = arr.copy()
+        return arr
+
+    def __getitem__(self, index):
+        return _getitem(self, index)
+
+    def __setitem__(self, index, value):
+        _setitem(self, index, value)
+
+    def __reduce_ex__(self, proto):
+        return (_rebuild_tensor, (_numpy_copy(self), self._dtype.name, self._requires_grad))
+
+    def __copy__(self):
+        raise RuntimeError("copy.copy() of a tensor is not supported: use clone() or copy.deepcopy()")
+
+    def __deepcopy__(self, memo):
+        if not self.is_leaf:
+            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support "
+                               "the deepcopy protocol at the moment.")
+        if id(self) in memo:
+            return memo[id(self)]
+        cdef TensorBase out = _contiguous_copy(self)
+        out._requires_grad = self._requires_grad
+        memo[id(self)] = out
+        return out
+
+    # -- conversions ------------------------------------------------------------------------
+    def numpy(self, *, force=False):
+        """A NumPy array sharing this tensor's memory (writes show on both sides).
+
+        >>> t = tensorlib.zeros(3); t.numpy()[0] = 5; t[0].item()
+        5.0
+        """
+        if self._requires_grad and not force:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. "
+                               "Use tensor.detach().numpy() instead.")
+        return _numpy_view(self, False)
+
+    def tolist(self):
+        """Nested Python lists of Python scalars (a scalar for a 0-d tensor).
+
+        >>> tensorlib.tensor([[1, 2]]).tolist()
+        [[1, 2]]
+        """
+        return _numpy_copy(self).tolist()
+
+    def item(self):
+        """The value of a one-element tensor as a Python scalar."""
+        if self._numel != 1:
+            raise RuntimeError(f"a Tensor with {self._numel} elements cannot be converted to Scalar")
+        return _item(self)
+
+    def type(self, dtype=None, non_blocking=False, **kwargs):
+        """Without arguments the legacy type name (``'tensorlib.FloatTensor'``); with a dtype,
+        a type name or a legacy tensor type, a converted tensor.
+
+        >>> tensorlib.zeros(2).type()
+        'tensorlib.FloatTensor'
+        """
+        if dtype is None:
+            return "tensorlib." + self._dtype.legacy_name
+        return _to_dtype(self, _legacy_type_to_dtype(dtype), False)
+
+    def type_as(self, other):
+        """This tensor converted to ``other``'s dtype."""
+        return _to_dtype(self, _targ(other, "type_as", "other", 1)._dtype, False)
+
+    def to(self, *args, **kwargs):
+        """Convert dtype and/or device: ``to(dtype)``, ``to(device, dtype)``, ``to(tensor)``.
+        Returns self when nothing changes (unless ``copy=True``).
+
+        >>> tensorlib.ones(2).to(tensorlib.float64).dtype
+        tensorlib.float64
+        """
+        return _to(self, args, kwargs)
+
+    def cpu(self, memory_format=None):
+        """This tensor on the CPU (self when already there)."""
+        return self
+
+    def float(self, memory_format=None):
+        return _to_dtype(self, dtype_of(DT_FLOAT32), False)
+
+    def double(self, memory_format=None):
+        return _to_dtype(self, dtype_of(DT_FLOAT64), False)
+
+    def half(self, memory_format=None):
+        return _to_dtype(self, dtype_of(DT_FLOAT16), False)
+
+    def bfloat16(self, memory_format=None):
+        return _to_dtype(self, dtype_of(DT_BFLOAT16), False)
+
+    def long(self, memory_format=None):
+        return _to_dtype(self, dtype_of(DT_INT64), False)
+
+    def int(self, memory_format=None):
+        return _to_dtype(self, dtype_of(DT_INT32), False)
+
+    def short(self, memory_format=None):
+        return _to_dtype(self, dtype_of(DT_INT16), False)
+
+    def char(self, memory_format=None):
+        return _to_dtype(self, dtype_of(DT_INT8), False)
+
+    def byte(self, memory_format=None):
+        return _to_dtype(self, dtype_of(DT_UINT8), False)
+
+    def bool(self, memory_format=None):
+        return _to_dtype(self, dtype_of(DT_BOOL), False)
+
+    # properties that are views
+    @property
+    def T(self):
+        return _reverse_dims(self)
+
+    @property
+    def mT(self):
+        if self._ndim < 2:
+            raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. "
+                               f"Got {self._ndim}-D tensor.")
+        return _transpose(self, -2, -1)
+
+    @property
+    def H(self):
+        if self._ndim > 2:
+            raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {self._ndim}-D tensor.")
+        return _reverse_dims(self)
+
+    @property
+    def mH(self):
+        return self.mT
+
+
+cdef object _LAYOUT_STRIDED = None
+cdef object contiguous_format = None
+
+
+def _register_enums(strided, contiguous):
+    global _LAYOUT_STRIDED, contiguous_format
+    _LAYOUT_STRIDED = strided
+    contiguous_format = contiguous
+
+
+cdef int _become(TensorBase self, TensorBase src, bint keep_vc=False) except -1:
+    """Make self an alias of src's data (used by the legacy constructor and .data = ...)."""
+    _set_geometry(self, src._ndim, src._shape, src._strides)
+    self._storage = src._storage
+    self._offset = src._offset
+    self._dtype = src._dtype
+    if not keep_vc or self._vc is None:
+        self._vc = _new_vc() if src._vc is None else src._vc
+    self._view_base = src._view_base
+    return 0
+
+
+cdef int _set_requires_grad(TensorBase t, object value) except -1:
+    cdef bint v = bool(value)
+    if v and not t._dtype.is_floating_point:
+        raise RuntimeError("only Tensors of floating point dtype can require gradients, "
+                           f"got {t._dtype}")
+    if not v and t._grad_fn is not None:
+        raise RuntimeError("you can only change requires_grad flags of leaf variables. If you "
+                           "want to use a computed variable in a subgraph that doesn't require "
+                           "differentiation use var_no_grad = var.detach().")
+    t._requires_grad = v
+    return 0
+
+
+def _rebuild_tensor(arr, dtype_name, requires_grad):
+    cdef TensorBase t = _tensor_from_data(arr, _dtype_mod.DTYPES_BY_NAME[dtype_name], CPU, False)
+    t._requires_grad = requires_grad
+    return t
+
+
+include "views.pxi"
+include "copies.pxi"
+include "interop.pxi"
+include "creation.pxi"
+include "indexing.pxi"
+include "_ops_generated.pxi"
+
+
+# ---------------------------------------------------------------------------------------------
+# small module-level functions
+
+def is_tensor(obj):
+    """True when ``obj`` is a tensorlib tensor.
+
+    >>> tensorlib.is_tensor(tensorlib.zeros(1)), tensorlib.is_tensor([1])
+    (True, False)
+    """
+    return isinstance(obj, TensorBase)
+
+
+def is_floating_point(input):
+    """True when ``input``'s dtype is a floating-point type.
+
+    >>> tensorlib.is_floating_point(tensorlib.zeros(1))
+    True
+    """
+    return _targ(input, "is_floating_point", "input", 1)._dtype.is_floating_point
+
+
+def numel(input):
+    """Number of elements of ``input``.
+
+    >>> tensorlib.numel(tensorlib.zeros(2, 3))
+    6
+    """
+    return _targ(input, "numel", "input", 1)._numel
+
+
+cdef int _wrapped_scalar_code(object x) except -1:
+    if isinstance(x, bool):
+        return DT_BOOL
+    if isinstance(x, int):
+        return DT_INT64
+    if isinstance(x, float):
+        return default_float_dtype().code
+    raise TypeError(f"result_type(): expected a Tensor or a Number, but got {type(x).__name__}")
+
+
+cdef int _combine_categories(int higher, int lower) noexcept:
+    """PyTorch: a lower-priority operand only matters when it is of a higher category."""
+    if higher < 0:
+        return lower
+    if lower < 0:
+        return higher
+    if dtype_of(higher).is_floating_point:
+        return higher
+    if higher == DT_BOOL or dtype_of(lower).is_floating_point:
+        return promote_codes(higher, lower)
+    return higher
+
+
+cdef int result_type_codes(tuple operands) except -1:
+    """PyTorch's result type: dimensioned tensors outrank 0-d tensors, which outrank Python
+    scalars; a lower-priority operand only promotes across categories (bool < int < float)."""
+    cdef int dim_r = -1, zero_r = -1, wrap_r = -1, c
+    for x in operands:
+        if isinstance(x, TensorBase):
+            c = (<TensorBase>x)._dtype.code
+            if (<TensorBase>x)._ndim > 0:
+                dim_r = c if dim_r < 0 else promote_codes(dim_r, c)
+            else:
+                zero_r = c if zero_r < 0 else promote_codes(zero_r, c)
+        else:
+            c = _wrapped_scalar_code(x)
+            wrap_r = c if wrap_r < 0 else promote_codes(wrap_r, c)
+    return _combine_categories(dim_r, _combine_categories(zero_r, wrap_r))
+
+
+def result_type(tensor1, tensor2):
+    """The dtype an op on these operands computes in (PyTorch's promotion rules).
+
+    >>> tensorlib.result_type(tensorlib.tensor([1, 2]), 1.5)
+    tensorlib.float32
+    """
+    return dtype_of(result_type_codes((tensor1, tensor2)))

@@ -1,0 +1,96 @@
+"""The public Tensor class and Size.
+
+``Tensor`` is the C-level ``TensorBase`` with Python-level extras only: ``__slots__ = ()``
+keeps the instance layout identical, and every operator stays a C slot of TensorBase. The
+method variants of the declared ops (generated from tensorlib/ops/decl.py) are installed here.
+"""
+from tensorlib._core import tensor as _C
+from tensorlib._core.tensor import TensorBase
+from tensorlib._core.dtype import get_default_dtype
+from tensorlib import _tensor_str
+
+__all__ = ["Tensor", "Size", "strided", "contiguous_format", "preserve_format", "channels_last"]
+
+
+class Size(tuple):
+    """The shape of a tensor: a tuple of ints.
+
+    >>> tensorlib.zeros(2, 3).shape
+    tensorlib.Size([2, 3])
+    """
+
+    __slots__ = ()
+
+    def numel(self):
+        """Product of the sizes (the number of elements of a tensor of this shape)."""
+        n = 1
+        for s in self:
+            n *= s
+        return n
+
+    def __repr__(self):
+        return f"tensorlib.Size({list(self)})"
+
+    def __getitem__(self, index):
+        result = tuple.__getitem__(self, index)
+        return Size(result) if isinstance(index, slice) else result
+
+    def __add__(self, other):
+        return Size(tuple.__add__(self, tuple(other)))
+
+    def __reduce__(self):
+        return (Size, (tuple(self),))
+
+
+class _Constant:
+    """A named singleton such as ``tensorlib.strided`` or ``tensorlib.contiguous_format``."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name):
+        self.name = name
+
+    def __repr__(self):
+        return "tensorlib." + self.name
+
+    def __reduce__(self):
+        return self.name
+
+
+strided = _Constant("strided")
+contiguous_format = _Constant("contiguous_format")
+preserve_format = _Constant("preserve_format")
+channels_last = _Constant("channels_last")
+
+
+class Tensor(TensorBase):
+    """A strided n-dimensional array on a device, with autograd state.
+
+    ``Tensor(*sizes)`` makes an uninitialized float tensor and ``Tensor(sequence)`` copies
+    data (the legacy constructors); prefer ``tensorlib.tensor`` / ``tensorlib.empty``.
+
+    >>> tensorlib.Tensor([1, 2])
+    tensor([1., 2.])
+    """
+
+    __slots__ = ()
+    __module__ = "tensorlib"
+
+
+for _name, _fn in _C._GENERATED_METHODS.items():
+    setattr(Tensor, _name, _fn)
+
+
+def _repr(t):
+    values = t.float() if t.dtype.name == "bfloat16" else t
+    grad_fn = t.grad_fn
+    return _tensor_str.tensor_repr(
+        values.numpy(force=True), t.dtype.name,
+        default_dtype_name=get_default_dtype().name,
+        requires_grad=t.requires_grad and grad_fn is None,
+        grad_fn_name=None if grad_fn is None else grad_fn.name(),
+        device=str(t.device))
+
+
+_C._register_types(Tensor, Size, _repr)
+_C._register_enums(strided, contiguous_format)
