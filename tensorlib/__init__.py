@@ -20,6 +20,9 @@ from tensorlib._legacy import (
     FloatTensor, DoubleTensor, HalfTensor, BFloat16Tensor, ByteTensor, CharTensor, ShortTensor,
     IntTensor, LongTensor, BoolTensor)
 from tensorlib import memory
+from tensorlib import random
+from tensorlib.random import (
+    Generator, default_generator, manual_seed, seed, initial_seed, get_rng_state, set_rng_state)
 
 # PyTorch's dtype aliases
 half, float, double = float16, float32, float64

@@ -259,6 +259,16 @@ cdef Generator get_default_generator():
     return _default_generator
 
 
+def _set_default_generator(Generator g not None):
+    """Install ``g`` as the default generator (tensorlib.random does this once, with its
+    tensor-aware subclass). Returns the previous one."""
+    global _default_generator, default_generator
+    old = _default_generator
+    _default_generator = g
+    default_generator = g
+    return old
+
+
 cdef inline Generator _resolve(Generator g):
     return _default_generator if g is None else g
 

@@ -821,6 +821,7 @@ include "copies.pxi"
 include "interop.pxi"
 include "creation.pxi"
 include "indexing.pxi"
+include "random_ops.pxi"
 include "_ops_generated.pxi"
 
 
