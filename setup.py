@@ -19,7 +19,7 @@ codegen.main()
 
 DEV = os.environ.get("TENSORLIB_DEV") == "1"
 CFLAGS = ["-O0", "-g"] if DEV else ["-O3"]
-CFLAGS += ["-fwrapv", "-fno-strict-aliasing", "-Wno-unused-function", "-Wno-unreachable-code"]
+CFLAGS += ["-fwrapv", "-pthread", "-fno-strict-aliasing", "-Wno-unused-function", "-Wno-unreachable-code"]
 CORE = os.path.join("tensorlib", "_core")
 
 
@@ -36,9 +36,10 @@ def core(name, *c_sources):
 extensions = [
     core("dtype"),
     core("allocator"),
-    core("iterate", "cpu_copy.c"),
     core("random", "cpu_random.c"),
-    core("tensor"),
+    # TensorBase, the iterator and every CPU kernel: one module, so C kernels can call each
+    # other and share one thread pool.
+    core("tensor", "cpu_copy.c", "cpu_pool.c"),
 ]
 
 

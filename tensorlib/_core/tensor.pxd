@@ -7,6 +7,7 @@ from tensorlib._core.allocator cimport Storage, device as Device
 
 cdef enum:
     SMALL_DIMS = 6          # shapes/strides up to this rank live inside the object
+    MAX_DIMS = 64           # as NumPy 2
 
 cdef class VersionCounter:
     """Shared by a tensor and all its views; bumped by every write."""
@@ -41,3 +42,15 @@ cdef TensorBase empty_tensor(int ndim, const int64_t* shape, DType dt, Device de
 cdef TensorBase make_view(TensorBase src, int ndim, const int64_t* shape, const int64_t* strides,
                           int64_t offset)
 cdef int prepare_write(TensorBase out, TensorBase src) except -1
+
+# The iterator (iterate.pxi): broadcasting, coalescing, the copy/cast table, overlap tests.
+# Descriptor-level: strides in elements, dtype codes as in dtype.pxd.
+cdef int broadcast_shapes(int nda, const int64_t* a, int ndb, const int64_t* b, int64_t* out) except -1
+cdef int broadcast_strides(int nd_src, const int64_t* src_shape, const int64_t* src_strides,
+                           int nd_dst, const int64_t* dst_shape, int64_t* out_strides) except -1
+cdef int copy_cast(int ndim, const int64_t* shape,
+                   char* dst, const int64_t* dst_strides, int dst_dtype,
+                   const char* src, const int64_t* src_strides, int src_dtype) except -1
+cdef bint has_internal_overlap(int ndim, const int64_t* shape, const int64_t* strides) noexcept
+cdef bint is_non_overlapping_and_dense(int ndim, const int64_t* shape, const int64_t* strides) noexcept
+cdef void extent(int ndim, const int64_t* shape, const int64_t* strides, int64_t* lo, int64_t* hi) noexcept

@@ -21,9 +21,6 @@ from tensorlib._core.dtype cimport (
     DT_FLOAT32, DT_FLOAT64, NUM_DTYPES)
 from tensorlib._core.allocator cimport (
     Storage, device as Device, CPU, as_device, new_storage, borrow_storage)
-from tensorlib._core.iterate cimport (
-    MAX_DIMS, broadcast_shapes, broadcast_strides, copy_cast, has_internal_overlap,
-    is_non_overlapping_and_dense, extent, shape_str)
 
 import numpy as np
 from tensorlib._core import dtype as _dtype_mod
@@ -35,6 +32,9 @@ cdef extern from *:
 cdef extern from "cpu_copy.h" nogil:
     float tl_f16_to_f32(uint16_t h)
     float tl_bf16_to_f32(uint16_t h)
+
+
+include "iterate.pxi"
 
 
 # The Python class every tensor is created as: tensorlib.Tensor registers itself here

@@ -1,9 +1,8 @@
-"""The iterator skeleton: broadcasting, coalescing and the typed copy/cast table.
-
-Every copy in tensorlib (``copy_``, ``clone``, ``contiguous``, ``to``, ``cat`` ...) ends in
-``copy_cast``; issue 3 extends the same machinery to compute.
-"""
-from libc.stdint cimport int64_t
+# The iterator: broadcasting, coalescing and the typed copy/cast table, on raw descriptors
+# (pointer, shape, strides in elements, dtype code) so it knows nothing of TensorBase.
+# Every copy in tensorlib (copy_, clone, contiguous, to, cat ...) ends in copy_cast; the
+# elementwise and reduction drivers build on the same coalescing.
+# (included into tensor.pyx; its cdef functions are declared in tensor.pxd)
 from libc.stdlib cimport qsort
 
 cdef extern from "cpu_copy.h" nogil:

@@ -1,0 +1,161 @@
+/* Passive pthread pool with fixed chunking. See cpu_pool.h for the contract. */
+#define _GNU_SOURCE
+#include "cpu_pool.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#define TL_MAX_THREADS 256
+
+typedef struct {
+    tl_chunk_fn fn;
+    void *ctx;
+    int64_t begin, end, grain;
+    int64_t nchunks;
+    int64_t next;        /* next chunk to claim (guarded by pool.mu) */
+    int64_t done;        /* chunks finished */
+} job_t;
+
+static struct {
+    pthread_mutex_t mu;
+    pthread_cond_t wake;     /* workers wait here for a new job */
+    pthread_cond_t finished; /* the caller waits here for the job to complete */
+    pthread_mutex_t run_mu;  /* one job at a time (callers from several Python threads) */
+    pthread_t threads[TL_MAX_THREADS];
+    int nworkers;            /* started worker threads */
+    int wanted;              /* desired total threads (workers + caller) */
+    uint64_t generation;     /* bumped for every job, so workers see new work */
+    job_t *job;
+    int shutdown;
+} pool = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER,
+          PTHREAD_MUTEX_INITIALIZER, {0}, 0, 0, 0, NULL, 0};
+
+static __thread int in_region = 0;
+
+int tl_in_parallel_region(void) { return in_region; }
+
+static int default_threads(void) {
+    const char *env = getenv("TENSORLIB_NUM_THREADS");
+    long n = 0;
+    if (!env) env = getenv("OMP_NUM_THREADS");
+    if (env) n = strtol(env, NULL, 10);
+    if (n <= 0) n = sysconf(_SC_NPROCESSORS_ONLN);
+    if (n <= 0) n = 1;
+    if (n > TL_MAX_THREADS) n = TL_MAX_THREADS;
+    return (int)n;
+}
+
+int tl_get_num_threads(void) {
+    if (pool.wanted == 0) pool.wanted = default_threads();
+    return pool.wanted;
+}
+
+void tl_set_num_threads(int n) {
+    if (n < 1) n = 1;
+    if (n > TL_MAX_THREADS) n = TL_MAX_THREADS;
+    pool.wanted = n;
+}
+
+/* Claim and run chunks of the current job until none are left. Called with pool.mu held;
+   returns with it held. */
+static void run_chunks(job_t *job) {
+    while (job->next < job->nchunks) {
+        int64_t c = job->next++;
+        int64_t b = job->begin + c * job->grain;
+        int64_t e = b + job->grain < job->end ? b + job->grain : job->end;
+        pthread_mutex_unlock(&pool.mu);
+        in_region = 1;
+        job->fn(job->ctx, b, e);
+        in_region = 0;
+        pthread_mutex_lock(&pool.mu);
+        if (++job->done == job->nchunks) pthread_cond_broadcast(&pool.finished);
+    }
+}
+
+static void *worker_main(void *arg) {
+    uint64_t seen = 0;
+    (void)arg;
+    pthread_mutex_lock(&pool.mu);
+    for (;;) {
+        while (!pool.shutdown && (pool.generation == seen || pool.job == NULL))
+            pthread_cond_wait(&pool.wake, &pool.mu);
+        if (pool.shutdown) break;
+        seen = pool.generation;
+        run_chunks(pool.job);
+    }
+    pthread_mutex_unlock(&pool.mu);
+    return NULL;
+}
+
+/* Start workers up to wanted - 1 (the caller is the last thread). Called with pool.mu held. */
+static void ensure_workers(int wanted) {
+    while (pool.nworkers < wanted - 1 && pool.nworkers < TL_MAX_THREADS) {
+        if (pthread_create(&pool.threads[pool.nworkers], NULL, worker_main, NULL) != 0) break;
+        pool.nworkers++;
+    }
+}
+
+void tl_parallel_for(int64_t begin, int64_t end, int64_t grain, tl_chunk_fn fn, void *ctx) {
+    job_t job;
+    int64_t c, nchunks;
+    if (end <= begin) return;
+    if (grain < 1) grain = 1;
+    nchunks = (end - begin + grain - 1) / grain;
+    if (nchunks == 1 || in_region || tl_get_num_threads() == 1) {
+        /* serial: the same chunks, in order */
+        int outer = in_region;
+        in_region = 1;
+        for (c = 0; c < nchunks; c++) {
+            int64_t b = begin + c * grain;
+            fn(ctx, b, b + grain < end ? b + grain : end);
+        }
+        in_region = outer;
+        return;
+    }
+    job.fn = fn;
+    job.ctx = ctx;
+    job.begin = begin;
+    job.end = end;
+    job.grain = grain;
+    job.nchunks = nchunks;
+    job.next = 0;
+    job.done = 0;
+    pthread_mutex_lock(&pool.run_mu);
+    pthread_mutex_lock(&pool.mu);
+    ensure_workers(tl_get_num_threads() < nchunks ? tl_get_num_threads() : (int)nchunks);
+    pool.job = &job;
+    pool.generation++;
+    pthread_cond_broadcast(&pool.wake);
+    run_chunks(&job);
+    while (job.done < job.nchunks) pthread_cond_wait(&pool.finished, &pool.mu);
+    pool.job = NULL;
+    pthread_mutex_unlock(&pool.mu);
+    pthread_mutex_unlock(&pool.run_mu);
+}
+
+/* fork(): the child has none of the parent's threads. Hold the locks across fork so the
+   child never inherits them mid-update, then forget the workers in the child; they are
+   started again on its first parallel job (data-loader workers fork). */
+static void atfork_prepare(void) {
+    pthread_mutex_lock(&pool.run_mu);
+    pthread_mutex_lock(&pool.mu);
+}
+static void atfork_parent(void) {
+    pthread_mutex_unlock(&pool.mu);
+    pthread_mutex_unlock(&pool.run_mu);
+}
+static void atfork_child(void) {
+    pthread_mutex_init(&pool.mu, NULL);
+    pthread_mutex_init(&pool.run_mu, NULL);
+    pthread_cond_init(&pool.wake, NULL);
+    pthread_cond_init(&pool.finished, NULL);
+    pool.nworkers = 0;
+    pool.job = NULL;
+    pool.generation = 0;
+    in_region = 0;
+}
+
+__attribute__((constructor)) static void register_atfork(void) {
+    pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
+}
