@@ -33,6 +33,8 @@ result_type = _C.result_type
 is_tensor = _C.is_tensor
 is_floating_point = _C.is_floating_point
 numel = _C.numel
+get_num_threads = _C.get_num_threads
+set_num_threads = _C.set_num_threads
 
 __version__ = "0.1.0"
 

@@ -33,6 +33,12 @@ cdef extern from "cpu_copy.h" nogil:
     float tl_f16_to_f32(uint16_t h)
     float tl_bf16_to_f32(uint16_t h)
 
+cdef extern from "cpu_pool.h" nogil:
+    ctypedef void (*tl_chunk_fn)(void* ctx, int64_t begin, int64_t end) noexcept nogil
+    void tl_parallel_for(int64_t begin, int64_t end, int64_t grain, tl_chunk_fn fn, void* ctx)
+    int tl_get_num_threads()
+    void tl_set_num_threads(int n)
+
 
 include "iterate.pxi"
 
@@ -902,3 +908,24 @@ def result_type(tensor1, tensor2):
     tensorlib.float32
     """
     return dtype_of(result_type_codes((tensor1, tensor2)))
+
+
+def get_num_threads():
+    """Threads tensorlib's CPU kernels use (the caller plus pool workers).
+
+    >>> tensorlib.get_num_threads() >= 1
+    True
+    """
+    return tl_get_num_threads()
+
+
+def set_num_threads(int n):
+    """Set the number of threads for CPU kernels. Results never depend on it: work is split
+    into fixed chunks whatever the thread count.
+
+    >>> tensorlib.set_num_threads(2); tensorlib.get_num_threads()
+    2
+    """
+    if n < 1:
+        raise RuntimeError(f"set_num_threads expects a positive integer, but got {n}")
+    tl_set_num_threads(n)

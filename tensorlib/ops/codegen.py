@@ -13,6 +13,9 @@ in the declaration. Signature language (a small subset of PyTorch's native_funct
 
     Tensor x | Tensor? x | Tensor[] xs | int x | int? x | int[] x | int[]... x (varargs) |
     float x | bool x | Scalar x | dtype? x | device? x | object x,   ``*`` starts keyword-only.
+
+Variants: ``function``, ``method`` and ``inplace`` (a method ``name_``). An ``impl`` template may
+use ``{inplace}`` (True only in the in-place variant) and ``{out}`` (None where absent).
 """
 import os
 import re
@@ -73,9 +76,12 @@ def convert(p, op, pos, pyname):
     raise ValueError(f"{op}: unknown parameter type {t}")
 
 
-def emit_def(defname, decl, params, method):
-    """One ``def``: signature, argument conversion, the implementation call."""
-    op = decl["name"]
+def emit_def(defname, decl, params, method, inplace=False):
+    """One ``def``: signature, argument conversion, the implementation call. The in-place
+    variant (``add_``) drops ``out`` and passes ``{inplace}`` = True to the implementation."""
+    op = decl["name"] + ("_" if inplace else "")
+    if inplace:
+        params = [p for p in params if p.name != "out"]
     sig, body = [], []
     seen_kw = False
     for i, p in enumerate(params):
@@ -101,7 +107,10 @@ def emit_def(defname, decl, params, method):
         pyname = f"{p.name}_args" if p.varargs else name
         body += convert(p, op, i if method else i + 1, pyname)
     impl = decl.get("impl") or "_" + op + "(" + ", ".join("{" + p.name + "}" for p in params) + ")"
-    call = impl.format(**{p.name: p.c_name for p in params})
+    names = {p.name: p.c_name for p in params}
+    names["inplace"] = "True" if inplace else "False"
+    names.setdefault("out", "None")
+    call = impl.format(**names)
     lines = [f"def {defname}({', '.join(sig)}):"]
     doc = decl.get("doc")
     if doc:
@@ -128,6 +137,12 @@ def generate(ops):
             methods[decl["name"]] = mname
             for alias in decl.get("aliases", ()):
                 methods[alias] = mname
+        if "inplace" in variants:
+            mname = "_m_" + decl["name"] + "_"
+            out.append(emit_def(mname, decl, params, method=True, inplace=True))
+            methods[decl["name"] + "_"] = mname
+            for alias in decl.get("aliases", ()):
+                methods[alias + "_"] = mname
     out.append("_GENERATED_FUNCTIONS = {\n" +
                "".join(f"    {k!r}: {v},\n" for k, v in functions.items()) + "}\n")
     out.append("_GENERATED_METHODS = {\n" +
