@@ -1,0 +1,16 @@
+/* Runtime ISA dispatch for hot loops. Mark a function TL_DISPATCH and GCC compiles it for
+   AVX-512, AVX2 and the baseline ISA, choosing one at load time by CPU features (an ifunc).
+   Build flags stay portable (no -march=native); never -ffast-math, so NaN/inf behave. */
+#ifndef TL_CPU_SIMD_H
+#define TL_CPU_SIMD_H
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__)
+#define TL_DISPATCH __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define TL_DISPATCH
+#endif
+
+/* Hint that pointers do not alias, so loops vectorize without runtime checks. */
+#define TL_RESTRICT __restrict__
+
+#endif
