@@ -19,7 +19,7 @@ codegen.main()
 
 DEV = os.environ.get("TENSORLIB_DEV") == "1"
 CFLAGS = ["-O0", "-g"] if DEV else ["-O3"]
-CFLAGS += ["-fwrapv", "-pthread", "-fno-strict-aliasing", "-Wno-unused-function", "-Wno-unreachable-code"]
+CFLAGS += ["-fwrapv", "-ffp-contract=off", "-pthread", "-fno-strict-aliasing", "-Wno-unused-function", "-Wno-unreachable-code"]
 CORE = os.path.join("tensorlib", "_core")
 
 
@@ -39,7 +39,7 @@ extensions = [
     core("random", "cpu_random.c"),
     # TensorBase, the iterator and every CPU kernel: one module, so C kernels can call each
     # other and share one thread pool.
-    core("tensor", "cpu_copy.c", "cpu_pool.c"),
+    core("tensor", "cpu_copy.c", "cpu_pool.c", "cpu_elementwise.c"),
 ]
 
 

@@ -1,7 +1,7 @@
 # Creation ops: empty/zeros/ones/full and their *_like / new_* forms, arange, linspace,
 # logspace, eye, meshgrid, tensor/as_tensor.
 # (included into tensor.pyx)
-from libc.math cimport ceil, pow as c_pow, isfinite
+from libc.math cimport ceil as c_ceil, pow as c_pow, isfinite as c_isfinite
 
 
 cdef TensorBase _new_empty(tuple shape, DType dt, Device dev):
@@ -105,7 +105,7 @@ cdef TensorBase _arange(object start, object end, object step, object dt, object
     fs = float(start)
     fe = float(end)
     fst = float(step)
-    if not (isfinite(fs) and isfinite(fe)):
+    if not (c_isfinite(fs) and c_isfinite(fe)):
         raise RuntimeError(f"unsupported range: {fs} -> {fe}")
     if fst == 0:
         raise RuntimeError("step must be nonzero")
@@ -117,7 +117,7 @@ cdef TensorBase _arange(object start, object end, object step, object dt, object
         span = int(end) - is_
         n = -((-span) // ist) if ist > 0 else -((span) // -ist)
     else:
-        n = <int64_t>ceil((fe - fs) / fst)
+        n = <int64_t>c_ceil((fe - fs) / fst)
     if n < 0:
         n = 0
     t = _new_empty((n,), dtype_of(DT_INT64) if (not use_float and not d.is_floating_point) else dtype_of(DT_FLOAT64), _devarg(dev))

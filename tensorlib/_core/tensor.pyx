@@ -758,6 +758,155 @@ cdef class TensorBase:
     def bool(self, memory_format=None):
         return _to_dtype(self, dtype_of(DT_BOOL), False)
 
+    # -- operators: C slots dispatching to the declared ops (elementwise.pxi) --------------
+    def __add__(self, other):
+        return _add(self, other, None, None, False) if _slot_ok(other) else NotImplemented
+
+    def __radd__(self, other):
+        return _add(other, self, None, None, False) if _slot_ok(other) else NotImplemented
+
+    def __iadd__(self, other):
+        return _add(self, other, None, None, True) if _slot_ok(other) else NotImplemented
+
+    def __sub__(self, other):
+        return _add(self, other, None, None, False, True) if _slot_ok(other) else NotImplemented
+
+    def __rsub__(self, other):
+        return _add(other, self, None, None, False, True) if _slot_ok(other) else NotImplemented
+
+    def __isub__(self, other):
+        return _add(self, other, None, None, True, True) if _slot_ok(other) else NotImplemented
+
+    def __mul__(self, other):
+        return _binary(OP_MUL, self, other, None, False) if _slot_ok(other) else NotImplemented
+
+    def __rmul__(self, other):
+        return _binary(OP_MUL, other, self, None, False) if _slot_ok(other) else NotImplemented
+
+    def __imul__(self, other):
+        return _binary(OP_MUL, self, other, None, True) if _slot_ok(other) else NotImplemented
+
+    def __truediv__(self, other):
+        return _div(self, other, None, None, False) if _slot_ok(other) else NotImplemented
+
+    def __rtruediv__(self, other):
+        return _div(other, self, None, None, False) if _slot_ok(other) else NotImplemented
+
+    def __itruediv__(self, other):
+        return _div(self, other, None, None, True) if _slot_ok(other) else NotImplemented
+
+    def __floordiv__(self, other):
+        return _int_safe_binary(OP_DIV_FLOOR, self, other, None, False) if _slot_ok(other) else NotImplemented
+
+    def __rfloordiv__(self, other):
+        return _int_safe_binary(OP_DIV_FLOOR, other, self, None, False) if _slot_ok(other) else NotImplemented
+
+    def __ifloordiv__(self, other):
+        return _int_safe_binary(OP_DIV_FLOOR, self, other, None, True) if _slot_ok(other) else NotImplemented
+
+    def __mod__(self, other):
+        return _int_safe_binary(OP_REMAINDER, self, other, None, False) if _slot_ok(other) else NotImplemented
+
+    def __rmod__(self, other):
+        return _int_safe_binary(OP_REMAINDER, other, self, None, False) if _slot_ok(other) else NotImplemented
+
+    def __imod__(self, other):
+        return _int_safe_binary(OP_REMAINDER, self, other, None, True) if _slot_ok(other) else NotImplemented
+
+    def __pow__(self, other, mod=None):
+        return _pow(self, other, None, False) if _slot_ok(other) else NotImplemented
+
+    def __rpow__(self, other, mod=None):
+        return _pow(other, self, None, False) if _slot_ok(other) else NotImplemented
+
+    def __ipow__(self, other):
+        return _pow(self, other, None, True) if _slot_ok(other) else NotImplemented
+
+    def __matmul__(self, other):
+        return _matmul_slot(self, other) if isinstance(other, TensorBase) else NotImplemented
+
+    def __rmatmul__(self, other):
+        return _matmul_slot(other, self) if isinstance(other, TensorBase) else NotImplemented
+
+    def __and__(self, other):
+        return _binary(OP_BITWISE_AND, self, other, None, False) if _slot_ok(other) else NotImplemented
+
+    def __rand__(self, other):
+        return _binary(OP_BITWISE_AND, other, self, None, False) if _slot_ok(other) else NotImplemented
+
+    def __iand__(self, other):
+        return _binary(OP_BITWISE_AND, self, other, None, True) if _slot_ok(other) else NotImplemented
+
+    def __or__(self, other):
+        return _binary(OP_BITWISE_OR, self, other, None, False) if _slot_ok(other) else NotImplemented
+
+    def __ror__(self, other):
+        return _binary(OP_BITWISE_OR, other, self, None, False) if _slot_ok(other) else NotImplemented
+
+    def __ior__(self, other):
+        return _binary(OP_BITWISE_OR, self, other, None, True) if _slot_ok(other) else NotImplemented
+
+    def __xor__(self, other):
+        return _binary(OP_BITWISE_XOR, self, other, None, False) if _slot_ok(other) else NotImplemented
+
+    def __rxor__(self, other):
+        return _binary(OP_BITWISE_XOR, other, self, None, False) if _slot_ok(other) else NotImplemented
+
+    def __ixor__(self, other):
+        return _binary(OP_BITWISE_XOR, self, other, None, True) if _slot_ok(other) else NotImplemented
+
+    def __lshift__(self, other):
+        return _binary(OP_LSHIFT, self, other, None, False) if _slot_ok(other) else NotImplemented
+
+    def __rlshift__(self, other):
+        return _binary(OP_LSHIFT, other, self, None, False) if _slot_ok(other) else NotImplemented
+
+    def __ilshift__(self, other):
+        return _binary(OP_LSHIFT, self, other, None, True) if _slot_ok(other) else NotImplemented
+
+    def __rshift__(self, other):
+        return _binary(OP_RSHIFT, self, other, None, False) if _slot_ok(other) else NotImplemented
+
+    def __rrshift__(self, other):
+        return _binary(OP_RSHIFT, other, self, None, False) if _slot_ok(other) else NotImplemented
+
+    def __irshift__(self, other):
+        return _binary(OP_RSHIFT, self, other, None, True) if _slot_ok(other) else NotImplemented
+
+    def __neg__(self):
+        return _ew(OP_NEG, (self,), None, False)
+
+    def __pos__(self):
+        if self._dtype.code == DT_BOOL:
+            raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+        return self
+
+    def __abs__(self):
+        return _ew(OP_ABS, (self,), None, False)
+
+    def __invert__(self):
+        if self._dtype.code == DT_BOOL:
+            return _ew(OP_LOGICAL_NOT, (self,), None, False)
+        return _ew(OP_BITWISE_NOT, (self,), None, False)
+
+    def __eq__(self, other):
+        return _ew(OP_EQ, (self, other), None, False) if _slot_ok(other) else NotImplemented
+
+    def __ne__(self, other):
+        return _ew(OP_NE, (self, other), None, False) if _slot_ok(other) else NotImplemented
+
+    def __lt__(self, other):
+        return _ew(OP_LT, (self, other), None, False) if _slot_ok(other) else NotImplemented
+
+    def __le__(self, other):
+        return _ew(OP_LE, (self, other), None, False) if _slot_ok(other) else NotImplemented
+
+    def __gt__(self, other):
+        return _ew(OP_GT, (self, other), None, False) if _slot_ok(other) else NotImplemented
+
+    def __ge__(self, other):
+        return _ew(OP_GE, (self, other), None, False) if _slot_ok(other) else NotImplemented
+
     # properties that are views
     @property
     def T(self):
@@ -779,6 +928,18 @@ cdef class TensorBase:
     @property
     def mH(self):
         return self.mT
+
+
+cdef inline bint _slot_ok(object other):
+    """Operands an operator slot accepts; anything else returns NotImplemented so Python can
+    try the other side (e.g. a NumPy array's reflected op)."""
+    return isinstance(other, (TensorBase, int, float)) or (isinstance(other, np.generic) and
+                                                          not isinstance(other, np.ndarray))
+
+
+cdef object _matmul_slot(object a, object b):
+    # `@` dispatches to the declared matmul op (linear algebra family)
+    return _GENERATED_FUNCTIONS["matmul"](a, b)
 
 
 cdef object _LAYOUT_STRIDED = None
@@ -828,6 +989,7 @@ include "interop.pxi"
 include "creation.pxi"
 include "indexing.pxi"
 include "random_ops.pxi"
+include "elementwise.pxi"
 include "_ops_generated.pxi"
 
 

@@ -1,0 +1,622 @@
+# Elementwise compute: type promotion, broadcasting, output allocation and the write rules,
+# then one call into the C driver (cpu_elementwise.c) with the op's typed inner loop.
+# Python scalars travel by value (converted once into the loop dtype, stride 0); they are
+# never allocated as tensors.
+# (included into tensor.pyx)
+from libc.math cimport INFINITY, pow as c_pow10
+
+cdef extern from "cpu_elementwise.h" nogil:
+    ctypedef void (*tl_loop_fn)(char** data, const int64_t* strides, int64_t n, const void* extra)
+    ctypedef struct tl_ew_iter:
+        int nops
+        int ndim
+        int64_t shape[64]
+        int64_t strides[4][64]
+        char* data[4]
+        int dtype[4]
+        int loop_dtype[4]
+        tl_loop_fn fn
+        const void* extra
+    void tl_ew_run(const tl_ew_iter* it)
+    int TL_EW_PARALLEL_MIN
+    const tl_loop_fn tl_ew_add[10], tl_ew_sub[10], tl_ew_mul[10], tl_ew_div[10]
+    const tl_loop_fn tl_ew_div_trunc[10], tl_ew_div_floor[10], tl_ew_remainder[10], tl_ew_fmod[10]
+    const tl_loop_fn tl_ew_pow[10], tl_ew_atan2[10], tl_ew_maximum[10], tl_ew_minimum[10]
+    const tl_loop_fn tl_ew_bitwise_and[10], tl_ew_bitwise_or[10], tl_ew_bitwise_xor[10]
+    const tl_loop_fn tl_ew_lshift[10], tl_ew_rshift[10]
+    const tl_loop_fn tl_ew_eq[10], tl_ew_ne[10], tl_ew_lt[10], tl_ew_le[10], tl_ew_gt[10], tl_ew_ge[10]
+    const tl_loop_fn tl_ew_logical_and[10], tl_ew_logical_or[10], tl_ew_logical_xor[10]
+    const tl_loop_fn tl_ew_neg[10], tl_ew_abs[10], tl_ew_sign[10], tl_ew_reciprocal[10]
+    const tl_loop_fn tl_ew_exp[10], tl_ew_exp2[10], tl_ew_expm1[10], tl_ew_log[10], tl_ew_log2[10]
+    const tl_loop_fn tl_ew_log10[10], tl_ew_log1p[10], tl_ew_sqrt[10], tl_ew_rsqrt[10]
+    const tl_loop_fn tl_ew_sin[10], tl_ew_cos[10], tl_ew_tan[10], tl_ew_asin[10], tl_ew_acos[10]
+    const tl_loop_fn tl_ew_atan[10], tl_ew_sinh[10], tl_ew_cosh[10], tl_ew_tanh[10]
+    const tl_loop_fn tl_ew_sigmoid[10], tl_ew_erf[10], tl_ew_relu[10], tl_ew_silu[10]
+    const tl_loop_fn tl_ew_gelu[10], tl_ew_gelu_tanh[10], tl_ew_floor[10], tl_ew_ceil[10]
+    const tl_loop_fn tl_ew_round[10], tl_ew_trunc[10], tl_ew_frac[10], tl_ew_square[10]
+    const tl_loop_fn tl_ew_bitwise_not[10], tl_ew_logical_not[10], tl_ew_isnan[10]
+    const tl_loop_fn tl_ew_isinf[10], tl_ew_isfinite[10], tl_ew_signbit[10]
+    const tl_loop_fn tl_ew_leaky_relu[10], tl_ew_elu[10], tl_ew_softplus[10], tl_ew_hardtanh[10]
+    const tl_loop_fn tl_ew_round_decimals[10], tl_ew_nan_to_num[10], tl_ew_clamp_scalar[10]
+    const tl_loop_fn tl_ew_where[10], tl_ew_clamp[10], tl_ew_lerp[10]
+
+
+# How an op's loop dtype and output dtype follow from the promoted input dtype.
+cdef enum EwRule:
+    RULE_SAME = 0        # compute and return the promoted dtype (add, mul, maximum ...)
+    RULE_FLOAT = 1       # integers/bool promote to the default float dtype (div, exp ...)
+    RULE_BOOL_OUT = 2    # compute in the promoted dtype, return bool (eq, isnan ...)
+    RULE_INT = 3         # integers and bool only (bitwise ops)
+    RULE_NO_BOOL = 4     # like SAME, but bool inputs are an error (sub, neg)
+
+
+@cython.final
+cdef class EwOp:
+    """An elementwise op: its name (for errors), its loop table and its dtype rule."""
+    cdef str name
+    cdef const tl_loop_fn* loops
+    cdef int rule
+
+    @staticmethod
+    cdef EwOp make(str name, const tl_loop_fn* loops, int rule):
+        cdef EwOp op = EwOp.__new__(EwOp)
+        op.name = name
+        op.loops = loops
+        op.rule = rule
+        return op
+
+
+cdef EwOp OP_ADD = EwOp.make("add", tl_ew_add, RULE_SAME)
+cdef EwOp OP_SUB = EwOp.make("sub", tl_ew_sub, RULE_NO_BOOL)
+cdef EwOp OP_MUL = EwOp.make("mul", tl_ew_mul, RULE_SAME)
+cdef EwOp OP_DIV = EwOp.make("div", tl_ew_div, RULE_FLOAT)
+cdef EwOp OP_DIV_TRUNC = EwOp.make("div_trunc", tl_ew_div_trunc, RULE_SAME)
+cdef EwOp OP_DIV_FLOOR = EwOp.make("div_floor", tl_ew_div_floor, RULE_SAME)
+cdef EwOp OP_REMAINDER = EwOp.make("remainder", tl_ew_remainder, RULE_SAME)
+cdef EwOp OP_FMOD = EwOp.make("fmod", tl_ew_fmod, RULE_SAME)
+cdef EwOp OP_POW = EwOp.make("pow", tl_ew_pow, RULE_SAME)
+cdef EwOp OP_ATAN2 = EwOp.make("atan2", tl_ew_atan2, RULE_FLOAT)
+cdef EwOp OP_MAXIMUM = EwOp.make("maximum", tl_ew_maximum, RULE_SAME)
+cdef EwOp OP_MINIMUM = EwOp.make("minimum", tl_ew_minimum, RULE_SAME)
+cdef EwOp OP_BITWISE_AND = EwOp.make("bitwise_and", tl_ew_bitwise_and, RULE_INT)
+cdef EwOp OP_BITWISE_OR = EwOp.make("bitwise_or", tl_ew_bitwise_or, RULE_INT)
+cdef EwOp OP_BITWISE_XOR = EwOp.make("bitwise_xor", tl_ew_bitwise_xor, RULE_INT)
+cdef EwOp OP_LSHIFT = EwOp.make("lshift", tl_ew_lshift, RULE_INT)
+cdef EwOp OP_RSHIFT = EwOp.make("rshift", tl_ew_rshift, RULE_INT)
+cdef EwOp OP_EQ = EwOp.make("eq", tl_ew_eq, RULE_BOOL_OUT)
+cdef EwOp OP_NE = EwOp.make("ne", tl_ew_ne, RULE_BOOL_OUT)
+cdef EwOp OP_LT = EwOp.make("lt", tl_ew_lt, RULE_BOOL_OUT)
+cdef EwOp OP_LE = EwOp.make("le", tl_ew_le, RULE_BOOL_OUT)
+cdef EwOp OP_GT = EwOp.make("gt", tl_ew_gt, RULE_BOOL_OUT)
+cdef EwOp OP_GE = EwOp.make("ge", tl_ew_ge, RULE_BOOL_OUT)
+cdef EwOp OP_LOGICAL_AND = EwOp.make("logical_and", tl_ew_logical_and, RULE_BOOL_OUT)
+cdef EwOp OP_LOGICAL_OR = EwOp.make("logical_or", tl_ew_logical_or, RULE_BOOL_OUT)
+cdef EwOp OP_LOGICAL_XOR = EwOp.make("logical_xor", tl_ew_logical_xor, RULE_BOOL_OUT)
+cdef EwOp OP_NEG = EwOp.make("neg", tl_ew_neg, RULE_NO_BOOL)
+cdef EwOp OP_ABS = EwOp.make("abs", tl_ew_abs, RULE_SAME)
+cdef EwOp OP_SIGN = EwOp.make("sign", tl_ew_sign, RULE_SAME)
+cdef EwOp OP_RECIPROCAL = EwOp.make("reciprocal", tl_ew_reciprocal, RULE_FLOAT)
+cdef EwOp OP_SQUARE = EwOp.make("square", tl_ew_square, RULE_SAME)
+cdef EwOp OP_EXP = EwOp.make("exp", tl_ew_exp, RULE_FLOAT)
+cdef EwOp OP_EXP2 = EwOp.make("exp2", tl_ew_exp2, RULE_FLOAT)
+cdef EwOp OP_EXPM1 = EwOp.make("expm1", tl_ew_expm1, RULE_FLOAT)
+cdef EwOp OP_LOG = EwOp.make("log", tl_ew_log, RULE_FLOAT)
+cdef EwOp OP_LOG2 = EwOp.make("log2", tl_ew_log2, RULE_FLOAT)
+cdef EwOp OP_LOG10 = EwOp.make("log10", tl_ew_log10, RULE_FLOAT)
+cdef EwOp OP_LOG1P = EwOp.make("log1p", tl_ew_log1p, RULE_FLOAT)
+cdef EwOp OP_SQRT = EwOp.make("sqrt", tl_ew_sqrt, RULE_FLOAT)
+cdef EwOp OP_RSQRT = EwOp.make("rsqrt", tl_ew_rsqrt, RULE_FLOAT)
+cdef EwOp OP_SIN = EwOp.make("sin", tl_ew_sin, RULE_FLOAT)
+cdef EwOp OP_COS = EwOp.make("cos", tl_ew_cos, RULE_FLOAT)
+cdef EwOp OP_TAN = EwOp.make("tan", tl_ew_tan, RULE_FLOAT)
+cdef EwOp OP_ASIN = EwOp.make("asin", tl_ew_asin, RULE_FLOAT)
+cdef EwOp OP_ACOS = EwOp.make("acos", tl_ew_acos, RULE_FLOAT)
+cdef EwOp OP_ATAN = EwOp.make("atan", tl_ew_atan, RULE_FLOAT)
+cdef EwOp OP_SINH = EwOp.make("sinh", tl_ew_sinh, RULE_FLOAT)
+cdef EwOp OP_COSH = EwOp.make("cosh", tl_ew_cosh, RULE_FLOAT)
+cdef EwOp OP_TANH = EwOp.make("tanh", tl_ew_tanh, RULE_FLOAT)
+cdef EwOp OP_SIGMOID = EwOp.make("sigmoid", tl_ew_sigmoid, RULE_FLOAT)
+cdef EwOp OP_ERF = EwOp.make("erf", tl_ew_erf, RULE_FLOAT)
+cdef EwOp OP_RELU = EwOp.make("relu", tl_ew_relu, RULE_SAME)
+cdef EwOp OP_SILU = EwOp.make("silu", tl_ew_silu, RULE_FLOAT)
+cdef EwOp OP_GELU = EwOp.make("gelu", tl_ew_gelu, RULE_FLOAT)
+cdef EwOp OP_GELU_TANH = EwOp.make("gelu", tl_ew_gelu_tanh, RULE_FLOAT)
+cdef EwOp OP_FLOOR = EwOp.make("floor", tl_ew_floor, RULE_SAME)
+cdef EwOp OP_CEIL = EwOp.make("ceil", tl_ew_ceil, RULE_SAME)
+cdef EwOp OP_ROUND = EwOp.make("round", tl_ew_round, RULE_SAME)
+cdef EwOp OP_TRUNC = EwOp.make("trunc", tl_ew_trunc, RULE_SAME)
+cdef EwOp OP_FRAC = EwOp.make("frac", tl_ew_frac, RULE_SAME)
+cdef EwOp OP_BITWISE_NOT = EwOp.make("bitwise_not", tl_ew_bitwise_not, RULE_INT)
+cdef EwOp OP_LOGICAL_NOT = EwOp.make("logical_not", tl_ew_logical_not, RULE_BOOL_OUT)
+cdef EwOp OP_ISNAN = EwOp.make("isnan", tl_ew_isnan, RULE_BOOL_OUT)
+cdef EwOp OP_ISINF = EwOp.make("isinf", tl_ew_isinf, RULE_BOOL_OUT)
+cdef EwOp OP_ISFINITE = EwOp.make("isfinite", tl_ew_isfinite, RULE_BOOL_OUT)
+cdef EwOp OP_SIGNBIT = EwOp.make("signbit", tl_ew_signbit, RULE_BOOL_OUT)
+cdef EwOp OP_LEAKY_RELU = EwOp.make("leaky_relu", tl_ew_leaky_relu, RULE_SAME)
+cdef EwOp OP_ELU = EwOp.make("elu", tl_ew_elu, RULE_SAME)
+cdef EwOp OP_SOFTPLUS = EwOp.make("softplus", tl_ew_softplus, RULE_SAME)
+cdef EwOp OP_HARDTANH = EwOp.make("hardtanh", tl_ew_hardtanh, RULE_SAME)
+cdef EwOp OP_ROUND_DECIMALS = EwOp.make("round", tl_ew_round_decimals, RULE_SAME)
+cdef EwOp OP_NAN_TO_NUM = EwOp.make("nan_to_num", tl_ew_nan_to_num, RULE_SAME)
+cdef EwOp OP_CLAMP_SCALAR = EwOp.make("clamp", tl_ew_clamp_scalar, RULE_SAME)
+cdef EwOp OP_WHERE = EwOp.make("where", tl_ew_where, RULE_SAME)
+cdef EwOp OP_CLAMP = EwOp.make("clamp", tl_ew_clamp, RULE_SAME)
+cdef EwOp OP_LERP = EwOp.make("lerp", tl_ew_lerp, RULE_SAME)
+
+
+# ---------------------------------------------------------------------------------------------
+# the generic entry point
+
+cdef struct ScalarSlot:
+    # one Python scalar converted to the loop dtype (8 bytes is enough for any dtype)
+    char bytes[8]
+
+
+cdef int _scalar_into(object v, int dt, char* dst) except -1:
+    """Convert a Python number into one element of dtype ``dt`` at dst (by value)."""
+    cdef int64_t zero = 0
+    cdef int64_t iv
+    cdef double dv
+    cdef uint8_t bv
+    if isinstance(v, bool):
+        bv = v
+        copy_cast(0, NULL, dst, &zero, dt, <char*>&bv, &zero, DT_BOOL)
+    elif isinstance(v, int):
+        try:
+            iv = v
+        except OverflowError:
+            raise RuntimeError(f"value {v} cannot be converted to type {dtype_of(dt).name} without overflow") from None
+        copy_cast(0, NULL, dst, &zero, dt, <char*>&iv, &zero, DT_INT64)
+    else:
+        dv = v
+        copy_cast(0, NULL, dst, &zero, dt, <char*>&dv, &zero, DT_FLOAT64)
+    return 0
+
+
+cdef inline bint _is_number(object v):
+    return isinstance(v, (int, float)) or isinstance(v, np.number) or isinstance(v, np.bool_)
+
+
+cdef str _torch_type_name(int code):
+    return _TORCH_TYPE_NAME[code]
+
+
+cdef int _loop_dtype_of(int code) noexcept:
+    return DT_FLOAT32 if code == DT_FLOAT16 or code == DT_BFLOAT16 else code
+
+
+cdef int _coalesce(tl_ew_iter* it) noexcept:
+    """Drop size-1 dims and merge neighbours whose strides line up for every operand."""
+    cdef int i, k, n = 0
+    cdef bint ok
+    for i in range(it.ndim):
+        if it.shape[i] == 1:
+            continue
+        if n > 0:
+            ok = True
+            for k in range(it.nops):
+                if it.strides[k][n - 1] != it.strides[k][i] * it.shape[i]:
+                    ok = False
+                    break
+            if ok:
+                it.shape[n - 1] *= it.shape[i]
+                for k in range(it.nops):
+                    it.strides[k][n - 1] = it.strides[k][i]
+                continue
+        it.shape[n] = it.shape[i]
+        for k in range(it.nops):
+            it.strides[k][n] = it.strides[k][i]
+        n += 1
+    it.ndim = n
+    return 0
+
+
+cdef int _result_code(EwOp op, tuple inputs, int* loop_code, int* out_code) except -1:
+    """Apply PyTorch's promotion to the inputs, then the op's rule."""
+    cdef int c = result_type_codes(inputs)
+    cdef int rule = op.rule
+    if rule == RULE_FLOAT:
+        if not dtype_of(c).is_floating_point:
+            c = default_float_dtype().code
+        out_code[0] = c
+    elif rule == RULE_BOOL_OUT:
+        out_code[0] = DT_BOOL
+    elif rule == RULE_INT:
+        if dtype_of(c).is_floating_point:
+            raise RuntimeError(f'"{op.name}_cpu" not implemented for \'{_torch_type_name(c)}\'')
+        out_code[0] = c
+    else:
+        if rule == RULE_NO_BOOL and c == DT_BOOL or (rule == RULE_NO_BOOL and op is OP_SUB and
+                                                    _any_bool(inputs)):
+            if op is OP_SUB:
+                raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not "
+                                   "supported. If you are trying to invert a mask, use the `~` or "
+                                   "`logical_not()` operator instead.")
+            raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If "
+                               "you are trying to invert a mask, use the `~` or `logical_not()` "
+                               "operator instead.")
+        out_code[0] = c
+    loop_code[0] = _loop_dtype_of(c)
+    if op.loops[loop_code[0]] == NULL:
+        raise RuntimeError(f'"{op.name}_cpu" not implemented for \'{_torch_type_name(c)}\'')
+    return 0
+
+
+cdef bint _any_bool(tuple inputs):
+    for x in inputs:
+        if isinstance(x, TensorBase) and (<TensorBase>x)._dtype.code == DT_BOOL:
+            return True
+    return False
+
+
+cdef TensorBase _ew(EwOp op, tuple inputs, object out, bint inplace, const void* extra=NULL,
+                    int force_loop=-1, int force_out=-1):
+    """Run ``op`` elementwise over ``inputs`` (tensors and Python numbers).
+
+    Output: a new tensor of the broadcast shape, or ``out`` (resized as PyTorch does), or
+    inputs[0] when ``inplace``. Every write goes through prepare_write. ``force_loop`` /
+    ``force_out`` override the op's dtype rule (used by ops such as where/masked_fill)."""
+    cdef tl_ew_iter it
+    cdef ScalarSlot slots[4]
+    cdef int64_t shape[MAX_DIMS]
+    cdef int64_t tmp[MAX_DIMS]
+    cdef int64_t st[MAX_DIMS]
+    cdef int nd = 0, k, i, nin = len(inputs), loop_code, out_code, in_loop
+    cdef TensorBase t, o
+    cdef object x
+    # 1. dtypes
+    if force_loop >= 0:
+        loop_code = force_loop
+        out_code = force_out
+    else:
+        _result_code(op, inputs, &loop_code, &out_code)
+    # 2. broadcast shape of the tensor inputs
+    for k in range(nin):
+        x = inputs[k]
+        if isinstance(x, TensorBase):
+            t = <TensorBase>x
+            if nd == 0 and t._ndim == 0:
+                continue
+            nd = broadcast_shapes(nd, shape, t._ndim, t._shape, tmp)
+            memcpy(shape, tmp, nd * sizeof(int64_t))
+    # 3. the output
+    if inplace:
+        o = <TensorBase>inputs[0]
+        if not can_cast_codes(out_code, o._dtype.code):
+            raise RuntimeError(f"result type {_torch_type_name(out_code)} can't be cast to the desired "
+                               f"output type {_torch_type_name(o._dtype.code)}")
+        if o._ndim != nd or any(o._shape[i] != shape[i] for i in range(nd)):
+            raise RuntimeError(f"output with shape {list(o.shape)} doesn't match the broadcast "
+                               f"shape {shape_str(nd, shape)}")
+    elif out is not None:
+        o = _check_out(out, dtype_of(out_code), op.name)
+        _resize_out(o, nd, shape)
+    else:
+        o = empty_tensor(nd, shape, dtype_of(out_code), CPU)
+    if inplace or out is not None:
+        # the write rules; an input that overlaps the output in a way one pass could corrupt
+        # is read through a copy
+        prepare_write(o, None)
+        for k in range(nin):
+            x = inputs[k]
+            if isinstance(x, TensorBase):
+                i = _overlap(o, <TensorBase>x)
+                if i == OVERLAP_PARTIAL:
+                    raise RuntimeError(
+                        "unsupported operation: some elements of the input tensor and the "
+                        "written-to tensor refer to a single memory location. Please clone() the "
+                        "tensor before performing the operation.")
+                if i == OVERLAP_TOO_HARD:
+                    inputs = inputs[:k] + (_contiguous_copy(<TensorBase>x),) + inputs[k + 1:]
+    # 4. the iterator
+    it.nops = nin + 1
+    it.ndim = nd
+    for i in range(nd):
+        it.shape[i] = shape[i]
+    it.data[0] = tensor_data(o)
+    it.dtype[0] = o._dtype.code
+    it.loop_dtype[0] = _loop_dtype_of(out_code) if force_loop < 0 else _loop_dtype_of(force_out)
+    for i in range(nd):
+        it.strides[0][i] = o._strides[i] * o._dtype.itemsize
+    for k in range(nin):
+        x = inputs[k]
+        in_loop = loop_code
+        if op is OP_WHERE and k == 0:
+            in_loop = DT_BOOL
+        if isinstance(x, TensorBase):
+            t = <TensorBase>x
+            broadcast_strides(t._ndim, t._shape, t._strides, nd, shape, st)
+            it.data[k + 1] = tensor_data(t)
+            it.dtype[k + 1] = t._dtype.code
+            for i in range(nd):
+                it.strides[k + 1][i] = st[i] * t._dtype.itemsize
+        else:
+            _scalar_into(x, in_loop, slots[k].bytes)
+            it.data[k + 1] = slots[k].bytes
+            it.dtype[k + 1] = in_loop
+            for i in range(nd):
+                it.strides[k + 1][i] = 0
+        it.loop_dtype[k + 1] = in_loop
+    it.fn = op.loops[loop_code]
+    it.extra = extra
+    _coalesce(&it)
+    if o._numel >= TL_EW_PARALLEL_MIN:
+        with nogil:
+            tl_ew_run(&it)
+    else:
+        tl_ew_run(&it)
+    return o
+
+
+# ---------------------------------------------------------------------------------------------
+# op implementations (the declarations in decl.py dispatch here)
+
+cdef object _operand(object x, str op, str name):
+    """A tensor or a Python number; anything else is a TypeError."""
+    if isinstance(x, TensorBase) or _is_number(x):
+        if isinstance(x, np.generic):
+            return x.item()
+        return x
+    raise TypeError(f"{op}(): argument '{name}' must be Tensor or Number, not {type(x).__name__}")
+
+
+cdef int _check_int_divisor(object b, int loop_code) except -1:
+    """Integer division by zero raises (PyTorch: RuntimeError "ZeroDivisionError")."""
+    cdef TensorBase t
+    if dtype_of(loop_code).is_floating_point:
+        return 0
+    if isinstance(b, TensorBase):
+        t = <TensorBase>b
+        if _count_equal_zero(t):
+            raise RuntimeError("ZeroDivisionError")
+    elif b == 0:
+        raise RuntimeError("ZeroDivisionError")
+    return 0
+
+
+cdef bint _any_true(TensorBase b) except -1:
+    """Whether a bool tensor has a True element (b must be a fresh contiguous result)."""
+    cdef uint8_t* p = <uint8_t*>tensor_data(b)
+    cdef int64_t i
+    for i in range(b._numel):
+        if p[i]:
+            return True
+    return False
+
+
+cdef bint _count_equal_zero(TensorBase t) except -1:
+    """Whether t has an element equal to zero."""
+    return _any_true(_ew(OP_EQ, (t, 0), None, False))
+
+
+cdef TensorBase _binary(EwOp op, object a, object b, object out, bint inplace):
+    return _ew(op, (_operand(a, op.name, "input"), _operand(b, op.name, "other")), out, inplace)
+
+
+cdef TensorBase _add(object a, object b, object alpha, object out, bint inplace, bint subtract=False):
+    cdef EwOp op = OP_SUB if subtract else OP_ADD
+    cdef ScalarSlot al
+    cdef int loop_code, out_code
+    a = _operand(a, op.name, "input")
+    b = _operand(b, op.name, "other")
+    if alpha is None or (type(alpha) is int and alpha == 1):
+        return _ew(op, (a, b), out, inplace)
+    _result_code(op, (a, b), &loop_code, &out_code)
+    if not dtype_of(loop_code).is_floating_point and isinstance(alpha, float):
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
+    _scalar_into(alpha, loop_code, al.bytes)
+    return _ew(op, (a, b), out, inplace, al.bytes)
+
+
+cdef TensorBase _div(object a, object b, object rounding_mode, object out, bint inplace):
+    cdef EwOp op
+    cdef int loop_code, out_code
+    a = _operand(a, "div", "input")
+    b = _operand(b, "div", "other")
+    if rounding_mode is None:
+        op = OP_DIV
+    elif rounding_mode == "trunc":
+        op = OP_DIV_TRUNC
+    elif rounding_mode == "floor":
+        op = OP_DIV_FLOOR
+    else:
+        raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but "
+                           f"found '{rounding_mode}'")
+    if op is not OP_DIV:
+        _result_code(op, (a, b), &loop_code, &out_code)
+        _check_int_divisor(b, loop_code)
+    return _ew(op, (a, b), out, inplace)
+
+
+cdef TensorBase _int_safe_binary(EwOp op, object a, object b, object out, bint inplace):
+    """floor_divide / remainder / fmod: integer division by zero raises."""
+    cdef int loop_code, out_code
+    a = _operand(a, op.name, "input")
+    b = _operand(b, op.name, "other")
+    _result_code(op, (a, b), &loop_code, &out_code)
+    _check_int_divisor(b, loop_code)
+    return _ew(op, (a, b), out, inplace)
+
+
+cdef TensorBase _pow(object a, object b, object out, bint inplace):
+    cdef int loop_code, out_code
+    cdef TensorBase t
+    a = _operand(a, "pow", "input")
+    b = _operand(b, "pow", "exponent")
+    _result_code(OP_POW, (a, b), &loop_code, &out_code)
+    if not dtype_of(loop_code).is_floating_point:
+        if isinstance(b, TensorBase):
+            t = <TensorBase>b
+            if not t._dtype.is_floating_point and t._dtype.code != DT_BOOL and \
+                    _any_true(_ew(OP_LT, (t, 0), None, False)):
+                raise RuntimeError("Integers to negative integer powers are not allowed.")
+        elif b < 0:
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
+    return _ew(OP_POW, (a, b), out, inplace)
+
+
+cdef TensorBase _unary(EwOp op, TensorBase a, object out, bint inplace):
+    return _ew(op, (a,), out, inplace)
+
+
+cdef TensorBase _unary_params(EwOp op, TensorBase a, object out, bint inplace, tuple params):
+    """Unary op with double parameters passed to the loop (activations, round, nan_to_num)."""
+    cdef double p[4]
+    cdef int i
+    for i in range(len(params)):
+        p[i] = params[i]
+    return _ew(op, (a,), out, inplace, p)
+
+
+cdef TensorBase _round(TensorBase a, int64_t decimals, object out, bint inplace):
+    if decimals == 0:
+        return _ew(OP_ROUND, (a,), out, inplace)
+    if not a._dtype.is_floating_point:
+        raise RuntimeError("round_cpu not implemented for integer dtypes with decimals != 0")
+    return _unary_params(OP_ROUND_DECIMALS, a, out, inplace,
+                         (c_pow10(10.0, decimals if decimals > 0 else -decimals), decimals < 0))
+
+
+cdef TensorBase _frac(TensorBase a, object out, bint inplace):
+    if not a._dtype.is_floating_point:
+        raise RuntimeError(f'"frac_cpu" not implemented for \'{_torch_type_name(a._dtype.code)}\'')
+    return _ew(OP_FRAC, (a,), out, inplace)
+
+
+cdef TensorBase _nan_to_num(TensorBase a, object nan, object posinf, object neginf, object out, bint inplace):
+    if not a._dtype.is_floating_point:
+        return _ew(OP_ROUND, (a,), out, inplace)          # integers: an identity copy
+    fi = _dtype_mod.finfo(a._dtype)
+    return _unary_params(OP_NAN_TO_NUM, a, out, inplace,
+                         (0.0 if nan is None else float(nan),
+                          fi.max if posinf is None else float(posinf),
+                          fi.min if neginf is None else float(neginf)))
+
+
+cdef struct ClampParams:
+    double lo, hi, has_lo, has_hi
+    int64_t ilo, ihi
+
+
+cdef TensorBase _clamp(TensorBase a, object lo, object hi, object out, bint inplace):
+    cdef ClampParams p
+    cdef int loop_code, out_code
+    if lo is None and hi is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if isinstance(lo, TensorBase) or isinstance(hi, TensorBase):
+        # tensor bounds: a 3-input loop; a missing bound is +-inf (or the integer extreme)
+        ops = (a, lo, hi)
+        _result_code(OP_CLAMP, tuple([v for v in ops if v is not None]), &loop_code, &out_code)
+        if lo is None:
+            lo = -INFINITY if dtype_of(out_code).is_floating_point else _INT_EXTREME[out_code][0]
+        if hi is None:
+            hi = INFINITY if dtype_of(out_code).is_floating_point else _INT_EXTREME[out_code][1]
+        return _ew(OP_CLAMP, (a, lo, hi), out, inplace)
+    args = tuple([v for v in (a, lo, hi) if v is not None])
+    _result_code(OP_CLAMP_SCALAR, args, &loop_code, &out_code)
+    p.has_lo = lo is not None
+    p.has_hi = hi is not None
+    p.lo = float(lo) if lo is not None else 0
+    p.hi = float(hi) if hi is not None else 0
+    if not dtype_of(loop_code).is_floating_point:
+        p.ilo = int(lo) if lo is not None else 0
+        p.ihi = int(hi) if hi is not None else 0
+    return _ew(OP_CLAMP_SCALAR, (a,), out, inplace, &p, loop_code, out_code)
+
+
+_INT_EXTREME = {DT_UINT8: (0, 255), DT_INT8: (-128, 127), DT_INT16: (-32768, 32767),
+                DT_INT32: (-2147483648, 2147483647),
+                DT_INT64: (-9223372036854775808, 9223372036854775807), DT_BOOL: (0, 1)}
+
+
+cdef TensorBase _where(object cond, object a, object b, object out):
+    cdef int loop_code, out_code
+    cdef TensorBase c = _targ(cond, "where", "condition", 1)
+    if c._dtype.code != DT_BOOL:
+        if c._dtype.code == DT_UINT8:
+            c = _to_dtype(c, dtype_of(DT_BOOL), False)
+        else:
+            raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor "
+                               f"with dtype {_torch_type_name(c._dtype.code)}")
+    a = _operand(a, "where", "input")
+    b = _operand(b, "where", "other")
+    out_code = result_type_codes((a, b))
+    loop_code = _loop_dtype_of(out_code)
+    return _ew(OP_WHERE, (c, a, b), out, False, NULL, loop_code, out_code)
+
+
+cdef TensorBase _masked_fill(TensorBase self, object mask, object value, bint inplace):
+    cdef TensorBase m = _targ(mask, "masked_fill", "mask", 1)
+    if m._dtype.code != DT_BOOL:
+        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
+                           f"{_torch_type_name(m._dtype.code)}")
+    if isinstance(value, TensorBase):
+        if (<TensorBase>value)._ndim != 0:
+            raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got "
+                               f"tensor with {(<TensorBase>value)._ndim} dimension(s).")
+        value = _item(<TensorBase>value)
+    value = _operand(value, "masked_fill", "value")
+    cdef int code = self._dtype.code
+    if inplace:
+        # the mask may broadcast to self, never self to the mask: then write where() into self
+        _expand(m, tuple(self.shape))
+        return _ew(OP_WHERE, (m, value, self), self, False, NULL, _loop_dtype_of(code), code)
+    return _ew(OP_WHERE, (m, value, self), None, False, NULL, _loop_dtype_of(code), code)
+
+
+cdef TensorBase _lerp(TensorBase start, object end, object weight, object out, bint inplace):
+    end = _operand(end, "lerp", "end")
+    weight = _operand(weight, "lerp", "weight")
+    if not start._dtype.is_floating_point:
+        raise RuntimeError(f'"lerp_kernel_scalar" not implemented for \'{_torch_type_name(start._dtype.code)}\'')
+    cdef int code = start._dtype.code
+    return _ew(OP_LERP, (start, end, weight), out, inplace, NULL, _loop_dtype_of(code), code)
+
+
+cdef object _equal(TensorBase a, object other):
+    cdef TensorBase b = _targ(other, "equal", "other", 2)
+    if a.shape != b.shape:
+        return False
+    if a._numel == 0:
+        return True
+    return not _any_true(_ew(OP_NE, (a, b), None, False))
+
+
+cdef TensorBase _isclose(TensorBase a, object other, double rtol, double atol, bint equal_nan):
+    """|a - b| <= atol + rtol * |b|, with infinities equal only to themselves."""
+    cdef TensorBase b = _targ(other, "isclose", "other", 2)
+    if a._dtype.code != b._dtype.code:
+        raise RuntimeError(f"{_torch_type_name(a._dtype.code)} did not match {_torch_type_name(b._dtype.code)}")
+    cdef TensorBase close = _ew(OP_EQ, (a, b), None, False)
+    if not a._dtype.is_floating_point:
+        if rtol == 0 and atol == 0:
+            return close
+        a = _to_dtype(a, dtype_of(DT_FLOAT64), False)
+        b = _to_dtype(b, dtype_of(DT_FLOAT64), False)
+    diff = _ew(OP_ABS, (_ew(OP_SUB, (a, b), None, False),), None, False)
+    tol = _ew(OP_ADD, (_ew(OP_MUL, (_ew(OP_ABS, (b,), None, False), rtol), None, False), atol), None, False)
+    within = _ew(OP_LOGICAL_AND, (_ew(OP_LE, (diff, tol), None, False),
+                                  _ew(OP_ISFINITE, (diff,), None, False)), None, False)
+    close = _ew(OP_LOGICAL_OR, (close, within), None, False)
+    if equal_nan:
+        both_nan = _ew(OP_LOGICAL_AND, (_ew(OP_ISNAN, (a,), None, False), _ew(OP_ISNAN, (b,), None, False)), None, False)
+        close = _ew(OP_LOGICAL_OR, (close, both_nan), None, False)
+    return close
+
+
+cdef object _allclose(TensorBase a, object other, double rtol, double atol, bint equal_nan):
+    return not _any_true(_ew(OP_LOGICAL_NOT, (_isclose(a, other, rtol, atol, equal_nan),), None, False))
+
+
+cdef TensorBase _gelu(TensorBase a, str approximate, object out, bint inplace):
+    if approximate == "none":
+        return _ew(OP_GELU, (a,), out, inplace)
+    if approximate == "tanh":
+        return _ew(OP_GELU_TANH, (a,), out, inplace)
+    raise RuntimeError(f"approximate argument must be either none or tanh, got {approximate}")
+
+
+cdef TensorBase _float_only(EwOp op, TensorBase a, object out, bint inplace, tuple params):
+    if not a._dtype.is_floating_point:
+        raise RuntimeError(f'"{op.name}_cpu" not implemented for \'{_torch_type_name(a._dtype.code)}\'')
+    return _unary_params(op, a, out, inplace, params)
