@@ -3,6 +3,7 @@
    the half types, double for float64) and stored from that class, so every conversion is a
    single correctly-rounded step where C allows it (int64 -> float32 rounds once). */
 #include "cpu_copy.h"
+#include "cpu_pool.h"
 
 #define LD(T, p) (*(const T *)(p))
 #define ST(T, p, v) (*(T *)(p) = (v))
@@ -116,14 +117,38 @@ static tl_cast_fn move_for_size(int itemsize) {
     }
 }
 
-void tl_copy_nd(int ndim, const int64_t *shape, char *dst, const int64_t *dst_strides, int dst_dtype,
-                const char *src, const int64_t *src_strides, int src_dtype) {
+/* Transposing copy of a [rows, cols] block, same dtype: the source is contiguous down a
+   column, the destination along a row. Going tile by tile keeps both sides in L1. */
+#define TILE 32
+#define TILED_FN(T)                                                                           \
+    static void tiled_##T(int64_t rows, int64_t cols, char *dst, int64_t dr, int64_t dc,     \
+                          const char *src, int64_t sr, int64_t sc) {                          \
+        int64_t i0, j0, i, j;                                                                 \
+        for (i0 = 0; i0 < rows; i0 += TILE)                                                   \
+            for (j0 = 0; j0 < cols; j0 += TILE) {                                             \
+                int64_t ie = i0 + TILE < rows ? i0 + TILE : rows;                             \
+                int64_t je = j0 + TILE < cols ? j0 + TILE : cols;                             \
+                for (i = i0; i < ie; i++)                                                     \
+                    for (j = j0; j < je; j++)                                                 \
+                        *(T *)(dst + i * dr + j * dc) = *(const T *)(src + i * sr + j * sc);  \
+            }                                                                                 \
+    }
+TILED_FN(uint8_t)
+TILED_FN(uint16_t)
+TILED_FN(uint32_t)
+TILED_FN(uint64_t)
+
+static void copy_serial(int ndim, const int64_t *shape, char *dst, const int64_t *dst_strides,
+                        int dst_dtype, const char *src, const int64_t *src_strides, int src_dtype) {
     /* bool -> bool must normalise non-0/1 bytes, so it takes the converting loop */
-    tl_cast_fn fn = (src_dtype == dst_dtype && src_dtype != TL_BOOL)
-                        ? move_for_size(ITEMSIZE[src_dtype]) : CAST_TABLE[src_dtype][dst_dtype];
+    int same = src_dtype == dst_dtype && src_dtype != TL_BOOL;
+    tl_cast_fn fn = same ? move_for_size(ITEMSIZE[src_dtype]) : CAST_TABLE[src_dtype][dst_dtype];
     int64_t idx[64];
     int64_t inner, dsi, ssi;
-    int d;
+    int d, isz = ITEMSIZE[src_dtype], outer_nd = ndim - 1;
+    /* a transpose: the source's unit stride is on the second-innermost dim */
+    int tiled = same && ndim >= 2 && src_strides[ndim - 1] != isz && src_strides[ndim - 2] == isz
+                && shape[ndim - 1] >= 8 && shape[ndim - 2] >= 8;
     if (ndim == 0) {
         fn(dst, 0, src, 0, 1);
         return;
@@ -132,13 +157,25 @@ void tl_copy_nd(int ndim, const int64_t *shape, char *dst, const int64_t *dst_st
         if (shape[d] == 0) return;
         idx[d] = 0;
     }
+    if (tiled) outer_nd = ndim - 2;
     inner = shape[ndim - 1];
     dsi = dst_strides[ndim - 1];
     ssi = src_strides[ndim - 1];
     for (;;) {
-        fn(dst, dsi, src, ssi, inner);
-        /* advance the outer counter (odometer over dims 0..ndim-2) */
-        for (d = ndim - 2; d >= 0; d--) {
+        if (tiled) {
+            int64_t r = shape[ndim - 2], c = shape[ndim - 1];
+            int64_t dr = dst_strides[ndim - 2], sr = src_strides[ndim - 2];
+            switch (isz) {
+                case 1: tiled_uint8_t(r, c, dst, dr, dsi, src, sr, ssi); break;
+                case 2: tiled_uint16_t(r, c, dst, dr, dsi, src, sr, ssi); break;
+                case 4: tiled_uint32_t(r, c, dst, dr, dsi, src, sr, ssi); break;
+                default: tiled_uint64_t(r, c, dst, dr, dsi, src, sr, ssi); break;
+            }
+        } else {
+            fn(dst, dsi, src, ssi, inner);
+        }
+        /* advance the outer counter (odometer over dims 0..outer_nd-1) */
+        for (d = outer_nd - 1; d >= 0; d--) {
             idx[d]++;
             dst += dst_strides[d];
             src += src_strides[d];
@@ -149,4 +186,51 @@ void tl_copy_nd(int ndim, const int64_t *shape, char *dst, const int64_t *dst_st
         }
         if (d < 0) return;
     }
+}
+
+typedef struct {
+    int ndim;
+    const int64_t *shape;
+    char *dst;
+    const int64_t *ds;
+    int ddt;
+    const char *src;
+    const int64_t *ss;
+    int sdt;
+} copy_job;
+
+/* rows [b, e) of dim 0 */
+static void copy_chunk(void *ctx, int64_t b, int64_t e) {
+    const copy_job *j = (const copy_job *)ctx;
+    int64_t shape[64];
+    memcpy(shape, j->shape, (size_t)j->ndim * sizeof(int64_t));
+    shape[0] = e - b;
+    copy_serial(j->ndim, shape, j->dst + b * j->ds[0], j->ds, j->ddt, j->src + b * j->ss[0], j->ss, j->sdt);
+}
+
+#define COPY_PARALLEL_MIN (1 << 16)   /* elements */
+#define COPY_GRAIN (1 << 15)          /* elements per chunk, whatever the thread count */
+
+void tl_copy_nd(int ndim, const int64_t *shape, char *dst, const int64_t *dst_strides, int dst_dtype,
+                const char *src, const int64_t *src_strides, int src_dtype) {
+    int64_t total = 1, row, grain;
+    int d;
+    copy_job job;
+    for (d = 0; d < ndim; d++) total *= shape[d];
+    if (ndim == 0 || total < COPY_PARALLEL_MIN || shape[0] < 2) {
+        copy_serial(ndim, shape, dst, dst_strides, dst_dtype, src, src_strides, src_dtype);
+        return;
+    }
+    job.ndim = ndim;
+    job.shape = shape;
+    job.dst = dst;
+    job.ds = dst_strides;
+    job.ddt = dst_dtype;
+    job.src = src;
+    job.ss = src_strides;
+    job.sdt = src_dtype;
+    row = total / shape[0];
+    grain = COPY_GRAIN / row > 0 ? COPY_GRAIN / row : 1;
+    if (ndim >= 2 && grain < TILE) grain = TILE;      /* whole tiles for transposes */
+    tl_parallel_for(0, shape[0], grain, copy_chunk, &job);
 }
