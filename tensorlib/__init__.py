@@ -20,6 +20,10 @@ from tensorlib._legacy import (
     FloatTensor, DoubleTensor, HalfTensor, BFloat16Tensor, ByteTensor, CharTensor, ShortTensor,
     IntTensor, LongTensor, BoolTensor)
 from tensorlib import memory
+from tensorlib import autograd
+from tensorlib.autograd import (
+    no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled,
+    is_inference_mode_enabled)
 from tensorlib import random
 from tensorlib.random import (
     Generator, default_generator, manual_seed, seed, initial_seed, get_rng_state, set_rng_state)

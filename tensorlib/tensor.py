@@ -4,6 +4,8 @@
 keeps the instance layout identical, and every operator stays a C slot of TensorBase. The
 method variants of the declared ops (generated from tensorlib/ops/decl.py) are installed here.
 """
+import weakref
+
 from tensorlib._core import tensor as _C
 from tensorlib._core.tensor import TensorBase
 from tensorlib._core.dtype import get_default_dtype
@@ -75,6 +77,72 @@ class Tensor(TensorBase):
 
     __slots__ = ()
     __module__ = "tensorlib"
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        """Compute the gradient of this tensor with respect to the graph's leaves and
+        accumulate it into their ``.grad``; saved activations are freed as backward goes,
+        unless ``retain_graph=True``.
+
+        >>> x = tensorlib.ones(2, requires_grad=True); (x * x).sum().backward(); x.grad.tolist()
+        [2.0, 2.0]
+        """
+        from tensorlib import autograd
+        autograd.backward(self, None if gradient is None else [gradient], retain_graph,
+                          create_graph, inputs)
+
+    def register_hook(self, hook):
+        """Call ``hook(grad)`` when this tensor's gradient is computed; a returned tensor
+        replaces the gradient. Returns a handle with ``remove()``.
+
+        >>> x = tensorlib.ones(2, requires_grad=True)
+        >>> h = x.register_hook(lambda g: g * 2); (x * 1).sum().backward(); x.grad.tolist()
+        [2.0, 2.0]
+        """
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        fn = self.grad_fn
+        if fn is None:
+            meta = _C._meta_of(self)
+            if meta.hooks is None:
+                meta.hooks = []
+            return _C._RemovableHandle(meta.hooks, hook)
+        nr = _C._meta_of(self).output_nr
+        if fn._pre_hooks is None:
+            fn._pre_hooks = {}
+        hooks = fn._pre_hooks.setdefault(nr, [])
+        hooks.append(hook)
+        return _C._RemovableHandle(hooks, hook)
+
+    def retain_grad(self):
+        """Keep ``.grad`` for this non-leaf tensor after backward.
+
+        >>> x = tensorlib.ones(2, requires_grad=True); y = x * 2; y.retain_grad()
+        >>> y.sum().backward(); y.grad.tolist()
+        [1.0, 1.0]
+        """
+        if not self.requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self.grad_fn is None or _C._meta_of(self).retains_grad:
+            return
+        ref = weakref.ref(self)     # weak: the hook lives on the node, which self keeps alive
+
+        def retain(grad):
+            t = ref()
+            if t is not None:
+                t.grad = grad.detach().clone() if t.grad is None else t.grad + grad
+            return None
+
+        _C._meta_of(self).retains_grad = True
+        self.register_hook(retain)
+
+    @property
+    def retains_grad(self):
+        return self.grad_fn is not None and _C._meta_of(self).retains_grad
+
+    def detach_(self):
+        """Detach this tensor from the graph in place (it becomes a leaf)."""
+        _C._detach_inplace(self)
+        return self
 
 
 for _name, _fn in _C._GENERATED_METHODS.items():

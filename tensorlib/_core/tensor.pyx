@@ -20,7 +20,7 @@ from tensorlib._core.dtype cimport (
     DT_BOOL, DT_UINT8, DT_INT8, DT_INT16, DT_INT32, DT_INT64, DT_FLOAT16, DT_BFLOAT16,
     DT_FLOAT32, DT_FLOAT64, NUM_DTYPES)
 from tensorlib._core.allocator cimport (
-    Storage, device as Device, CPU, as_device, new_storage, borrow_storage)
+    Storage, device as Device, CPU, as_device, new_storage, borrow_storage, ROLE_SAVED)
 
 import numpy as np
 from tensorlib._core import dtype as _dtype_mod
@@ -164,6 +164,9 @@ cdef TensorBase make_view(TensorBase src, int ndim, const int64_t* shape, const 
     t._dtype = src._dtype
     t._vc = src._vc
     t._view_base = src._view_base if src._view_base is not None else src
+    if src._requires_grad and not tl_grad_enabled:
+        # a view made under no_grad: modifying it in place later with grad on is an error
+        _meta(t).creation = CREATION_NO_GRAD
     return t
 
 
@@ -251,6 +254,8 @@ cdef int prepare_write(TensorBase out, TensorBase src) except -1:
             "unsupported operation: some elements of the input tensor and the written-to tensor "
             "refer to a single memory location. Please clone() the tensor before performing the "
             "operation.")
+    if tl_grad_enabled and (out._requires_grad or out._view_base is not None):
+        _check_inplace(out)
     out._vc.version += 1
     return 0
 
@@ -584,11 +589,13 @@ cdef class TensorBase:
 
     @property
     def grad_fn(self):
+        if self._view_base is not None and self._autograd_meta is not None:
+            return _view_grad_fn(self)
         return self._grad_fn
 
     @property
     def is_leaf(self):
-        return self._grad_fn is None
+        return not self._requires_grad or self.grad_fn is None
 
     @property
     def data(self):
@@ -760,40 +767,40 @@ cdef class TensorBase:
 
     # -- operators: C slots dispatching to the declared ops (elementwise.pxi) --------------
     def __add__(self, other):
-        return _add(self, other, None, None, False) if _slot_ok(other) else NotImplemented
+        return _call_add(self, other, 1, None, False) if _slot_ok(other) else NotImplemented
 
     def __radd__(self, other):
-        return _add(other, self, None, None, False) if _slot_ok(other) else NotImplemented
+        return _call_add(self, other, 1, None, False) if _slot_ok(other) else NotImplemented
 
     def __iadd__(self, other):
-        return _add(self, other, None, None, True) if _slot_ok(other) else NotImplemented
+        return _call_add(self, other, 1, None, True) if _slot_ok(other) else NotImplemented
 
     def __sub__(self, other):
-        return _add(self, other, None, None, False, True) if _slot_ok(other) else NotImplemented
+        return _call_sub(self, other, 1, None, False) if _slot_ok(other) else NotImplemented
 
     def __rsub__(self, other):
-        return _add(other, self, None, None, False, True) if _slot_ok(other) else NotImplemented
+        return _call_rsub(self, other, 1, False) if _slot_ok(other) else NotImplemented
 
     def __isub__(self, other):
-        return _add(self, other, None, None, True, True) if _slot_ok(other) else NotImplemented
+        return _call_sub(self, other, 1, None, True) if _slot_ok(other) else NotImplemented
 
     def __mul__(self, other):
-        return _binary(OP_MUL, self, other, None, False) if _slot_ok(other) else NotImplemented
+        return _call_mul(self, other, None, False) if _slot_ok(other) else NotImplemented
 
     def __rmul__(self, other):
-        return _binary(OP_MUL, other, self, None, False) if _slot_ok(other) else NotImplemented
+        return _call_mul(self, other, None, False) if _slot_ok(other) else NotImplemented
 
     def __imul__(self, other):
-        return _binary(OP_MUL, self, other, None, True) if _slot_ok(other) else NotImplemented
+        return _call_mul(self, other, None, True) if _slot_ok(other) else NotImplemented
 
     def __truediv__(self, other):
-        return _div(self, other, None, None, False) if _slot_ok(other) else NotImplemented
+        return _call_div(self, other, None, None, False) if _slot_ok(other) else NotImplemented
 
     def __rtruediv__(self, other):
-        return _div(other, self, None, None, False) if _slot_ok(other) else NotImplemented
+        return _call_div(other, self, None, None, False) if _slot_ok(other) else NotImplemented
 
     def __itruediv__(self, other):
-        return _div(self, other, None, None, True) if _slot_ok(other) else NotImplemented
+        return _call_div(self, other, None, None, True) if _slot_ok(other) else NotImplemented
 
     def __floordiv__(self, other):
         return _int_safe_binary(OP_DIV_FLOOR, self, other, None, False) if _slot_ok(other) else NotImplemented
@@ -805,22 +812,22 @@ cdef class TensorBase:
         return _int_safe_binary(OP_DIV_FLOOR, self, other, None, True) if _slot_ok(other) else NotImplemented
 
     def __mod__(self, other):
-        return _int_safe_binary(OP_REMAINDER, self, other, None, False) if _slot_ok(other) else NotImplemented
+        return _call_remainder(self, other, None, False) if _slot_ok(other) else NotImplemented
 
     def __rmod__(self, other):
-        return _int_safe_binary(OP_REMAINDER, other, self, None, False) if _slot_ok(other) else NotImplemented
+        return _call_remainder(other, self, None, False) if _slot_ok(other) else NotImplemented
 
     def __imod__(self, other):
-        return _int_safe_binary(OP_REMAINDER, self, other, None, True) if _slot_ok(other) else NotImplemented
+        return _call_remainder(self, other, None, True) if _slot_ok(other) else NotImplemented
 
     def __pow__(self, other, mod=None):
-        return _pow(self, other, None, False) if _slot_ok(other) else NotImplemented
+        return _call_pow(self, other, None, False) if _slot_ok(other) else NotImplemented
 
     def __rpow__(self, other, mod=None):
-        return _pow(other, self, None, False) if _slot_ok(other) else NotImplemented
+        return _call_pow(other, self, None, False) if _slot_ok(other) else NotImplemented
 
     def __ipow__(self, other):
-        return _pow(self, other, None, True) if _slot_ok(other) else NotImplemented
+        return _call_pow(self, other, None, True) if _slot_ok(other) else NotImplemented
 
     def __matmul__(self, other):
         return _matmul_slot(self, other) if isinstance(other, TensorBase) else NotImplemented
@@ -874,7 +881,7 @@ cdef class TensorBase:
         return _binary(OP_RSHIFT, self, other, None, True) if _slot_ok(other) else NotImplemented
 
     def __neg__(self):
-        return _ew(OP_NEG, (self,), None, False)
+        return _call_neg(self, None, False)
 
     def __pos__(self):
         if self._dtype.code == DT_BOOL:
@@ -882,7 +889,7 @@ cdef class TensorBase:
         return self
 
     def __abs__(self):
-        return _ew(OP_ABS, (self,), None, False)
+        return _call_abs(self, None, False)
 
     def __invert__(self):
         if self._dtype.code == DT_BOOL:
@@ -967,8 +974,7 @@ cdef int _become(TensorBase self, TensorBase src, bint keep_vc=False) except -1:
 cdef int _set_requires_grad(TensorBase t, object value) except -1:
     cdef bint v = bool(value)
     if v and not t._dtype.is_floating_point:
-        raise RuntimeError("only Tensors of floating point dtype can require gradients, "
-                           f"got {t._dtype}")
+        raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
     if not v and t._grad_fn is not None:
         raise RuntimeError("you can only change requires_grad flags of leaf variables. If you "
                            "want to use a computed variable in a subgraph that doesn't require "
@@ -990,6 +996,7 @@ include "creation.pxi"
 include "indexing.pxi"
 include "random_ops.pxi"
 include "elementwise.pxi"
+include "graph.pxi"
 include "_ops_generated.pxi"
 
 

@@ -80,13 +80,14 @@ def emit_def(defname, decl, params, method, inplace=False):
     """One ``def``: signature, argument conversion, the implementation call. The in-place
     variant (``add_``) drops ``out`` and passes ``{inplace}`` = True to the implementation."""
     op = decl["name"] + ("_" if inplace else "")
+    all_params = params
     if inplace:
         params = [p for p in params if p.name != "out"]
     sig, body = [], []
     seen_kw = False
     for i, p in enumerate(params):
         name = p.name
-        if i == 0 and p.type == "Tensor":
+        if i == 0 and (p.type == "Tensor" or p.name == "self"):
             name = "self" if method else decl.get("input_name", "input")
         if p.varargs:
             sig.append(f"*{p.name}_args")
@@ -102,7 +103,7 @@ def emit_def(defname, decl, params, method, inplace=False):
             sig.append(f"{p.name}=None")
     for i, p in enumerate(params):
         name = p.name
-        if i == 0 and p.type == "Tensor":
+        if i == 0 and (p.type == "Tensor" or p.name == "self"):
             name = "self" if method else decl.get("input_name", "input")
         pyname = f"{p.name}_args" if p.varargs else name
         body += convert(p, op, i if method else i + 1, pyname)
@@ -116,15 +117,166 @@ def emit_def(defname, decl, params, method, inplace=False):
     if doc:
         lines.append('    """' + doc.strip().replace("\\", "\\\\") + '\n    """')
     lines += ["    " + b for b in body]
-    lines.append(f"    return {call}")
+    if decl.get("backward"):
+        # ops with a backward go through _call_<op>, shared with the operator slots
+        args = [("None" if (inplace and p.name == "out") else p.c_name) for p in all_params]
+        lines.append(f"    return _call_{decl['name']}({', '.join(args)}, {'True' if inplace else 'False'})")
+    else:
+        lines.append(f"    return {call}")
     return "\n".join(lines) + "\n"
+
+
+# ---------------------------------------------------------------------------------------------
+# Autograd: for an op with ``backward`` formulas the wrapper checks one C condition ("grad mode
+# on and a differentiable input requires grad"); only then does it record a Node. What the node
+# saves follows from the formulas: a tensor is saved only if the formula of an input that
+# requires grad reads it; ``X_sizes``/``X_strides``/``X_offset``/``X_dim``/``X_dtype`` save
+# metadata by value; ``result`` saves the output (as a grad_fn-less alias).
+
+META_SUFFIXES = {"_sizes": "_sizes_of({0})", "_strides": "{0}.stride()",
+                 "_offset": "{0}.storage_offset()", "_dim": "{0}.dim()", "_dtype": "{0}.dtype",
+                 "_numel": "{0}.numel()"}
+IDENT = re.compile(r"(?<![.\w])([A-Za-z_]\w*)")
+
+
+def autograd_plan(decl, params):
+    """Differentiable inputs, saved slots (name, kind, source) and which inputs need each."""
+    backward = decl["backward"]
+    pnames = [p.name for p in params]
+    diff = [n for n in pnames if n in backward]
+    unknown = set(backward) - set(pnames)
+    if unknown:
+        raise ValueError(f"{decl['name']}: backward for unknown inputs {unknown}")
+    slots, users = [], {}
+    for inp in diff:
+        for ident in IDENT.findall(backward[inp]):
+            kind = None
+            if ident == "result":
+                kind = ("result", None)
+            elif ident in pnames:
+                kind = ("param", ident)
+            else:
+                for suf in META_SUFFIXES:
+                    if ident.endswith(suf) and ident[: -len(suf)] in pnames + ["result"]:
+                        kind = ("meta", (ident[: -len(suf)], suf))
+            if kind is None:
+                continue
+            if ident not in users:
+                slots.append((ident, kind))
+                users[ident] = set()
+            users[ident].add(inp)
+    return diff, slots, users
+
+
+C_TYPES = {"Tensor": "TensorBase", "Tensor?": "TensorBase", "int": "int64_t", "float": "double",
+           "bool": "bint", "int[]": "tuple", "int[]...": "tuple"}
+
+
+def emit_call(decl, params):
+    """``_call_<op>``: the op with autograd recording, on converted C arguments. The Python
+    wrappers (function, method, in-place) and the operator slots all end here."""
+    op = decl["name"]
+    diff, slots, users = autograd_plan(decl, params)
+    cnames = {p.name: p.c_name for p in params}
+    sig = ", ".join(f"{C_TYPES.get(p.type, 'object')} {p.c_name}" for p in params)
+    impl = decl.get("impl") or "_" + op + "(" + ", ".join("{" + p.name + "}" for p in params) + ")"
+    names = dict(cnames)
+    names["inplace"] = "_inplace_"
+    names.setdefault("out", "None")
+    cond = " or ".join(f"_req_any({cnames[d]})" for d in diff)
+    lines = [f"cdef object _call_{op}({sig}{', ' if sig else ''}bint _inplace_):",
+             f"    cdef bint _rec = tl_grad_enabled and ({cond})"]
+    if "out" in cnames:
+        lines.append(f"    if _rec and c_out is not None: _check_out_no_grad('{op}', ({', '.join(cnames[d] for d in diff)},))")
+    if "self" in users:
+        lines.append("    _orig_self = _detached_clone(c_self) if (_rec and _inplace_) else None")
+    else:
+        lines.append("    _orig_self = None")
+    lines.append(f"    result = {impl.format(**names)}")
+    args = ", ".join(cnames[p.name] for p in params if p.name != "out")
+    lines.append(f"    if _rec: _rec_{op}(result, {args}{', ' if args else ''}_inplace_, _orig_self)")
+    lines.append("    return result")
+    return "\n".join(lines) + "\n"
+
+
+def emit_autograd(decl, params):
+    """The record function, the backward function and the node class of one op."""
+    op, node = decl["name"], decl["node"]
+    diff, slots, users = autograd_plan(decl, params)
+    ps = [p for p in params if p.name != "out"]
+    pdecl = ", ".join(f"object {p.name}" for p in ps)
+    out = []
+    # record
+    list_input = [p.name for p in params if p.name in diff and p.type == "Tensor[]"]
+    if list_input and len(diff) != 1:
+        raise ValueError(f"{op}: a Tensor[] input must be the only differentiable input")
+    inputs = f"tuple({diff[0]})" if list_input else "(" + ", ".join(diff) + ("," if len(diff) == 1 else "") + ")"
+    rec = [f"cdef int _rec_{op}(object result{', ' if pdecl else ''}{pdecl}, bint _inplace_, object _orig_self_) except -1:",
+           f"    cdef Node n = _new_node(_NODE_{node}, _bw_{op}, {inputs})"]
+    for d in diff:
+        rec.append(f"    cdef bint r_{d} = _req_any({d})")
+    items = []
+    for name, (kind, src) in slots:
+        cond = " or ".join(f"r_{u}" for u in sorted(users[name]))
+        if kind == "result":
+            expr = "_save_any(result, True)"
+        elif kind == "param":
+            if src == "self":
+                expr = "(_save_any(_orig_self_, False) if _inplace_ else _save_any(self, False))"
+            else:
+                expr = f"_save_any({src}, False)"
+        else:
+            base, suf = src
+            target = "result" if base == "result" else base
+            expr = "(" + META_SUFFIXES[suf].format(target) + f" if isinstance({target}, (TensorBase, list, tuple)) else None)"
+        items.append(f"        ({expr}) if ({cond}) else None,")
+    rec.append("    n._saved = (")
+    rec += items
+    rec.append("    )")
+    view_of = decl.get("view_of")
+    multi = decl.get("outputs") == "multi"
+    if multi:
+        creation = "CREATION_MULTI_OUTPUT" if view_of else "CREATION_DEFAULT"
+        rec.append(f"    _set_history_multi(result, n, {creation})")
+    else:
+        rec.append("    if _inplace_:")
+        rec.append("        _set_history_inplace(result, n)")
+        rec.append("    else:")
+        rec.append("        _set_history(result, n)")
+        if view_of:
+            rec.append("        _meta(result).view_version = (<TensorBase>result)._vc.version")
+    rec.append("    return 0")
+    out.append("\n".join(rec) + "\n")
+    # backward
+    bw = [f"def _bw_{op}(Node node, tuple grads):",
+          "    cdef tuple s = _saved_of(node)",
+          "    grad = grads[0]"]
+    for i, (name, _) in enumerate(slots):
+        bw.append(f"    {name} = _unpack(s[{i}], node)")
+    if list_input:
+        bw.append(f"    return tuple({decl['backward'][diff[0]]})")
+    else:
+        bw.append("    return (")
+        for i, d in enumerate(diff):
+            bw.append(f"        ({decl['backward'][d]}) if node.next_edges[{i}][0] is not None else None,")
+        bw.append("    )")
+    out.append("\n".join(bw) + "\n")
+    return out
 
 
 def generate(ops):
     out = ["# GENERATED by tensorlib/ops/codegen.py from tensorlib/ops/decl.py -- do not edit.\n"]
     functions, methods = {}, {}
+    node_classes = []
     for decl in ops:
         params = parse_signature(decl["sig"])
+        if decl.get("backward"):
+            if not decl.get("node"):
+                raise ValueError(f"{decl['name']}: backward formulas need a node name")
+            if decl["node"] not in node_classes:
+                node_classes.append(decl["node"])
+            out += emit_autograd(decl, params)
+            out.append(emit_call(decl, params))
         variants = decl.get("variants", "function method").split()
         if "function" in variants:
             out.append(emit_def(decl["name"], decl, params, method=False))
@@ -143,6 +295,9 @@ def generate(ops):
             methods[decl["name"] + "_"] = mname
             for alias in decl.get("aliases", ()):
                 methods[alias + "_"] = mname
+    out.insert(1, "".join(f"{n} = type('{n}', (Node,), {{'__slots__': (), '__module__': 'tensorlib.autograd'}})\n"
+                          f"cdef type _NODE_{n} = {n}\n" for n in node_classes))
+    out.append("_NODE_CLASSES = {" + ", ".join(f"{n!r}: {n}" for n in node_classes) + "}\n")
     out.append("_GENERATED_FUNCTIONS = {\n" +
                "".join(f"    {k!r}: {v},\n" for k, v in functions.items()) + "}\n")
     out.append("_GENERATED_METHODS = {\n" +

@@ -6,8 +6,9 @@ the implementation it dispatches to (a cdef function in tensorlib/_core/*.pxi; d
 ``_<name>(args in order)``), and its documentation with a short example.
 
 The autograd slots are part of every declaration: ``node`` (the grad_fn's type name, as in
-PyTorch), ``view_of`` (the input whose storage a view op's output shares), ``saves`` (what the
-node keeps, keyed by which inputs need grad) and ``backward`` (the formula, in tensorlib ops).
+PyTorch), ``view_of`` (the input whose storage a view op's output shares) and ``backward``
+(the formula per input, in tensorlib ops); what a node saves is derived from the formulas and
+depends on which inputs need grad (mm saves its input only if the weight requires grad).
 The autograd layer (issue 4) reads them from here; nothing else declares an op.
 """
 
@@ -21,54 +22,59 @@ LIKE = "dtype? dtype=None, object layout=None, device? device=None, bool require
 
 
 def op(name, sig, variants=FM, impl=None, doc=None, aliases=(), node=None, view_of=None,
-       saves=None, backward=None, input_name="input"):
+       backward=None, input_name="input", outputs="single"):
+    """One declaration. ``backward`` maps each differentiable input to its gradient formula
+    (tensorlib ops over ``grad``/``grads``, the inputs, ``result`` and ``X_sizes``-style
+    metadata); what the node saves is derived from it (codegen.autograd_plan).
+    ``outputs="multi"``: the op returns a tuple of tensors, each an output of the node."""
     return dict(name=name, sig=sig, variants=variants, impl=impl, doc=doc, aliases=aliases,
-                node=node, view_of=view_of, saves=saves, backward=backward, input_name=input_name)
+                node=node, view_of=view_of, backward=backward, input_name=input_name,
+                outputs=outputs)
 
 
 OPS = [
     # ------------------------------------------------------------------ views (no copy)
     op("view", "Tensor self, object... shape", M, impl="_view_dispatch({self}, {shape})",
-       node="ViewBackward0", view_of="self",
+       node="ViewBackward0", backward={'self': 'grad.reshape(self_sizes)'}, view_of="self",
        doc="A view with a new shape (PyTorch's compatibility rule; one -1 is inferred), or a "
            "reinterpretation as another dtype.\n\n    >>> tensorlib.arange(6).view(2, -1).shape\n"
            "    tensorlib.Size([2, 3])"),
     op("view_as", "Tensor self, Tensor other", M, impl="_view({self}, tuple({other}.shape))",
-       node="ViewBackward0", view_of="self",
+       node="ViewBackward0", backward={'self': 'grad.reshape(self_sizes)'}, view_of="self",
        doc="``self.view(other.shape)``.\n\n    >>> tensorlib.arange(4).view_as(tensorlib.zeros(2, 2)).shape\n"
            "    tensorlib.Size([2, 2])"),
     op("reshape", "Tensor self, int[]... shape", impl="_reshape({self}, {shape})",
-       node="ViewBackward0", view_of="self",
+       node="ViewBackward0", backward={'self': 'grad.reshape(self_sizes)'}, view_of="self",
        doc="A view when the view rule allows one, otherwise a copy.\n\n"
            "    >>> tensorlib.arange(6).reshape(3, 2).shape\n    tensorlib.Size([3, 2])"),
     op("reshape_as", "Tensor self, Tensor other", M, impl="_reshape({self}, tuple({other}.shape))",
-       node="ViewBackward0", view_of="self",
+       node="ViewBackward0", backward={'self': 'grad.reshape(self_sizes)'}, view_of="self",
        doc="``self.reshape(other.shape)``.\n\n    >>> tensorlib.arange(4).reshape_as(tensorlib.zeros(2, 2)).shape\n"
            "    tensorlib.Size([2, 2])"),
     op("transpose", "Tensor self, int dim0, int dim1", aliases=("swapaxes", "swapdims"),
-       node="TransposeBackward0", view_of="self",
+       node="TransposeBackward0", backward={'self': 'grad.transpose(dim0, dim1)'}, view_of="self",
        doc="A view with dims ``dim0`` and ``dim1`` swapped.\n\n"
            "    >>> tensorlib.zeros(2, 3).transpose(0, 1).shape\n    tensorlib.Size([3, 2])"),
-    op("t", "Tensor self", node="TBackward0", view_of="self",
+    op("t", "Tensor self", node="TBackward0", backward={'self': 'grad.t()'}, view_of="self",
        doc="Transpose of a tensor with at most 2 dims.\n\n"
            "    >>> tensorlib.zeros(2, 3).t().stride()\n    (1, 3)"),
-    op("permute", "Tensor self, int[]... dims", node="PermuteBackward0", view_of="self",
+    op("permute", "Tensor self, int[]... dims", node="PermuteBackward0", backward={'self': 'grad.permute(_inverse_perm(dims))'}, view_of="self",
        doc="A view with dims reordered.\n\n"
            "    >>> tensorlib.zeros(2, 3, 4).permute(2, 0, 1).shape\n    tensorlib.Size([4, 2, 3])"),
     op("movedim", "Tensor self, object source, object destination", aliases=("moveaxis",),
-       node="PermuteBackward0", view_of="self",
+       node="PermuteBackward0", backward={'self': 'grad.movedim(destination, source)'}, view_of="self",
        doc="A view with dims ``source`` moved to positions ``destination``.\n\n"
            "    >>> tensorlib.zeros(2, 3, 4).movedim(0, -1).shape\n    tensorlib.Size([3, 4, 2])"),
     op("expand", "Tensor self, int[]... size, *, bool implicit=False", M,
-       impl="_expand({self}, {size})", node="ExpandBackward0", view_of="self",
+       impl="_expand({self}, {size})", node="ExpandBackward0", backward={'self': 'grad'}, view_of="self",
        doc="A view with size-1 dims repeated (stride 0); -1 keeps a size.\n\n"
            "    >>> tensorlib.zeros(3, 1).expand(-1, 4).stride()\n    (1, 0)"),
     op("expand_as", "Tensor self, Tensor other", M, impl="_expand({self}, tuple({other}.shape))",
-       node="ExpandBackward0", view_of="self",
+       node="ExpandBackward0", backward={'self': 'grad'}, view_of="self",
        doc="``self.expand(other.shape)``.\n\n    >>> tensorlib.zeros(1).expand_as(tensorlib.zeros(3)).shape\n"
            "    tensorlib.Size([3])"),
     op("broadcast_to", "Tensor self, int[] size", impl="_expand({self}, {size})",
-       node="ExpandBackward0", view_of="self",
+       node="ExpandBackward0", backward={'self': 'grad'}, view_of="self",
        doc="A view broadcast to ``size``.\n\n    >>> tensorlib.broadcast_to(tensorlib.zeros(3), (2, 3)).shape\n"
            "    tensorlib.Size([2, 3])"),
     op("broadcast_tensors", "object... tensors", F, impl="_broadcast_tensors({tensors})",
@@ -76,52 +82,52 @@ OPS = [
        doc="Views of the tensors broadcast to their common shape.\n\n"
            "    >>> a, b = tensorlib.broadcast_tensors(tensorlib.zeros(3, 1), tensorlib.zeros(4))\n"
            "    >>> a.shape\n    tensorlib.Size([3, 4])"),
-    op("narrow", "Tensor self, int dim, int start, int length", node="SliceBackward0", view_of="self",
+    op("narrow", "Tensor self, int dim, int start, int length", node="SliceBackward0", backward={'self': '_narrow_backward(grad, self_sizes, dim, start, length)'}, view_of="self",
        doc="A view of ``length`` elements from ``start`` along ``dim``.\n\n"
            "    >>> tensorlib.arange(5).narrow(0, 1, 2).tolist()\n    [1, 2]"),
-    op("select", "Tensor self, int dim, int index", node="SelectBackward0", view_of="self",
+    op("select", "Tensor self, int dim, int index", node="SelectBackward0", backward={'self': '_select_backward(grad, self_sizes, dim, index)'}, view_of="self",
        doc="A view of index ``index`` along ``dim`` (that dim removed).\n\n"
            "    >>> tensorlib.arange(6).view(2, 3).select(1, 2).tolist()\n    [2, 5]"),
-    op("unsqueeze", "Tensor self, int dim", node="UnsqueezeBackward0", view_of="self",
+    op("unsqueeze", "Tensor self, int dim", node="UnsqueezeBackward0", backward={'self': 'grad.squeeze(dim)'}, view_of="self",
        doc="A view with a size-1 dim inserted at ``dim``.\n\n"
            "    >>> tensorlib.zeros(3).unsqueeze(0).shape\n    tensorlib.Size([1, 3])"),
-    op("squeeze", "Tensor self, object dim=None", node="SqueezeBackward0", view_of="self",
+    op("squeeze", "Tensor self, object dim=None", node="SqueezeBackward0", backward={'self': 'grad.reshape(self_sizes)'}, view_of="self",
        doc="A view without size-1 dims (all, or those in ``dim``; a non-1 dim is left alone).\n\n"
            "    >>> tensorlib.zeros(1, 3, 1).squeeze().shape\n    tensorlib.Size([3])"),
-    op("flatten", "Tensor self, int start_dim=0, int end_dim=-1", node="ViewBackward0", view_of="self",
+    op("flatten", "Tensor self, int start_dim=0, int end_dim=-1", node="ViewBackward0", backward={'self': 'grad.reshape(self_sizes)'}, view_of="self",
        doc="Dims ``start_dim..end_dim`` merged into one (a view when possible).\n\n"
            "    >>> tensorlib.zeros(2, 3, 4).flatten(1).shape\n    tensorlib.Size([2, 12])"),
-    op("unflatten", "Tensor self, int dim, int[] sizes", node="ViewBackward0", view_of="self",
+    op("unflatten", "Tensor self, int dim, int[] sizes", node="ViewBackward0", backward={'self': 'grad.reshape(self_sizes)'}, view_of="self",
        doc="Dim ``dim`` split into ``sizes`` (one -1 allowed).\n\n"
            "    >>> tensorlib.zeros(2, 12).unflatten(1, (3, -1)).shape\n    tensorlib.Size([2, 3, 4])"),
     op("as_strided", "Tensor self, int[] size, int[] stride, int? storage_offset=None",
        impl="_as_strided({self}, {size}, {stride}, {storage_offset})",
-       node="AsStridedBackward0", view_of="self",
+       node="AsStridedBackward0", backward={'self': '_as_strided_backward(grad, self_sizes, self_strides, self_offset, size, stride, storage_offset)'}, view_of="self",
        doc="A view with explicit geometry (checked against the storage's bounds).\n\n"
            "    >>> tensorlib.arange(4).as_strided((2, 2), (1, 1)).tolist()\n    [[0, 1], [1, 2]]"),
-    op("unfold", "Tensor self, int dimension, int size, int step", M, node="UnfoldBackward0",
+    op("unfold", "Tensor self, int dimension, int size, int step", M, node="UnfoldBackward0", backward={'self': '_unfold_backward(grad, self_sizes, dimension, size, step)'},
        view_of="self",
        doc="A view of all windows of ``size`` along ``dimension`` with stride ``step``.\n\n"
            "    >>> tensorlib.arange(5).unfold(0, 2, 2).tolist()\n    [[0, 1], [2, 3]]"),
-    op("diagonal", "Tensor self, int offset=0, int dim1=0, int dim2=1", node="DiagonalBackward0",
+    op("diagonal", "Tensor self, int offset=0, int dim1=0, int dim2=1", node="DiagonalBackward0", backward={'self': '_diagonal_backward(grad, self_sizes, offset, dim1, dim2)'},
        view_of="self",
        doc="A view of a diagonal, appended as the last dim.\n\n"
            "    >>> tensorlib.arange(9).view(3, 3).diagonal().tolist()\n    [0, 4, 8]"),
-    op("split", "Tensor self, object split_size_or_sections, int dim=0", node="SplitBackward0",
+    op("split", "Tensor self, object split_size_or_sections, int dim=0", node="SplitBackward0", backward={'self': '_split_backward(grads, node, dim)'}, outputs='multi',
        view_of="self",
        doc="Views of equal pieces (the last may be smaller) or of the given sizes.\n\n"
            "    >>> [p.tolist() for p in tensorlib.arange(5).split(2)]\n    [[0, 1], [2, 3], [4]]"),
-    op("chunk", "Tensor self, int chunks, int dim=0", node="SplitBackward0", view_of="self",
+    op("chunk", "Tensor self, int chunks, int dim=0", node="SplitBackward0", backward={'self': '_split_backward(grads, node, dim)'}, outputs='multi', view_of="self",
        doc="Views of at most ``chunks`` pieces.\n\n"
            "    >>> len(tensorlib.arange(5).chunk(3))\n    3"),
-    op("unbind", "Tensor self, int dim=0", node="UnbindBackward0", view_of="self",
+    op("unbind", "Tensor self, int dim=0", node="UnbindBackward0", backward={'self': '_unbind_backward(grads, node, dim)'}, outputs='multi', view_of="self",
        doc="Views of every index along ``dim``.\n\n"
            "    >>> [t.tolist() for t in tensorlib.arange(4).view(2, 2).unbind(1)]\n    [[0, 2], [1, 3]]"),
     op("detach", "Tensor self", node=None,
        doc="The same data cut from the graph (shares the version counter).\n\n"
            "    >>> tensorlib.ones(2, requires_grad=True).detach().requires_grad\n    False"),
     op("contiguous", "Tensor self, *, object memory_format=None", M, impl="_contiguous({self})",
-       node="CloneBackward0",
+       node="CloneBackward0", backward={'self': 'grad'},
        doc="Self when already contiguous, else a contiguous copy.\n\n"
            "    >>> t = tensorlib.zeros(2, 3); t.contiguous() is t\n    True"),
     # in-place metadata changes
@@ -141,53 +147,53 @@ OPS = [
 
     # ------------------------------------------------------------------ copies
     op("clone", "Tensor self, *, object memory_format=None", impl="_clone({self}, {memory_format})",
-       node="CloneBackward0",
+       node="CloneBackward0", backward={'self': 'grad'},
        doc="A copy with its own memory (same strides when they are dense).\n\n"
            "    >>> t = tensorlib.ones(2); c = t.clone(); c[0] = 5; t.tolist()\n    [1.0, 1.0]"),
     op("copy_", "Tensor self, object src, bool non_blocking=False", M,
-       impl="_copy_({self}, {src}, {non_blocking})", node="CopyBackwards",
+       impl="_copy_({self}, {src}, {non_blocking})", node="CopyBackwards", backward={'self': '_zeros_grad(grad)', 'src': 'grad'},
        doc="Copy ``src`` into self in place, broadcasting and converting dtype.\n\n"
            "    >>> tensorlib.zeros(2, 2).copy_(tensorlib.tensor([1, 2])).tolist()\n    [[1.0, 2.0], [1.0, 2.0]]"),
-    op("fill_", "Tensor self, Scalar value", M, node="FillBackward0",
+    op("fill_", "Tensor self, Scalar value", M, node="FillBackward0", backward={'self': '_zeros_grad(grad)'},
        doc="Set every element to ``value``.\n\n    >>> tensorlib.zeros(2).fill_(3).tolist()\n    [3.0, 3.0]"),
-    op("zero_", "Tensor self", M, node="ZeroBackward0",
+    op("zero_", "Tensor self", M, node="ZeroBackward0", backward={'self': '_zeros_grad(grad)'},
        doc="Set every element to zero.\n\n    >>> tensorlib.ones(2).zero_().tolist()\n    [0.0, 0.0]"),
     op("cat", "Tensor[] tensors, int dim=0, *, object out=None", F, aliases=("concat", "concatenate"),
-       node="CatBackward0",
+       node="CatBackward0", backward={'tensors': '_cat_backward(grad, tensors_sizes, dim)'},
        doc="Concatenate along ``dim`` (dtypes promote; shapes must match elsewhere).\n\n"
            "    >>> tensorlib.cat([tensorlib.zeros(1), tensorlib.ones(2)]).tolist()\n    [0.0, 1.0, 1.0]"),
-    op("stack", "Tensor[] tensors, int dim=0, *, object out=None", F, node="StackBackward0",
+    op("stack", "Tensor[] tensors, int dim=0, *, object out=None", F, node="StackBackward0", backward={'tensors': 'grad.unbind(dim)'},
        doc="Stack equal-shaped tensors along a new dim.\n\n"
            "    >>> tensorlib.stack([tensorlib.zeros(2), tensorlib.ones(2)]).shape\n    tensorlib.Size([2, 2])"),
-    op("flip", "Tensor self, int[]... dims", node="FlipBackward0",
+    op("flip", "Tensor self, int[]... dims", node="FlipBackward0", backward={'self': 'grad.flip(dims)'},
        doc="A copy with the order of elements reversed along ``dims``.\n\n"
            "    >>> tensorlib.arange(3).flip(0).tolist()\n    [2, 1, 0]"),
-    op("fliplr", "Tensor self", impl="_flip({self}, (1,))", node="FlipBackward0",
+    op("fliplr", "Tensor self", impl="_flip({self}, (1,))", node="FlipBackward0", backward={'self': 'grad.fliplr()'},
        doc="Flip the columns (dim 1).\n\n    >>> tensorlib.arange(4).view(2, 2).fliplr().tolist()\n    [[1, 0], [3, 2]]"),
-    op("flipud", "Tensor self", impl="_flip({self}, (0,))", node="FlipBackward0",
+    op("flipud", "Tensor self", impl="_flip({self}, (0,))", node="FlipBackward0", backward={'self': 'grad.flipud()'},
        doc="Flip the rows (dim 0).\n\n    >>> tensorlib.arange(4).view(2, 2).flipud().tolist()\n    [[2, 3], [0, 1]]"),
-    op("repeat", "Tensor self, int[]... repeats", M, node="RepeatBackward0",
+    op("repeat", "Tensor self, int[]... repeats", M, node="RepeatBackward0", backward={'self': '_repeat_backward(grad, self_sizes, repeats)'},
        doc="A copy tiled ``repeats`` times along each dim.\n\n"
            "    >>> tensorlib.tensor([1, 2]).repeat(2).tolist()\n    [1, 2, 1, 2]"),
-    op("tile", "Tensor self, int[]... dims", node="RepeatBackward0",
+    op("tile", "Tensor self, int[]... dims", node="RepeatBackward0", backward={'self': '_tile_backward(grad, self_sizes, dims)'},
        doc="Like repeat, padding ``dims`` with leading 1s.\n\n"
            "    >>> tensorlib.tensor([[1, 2]]).tile(2).tolist()\n    [[1, 2, 1, 2]]"),
-    op("roll", "Tensor self, object shifts, object dims=None", node="RollBackward0",
+    op("roll", "Tensor self, object shifts, object dims=None", node="RollBackward0", backward={'self': 'grad.roll(tuple(-v for v in shifts) if isinstance(shifts, (tuple, list)) else -shifts, dims)'},
        doc="A copy rotated by ``shifts`` along ``dims`` (flattened when dims is None).\n\n"
            "    >>> tensorlib.arange(4).roll(1).tolist()\n    [3, 0, 1, 2]"),
     op("tril", "Tensor self, int diagonal=0, *, object out=None",
-       impl="_into_out(_tril({self}, {diagonal}, True, False), {out}, 'tril')", node="TrilBackward0",
+       impl="_into_out(_tril({self}, {diagonal}, True, False), {out}, 'tril')", node="TrilBackward0", backward={'self': 'grad.tril(diagonal)'},
        doc="A copy with elements above diagonal ``diagonal`` zeroed.\n\n"
            "    >>> tensorlib.ones(2, 2).tril().tolist()\n    [[1.0, 0.0], [1.0, 1.0]]"),
     op("triu", "Tensor self, int diagonal=0, *, object out=None",
-       impl="_into_out(_tril({self}, {diagonal}, False, False), {out}, 'triu')", node="TriuBackward0",
+       impl="_into_out(_tril({self}, {diagonal}, False, False), {out}, 'triu')", node="TriuBackward0", backward={'self': 'grad.triu(diagonal)'},
        doc="A copy with elements below diagonal ``diagonal`` zeroed.\n\n"
            "    >>> tensorlib.ones(2, 2).triu().tolist()\n    [[1.0, 1.0], [0.0, 1.0]]"),
     op("tril_", "Tensor self, int diagonal=0", M, impl="_tril({self}, {diagonal}, True, True)",
-       node="TrilBackward0",
+       node="TrilBackward0", backward={'self': 'grad.tril(diagonal)'},
        doc="tril in place.\n\n    >>> tensorlib.ones(2, 2).tril_().tolist()\n    [[1.0, 0.0], [1.0, 1.0]]"),
     op("triu_", "Tensor self, int diagonal=0", M, impl="_tril({self}, {diagonal}, False, True)",
-       node="TriuBackward0",
+       node="TriuBackward0", backward={'self': 'grad.triu(diagonal)'},
        doc="triu in place.\n\n    >>> tensorlib.ones(2, 2).triu_().tolist()\n    [[1.0, 1.0], [0.0, 1.0]]"),
 
     # ------------------------------------------------------------------ creation
@@ -320,6 +326,45 @@ OPS = [
 # so they are declared from tables; every entry is still one op with its own node and doc.
 FMI = "function method inplace"
 
+# backward formulas of the table ops (``result`` is the op's output; see codegen.py)
+_GRAD = {
+    "mul": {"self": "grad * other", "other": "grad * self"},
+    "maximum": {"self": "_max_min_share(grad, self, other, True)", "other": "_max_min_share(grad, other, self, True)"},
+    "minimum": {"self": "_max_min_share(grad, self, other, False)", "other": "_max_min_share(grad, other, self, False)"},
+    "atan2": {"self": "grad * other / (self * self + other * other)",
+              "other": "-grad * self / (self * self + other * other)"},
+    "neg": {"self": "-grad"},
+    "abs": {"self": "grad * self.sign()"},
+    "sign": {"self": "grad * 0"},
+    "reciprocal": {"self": "-grad * result * result"},
+    "square": {"self": "2 * grad * self"},
+    "exp": {"self": "grad * result"},
+    "exp2": {"self": "grad * result * 0.6931471805599453"},
+    "expm1": {"self": "grad * (result + 1)"},
+    "log": {"self": "grad / self"},
+    "log2": {"self": "grad / (self * 0.6931471805599453)"},
+    "log10": {"self": "grad / (self * 2.302585092994046)"},
+    "log1p": {"self": "grad / (self + 1)"},
+    "sqrt": {"self": "grad / (2 * result)"},
+    "rsqrt": {"self": "-0.5 * grad * result * result * result"},
+    "sin": {"self": "grad * self.cos()"},
+    "cos": {"self": "-grad * self.sin()"},
+    "tan": {"self": "grad * (1 + result * result)"},
+    "asin": {"self": "grad * (1 - self * self).rsqrt()"},
+    "acos": {"self": "-grad * (1 - self * self).rsqrt()"},
+    "atan": {"self": "grad / (1 + self * self)"},
+    "sinh": {"self": "grad * self.cosh()"},
+    "cosh": {"self": "grad * self.sinh()"},
+    "tanh": {"self": "grad * (1 - result * result)"},
+    "sigmoid": {"self": "grad * result * (1 - result)"},
+    "erf": {"self": "grad * 1.1283791670955126 * (-self * self).exp()"},
+    "relu": {"self": "grad * (result > 0)"},
+    "silu": {"self": "_silu_backward(grad, self)"},
+    "floor": {"self": "grad * 0"},
+    "ceil": {"self": "grad * 0"},
+    "trunc": {"self": "grad * 0"},
+}
+
 _BINARY = [
     # name, EwOp, node, aliases, example input -> output
     ("mul", "OP_MUL", "MulBackward0", ("multiply",), "tensorlib.tensor([1, 2]).mul(3).tolist()", "[3, 6]"),
@@ -343,6 +388,7 @@ _BINARY = [
 ]
 for _n, _op, _node, _al, _ex, _res in _BINARY:
     OPS.append(op(_n, "Tensor self, object other, *, object out=None", FMI, aliases=_al, node=_node,
+                  backward=_GRAD.get(_n),
                   impl=f"_binary({_op}, {{self}}, {{other}}, {{out}}, {{inplace}})",
                   doc=f"Elementwise ``{_n}`` with broadcasting and type promotion.\n\n    >>> {_ex}\n    {_res}"))
 
@@ -386,75 +432,77 @@ _UNARY = [
     ("bitwise_not", "OP_BITWISE_NOT", None, (), "tensorlib.tensor([0]).bitwise_not().tolist()", "[-1]"),
 ]
 _NO_INPLACE = {"isnan", "isinf", "isfinite", "signbit"}
+
 for _n, _op, _node, _al, _ex, _res in _UNARY:
     OPS.append(op(_n, "Tensor self, *, object out=None",
                   "function method" if _n in _NO_INPLACE else FMI, aliases=_al, node=_node,
+                  backward=_GRAD.get(_n),
                   impl=f"_unary({_op}, {{self}}, {{out}}, {{inplace}})",
                   doc=f"Elementwise ``{_n}``.\n\n    >>> {_ex}\n    {_res}"))
 
 OPS += [
     op("add", "Tensor self, object other, *, object alpha=1, object out=None", FMI,
-       impl="_add({self}, {other}, {alpha}, {out}, {inplace})", node="AddBackward0",
+       impl="_add({self}, {other}, {alpha}, {out}, {inplace})", node="AddBackward0", backward={'self': 'grad', 'other': '_scale(grad, alpha)'},
        doc="``input + alpha * other`` with broadcasting and type promotion.\n\n"
            "    >>> tensorlib.tensor([1, 2]).add(tensorlib.tensor([10, 20]), alpha=2).tolist()\n    [21, 42]"),
     op("sub", "Tensor self, object other, *, object alpha=1, object out=None", FMI, aliases=("subtract",),
-       impl="_add({self}, {other}, {alpha}, {out}, {inplace}, True)", node="SubBackward0",
+       impl="_add({self}, {other}, {alpha}, {out}, {inplace}, True)", node="SubBackward0", backward={'self': 'grad', 'other': '_scale(grad, -alpha)'},
        doc="``input - alpha * other``.\n\n    >>> tensorlib.tensor([5]).sub(2).tolist()\n    [3]"),
     op("rsub", "Tensor self, object other, *, object alpha=1", F,
-       impl="_add({other}, {self}, {alpha}, None, False, True)", node="RsubBackward0",
+       impl="_add({other}, {self}, {alpha}, None, False, True)", node="RsubBackward0", backward={'self': '_scale(grad, -alpha)', 'other': 'grad'},
        doc="``other - alpha * input``.\n\n    >>> tensorlib.rsub(tensorlib.tensor([1]), 5).tolist()\n    [4]"),
-    op("div", "Tensor self, object other, *, object rounding_mode=None, object out=None", FMI,
+    op("div", "object self, object other, *, object rounding_mode=None, object out=None", FMI,
        aliases=("divide", "true_divide"), impl="_div({self}, {other}, {rounding_mode}, {out}, {inplace})",
-       node="DivBackward0",
+       node="DivBackward0", backward={'self': '(grad / other) if rounding_mode is None else grad * 0', 'other': '(-grad * self / (other * other)) if rounding_mode is None else grad * 0'},
        doc="True division (integers give floats), or rounded with ``rounding_mode`` 'trunc'/'floor'.\n\n"
            "    >>> tensorlib.tensor([7, -7]).div(2, rounding_mode='floor').tolist()\n    [3, -4]"),
     op("floor_divide", "Tensor self, object other, *, object out=None", FMI,
        impl="_int_safe_binary(OP_DIV_FLOOR, {self}, {other}, {out}, {inplace})",
        doc="Division rounded toward negative infinity (Python's ``//``).\n\n"
            "    >>> tensorlib.tensor([-7]).floor_divide(2).tolist()\n    [-4]"),
-    op("remainder", "Tensor self, object other, *, object out=None", FMI,
-       impl="_int_safe_binary(OP_REMAINDER, {self}, {other}, {out}, {inplace})", node="RemainderBackward0",
+    op("remainder", "object self, object other, *, object out=None", FMI,
+       impl="_int_safe_binary(OP_REMAINDER, {self}, {other}, {out}, {inplace})", node="RemainderBackward0", backward={'self': 'grad', 'other': "-grad * self.div(other, rounding_mode='floor')"},
        doc="Python's modulus: the result has the sign of the divisor.\n\n"
            "    >>> tensorlib.tensor([-7]).remainder(3).tolist()\n    [2]"),
     op("fmod", "Tensor self, object other, *, object out=None", FMI,
-       impl="_int_safe_binary(OP_FMOD, {self}, {other}, {out}, {inplace})", node="FmodBackward0",
+       impl="_int_safe_binary(OP_FMOD, {self}, {other}, {out}, {inplace})", node="FmodBackward0", backward={'self': 'grad', 'other': "-grad * self.div(other, rounding_mode='trunc')"},
        doc="C's modulus: the result has the sign of the dividend.\n\n"
            "    >>> tensorlib.tensor([-7]).fmod(3).tolist()\n    [-1]"),
     op("pow", "object self, object exponent, *, object out=None", FMI,
-       impl="_pow({self}, {exponent}, {out}, {inplace})", node="PowBackward0",
+       impl="_pow({self}, {exponent}, {out}, {inplace})", node="PowBackward0", backward={'self': '_pow_backward_self(grad, self, exponent)', 'exponent': '_pow_backward_exponent(grad, self, exponent, result)'},
        doc="``input ** exponent`` (either may be a number).\n\n"
            "    >>> tensorlib.pow(tensorlib.tensor([2, 3]), 2).tolist()\n    [4, 9]"),
     op("round", "Tensor self, *, int decimals=0, object out=None", FMI,
-       impl="_round({self}, {decimals}, {out}, {inplace})", node="RoundBackward0",
+       impl="_round({self}, {decimals}, {out}, {inplace})", node="RoundBackward0", backward={'self': 'grad * 0'},
        doc="Round half to even (to ``decimals`` places).\n\n"
            "    >>> tensorlib.tensor([0.5, 1.5, 2.567]).round(decimals=1).tolist()[2]\n    2.6"),
     op("frac", "Tensor self, *, object out=None", FMI, impl="_frac({self}, {out}, {inplace})",
-       node="FracBackward0",
+       node="FracBackward0", backward={'self': 'grad'},
        doc="Fractional part, ``x - trunc(x)``.\n\n    >>> tensorlib.tensor([1.25, -1.25]).frac().tolist()\n    [0.25, -0.25]"),
     op("nan_to_num", "Tensor self, object nan=0.0, object posinf=None, object neginf=None, *, object out=None", FMI,
-       impl="_nan_to_num({self}, {nan}, {posinf}, {neginf}, {out}, {inplace})", node="NanToNumBackward0",
+       impl="_nan_to_num({self}, {nan}, {posinf}, {neginf}, {out}, {inplace})", node="NanToNumBackward0", backward={'self': 'grad * self.isfinite()'},
        doc="Replace NaN, +inf and -inf (by default with 0 and the dtype's extremes).\n\n"
            "    >>> tensorlib.tensor([float('nan'), 1.]).nan_to_num().tolist()\n    [0.0, 1.0]"),
     op("clamp", "Tensor self, object min=None, object max=None, *, object out=None", FMI, aliases=("clip",),
-       impl="_clamp({self}, {min}, {max}, {out}, {inplace})", node="ClampBackward1",
+       impl="_clamp({self}, {min}, {max}, {out}, {inplace})", node="ClampBackward1", backward={'self': '_clamp_backward(grad, self, min, max)', 'min': '_clamp_bound_backward(grad, self, min, False)', 'max': '_clamp_bound_backward(grad, self, max, True)'},
        doc="Limit values to [min, max] (numbers or tensors; either may be None).\n\n"
            "    >>> tensorlib.tensor([-2, 0, 5]).clamp(-1, 3).tolist()\n    [-1, 0, 3]"),
     op("clamp_min", "Tensor self, object min, *, object out=None", FMI,
-       impl="_clamp({self}, {min}, None, {out}, {inplace})", node="ClampMinBackward0",
+       impl="_clamp({self}, {min}, None, {out}, {inplace})", node="ClampMinBackward0", backward={'self': '_clamp_backward(grad, self, min, None)'},
        doc="``clamp(min=min)``.\n\n    >>> tensorlib.tensor([-2, 5]).clamp_min(0).tolist()\n    [0, 5]"),
     op("clamp_max", "Tensor self, object max, *, object out=None", FMI,
-       impl="_clamp({self}, None, {max}, {out}, {inplace})", node="ClampMaxBackward0",
+       impl="_clamp({self}, None, {max}, {out}, {inplace})", node="ClampMaxBackward0", backward={'self': '_clamp_backward(grad, self, None, max)'},
        doc="``clamp(max=max)``.\n\n    >>> tensorlib.tensor([-2, 5]).clamp_max(0).tolist()\n    [-2, 0]"),
     op("lerp", "Tensor self, object end, object weight, *, object out=None", FMI,
-       impl="_lerp({self}, {end}, {weight}, {out}, {inplace})", node="LerpBackward0",
+       impl="_lerp({self}, {end}, {weight}, {out}, {inplace})", node="LerpBackward0", backward={'self': 'grad * (1 - weight)', 'end': 'grad * weight', 'weight': 'grad * (end - self)'},
        doc="Linear interpolation ``input + weight * (end - input)``.\n\n"
            "    >>> tensorlib.tensor([0.]).lerp(tensorlib.tensor([10.]), 0.25).tolist()\n    [2.5]"),
     op("where", "Tensor condition, object self, object other, *, object out=None", F,
-       impl="_where({condition}, {self}, {other}, {out})", node="WhereBackward0", input_name="condition",
+       impl="_where({condition}, {self}, {other}, {out})", node="WhereBackward0", backward={'self': 'where(condition, grad, 0.0)', 'other': 'where(condition, 0.0, grad)'}, input_name="condition",
        doc="Elements of ``input`` where ``condition`` holds, else of ``other``.\n\n"
            "    >>> tensorlib.where(tensorlib.tensor([True, False]), 1, 0).tolist()\n    [1, 0]"),
     op("masked_fill", "Tensor self, object mask, object value", "function method inplace",
-       impl="_masked_fill({self}, {mask}, {value}, {inplace})", node="MaskedFillBackward0",
+       impl="_masked_fill({self}, {mask}, {value}, {inplace})", node="MaskedFillBackward0", backward={'self': 'grad.masked_fill(mask, 0)'},
        doc="``value`` where ``mask`` is True, else ``input``.\n\n"
            "    >>> tensorlib.zeros(3).masked_fill(tensorlib.tensor([True, False, True]), 7).tolist()\n    [7.0, 0.0, 7.0]"),
     op("equal", "Tensor self, object other", FM, impl="_equal({self}, {other})",
@@ -470,22 +518,22 @@ OPS += [
            "    >>> tensorlib.allclose(tensorlib.tensor([1.0]), tensorlib.tensor([1.00001]))\n    True"),
     # activations (also in tensorlib.nn.functional)
     op("leaky_relu", "Tensor self, float negative_slope=0.01, bool inplace=False", F,
-       impl="_float_only(OP_LEAKY_RELU, {self}, None, {inplace}, ({negative_slope},))", node="LeakyReluBackward0",
+       impl="_float_only(OP_LEAKY_RELU, {self}, None, {inplace}, ({negative_slope},))", node="LeakyReluBackward0", backward={'self': 'where(self > 0, grad, grad * negative_slope)'},
        doc="``x`` if x > 0 else ``negative_slope * x``.\n\n"
            "    >>> tensorlib.leaky_relu(tensorlib.tensor([-1., 1.]), 0.1).tolist()\n    [-0.10000000149011612, 1.0]"),
     op("elu", "Tensor self, float alpha=1.0, bool inplace=False", F,
-       impl="_float_only(OP_ELU, {self}, None, {inplace}, ({alpha}, 1.0, 1.0))", node="EluBackward0",
+       impl="_float_only(OP_ELU, {self}, None, {inplace}, ({alpha}, 1.0, 1.0))", node="EluBackward0", backward={'self': '_elu_backward(grad, self, alpha)'},
        doc="``x`` if x > 0 else ``alpha * (exp(x) - 1)``.\n\n"
            "    >>> tensorlib.elu(tensorlib.tensor([0., 1.])).tolist()\n    [0.0, 1.0]"),
     op("gelu", "Tensor self, *, object approximate='none'", F,
-       impl="_gelu({self}, {approximate}, None, False)", node="GeluBackward0",
+       impl="_gelu({self}, {approximate}, None, False)", node="GeluBackward0", backward={'self': '_gelu_backward(grad, self, approximate)'},
        doc="Gaussian error linear unit (exact, or ``approximate='tanh'``).\n\n"
            "    >>> tensorlib.gelu(tensorlib.tensor([0.])).tolist()\n    [0.0]"),
     op("softplus", "Tensor self, float beta=1.0, float threshold=20.0", F,
-       impl="_float_only(OP_SOFTPLUS, {self}, None, False, ({beta}, {threshold}))", node="SoftplusBackward0",
+       impl="_float_only(OP_SOFTPLUS, {self}, None, False, ({beta}, {threshold}))", node="SoftplusBackward0", backward={'self': '_softplus_backward(grad, self, beta, threshold)'},
        doc="``log(1 + exp(beta * x)) / beta`` (linear above ``threshold``).\n\n"
            "    >>> round(tensorlib.softplus(tensorlib.tensor([0.])).item(), 4)\n    0.6931"),
     op("hardtanh", "Tensor self, float min_val=-1.0, float max_val=1.0, bool inplace=False", F,
-       impl="_float_only(OP_HARDTANH, {self}, None, {inplace}, ({min_val}, {max_val}))", node="HardtanhBackward0",
+       impl="_float_only(OP_HARDTANH, {self}, None, {inplace}, ({min_val}, {max_val}))", node="HardtanhBackward0", backward={'self': 'grad * ((self > min_val) & (self < max_val))'},
        doc="Clamp to [min_val, max_val].\n\n    >>> tensorlib.hardtanh(tensorlib.tensor([-3., 0.5])).tolist()\n    [-1.0, 0.5]"),
 ]

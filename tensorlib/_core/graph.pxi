@@ -1,0 +1,743 @@
+# Autograd recording primitives: grad mode (a C thread-local), Node, SavedTensor,
+# AccumulateGrad and the helpers the generated op wrappers call behind one C branch
+# ("grad enabled and an input requires grad"). The engine that walks the graph backwards is
+# Python (tensorlib/autograd/engine.py); recording is here so the no-grad path never runs
+# Python.
+#
+# No reference cycles: a node saving its own output keeps a grad_fn-less alias of it; a
+# leaf's link to its AccumulateGrad is weak; the engine drops each gradient buffer as soon as
+# it is handed on. Memory falls by reference counting alone.
+# (included into tensor.pyx)
+import weakref as _weakref
+import traceback as _traceback
+
+cdef extern from *:
+    """
+    static __thread int tl_grad_enabled = 1;
+    static __thread int tl_inference = 0;
+    """
+    int tl_grad_enabled
+    int tl_inference
+
+
+def _is_grad_enabled():
+    return bool(tl_grad_enabled)
+
+
+def _set_grad_enabled(bint mode):
+    """Set this thread's grad mode; returns the previous one."""
+    global tl_grad_enabled
+    cdef bint prev = tl_grad_enabled
+    tl_grad_enabled = mode
+    return prev
+
+
+def _is_inference_mode():
+    return bool(tl_inference)
+
+
+def _set_inference_mode(bint mode):
+    global tl_inference
+    cdef bint prev = tl_inference
+    tl_inference = mode
+    return prev
+
+
+cdef int64_t _sequence_counter = 0
+cdef bint _anomaly_enabled = False
+
+
+def _set_anomaly_enabled(bint mode):
+    global _anomaly_enabled
+    cdef bint prev = _anomaly_enabled
+    _anomaly_enabled = mode
+    return prev
+
+
+def _is_anomaly_enabled():
+    return _anomaly_enabled
+
+
+# saved_tensors_hooks: a per-thread stack of (pack, unpack) pairs (Python-level state, kept
+# in a threading.local owned by tensorlib.autograd.graph and registered here)
+cdef object _hooks_state = None
+
+
+def _register_saved_hooks_state(state):
+    global _hooks_state
+    _hooks_state = state
+
+
+cdef class AutogradMeta:
+    """Per-tensor autograd extras, created only for tensors that take part in autograd."""
+    cdef public object grad_accumulator   # weakref to the leaf's AccumulateGrad
+    cdef public list hooks                # tensor hooks (run on the gradient of this tensor)
+    cdef public bint retains_grad
+    cdef public int output_nr
+    cdef public int creation              # how a view was made (CREATION_*)
+    cdef public int64_t view_version      # base version when the view's grad_fn was made
+    cdef public str name                  # for error messages (e.g. "output 0 of TanhBackward0")
+
+
+cdef enum ViewCreation:
+    CREATION_DEFAULT = 0
+    CREATION_MULTI_OUTPUT = 1     # split/chunk/unbind outputs: in-place on them is an error
+    CREATION_NO_GRAD = 2          # made under no_grad from a tensor that requires grad
+
+
+cdef inline AutogradMeta _meta(TensorBase t):
+    cdef AutogradMeta m = t._autograd_meta
+    if m is None:
+        m = AutogradMeta.__new__(AutogradMeta)
+        t._autograd_meta = m
+    return m
+
+
+cdef class Node:
+    """A step of the recorded graph: how to turn the gradient of an op's outputs into the
+    gradients of its inputs. ``type(node).__name__`` is PyTorch's name (``MulBackward0``)."""
+    cdef public tuple next_edges      # ((Node or None, input_nr), ...) per differentiable input
+    cdef public int64_t _sequence_nr
+    cdef public object _saved         # tuple: SavedTensor for tensors, plain values otherwise
+    cdef public object _fn            # backward(node, grads) -> tuple of input gradients
+    cdef public tuple _input_meta     # per input: (shape tuple, DType) or None
+    cdef public object _pre_hooks     # {output_nr: [fn]} tensor hooks on this node's outputs
+    cdef public list _hooks           # node hooks: fn(grad_inputs, grad_outputs)
+    cdef public list _node_pre_hooks  # node pre-hooks: fn(grad_outputs)
+    cdef public bint _released
+    cdef public int _num_outputs
+    cdef public object _trace         # forward stack (anomaly mode)
+    cdef public object _output_meta   # per output: (shape, DType) for zero-filling missing grads
+    cdef object __weakref__
+
+    def name(self):
+        """The node's type name, as in PyTorch (e.g. ``"MulBackward0"``)."""
+        return type(self).__name__
+
+    @property
+    def next_functions(self):
+        """((node, input_nr), ...) for each input: where gradients flow next."""
+        return self.next_edges
+
+    def register_hook(self, fn):
+        """Run ``fn(grad_inputs, grad_outputs)`` after this node computes; it may return new
+        grad_inputs."""
+        if self._hooks is None:
+            self._hooks = []
+        self._hooks.append(fn)
+        return _RemovableHandle(self._hooks, fn)
+
+    def register_prehook(self, fn):
+        """Run ``fn(grad_outputs)`` before this node computes; it may return new grad_outputs."""
+        if self._node_pre_hooks is None:
+            self._node_pre_hooks = []
+        self._node_pre_hooks.append(fn)
+        return _RemovableHandle(self._node_pre_hooks, fn)
+
+    @property
+    def metadata(self):
+        return {}
+
+    def __call__(self, *grads):
+        return self._fn(self, grads)
+
+    def _release(self):
+        """Free the saved tensors (after backward ran, unless retain_graph)."""
+        self._saved = None
+        self._released = True
+
+    @property
+    def _raw_saved_tensors(self):
+        return tuple([s for s in (self._saved or ()) if isinstance(s, SavedTensor)])
+
+    def __repr__(self):
+        return f"<{type(self).__name__} object at {hex(id(self))}>"
+
+
+@cython.final
+cdef class _RemovableHandle:
+    """Returned by register_hook: ``handle.remove()`` unregisters the hook."""
+    cdef list _where
+    cdef object _fn
+
+    def __init__(self, list where, fn):
+        self._where = where
+        self._fn = fn
+
+    def remove(self):
+        try:
+            self._where.remove(self._fn)
+        except ValueError:
+            pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *args):
+        self.remove()
+
+
+class AccumulateGrad(Node):
+    """The sink of a leaf tensor's gradient: adds it into ``variable.grad``."""
+    __slots__ = ("variable",)
+
+
+cdef object _ACCUMULATE_GRAD_FN = None      # set by the engine module (accumulation logic)
+
+
+def _register_accumulate_fn(fn):
+    global _ACCUMULATE_GRAD_FN
+    _ACCUMULATE_GRAD_FN = fn
+
+
+cdef object _grad_accumulator(TensorBase leaf):
+    """The leaf's AccumulateGrad, made on first use; the leaf only keeps a weak link."""
+    cdef AutogradMeta m = _meta(leaf)
+    acc = m.grad_accumulator() if m.grad_accumulator is not None else None
+    if acc is None:
+        acc = Node.__new__(AccumulateGrad)
+        (<Node>acc).next_edges = ()
+        (<Node>acc)._input_meta = ()
+        (<Node>acc)._fn = _ACCUMULATE_GRAD_FN
+        (<Node>acc)._num_outputs = 1
+        (<Node>acc)._sequence_nr = INT64_MAX       # leaves run last... and before nothing
+        acc.variable = leaf
+        m.grad_accumulator = _weakref.ref(acc)
+    return acc
+
+
+cdef tuple _edge_of(object x):
+    """Where the gradient of input x goes: its grad_fn, its AccumulateGrad, or nowhere."""
+    cdef TensorBase t
+    if not isinstance(x, TensorBase):
+        return (None, 0)
+    t = <TensorBase>x
+    if not t._requires_grad:
+        return (None, 0)
+    if t._view_base is not None and t._autograd_meta is not None:
+        _view_grad_fn(t)
+    if t._grad_fn is not None:
+        return (t._grad_fn, 0 if t._autograd_meta is None else (<AutogradMeta>t._autograd_meta).output_nr)
+    return (_grad_accumulator(t), 0)
+
+
+cdef inline bint _req(object x):
+    return isinstance(x, TensorBase) and (<TensorBase>x)._requires_grad
+
+
+cdef Node _new_node(type cls, object fn, tuple inputs):
+    """A node of type ``cls`` whose edges lead to the differentiable ``inputs``."""
+    global _sequence_counter
+    cdef Node n = Node.__new__(cls)
+    cdef list edges = []
+    cdef list meta = []
+    cdef TensorBase t
+    for x in inputs:
+        edges.append(_edge_of(x))
+        if isinstance(x, TensorBase) and (<TensorBase>x)._requires_grad:
+            t = <TensorBase>x
+            meta.append((t.shape, t._dtype))
+        else:
+            meta.append(None)
+    n.next_edges = tuple(edges)
+    n._input_meta = tuple(meta)
+    n._fn = fn
+    n._num_outputs = 1
+    n._sequence_nr = _sequence_counter
+    _sequence_counter += 1
+    if _anomaly_enabled:
+        n._trace = "".join(_traceback.format_stack()[:-2])
+    return n
+
+
+cdef class SavedTensor:
+    """A tensor kept for backward, with the version it had when saved. Unpacking after an
+    in-place change, or after the graph was freed, raises PyTorch's errors."""
+    cdef TensorBase data
+    cdef int64_t version
+    cdef bint is_output
+    cdef int output_nr
+    cdef object packed            # what a saved_tensors_hooks pack returned
+    cdef object unpack_hook
+    cdef str producer             # "output 0 of TanhBackward0" for the version error
+
+    def __repr__(self):
+        return f"<SavedTensor version={self.version} output={self.is_output}>"
+
+
+cdef SavedTensor _save(object x, bint is_output, int output_nr=0):
+    cdef SavedTensor s = SavedTensor.__new__(SavedTensor)
+    cdef TensorBase t = <TensorBase>x
+    s.version = t._vc.version
+    s.is_output = is_output
+    s.output_nr = output_nr
+    if t._grad_fn is not None and not is_output:
+        s.producer = f"output {0 if t._autograd_meta is None else (<AutogradMeta>t._autograd_meta).output_nr} of {type(t._grad_fn).__name__}"
+    elif t._grad_fn is None and t._requires_grad:
+        s.producer = "a leaf Variable"
+    t._storage.role = ROLE_SAVED
+    if _hooks_state is not None and _hooks_state.stack:
+        pack, unpack = _hooks_state.stack[-1]
+        s.packed = pack(t if not is_output else _alias(t, t._vc))
+        s.unpack_hook = unpack
+        return s
+    # an output saved by its own node keeps a grad_fn-less alias: no cycle through the node
+    s.data = _alias(t, t._vc) if is_output else t
+    if is_output:
+        s.data._requires_grad = False
+    return s
+
+
+cdef object _unpack(object x, Node node):
+    """A saved value as the backward formula needs it."""
+    cdef SavedTensor s
+    cdef TensorBase t
+    if not isinstance(x, SavedTensor):
+        return x
+    s = <SavedTensor>x
+    if s.unpack_hook is not None:
+        t = s.unpack_hook(s.packed)
+        if not isinstance(t, TensorBase):
+            raise TypeError("saved_tensors_hooks: unpack must return a Tensor")
+    else:
+        t = s.data
+        if t._vc.version != s.version:
+            raise RuntimeError(
+                f"one of the variables needed for gradient computation has been modified by an "
+                f"inplace operation: [tensorlib.{t._dtype.legacy_name} {list(t.shape)}]"
+                f"{', which is ' + s.producer + ',' if s.producer else ''} is at version "
+                f"{t._vc.version}; expected version {s.version} instead. Hint: the backtrace "
+                f"further above can show the operation that failed to compute its gradient. The "
+                f"variable in question was changed in there or anywhere later. Good luck!")
+    if s.is_output and tl_grad_enabled:
+        # create_graph: the output again carries its node, so higher-order graphs connect
+        t = _alias(t, t._vc)
+        t._grad_fn = node
+        t._requires_grad = True
+        if s.output_nr:
+            _meta(t).output_nr = s.output_nr
+    return t
+
+
+cdef str _released_error():
+    return ("Trying to backward through the graph a second time (or directly access saved "
+            "tensors after they have already been freed). Saved intermediate values of the graph "
+            "are freed when you call .backward() or autograd.grad(). Specify retain_graph=True if "
+            "you need to backward through the graph a second time or if you need to access saved "
+            "tensors after calling backward.")
+
+
+cdef tuple _saved_of(Node node):
+    if node._released:
+        raise RuntimeError(_released_error())
+    return node._saved
+
+
+cdef int _set_history(object result, Node node, int output_nr=0) except -1:
+    """Make ``result`` an output of ``node``."""
+    cdef TensorBase t = <TensorBase>result
+    t._grad_fn = node
+    t._requires_grad = True
+    if output_nr or t._autograd_meta is not None:
+        _meta(t).output_nr = output_nr
+    return 0
+
+
+cdef int _set_history_multi(tuple results, Node node, int creation=CREATION_DEFAULT) except -1:
+    """Outputs 0..k-1 of a multi-output node (split, unbind, max with indices ...)."""
+    cdef int i = 0
+    cdef list meta = []
+    for r in results:
+        if isinstance(r, TensorBase) and (<TensorBase>r)._dtype.is_floating_point:
+            _set_history(r, node, i)
+            if creation != CREATION_DEFAULT:
+                _meta(<TensorBase>r).creation = creation
+            meta.append(((<TensorBase>r).shape, (<TensorBase>r)._dtype))
+        else:
+            meta.append(None)
+        i += 1
+    node._num_outputs = i
+    node._output_meta = tuple(meta)
+    return 0
+
+
+cdef int _check_out_no_grad(str op, tuple inputs) except -1:
+    for x in inputs:
+        if _req(x):
+            raise RuntimeError(f"{op}(): functions with out=... arguments don't support automatic "
+                               f"differentiation, but one of the arguments requires grad.")
+    return 0
+
+
+cdef int _check_inplace(TensorBase t) except -1:
+    """PyTorch's errors for in-place changes autograd cannot follow (called by prepare_write
+    while grad mode is on)."""
+    cdef AutogradMeta m
+    if not t._requires_grad:
+        if t._view_base is not None and t._view_base._requires_grad and t._autograd_meta is not None \
+                and (<AutogradMeta>t._autograd_meta).creation == CREATION_NO_GRAD:
+            raise RuntimeError(
+                "A view was created in no_grad mode and is being modified inplace with grad mode "
+                "enabled. Given that this use case is ambiguous and error-prone, it is forbidden. "
+                "You can clarify your code by moving both the view and the inplace either both "
+                "inside the no_grad block (if you don't want the inplace to be tracked) or both "
+                "outside (if you want the inplace to be tracked).")
+        return 0
+    if t._grad_fn is None and t._view_base is None:
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+    if t._view_base is not None and t._view_base._requires_grad and t._view_base._grad_fn is None:
+        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
+                           "in-place operation.")
+    m = t._autograd_meta
+    if m is not None and m.creation == CREATION_MULTI_OUTPUT:
+        raise RuntimeError(
+            f"Output {m.output_nr} of {type(t._grad_fn).__name__} is a view and is being modified "
+            f"inplace. This view is the output of a function that returns multiple views. Such "
+            f"functions do not allow the output views to be modified inplace. You should replace "
+            f"the inplace operation by an out-of-place one.")
+    return 0
+
+
+cdef object _save_any(object x, bint is_output):
+    """What a node keeps of an argument: a SavedTensor for tensors, the value otherwise."""
+    if isinstance(x, TensorBase):
+        return _save(x, is_output)
+    return x
+
+
+cdef TensorBase _detached_clone(TensorBase t):
+    """A copy of an in-place op's input taken before it is overwritten (saved for backward)."""
+    return _clone(t, None, None)
+
+
+class CopySlices(Node):
+    """Gradient of a base whose view was modified in place: the base's gradient outside the
+    view passes through; inside it, the in-place op's backward decides."""
+    __slots__ = ()
+
+
+class AsStridedBackward0(Node):
+    __slots__ = ()
+
+
+def _bw_copy_slices(Node node, tuple grads):
+    cdef tuple s = _saved_of(node)
+    cdef Node fn = s[0]
+    cdef TensorBase g = grads[0]
+    vsizes, vstrides, voff, bsizes, bstrides = s[1], s[2], s[3], s[4], s[5]
+    # the base's gradient, laid out like the base so the view geometry applies to it
+    cdef TensorBase result = _empty_strided(bsizes, bstrides, g._dtype, CPU)
+    _copy_into(result, g)
+    cdef TensorBase region = _as_strided(result, vsizes, vstrides, voff)
+    res = fn._fn(fn, (_clone(region, None, None),))
+    if res[0] is None:
+        _fill_raw(region, 0)
+    else:
+        _copy_into(region, <TensorBase>res[0])
+    return (result,) + tuple(res[1:])
+
+
+def _bw_as_strided_view(Node node, tuple grads):
+    cdef tuple s = _saved_of(node)
+    cdef TensorBase g = grads[0]
+    vsizes, vstrides, voff, bsizes, bstrides = s
+    cdef TensorBase result = _empty_strided(bsizes, bstrides, g._dtype, CPU)
+    _fill_raw(result, 0)
+    _copy_into(_as_strided(result, vsizes, vstrides, voff), g)
+    return (result,)
+
+
+cdef tuple _base_geometry(TensorBase view, TensorBase base):
+    return (tuple(view.shape), view.stride(), view._offset - base._offset,
+            tuple(base.shape), base.stride())
+
+
+cdef int _set_history_inplace(object result, Node n) except -1:
+    """After an in-place op: a plain tensor gets the new node as its grad_fn; a view makes its
+    base's history a CopySlices around the node, and its own grad_fn is regenerated from the
+    base when next needed (its version moved)."""
+    cdef TensorBase t = <TensorBase>result
+    cdef TensorBase base = t._view_base
+    cdef Node cs
+    if base is None:
+        return _set_history(t, n)
+    cs = Node.__new__(CopySlices)
+    cs.next_edges = (_edge_of(base),) + n.next_edges[1:]
+    cs._input_meta = ((base.shape, base._dtype),) + n._input_meta[1:]
+    cs._saved = (n,) + _base_geometry(t, base)
+    cs._fn = _bw_copy_slices
+    cs._num_outputs = 1
+    cs._sequence_nr = n._sequence_nr
+    base._grad_fn = cs
+    base._requires_grad = True
+    if base._autograd_meta is not None:
+        (<AutogradMeta>base._autograd_meta).output_nr = 0
+    t._requires_grad = True
+    t._grad_fn = None
+    _meta(t).view_version = -1          # stale: regenerate from the base
+    return 0
+
+
+cdef object _view_grad_fn(TensorBase t):
+    """grad_fn of a view whose base has changed history since the view's node was made."""
+    cdef AutogradMeta m = t._autograd_meta
+    cdef TensorBase base = t._view_base
+    cdef Node n
+    if base is None or m is None or not base._requires_grad or m.view_version == t._vc.version:
+        return t._grad_fn
+    n = _new_node(AsStridedBackward0, _bw_as_strided_view, (base,))
+    n._saved = _base_geometry(t, base)
+    t._grad_fn = n
+    t._requires_grad = True
+    m.view_version = t._vc.version
+    m.output_nr = 0
+    return n
+
+
+# ---------------------------------------------------------------------------------------------
+# helpers used by the backward formulas in decl.py (written in tensorlib ops, so that
+# create_graph=True records them and higher-order gradients work)
+
+cdef inline bint _req_any(object x):
+    if isinstance(x, (list, tuple)):
+        for v in x:
+            if _req(v):
+                return True
+        return False
+    return _req(x)
+
+
+def _sizes_of(x):
+    if isinstance(x, TensorBase):
+        return tuple(x.shape)
+    return [tuple(v.shape) for v in x]
+
+
+def _inverse_perm(dims):
+    n = len(dims)
+    inv = [0] * n
+    for i, d in enumerate(dims):
+        inv[d % n if n else 0] = i
+    return tuple(inv)
+
+
+def _scale(grad, alpha):
+    return grad if (alpha == 1 and type(alpha) is int) else grad * alpha
+
+
+def _zeros_grad(grad):
+    return _GENERATED_FUNCTIONS["zeros_like"](grad)
+
+
+def _embed_backward(grad, sizes, region_fn):
+    """Gradient of a view/slice op: zeros of the input's shape with ``grad`` written into the
+    region the op selected (copy_ into a view of a non-leaf is itself differentiable, so
+    higher-order gradients flow)."""
+    z = _GENERATED_FUNCTIONS["zeros"](sizes, dtype=grad.dtype)
+    region_fn(z).copy_(grad)
+    return z
+
+
+def _narrow_backward(grad, sizes, dim, start, length):
+    return _embed_backward(grad, sizes, lambda z: z.narrow(dim, start, length))
+
+
+def _select_backward(grad, sizes, dim, index):
+    return _embed_backward(grad, sizes, lambda z: z.select(dim, index))
+
+
+def _diagonal_backward(grad, sizes, offset, dim1, dim2):
+    return _embed_backward(grad, sizes, lambda z: z.diagonal(offset, dim1, dim2))
+
+
+def _as_strided_backward(grad, sizes, strides, offset, size, stride, storage_offset):
+    return _embed_backward(grad, sizes, lambda z: z.as_strided(
+        size, stride, (offset if storage_offset is None else storage_offset) - offset))
+
+
+def _unfold_backward(grad, sizes, dim, size, step):
+    z = _GENERATED_FUNCTIONS["zeros"](sizes, dtype=grad.dtype)
+    d = dim % len(sizes) if len(sizes) else 0
+    n = grad.shape[d] if len(sizes) else 1
+    for i in range(n):
+        window = grad.select(d, i).movedim(-1, d) if len(sizes) else grad
+        region = z.narrow(d, i * step, size) if len(sizes) else z
+        region.add_(window)
+    return z
+
+
+def _materialize(grads, metas):
+    """Missing output gradients (outputs that did not reach the loss) as zeros."""
+    out = []
+    for g, m in zip(grads, metas):
+        if g is None and m is not None:
+            g = _GENERATED_FUNCTIONS["zeros"](m[0], dtype=m[1])
+        out.append(g)
+    return out
+
+
+def _cat_backward(grad, sizes, dim):
+    out = []
+    pos = 0
+    for s in sizes:
+        if len(s) == 1 and s[0] == 0:
+            out.append(None)
+            continue
+        d = dim % len(s)
+        out.append(grad.narrow(d, pos, s[d]))
+        pos += s[d]
+    return out
+
+
+def _split_backward(grads, node, dim):
+    gs = _materialize(grads, node._output_meta)
+    return _GENERATED_FUNCTIONS["cat"](gs, dim)
+
+
+def _unbind_backward(grads, node, dim):
+    gs = _materialize(grads, node._output_meta)
+    return _GENERATED_FUNCTIONS["stack"](gs, dim)
+
+
+def _repeat_backward(grad, sizes, repeats):
+    lead = len(repeats) - len(sizes)
+    padded = (1,) * lead + tuple(sizes)
+    shape = []
+    for r, s in zip(repeats, padded):
+        shape += [r, s]
+    g = grad.reshape(shape)
+    for i in range(len(repeats) - 1, -1, -1):
+        g = g.sum(2 * i)
+    return g.reshape(sizes)
+
+
+def _tile_backward(grad, sizes, dims):
+    dims = tuple(dims)
+    if len(dims) < len(sizes):
+        dims = (1,) * (len(sizes) - len(dims)) + dims
+    return _repeat_backward(grad, sizes, dims)
+
+
+def _pow_backward_self(grad, self, exponent):
+    if not isinstance(exponent, TensorBase) and exponent == 0:
+        return grad * 0
+    return grad * exponent * self ** (exponent - 1) if isinstance(exponent, TensorBase) \
+        else grad * (exponent * self ** (exponent - 1))
+
+
+def _pow_backward_exponent(grad, self, exponent, result):
+    """d(self ** e)/de = result * log(self); 0 where self == 0 and e >= 0 (PyTorch)."""
+    import math
+    if isinstance(self, TensorBase):
+        return where((self == 0) & (exponent >= 0), 0.0, grad * result * self.log())
+    if self == 0:
+        return where(exponent >= 0, 0.0, grad * result * float("-inf"))
+    return grad * result * (math.log(self) if self > 0 else float("nan"))
+
+
+def _silu_backward(grad, self):
+    s = self.sigmoid()
+    return grad * s * (1 + self * (1 - s))
+
+
+def _gelu_backward(grad, self, approximate):
+    if approximate == "tanh":
+        k = 0.7978845608028654
+        inner = k * (self + 0.044715 * self * self * self)
+        t = inner.tanh()
+        return grad * (0.5 * (1 + t) + 0.5 * self * (1 - t * t) * k * (1 + 3 * 0.044715 * self * self))
+    cdf = 0.5 * (1 + (self * 0.7071067811865476).erf())
+    pdf = (-0.5 * self * self).exp() * 0.3989422804014327
+    return grad * (cdf + self * pdf)
+
+
+def _elu_backward(grad, self, alpha):
+    return where(self > 0, grad, grad * alpha * self.exp())
+
+
+def _softplus_backward(grad, self, beta, threshold):
+    z = self * beta
+    return where(z > threshold, grad, grad * z.sigmoid())
+
+
+def _clamp_backward(grad, self, lo, hi):
+    mask = None
+    if lo is not None:
+        mask = self >= lo
+    if hi is not None:
+        m2 = self <= hi
+        mask = m2 if mask is None else mask & m2
+    return grad * mask
+
+
+def _clamp_bound_backward(grad, self, bound, upper):
+    if not isinstance(bound, TensorBase):
+        return None
+    return grad * ((self > bound) if upper else (self < bound))
+
+
+def _max_min_share(grad, self, other, bigger):
+    """maximum/minimum: the winner gets the gradient; ties share it evenly (PyTorch)."""
+    win = (self > other) if bigger else (self < other)
+    return grad * (win + (self == other) * 0.5)
+
+
+def _sum_to_shape(TensorBase g, shape):
+    """Reduce a broadcast gradient back to ``shape``: sum the leading dims it gained and the
+    dims where the input had size 1."""
+    cdef int lead = g._ndim - len(shape)
+    dims = list(range(lead))
+    for i in range(len(shape)):
+        if shape[i] == 1 and g._shape[lead + i] != 1:
+            dims.append(lead + i)
+    if dims:
+        g = g.sum(tuple(dims), keepdim=True)
+    if lead > 0 or g.shape != shape:
+        g = g.reshape(tuple(shape))
+    return g
+
+
+# exposed for the engine
+def _accumulator_of(TensorBase leaf):
+    return _grad_accumulator(leaf)
+
+
+def _edge(TensorBase t):
+    return _edge_of(t)
+
+
+def _meta_of(TensorBase t):
+    return _meta(t)
+
+
+def _set_grad_fn(TensorBase t, Node node, int output_nr=0):
+    """Used by autograd.Function to attach its node to the outputs."""
+    _set_history(t, node, output_nr)
+
+
+def _new_function_node(type cls, fn, tuple inputs):
+    return _new_node(cls, fn, inputs)
+
+
+def _save_for_backward(TensorBase t, bint is_output):
+    return _save(t, is_output)
+
+
+def _unpack_saved(s, Node node):
+    return _unpack(s, node)
+
+
+def _released_message():
+    return _released_error()
+
+
+def _alias_of(TensorBase t, bint share_version=True):
+    """Same data; a new tensor object outside the graph."""
+    return _alias(t, t._vc if share_version else _new_vc())
+
+
+def _detach_inplace(TensorBase t):
+    if t._view_base is not None and t._requires_grad and t._grad_fn is not None:
+        raise RuntimeError("Can't detach views in-place. Use detach() instead.")
+    t._grad_fn = None
+    t._requires_grad = False

@@ -1,0 +1,207 @@
+"""The backward engine: walks the recorded graph from the outputs to the leaves.
+
+Iterative and dependency-counted: a node runs once every node that feeds it a gradient has
+run; among ready nodes the one created last (highest sequence number) runs first. Memory is
+handed back as early as possible: each gradient buffer is dropped as soon as it is passed on,
+and each node's saved tensors are released right after it ran (unless retain_graph=True), so
+memory falls during backward, not after it.
+"""
+import heapq
+
+from tensorlib._core import tensor as _C
+from tensorlib._core.tensor import TensorBase
+
+__all__ = ["run_backward"]
+
+
+def _accumulate_grad(node, grads):
+    """AccumulateGrad's step: add the gradient into ``variable.grad`` (never in place, so a
+    gradient tensor shared by two leaves can never be corrupted by later accumulation)."""
+    var = node.variable
+    g = grads[0]
+    if g is None:
+        return ()
+    if _C._is_grad_enabled():                   # create_graph: keep the graph of the gradient
+        var.grad = g if var.grad is None else var.grad + g
+    else:
+        var.grad = g.detach() if var.grad is None else (var.grad + g)
+    return ()
+
+
+_C._register_accumulate_fn(_accumulate_grad)
+
+
+def _run_tensor_hooks(hooks, grad, where):
+    for hook in list(hooks):
+        new = hook(grad)
+        if new is not None:
+            if not isinstance(new, TensorBase):
+                raise TypeError(f"hook returned an object of type {type(new).__name__}, expected a Tensor")
+            if new.shape != grad.shape:
+                raise RuntimeError(f"hook '{getattr(hook, '__name__', hook)}' has changed the size of "
+                                   f"value: expected {list(grad.shape)}, got {list(new.shape)} ({where})")
+            grad = new
+    return grad
+
+
+def _fit(g, meta, node, i):
+    """Bring an input gradient to the input's shape (sum broadcast dims) and dtype."""
+    shape, dtype = meta
+    if g.shape != shape:
+        try:
+            g = _C._sum_to_shape(g, shape)
+        except RuntimeError:
+            raise RuntimeError(f"Function {type(node).__name__} returned an invalid gradient at index "
+                               f"{i} - got {list(g.shape)} but expected shape compatible with "
+                               f"{list(shape)}") from None
+    if g.dtype is not dtype:
+        g = g.to(dtype)
+    return g
+
+
+def _collect_dependencies(roots):
+    """How many gradient edges lead into each node reachable from the roots (iterative)."""
+    deps = {}
+    stack = [n for n in roots]
+    seen = set(id(n) for n in roots)
+    while stack:
+        node = stack.pop()
+        for nxt, _ in node.next_edges:
+            if nxt is None:
+                continue
+            deps[nxt] = deps.get(nxt, 0) + 1
+            if id(nxt) not in seen:
+                seen.add(id(nxt))
+                stack.append(nxt)
+    return deps
+
+
+def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
+                 allow_unused=False, accumulate=True):
+    """Propagate ``grad_outputs`` from ``outputs`` through the graph.
+
+    accumulate=True (Tensor.backward): add into the ``.grad`` of the leaves (only those in
+    ``inputs`` when given). accumulate=False (autograd.grad): return the gradients of
+    ``inputs`` instead, touching no ``.grad``.
+    """
+    roots, buffers = [], {}
+    for i, (t, g) in enumerate(zip(outputs, grad_outputs)):
+        if not isinstance(t, TensorBase):
+            raise TypeError(f"element {i} of tensors is not a Tensor")
+        if not t.requires_grad:
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
+        node, nr = _C._edge(t)
+        buf = buffers.setdefault(node, [None] * node._num_outputs)
+        buf[nr] = g if buf[nr] is None else buf[nr] + g
+        if node not in roots:
+            roots.append(node)
+
+    # What to capture (autograd.grad) or restrict accumulation to (backward(inputs=...)).
+    capture = {}
+    if inputs is not None:
+        for k, t in enumerate(inputs):
+            if not isinstance(t, TensorBase):
+                raise TypeError(f"inputs must be Tensors, got {type(t).__name__}")
+            if not t.requires_grad:
+                raise RuntimeError(f"One of the differentiated Tensors does not require grad")
+            edge = _C._edge(t)
+            capture.setdefault(edge, []).append(k)
+    results = [None] * (len(inputs) if inputs is not None else 0)
+    accumulate_only = None
+    if accumulate and inputs is not None:
+        accumulate_only = set(id(t) for t in inputs)
+
+    deps = _collect_dependencies(roots)
+    ready, counter = [], 0
+    for node in roots:
+        if deps.get(node, 0) == 0:
+            heapq.heappush(ready, (-node._sequence_nr, counter, node))
+            counter += 1
+
+    prev_mode = _C._set_grad_enabled(create_graph)
+    try:
+        while ready:
+            _, _, node = heapq.heappop(ready)
+            grads = buffers.pop(node, None)
+            if grads is None:
+                grads = [None] * node._num_outputs
+            # tensor hooks on this node's outputs, then capture for autograd.grad
+            if node._pre_hooks:
+                for nr, hooks in node._pre_hooks.items():
+                    if grads[nr] is not None:
+                        grads[nr] = _run_tensor_hooks(hooks, grads[nr], type(node).__name__)
+            if node._node_pre_hooks:
+                for hook in node._node_pre_hooks:
+                    new = hook(tuple(grads))
+                    if new is not None:
+                        grads = list(new)
+            is_acc = type(node) is _C.AccumulateGrad
+            if is_acc:
+                var_hooks = _C._meta_of(node.variable).hooks
+                if var_hooks and grads[0] is not None:
+                    grads[0] = _run_tensor_hooks(var_hooks, grads[0], "leaf")
+            if capture:
+                for nr in range(len(grads)):
+                    ks = capture.get((node, nr))
+                    if ks and grads[nr] is not None:
+                        for k in ks:
+                            results[k] = grads[nr]
+            if is_acc:
+                if accumulate and (accumulate_only is None or id(node.variable) in accumulate_only):
+                    _accumulate_grad(node, grads)
+                continue
+            if all(g is None for g in grads):
+                # no gradient reached this node: its inputs get none either
+                in_grads = [None] * len(node.next_edges)
+            else:
+                try:
+                    in_grads = node._fn(node, tuple(grads))
+                except Exception as exc:
+                    if node._trace:
+                        raise type(exc)(f"{exc}\n\nThe forward call that created {type(node).__name__} "
+                                        f"(anomaly mode):\n{node._trace}") from exc
+                    raise
+            if node._hooks:
+                for hook in node._hooks:
+                    new = hook(tuple(in_grads), tuple(grads))
+                    if new is not None:
+                        in_grads = new
+            del grads
+            if not retain_graph:
+                node._release()
+            if _C._is_anomaly_enabled():
+                _check_nan(node, in_grads)
+            metas = node._input_meta
+            for i, (nxt, nr) in enumerate(node.next_edges):
+                if nxt is None:
+                    continue
+                g = in_grads[i] if i < len(in_grads) else None
+                if g is not None and metas[i] is not None:
+                    g = _fit(g, metas[i], node, i)
+                buf = buffers.get(nxt)
+                if buf is None:
+                    buf = buffers[nxt] = [None] * nxt._num_outputs
+                if g is not None:
+                    buf[nr] = g if buf[nr] is None else buf[nr] + g
+                deps[nxt] -= 1
+                if deps[nxt] == 0:
+                    heapq.heappush(ready, (-nxt._sequence_nr, counter, nxt))
+                    counter += 1
+            del in_grads
+    finally:
+        _C._set_grad_enabled(prev_mode)
+
+    if not accumulate:
+        for k, r in enumerate(results):
+            if r is None and not allow_unused:
+                raise RuntimeError("One of the differentiated Tensors appears to not have been used "
+                                   "in the graph. Set allow_unused=True if this is the desired behavior.")
+        return tuple(results)
+    return None
+
+
+def _check_nan(node, in_grads):
+    for g in in_grads:
+        if g is not None and bool(g.isnan().any()):
+            raise RuntimeError(f"Function '{type(node).__name__}' returned nan values in its "
+                               f"output.")
