@@ -270,3 +270,16 @@ cdef TensorBase _as_tensor(object data, object dt, object dev):
         t = _borrow_numpy(<cnp.ndarray>data)
         return t if dt is None else _to_dtype(t, <DType>dt, False)
     return _tensor_from_data(data, default_float_dtype() if dt is None else <DType>dt, _devarg(dev), dt is not None)
+
+
+cdef TensorBase _tensor_copy(object data, object dt, object dev, str name):
+    """tensor(data) / Tensor.new_tensor(data): always a copy; from a tensor PyTorch warns
+    that clone() says it better (and keeps autograd out of it)."""
+    if isinstance(data, TensorBase):
+        warnings.warn(f"To copy construct from a tensor, it is recommended to use "
+                      f"sourceTensor.detach().clone() or sourceTensor.detach().clone()"
+                      f".requires_grad_(True), rather than {name}(sourceTensor).",
+                      UserWarning, stacklevel=1)
+    return _tensor_from_data(data, default_float_dtype() if dt is None else <DType>dt,
+                             _devarg(dev), dt is not None)
+
