@@ -297,9 +297,10 @@ cdef int _resize_out(TensorBase out, int ndim, const int64_t* shape) except -1:
     if same:
         return 0
     if out._numel != 0:
+        # stacklevel=1: Cython functions push no Python frames, so 1 is the caller
         warnings.warn(f"An output with one or more elements was resized since it had shape "
                       f"{list(out.shape)}, which does not match the required output shape "
-                      f"{shape_str(ndim, shape)}. This behavior is deprecated.", UserWarning, stacklevel=3)
+                      f"{shape_str(ndim, shape)}. This behavior is deprecated.", UserWarning, stacklevel=1)
     need = _checked_nbytes(ndim, shape, out._dtype.itemsize)
     if need + out._offset * out._dtype.itemsize > out._storage._nbytes:
         out._storage = new_storage(need, out._storage.device)

@@ -230,8 +230,9 @@ cdef tuple _meshgrid(tuple tensors, object indexing):
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tuple(tensors[0])
     if indexing is None:
+        # stacklevel=1: Cython functions push no Python frames, so 1 is the caller
         warnings.warn("torch.meshgrid: in an upcoming release, it will be required to pass the "
-                      "indexing argument.", UserWarning, stacklevel=3)
+                      "indexing argument.", UserWarning, stacklevel=1)
         indexing = "ij"
     if indexing not in ("ij", "xy"):
         raise RuntimeError(f"torch.meshgrid: indexing must be one of \"xy\" or \"ij\", but received: {indexing}")
