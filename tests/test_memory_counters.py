@@ -330,3 +330,19 @@ def test_counter_invariant_random_programs(ops):
     base = memory.memory_allocated()
     _run_program(ops, base)
     assert memory.memory_allocated() == base
+
+
+def test_failed_allocation_raises_and_counts_nothing():
+    s0 = stats()
+    with pytest.raises(tensorlib.OutOfMemoryError, match="can't allocate memory") as e:
+        tensorlib.empty(2 ** 62, dtype=tensorlib.int8)     # 4 EiB: beyond any address space
+    assert isinstance(e.value, RuntimeError) and isinstance(e.value, MemoryError)
+    s1 = stats()
+    for k in KEYS:
+        assert s1[k] == s0[k], k
+
+
+def test_failed_allocation_class_like_torch(torch):
+    with pytest.raises(RuntimeError):
+        torch.empty(2 ** 62, dtype=torch.int8)
+
