@@ -216,8 +216,29 @@ cdef int _check_infer(object obj, int depth, list shape, int code) except -2:
     n = len(obj)
     if n != shape[depth]:
         raise ValueError(f"expected sequence of length {shape[depth]} at dim {depth} (got {n})")
+    if depth == ndim - 1 and type(obj) is list:
+        return _infer_list_of_leaves(<list>obj, depth + 1, code)
     for v in obj:
         code = _check_infer(v, depth + 1, shape, code)
+    return code
+
+
+cdef int _infer_list_of_leaves(list obj, int depth, int code) except -2:
+    """The innermost level, usually a list of plain Python numbers: exact-type checks first."""
+    cdef int c, float_code = default_float_dtype().code
+    for v in obj:
+        if type(v) is float:
+            c = float_code
+        elif type(v) is int:
+            c = DT_INT64
+        elif type(v) is bool:
+            c = DT_BOOL
+        else:
+            if _is_seq(v):
+                raise TypeError(f"expected a number at dim {depth} but got a sequence of length "
+                                f"{len(v)} ({type(v).__name__}): nested lists must be rectangular")
+            c = _leaf_code(v)
+        code = c if code < 0 else promote_codes(code, c)
     return code
 
 
@@ -229,14 +250,39 @@ cdef bint _leaf_is_float(object v):
     return isinstance(v, (float, np.floating))
 
 
-cdef int64_t _fill_values(object obj, char* buf, int64_t pos, int buf_code, DType dt) except -1:
+cdef int64_t _fill_values(object obj, char* buf, int64_t pos, int buf_code, DType dt,
+                          int depth, int ndim) except -1:
     """Write the leaves of (already checked) obj in row-major order into buf, whose slots are
     int64, double or bool (``buf_code``), checking each value against the target ``dt``."""
-    cdef int64_t iv
-    if _is_seq(obj):
+    if depth < ndim:
+        if depth == ndim - 1 and type(obj) is list:
+            return _fill_list_of_leaves(<list>obj, buf, pos, buf_code, dt)
         for v in obj:
-            pos = _fill_values(v, buf, pos, buf_code, dt)
+            pos = _fill_values(v, buf, pos, buf_code, dt, depth + 1, ndim)
         return pos
+    _fill_leaf(obj, buf, pos, buf_code, dt)
+    return pos + 1
+
+
+cdef int64_t _fill_list_of_leaves(list obj, char* buf, int64_t pos, int buf_code, DType dt) except -1:
+    """The innermost level: plain floats into a double buffer and plain ints into an int64
+    target take no Python-level checks."""
+    for v in obj:
+        if buf_code == DT_FLOAT64 and type(v) is float:
+            (<double*>buf)[pos] = <double>v
+        elif buf_code == DT_INT64 and dt.code == DT_INT64 and type(v) is int:
+            try:
+                (<int64_t*>buf)[pos] = <int64_t>v
+            except OverflowError:
+                raise ValueError(f"Overflow when unpacking long long: {v} does not fit in int64") from None
+        else:
+            _fill_leaf(v, buf, pos, buf_code, dt)
+        pos += 1
+    return pos
+
+
+cdef int _fill_leaf(object obj, char* buf, int64_t pos, int buf_code, DType dt) except -1:
+    cdef int64_t iv
     if isinstance(obj, TensorBase):
         obj = _item(<TensorBase>obj)
     elif isinstance(obj, np.ndarray):
@@ -255,7 +301,7 @@ cdef int64_t _fill_values(object obj, char* buf, int64_t pos, int buf_code, DTyp
             raise ValueError(f"Overflow when unpacking long long: {obj} does not fit in int64") from None
         _check_scalar_fits(iv, dt, False, False)
         (<int64_t*>buf)[pos] = iv
-    return pos + 1
+    return 0
 
 
 cdef TensorBase _tensor_from_data(object data, DType dt, Device dev, bint dtype_given):
@@ -286,5 +332,5 @@ cdef TensorBase _tensor_from_data(object data, DType dt, Device dev, bint dtype_
     for i in range(len(shape)):
         sh[i] = shape[i]
     tmp = empty_tensor(len(shape), sh, dtype_of(buf_code), dev)
-    _fill_values(data, tensor_data(tmp), 0, buf_code, dt)
+    _fill_values(data, tensor_data(tmp), 0, buf_code, dt, 0, len(shape))
     return _to_dtype(tmp, dt, False)
