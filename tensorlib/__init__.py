@@ -10,7 +10,7 @@ import os as _os
 from tensorlib._core.dtype import (
     dtype, bool_ as bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64,
     get_default_dtype, set_default_dtype, promote_types, can_cast, finfo, iinfo)
-from tensorlib._core.allocator import device
+from tensorlib._core.allocator import device, OutOfMemoryError
 from tensorlib._core import tensor as _C
 from tensorlib._core.tensor import from_numpy
 from tensorlib.tensor import (

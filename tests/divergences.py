@@ -31,3 +31,7 @@ INT_SUM_DTYPE = np.int64
 # Python float scalars are weak in PyTorch: half_tensor * 2.5 stays float16 (NumPy 2 agrees;
 # NumPy 1 did not).
 HALF_TIMES_PY_FLOAT_DTYPE = np.float16
+
+# float64 -> float16: PyTorch converts through float32 (two roundings: 1 + 2**-11 + 2**-40
+# becomes 1.0); NumPy rounds once (1.0009765625). tensorlib follows PyTorch.
+F64_TO_F16_ROUNDS_THROUGH_F32 = True

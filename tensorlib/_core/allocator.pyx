@@ -16,6 +16,11 @@ cdef extern from "stdlib.h" nogil:
 ROLE_NAMES = ("unknown", "parameter", "buffer", "input", "activation", "saved-for-backward",
               "gradient", "optimizer-state", "temporary")
 
+class OutOfMemoryError(RuntimeError, MemoryError):
+    """The allocator could not get memory from the system. A RuntimeError, as PyTorch raises
+    for a failed CPU allocation, and a MemoryError, as Python code expects."""
+
+
 cdef enum:
     ALIGNMENT = 64      # bytes; a cache line, and enough for any vector load
     ROUND = 512         # requests are rounded up to this, as a caching allocator would
@@ -118,8 +123,8 @@ cdef class Allocator:
         if size == 0:
             size = ROUND
         if posix_memalign(&p, ALIGNMENT, <size_t>size) != 0 or p == NULL:
-            raise MemoryError(f"CPU allocator: failed to allocate {nbytes} bytes "
-                              f"(allocated: {self.allocated_current} bytes)")
+            raise OutOfMemoryError(f"CPU allocator: can't allocate memory: you tried to allocate "
+                                   f"{nbytes} bytes (allocated: {self.allocated_current} bytes)")
         rounded[0] = size
         self.allocated_current += size
         self.allocated_total += size

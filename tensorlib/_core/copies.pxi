@@ -30,17 +30,84 @@ cdef TensorBase _empty_strided(tuple size, tuple stride, DType dt, Device dev):
     return t
 
 
+cdef bint _keeps_layout(int ndim, const int64_t* shape, const int64_t* strides):
+    """PyTorch's non-overlapping-and-dense test for preserve_format: the dims of size >= 2,
+    taken by increasing stride, tile memory exactly (size-1 dims never disqualify; an empty
+    tensor always keeps its strides)."""
+    cdef int64_t order[MAX_DIMS]
+    cdef int i, j, n = 0
+    cdef int64_t need = 1, k
+    for i in range(ndim):
+        if shape[i] == 0:
+            return True
+    for i in range(ndim):
+        if shape[i] >= 2:
+            # insertion by increasing stride
+            j = n
+            while j > 0 and strides[order[j - 1]] > strides[i]:
+                order[j] = order[j - 1]
+                j -= 1
+            order[j] = i
+            n += 1
+    for j in range(n):
+        k = order[j]
+        if strides[k] != need:
+            return False
+        need *= shape[k]
+    return True
+
+
+cdef int _swap_order(const int64_t* shape, const int64_t* strides, int64_t a, int64_t b) noexcept:
+    """Whether dim a (now inner) must go outside dim b: 1 yes, -1 no, 0 cannot tell."""
+    if strides[a] == 0 or strides[b] == 0:
+        return 0
+    if strides[a] != strides[b]:
+        return 1 if strides[a] > strides[b] else -1
+    return 1 if shape[a] > shape[b] else 0
+
+
+cdef void _dense_strides_like(int ndim, const int64_t* shape, const int64_t* strides,
+                              int64_t* out) noexcept:
+    """Contiguous strides laid out in ``strides``' memory order (PyTorch's inference for a
+    non-dense input): dims sorted innermost first by stride with an insertion sort that
+    leaves undecidable pairs (a 0 stride) in their original order."""
+    cdef int64_t perm[MAX_DIMS]
+    cdef int i, d0, d1
+    cdef int64_t tmp, cur = 1
+    cdef int c
+    for i in range(ndim):
+        perm[i] = ndim - 1 - i
+    for i in range(1, ndim):
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            c = _swap_order(shape, strides, perm[d0], perm[d1])
+            if c > 0:
+                tmp = perm[d0]
+                perm[d0] = perm[d1]
+                perm[d1] = tmp
+                d1 = d0
+            elif c < 0:
+                break
+    for i in range(ndim):
+        out[perm[i]] = cur
+        cur *= shape[perm[i]]
+
+
 cdef TensorBase _empty_preserving(TensorBase like, DType dt):
-    """Uninitialized tensor like ``like``: same strides when they are dense and non-overlapping
-    (PyTorch's preserve_format), else contiguous."""
+    """Uninitialized tensor like ``like`` in PyTorch's preserve_format: the very same strides
+    when ``like`` is non-overlapping and dense (size-1 dims included), else contiguous strides
+    in ``like``'s memory order."""
     cdef TensorBase t
+    cdef int64_t st[MAX_DIMS]
     if dt is None:
         dt = like._dtype
-    if like._contiguous or not is_non_overlapping_and_dense(like._ndim, like._shape, like._strides):
-        return empty_tensor(like._ndim, like._shape, dt, like._storage.device)
+    if _keeps_layout(like._ndim, like._shape, like._strides):
+        memcpy(st, like._strides, like._ndim * sizeof(int64_t))
+    else:
+        _dense_strides_like(like._ndim, like._shape, like._strides, st)
     t = _alloc_object()
-    _set_geometry(t, like._ndim, like._shape, like._strides)
-    t._storage = new_storage(like._numel * dt.itemsize, like._storage.device)
+    _set_geometry(t, like._ndim, like._shape, st)
+    t._storage = new_storage(_checked_nbytes(like._ndim, like._shape, dt.itemsize), like._storage.device)
     t._dtype = dt
     t._vc = _new_vc()
     return t
@@ -67,7 +134,8 @@ cdef TensorBase _copy_(TensorBase self, object src, bint non_blocking=False):
 
 
 cdef int _fill_raw(TensorBase t, object value) except -1:
-    """Write a Python scalar into every element (no version bump)."""
+    """Write a Python scalar into every element (no version bump). Like PyTorch, a value the
+    dtype cannot hold raises instead of wrapping (see _check_scalar_fits)."""
     cdef int64_t zeros[MAX_DIMS]
     cdef int64_t iv
     cdef double dv
@@ -79,11 +147,11 @@ cdef int _fill_raw(TensorBase t, object value) except -1:
             raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
                                f"{(<TensorBase>value)._ndim} dimensions.")
         value = _item(<TensorBase>value)
-    if isinstance(value, bool):
-        bv = value
+    if isinstance(value, (bool, np.bool_)):
+        bv = bool(value)
         src = <char*>&bv
         src_dt = DT_BOOL
-    elif isinstance(value, int):
+    elif isinstance(value, (int, np.integer)):
         iv = _int64_value(value, t._dtype)
         src = <char*>&iv
         src_dt = DT_INT64
@@ -92,6 +160,7 @@ cdef int _fill_raw(TensorBase t, object value) except -1:
             dv = value
         except TypeError:
             raise TypeError(f"fill_(): argument 'value' must be Number, not {type(value).__name__}") from None
+        _check_scalar_fits(dv, t._dtype, True, True)
         src = <char*>&dv
         src_dt = DT_FLOAT64
     memset(zeros, 0, sizeof(zeros))
@@ -100,20 +169,51 @@ cdef int _fill_raw(TensorBase t, object value) except -1:
 
 
 cdef int64_t _int64_value(object value, DType dt) except? -1:
+    """A Python/NumPy integer as int64, checked against what ``dt`` can hold."""
     cdef int64_t iv
     try:
         iv = value
     except OverflowError:
-        raise RuntimeError(f"value cannot be converted to type {dt.name} without overflow") from None
-    if not dt.is_floating_point and dt.code != DT_BOOL and dt.code != DT_INT64:
-        info = _INT_RANGE[dt.code]
-        if iv < info[0] or iv > info[1]:
-            raise RuntimeError(f"value cannot be converted to type {dt.name} without overflow")
+        raise RuntimeError(f"value cannot be converted to type {dt.name} without overflow: {value}") from None
+    _check_scalar_fits(iv, dt, False, True)
     return iv
 
 
+# What PyTorch accepts when it stores one Python scalar into an integer dtype. Integers must lie
+# in [min, max], except that uint8 also takes negatives down to -255 (they wrap, as in C);
+# floats must lie in [min, max] before truncation (so 127.9 does not fit int8), and NaN never
+# fits. The float bounds are the integer bounds rounded to double, as PyTorch compares them
+# (so 2.0**63 passes for int64 and converts to its minimum).
 _INT_RANGE = {DT_UINT8: (0, 255), DT_INT8: (-128, 127), DT_INT16: (-32768, 32767),
-              DT_INT32: (-2147483648, 2147483647)}
+              DT_INT32: (-2147483648, 2147483647),
+              DT_INT64: (-9223372036854775808, 9223372036854775807)}
+# Finite values beyond these overflow a fill of a floating dtype (inf and NaN are stored as is).
+_FLOAT_MAX = {DT_FLOAT16: 65504.0, DT_BFLOAT16: float.fromhex("0x1.fep127"),
+              DT_FLOAT32: float.fromhex("0x1.fffffep127")}
+
+
+cdef int _check_scalar_fits(object v, DType dt, bint is_float, bint check_float_dtype) except -1:
+    """Raise PyTorch's RuntimeError when scalar ``v`` cannot be stored in ``dt`` without
+    overflow. ``check_float_dtype``: also range-check floating dtypes (fill_/full do; the
+    element stores of tensor(data) do not, and round to inf instead)."""
+    cdef double f
+    code = dt.code
+    if code == DT_BOOL or code == DT_FLOAT64:
+        return 0
+    if dt.is_floating_point:
+        if check_float_dtype:
+            f = v
+            if isfinite(f) and (f > _FLOAT_MAX[code] or f < -_FLOAT_MAX[code]):
+                raise RuntimeError(f"value cannot be converted to type {dt.name} without overflow: {v}")
+        return 0
+    lo, hi = _INT_RANGE[code]
+    if is_float:
+        f = v
+        if not (f >= <double>lo and f <= <double>hi):        # NaN fails both
+            raise RuntimeError(f"value cannot be converted to type {dt.name} without overflow: {v}")
+    elif v > hi or v < (-hi if code == DT_UINT8 else lo):
+        raise RuntimeError(f"value cannot be converted to type {dt.name} without overflow: {v}")
+    return 0
 
 
 cdef TensorBase _fill_(TensorBase self, object value):
@@ -164,16 +264,19 @@ cdef object _to(TensorBase t, tuple args, dict kwargs):
     if rest and isinstance(rest[0], TensorBase):
         other = <TensorBase>rest.pop(0)
         dt, dev = other._dtype, other._storage.device
-    elif rest and (isinstance(rest[0], (str, Device)) or rest[0] is None):
-        dev = rest.pop(0)
+    elif rest and (isinstance(rest[0], (str, Device)) or rest[0] is None
+                   or (isinstance(rest[0], int) and not isinstance(rest[0], bool))):
+        dev = rest.pop(0)                        # an int is a device index, as in PyTorch
     if rest and not isinstance(rest[0], bool):
         dt = rest.pop(0)
-    if rest:                                     # trailing non_blocking, copy
-        rest.pop(0)
-        if rest:
-            copy = rest.pop(0)
-    if rest:
-        raise TypeError("to() received an invalid combination of arguments")
+    # trailing non_blocking, copy: bools only (to(dtype, dtype) is an error, as in PyTorch)
+    if len(rest) > 2 or not all(isinstance(v, bool) for v in rest):
+        raise TypeError(f"to() received an invalid combination of arguments - got "
+                        f"({', '.join(_tname(a) for a in args)}): expected (device, dtype, "
+                        f"non_blocking, copy), (dtype, non_blocking, copy) or (tensor, "
+                        f"non_blocking, copy)")
+    if len(rest) == 2:
+        copy = rest[1]
     if dev is not None:
         _devarg(dev)                             # validates; only the CPU exists here
     cdef DType target = t._dtype if dt is None else _dtarg(dt, "to", "dtype")
@@ -194,9 +297,10 @@ cdef int _resize_out(TensorBase out, int ndim, const int64_t* shape) except -1:
     if same:
         return 0
     if out._numel != 0:
+        # stacklevel=1: Cython functions push no Python frames, so 1 is the caller
         warnings.warn(f"An output with one or more elements was resized since it had shape "
                       f"{list(out.shape)}, which does not match the required output shape "
-                      f"{shape_str(ndim, shape)}. This behavior is deprecated.", UserWarning, stacklevel=3)
+                      f"{shape_str(ndim, shape)}. This behavior is deprecated.", UserWarning, stacklevel=1)
     need = _checked_nbytes(ndim, shape, out._dtype.itemsize)
     if need + out._offset * out._dtype.itemsize > out._storage._nbytes:
         out._storage = new_storage(need, out._storage.device)

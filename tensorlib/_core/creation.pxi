@@ -87,64 +87,122 @@ cdef bint _is_float_number(object v):
     return isinstance(v, float) or isinstance(v, np.floating)
 
 
+cdef object _range_scalar(object v, str op, str name, int pos):
+    """A range bound or step as a Python number (one-element tensors are unwrapped)."""
+    if isinstance(v, TensorBase):
+        if (<TensorBase>v)._numel != 1:
+            raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be Number, not Tensor")
+        return _item(<TensorBase>v)
+    return v
+
+
+cdef int64_t _trunc_to_int64(object v, DType d) except? -1:
+    """A bound converted to an integer dtype's accumulator as PyTorch does: floats truncate
+    toward zero; anything outside int64 raises."""
+    cdef double f
+    if _is_float_number(v):
+        f = v
+        if not (f >= -9223372036854775808.0 and f < 9223372036854775808.0):
+            if not c_isfinite(f):
+                raise RuntimeError(f"unsupported range: value {f:g} cannot be converted to {d.name}")
+            raise RuntimeError(f"value cannot be converted to type int64 without overflow: {f:g}")
+        return <int64_t>f
+    try:
+        return v
+    except OverflowError:
+        raise RuntimeError(f"value cannot be converted to type int64 without overflow: {v}") from None
+
+
+cdef int64_t _checked_size(double size_d, str op) except -1:
+    if not (size_d >= 0 and size_d < 9.2e18):
+        raise RuntimeError(f"{op}: invalid size {size_d:g}, possible overflow?")
+    return <int64_t>size_d
+
+
 cdef TensorBase _arange(object start, object end, object step, object dt, object dev, object out):
+    """PyTorch's arange: float dtypes compute ``start + i * step`` in double; integer dtypes
+    truncate the bounds and step to int64 first (int64 sizes itself exactly from those,
+    the narrower integer dtypes from the untruncated values, as PyTorch does)."""
     cdef DType d
     cdef double fs, fe, fst
-    cdef int64_t n, i, is_, ist
+    cdef int64_t n, i, xs, xe, xst
     cdef TensorBase t
+    cdef int64_t* ip
+    cdef double* dp
     if end is None:
         start, end = 0, start
-    for v in (start, end, step):
-        if isinstance(v, TensorBase) and (<TensorBase>v)._numel != 1:
-            raise RuntimeError("arange: start, end and step must be scalars")
-    use_float = _is_float_number(start) or _is_float_number(end) or _is_float_number(step)
+    start = _range_scalar(start, "arange", "start", 1)
+    end = _range_scalar(end, "arange", "end", 2)
+    step = _range_scalar(step, "arange", "step", 3)
     if dt is None:
+        use_float = _is_float_number(start) or _is_float_number(end) or _is_float_number(step)
         d = default_float_dtype() if use_float else dtype_of(DT_INT64)
     else:
         d = <DType>dt
-    fs = float(start)
-    fe = float(end)
-    fst = float(step)
-    if not (c_isfinite(fs) and c_isfinite(fe)):
-        raise RuntimeError(f"unsupported range: {fs} -> {fe}")
-    if fst == 0:
-        raise RuntimeError("step must be nonzero")
-    if (fst > 0 and fe < fs) or (fst < 0 and fe > fs):
-        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
-    if not use_float and not d.is_floating_point:
-        # exact integer arithmetic: ceil((end - start) / step)
-        is_, ist = int(start), int(step)
-        span = int(end) - is_
-        n = -((-span) // ist) if ist > 0 else -((span) // -ist)
-    else:
-        n = <int64_t>c_ceil((fe - fs) / fst)
-    if n < 0:
-        n = 0
-    t = _new_empty((n,), dtype_of(DT_INT64) if (not use_float and not d.is_floating_point) else dtype_of(DT_FLOAT64), _devarg(dev))
-    if t._dtype.code == DT_INT64:
-        is_, ist = int(start), int(step)
+    if d.code == DT_BOOL:
+        raise NotImplementedError("\"arange_cpu\" not implemented for 'Bool'")
+    if d.is_floating_point:
+        fs = float(start)
+        fe = float(end)
+        fst = float(step)
+        if fst == 0:
+            raise RuntimeError("step must be nonzero")
+        if not (c_isfinite(fs) and c_isfinite(fe)):
+            raise RuntimeError(f"unsupported range: {fs:g} -> {fe:g}")
+        if (fst > 0 and fe < fs) or (fst < 0 and fe > fs):
+            raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+        n = _checked_size(c_ceil((fe - fs) / fst), "arange")
+        t = _new_empty((n,), dtype_of(DT_FLOAT64), _devarg(dev))
+        dp = <double*>tensor_data(t)
         for i in range(n):
-            (<int64_t*>tensor_data(t))[i] = is_ + i * ist
+            dp[i] = fs + i * fst
     else:
+        xs = _trunc_to_int64(start, d)
+        xe = _trunc_to_int64(end, d)
+        xst = _trunc_to_int64(step, d)
+        if xst == 0:
+            raise RuntimeError("step must be nonzero")
+        if (xst > 0 and xe < xs) or (xst < 0 and xe > xs):
+            raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+        if d.code == DT_INT64:
+            size = -((<object>xs - <object>xe) // <object>xst)    # exact ceil((xe - xs) / xst)
+            if size > INT64_MAX:
+                raise RuntimeError(f"arange: invalid size {size}, possible overflow?")
+            n = size
+        else:
+            n = _checked_size(c_ceil((float(end) - float(start)) / float(step)), "arange")
+        t = _new_empty((n,), dtype_of(DT_INT64), _devarg(dev))
+        ip = <int64_t*>tensor_data(t)
         for i in range(n):
-            (<double*>tensor_data(t))[i] = fs + i * fst
+            ip[i] = xs + i * xst                 # wraps (-fwrapv), then the cast wraps to d
     return _into_out(_to_dtype(t, d, False), out, "arange")
 
 
 cdef TensorBase _linspace(object start, object end, int64_t steps, object dt, object dev, object out, double base, bint log):
+    """Evaluated in double from both ends (first half up from start, second half down from
+    end), so both endpoints are exact. Integer dtypes truncate the endpoints first, as
+    PyTorch does."""
     cdef DType d = default_float_dtype() if dt is None else <DType>dt
-    cdef double fs = float(start), fe = float(end), step
+    cdef double fs, fe, step
     cdef int64_t i, half
     cdef double* p
+    start = _range_scalar(start, "logspace" if log else "linspace", "start", 1)
+    end = _range_scalar(end, "logspace" if log else "linspace", "end", 2)
+    if d.code == DT_BOOL:
+        raise NotImplementedError(f"\"{'logspace' if log else 'linspace'}_cpu\" not implemented for 'Bool'")
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
+    if d.is_floating_point:
+        fs = float(start)
+        fe = float(end)
+    else:
+        fs = <double>_trunc_to_int64(start, d)
+        fe = <double>_trunc_to_int64(end, d)
     cdef TensorBase t = _new_empty((steps,), dtype_of(DT_FLOAT64), _devarg(dev))
     p = <double*>tensor_data(t)
     if steps == 1:
         p[0] = fs
     elif steps > 1:
-        # symmetric evaluation: the first half counts up from start, the second half down from
-        # end, so both endpoints are exact
         step = (fe - fs) / (steps - 1)
         half = steps // 2
         for i in range(steps):
@@ -167,20 +225,27 @@ cdef TensorBase _eye(int64_t n, object m, object dt, object dev, object out):
 
 
 cdef tuple _meshgrid(tuple tensors, object indexing):
+    """Grids as expanded views. ``xy`` is ``ij`` with the first two inputs swapped and the
+    first two outputs swapped back, so output k varies along the dim input k would have in
+    Cartesian (x across columns) order."""
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tuple(tensors[0])
     if indexing is None:
+        # stacklevel=1: Cython functions push no Python frames, so 1 is the caller
         warnings.warn("torch.meshgrid: in an upcoming release, it will be required to pass the "
-                      "indexing argument.", UserWarning, stacklevel=3)
+                      "indexing argument.", UserWarning, stacklevel=1)
         indexing = "ij"
     if indexing not in ("ij", "xy"):
         raise RuntimeError(f"torch.meshgrid: indexing must be one of \"xy\" or \"ij\", but received: {indexing}")
     ts = [_targ(x, "meshgrid", "tensors", 1) for x in tensors]
+    if not ts:
+        raise RuntimeError("meshgrid expects a non-empty TensorList")
     for t in ts:
         if (<TensorBase>t)._ndim > 1:
             raise RuntimeError(f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: {t!r}")
-    if not ts:
-        return ()
+        if (<TensorBase>t)._dtype is not (<TensorBase>ts[0])._dtype:
+            raise RuntimeError(f"meshgrid expects all tensors to have the same dtype (got "
+                               f"{(<TensorBase>ts[0])._dtype} and {(<TensorBase>t)._dtype})")
     swap = indexing == "xy" and len(ts) >= 2
     if swap:
         ts[0], ts[1] = ts[1], ts[0]
@@ -192,7 +257,6 @@ cdef tuple _meshgrid(tuple tensors, object indexing):
         shape[i] = sizes[i]
         out.append(_expand(_view(<TensorBase>t, tuple(shape)), sizes))
     if swap:
-        out = [_transpose(<TensorBase>o, 0, 1) for o in out]
         out[0], out[1] = out[1], out[0]
     return tuple(out)
 
@@ -208,3 +272,16 @@ cdef TensorBase _as_tensor(object data, object dt, object dev):
         t = _borrow_numpy(<cnp.ndarray>data)
         return t if dt is None else _to_dtype(t, <DType>dt, False)
     return _tensor_from_data(data, default_float_dtype() if dt is None else <DType>dt, _devarg(dev), dt is not None)
+
+
+cdef TensorBase _tensor_copy(object data, object dt, object dev, str name):
+    """tensor(data) / Tensor.new_tensor(data): always a copy; from a tensor PyTorch warns
+    that clone() says it better (and keeps autograd out of it)."""
+    if isinstance(data, TensorBase):
+        warnings.warn(f"To copy construct from a tensor, it is recommended to use "
+                      f"sourceTensor.detach().clone() or sourceTensor.detach().clone()"
+                      f".requires_grad_(True), rather than {name}(sourceTensor).",
+                      UserWarning, stacklevel=1)
+    return _tensor_from_data(data, default_float_dtype() if dt is None else <DType>dt,
+                             _devarg(dev), dt is not None)
+

@@ -150,7 +150,7 @@ cdef dtype as_dtype(object obj):
     if isinstance(obj, dtype):
         return <dtype>obj
     if obj is float:
-        return _default_dtype
+        return float64         # PyTorch: dtype=float means double, whatever the default dtype
     if obj is int:
         return int64
     if obj is bool:
@@ -244,7 +244,9 @@ class finfo:
             self.eps = float(fi.eps)
             self.max = float(fi.max)
             self.tiny = float(fi.smallest_normal)
-            self.resolution = float(fi.resolution)
+            # PyTorch's resolution is exactly 10**-precision (NumPy's is that power of ten
+            # rounded to the dtype: 9.99999997e-07 for float32)
+            self.resolution = 10.0 ** -int(fi.precision)
             self.smallest_subnormal = float(fi.smallest_subnormal)
         self.min = -self.max
         self.smallest_normal = self.tiny
@@ -266,12 +268,12 @@ class iinfo:
         cdef dtype d = as_dtype(type)
         if d.is_floating_point:
             raise TypeError(f"iinfo only supports integer dtypes, got {d!r}")
-        self.dtype = d.name
         if d.code == DT_BOOL:
-            self.bits, self.min, self.max = 8, 0, 1
-        else:
-            ii = np.iinfo(d._np)
-            self.bits, self.min, self.max = int(ii.bits), int(ii.min), int(ii.max)
+            raise TypeError(f"{d!r} is not supported by tensorlib.iinfo")
+        self.dtype = d.name
+        ii = np.iinfo(d._np)
+        self.bits, self.min, self.max = int(ii.bits), int(ii.min), int(ii.max)
 
     def __repr__(self):
-        return f"iinfo(min={self.min}, max={self.max}, dtype={self.dtype})"
+        # PyTorch prints the bounds as floats (%g)
+        return f"iinfo(min={float(self.min):g}, max={float(self.max):g}, dtype={self.dtype})"

@@ -6,6 +6,9 @@ from cpython.ref cimport Py_INCREF
 
 cnp.import_array()
 
+cdef extern from "cpu_copy.h" nogil:
+    int64_t tl_f64_to_i64(double v)
+
 cdef extern from "numpy/arrayobject.h":
     int PyArray_SetBaseObject(cnp.ndarray arr, object obj) except -1
     object PyArray_NewFromDescr(PyTypeObject* subtype, cnp.dtype descr, int nd, cnp.npy_intp* dims,
@@ -96,6 +99,9 @@ cdef TensorBase _borrow_numpy(cnp.ndarray arr):
     cdef int itemsize = cnp.PyArray_ITEMSIZE(arr)
     cdef int64_t span = 0
     cdef TensorBase t
+    if not arr.dtype.isnative and _dtype_mod.from_numpy_dtype(arr.dtype.newbyteorder("=")) is not None:
+        raise ValueError("given numpy array has byte order different from the native byte order. "
+                         "Conversion between byte orders is currently not supported.")
     dt = _dtype_mod.from_numpy_dtype(arr.dtype) if arr.dtype.isnative else None
     if dt is None:
         raise TypeError(f"can't convert np.ndarray of type {arr.dtype}. The only supported types "
@@ -119,9 +125,10 @@ cdef TensorBase _borrow_numpy(cnp.ndarray arr):
             break
         span += (sh[i] - 1) * st[i]
     if not arr.flags.writeable:
+        # stacklevel=1: Cython functions push no Python frames, so 1 is the caller
         warnings.warn("The given NumPy array is not writable, and PyTorch does not support "
                       "non-writable tensors. This means writing to this tensor will result in "
-                      "undefined behavior.", UserWarning, stacklevel=3)
+                      "undefined behavior.", UserWarning, stacklevel=1)
     t = _alloc_object()
     _set_geometry(t, nd, sh, st)
     t._storage = borrow_storage(<char*>cnp.PyArray_DATA(arr), (span + 1) * itemsize, arr, CPU)
@@ -131,91 +138,178 @@ cdef TensorBase _borrow_numpy(cnp.ndarray arr):
 
 
 # -- tensor(data): nested sequences of Python/NumPy scalars --------------------------------------
-
-cdef enum ValueKind:
-    KIND_NONE = 0
-    KIND_BOOL = 1
-    KIND_INT = 2
-    KIND_FLOAT = 3
-
-
-cdef int _leaf_kind(object v) except -1:
-    if isinstance(v, bool) or isinstance(v, np.bool_):
-        return KIND_BOOL
-    if isinstance(v, int) or isinstance(v, np.integer):
-        return KIND_INT
-    if isinstance(v, float) or isinstance(v, np.floating):
-        return KIND_FLOAT
-    if isinstance(v, TensorBase) and (<TensorBase>v)._ndim == 0:
-        if (<TensorBase>v)._dtype.is_floating_point:
-            return KIND_FLOAT
-        return KIND_BOOL if (<TensorBase>v)._dtype.code == DT_BOOL else KIND_INT
-    if isinstance(v, complex):
-        raise TypeError("complex values are not supported (complex dtypes are out of scope)")
-    raise TypeError(f"new(): invalid data type '{type(v).__name__}'")
-
+#
+# Like PyTorch: the shape is read off the first element at every depth, then every element is
+# checked against it (a wrong length is a ValueError, a number where a sequence belongs or the
+# reverse a TypeError). Without a dtype, each leaf has one (Python bool/int/float -> bool,
+# int64, the default float dtype; NumPy scalars and 0-d tensors keep theirs) and the result is
+# their promotion. Values travel through an int64, double or bool buffer chosen by the target
+# dtype; integers that do not fit int64 raise PyTorch's ValueError, and values that do not fit
+# an integer target raise its RuntimeError.
 
 cdef bint _is_seq(object v):
-    if isinstance(v, (str, bytes)):
+    if isinstance(v, (list, tuple)):
+        return True
+    if isinstance(v, (str, bytes, bytearray, dict)):
         return False
     if isinstance(v, TensorBase):
         return (<TensorBase>v)._ndim > 0
     if isinstance(v, np.ndarray):
         return (<cnp.ndarray>v).ndim > 0
-    return isinstance(v, (list, tuple)) or (hasattr(v, "__len__") and hasattr(v, "__getitem__"))
+    if isinstance(v, np.generic):
+        return False
+    return hasattr(v, "__len__") and hasattr(v, "__getitem__") and not hasattr(v, "keys")
 
 
-cdef int _scan(object obj, int depth, list shape, int kind) except -1:
-    """Infer the shape (checking it is rectangular) and the widest value kind."""
+cdef int _leaf_code(object v) except -1:
+    """The dtype code a single value contributes to inference."""
+    if isinstance(v, (bool, np.bool_)):
+        return DT_BOOL
+    if isinstance(v, (np.integer, np.floating)) or (isinstance(v, np.ndarray) and (<cnp.ndarray>v).ndim == 0):
+        d = _dtype_mod.from_numpy_dtype(v.dtype) if v.dtype.isnative else None
+        if d is None:
+            raise TypeError(f"can't convert np.{v.dtype} value {v!r}. The only supported types are: "
+                            f"float64, float32, float16, int64, int32, int16, int8, uint8, and bool.")
+        return (<DType>d).code
+    if isinstance(v, int):
+        return DT_INT64
+    if isinstance(v, float):
+        return default_float_dtype().code
+    if isinstance(v, TensorBase):          # 0-d (sequences never reach here)
+        return (<TensorBase>v)._dtype.code
+    if isinstance(v, (str, bytes)):
+        raise TypeError(f"new(): invalid data type '{type(v).__name__}'")
+    if isinstance(v, (complex, np.complexfloating)):
+        raise TypeError("complex values are not supported (complex dtypes are out of scope)")
+    raise RuntimeError(f"Could not infer dtype of {type(v).__name__}")
+
+
+cdef list _infer_shape(object data):
+    """Sizes along the chain of first elements."""
+    cdef list shape = []
     cdef Py_ssize_t n
-    if not _is_seq(obj):
-        if depth != len(shape):
-            raise ValueError(f"expected sequence of length {shape[depth]} at dim {depth} "
-                             f"(got {type(obj).__name__})" if depth < len(shape) else
-                             f"expected a number at dim {depth}")
-        k = _leaf_kind(obj)
-        return k if k > kind else kind
-    n = len(obj)
-    if depth == len(shape):
-        if depth >= MAX_DIMS:
-            raise ValueError(f"too many dimensions: more than {MAX_DIMS}")
+    while _is_seq(data):
+        n = len(data)
         shape.append(n)
-    elif depth > len(shape) or shape[depth] != n:
-        raise ValueError(f"expected sequence of length {shape[depth] if depth < len(shape) else 0} "
-                         f"at dim {depth} (got {n})")
-    for i in range(n):
-        kind = _scan(obj[i], depth + 1, shape, kind)
-    if n == 0 and depth + 1 < len(shape):
-        raise ValueError(f"expected sequence of length {shape[depth + 1]} at dim {depth + 1} (got 0)")
-    return kind
+        if len(shape) > MAX_DIMS:
+            raise ValueError(f"too many dimensions: more than {MAX_DIMS}")
+        if n == 0:
+            break
+        data = data[0]
+    return shape
 
 
-cdef int64_t _fill_values(object obj, char* buf, int64_t pos, int kind) except -1:
-    """Write the leaves of obj in row-major order into buf (int64, double or uint8 slots)."""
-    if _is_seq(obj):
+cdef int _check_infer(object obj, int depth, list shape, int code) except -2:
+    """Check obj against shape from ``depth`` on; return the promotion of ``code`` and the
+    leaves' dtype codes (-1: no leaf yet)."""
+    cdef int ndim = len(shape), c
+    cdef Py_ssize_t n
+    if depth == ndim:
+        if _is_seq(obj):
+            raise TypeError(f"expected a number at dim {depth} but got a sequence of length "
+                            f"{len(obj)} ({type(obj).__name__}): nested lists must be rectangular")
+        c = _leaf_code(obj)
+        return c if code < 0 else promote_codes(code, c)
+    if not _is_seq(obj):
+        raise TypeError(f"expected a sequence of length {shape[depth]} at dim {depth} but got a "
+                        f"{type(obj).__name__}: nested lists must be rectangular")
+    n = len(obj)
+    if n != shape[depth]:
+        raise ValueError(f"expected sequence of length {shape[depth]} at dim {depth} (got {n})")
+    if depth == ndim - 1 and type(obj) is list:
+        return _infer_list_of_leaves(<list>obj, depth + 1, code)
+    for v in obj:
+        code = _check_infer(v, depth + 1, shape, code)
+    return code
+
+
+cdef int _infer_list_of_leaves(list obj, int depth, int code) except -2:
+    """The innermost level, usually a list of plain Python numbers: exact-type checks first."""
+    cdef int c, float_code = default_float_dtype().code
+    for v in obj:
+        if type(v) is float:
+            c = float_code
+        elif type(v) is int:
+            c = DT_INT64
+        elif type(v) is bool:
+            c = DT_BOOL
+        else:
+            if _is_seq(v):
+                raise TypeError(f"expected a number at dim {depth} but got a sequence of length "
+                                f"{len(v)} ({type(v).__name__}): nested lists must be rectangular")
+            c = _leaf_code(v)
+        code = c if code < 0 else promote_codes(code, c)
+    return code
+
+
+cdef bint _leaf_is_float(object v):
+    if isinstance(v, TensorBase):
+        return (<TensorBase>v)._dtype.is_floating_point
+    if isinstance(v, np.ndarray):
+        return v.dtype.kind == "f"
+    return isinstance(v, (float, np.floating))
+
+
+cdef int64_t _fill_values(object obj, char* buf, int64_t pos, int buf_code, DType dt,
+                          int depth, int ndim) except -1:
+    """Write the leaves of (already checked) obj in row-major order into buf, whose slots are
+    int64, double or bool (``buf_code``), checking each value against the target ``dt``."""
+    if depth < ndim:
+        if depth == ndim - 1 and type(obj) is list:
+            return _fill_list_of_leaves(<list>obj, buf, pos, buf_code, dt)
         for v in obj:
-            pos = _fill_values(v, buf, pos, kind)
+            pos = _fill_values(v, buf, pos, buf_code, dt, depth + 1, ndim)
         return pos
-    if isinstance(obj, TensorBase):
-        obj = _item(<TensorBase>obj)
-    if kind == KIND_FLOAT:
-        (<double*>buf)[pos] = float(obj)
-    elif kind == KIND_INT:
-        try:
-            (<int64_t*>buf)[pos] = int(obj)
-        except OverflowError:
-            raise RuntimeError(f"Overflow when unpacking long: {obj} does not fit in int64") from None
-    else:
-        (<uint8_t*>buf)[pos] = bool(obj)
+    _fill_leaf(obj, buf, pos, buf_code, dt)
     return pos + 1
 
 
+cdef int64_t _fill_list_of_leaves(list obj, char* buf, int64_t pos, int buf_code, DType dt) except -1:
+    """The innermost level: plain floats into a double buffer and plain ints into an int64
+    target take no Python-level checks."""
+    for v in obj:
+        if buf_code == DT_FLOAT64 and type(v) is float:
+            (<double*>buf)[pos] = <double>v
+        elif buf_code == DT_INT64 and dt.code == DT_INT64 and type(v) is int:
+            try:
+                (<int64_t*>buf)[pos] = <int64_t>v
+            except OverflowError:
+                raise ValueError(f"Overflow when unpacking long long: {v} does not fit in int64") from None
+        else:
+            _fill_leaf(v, buf, pos, buf_code, dt)
+        pos += 1
+    return pos
+
+
+cdef int _fill_leaf(object obj, char* buf, int64_t pos, int buf_code, DType dt) except -1:
+    cdef int64_t iv
+    if isinstance(obj, TensorBase):
+        obj = _item(<TensorBase>obj)
+    elif isinstance(obj, np.ndarray):
+        obj = obj[()]
+    if buf_code == DT_FLOAT64:
+        (<double*>buf)[pos] = float(obj)
+    elif buf_code == DT_BOOL:
+        (<uint8_t*>buf)[pos] = bool(obj)
+    elif _leaf_is_float(obj):
+        _check_scalar_fits(obj, dt, True, False)
+        (<int64_t*>buf)[pos] = tl_f64_to_i64(float(obj))
+    else:
+        try:
+            iv = obj
+        except OverflowError:
+            raise ValueError(f"Overflow when unpacking long long: {obj} does not fit in int64") from None
+        _check_scalar_fits(iv, dt, False, False)
+        (<int64_t*>buf)[pos] = iv
+    return 0
+
+
 cdef TensorBase _tensor_from_data(object data, DType dt, Device dev, bint dtype_given):
-    """tensor(data): always copies. Infers bool/int64/default-float from the values unless
+    """tensor(data): always copies. Infers the dtype from the values (see above) unless
     ``dtype_given``."""
     cdef TensorBase src, tmp
     cdef int64_t sh[MAX_DIMS]
-    cdef int i
+    cdef int i, code, buf_code
     if isinstance(data, TensorBase):
         src = <TensorBase>data
         return _clone(src, contiguous_format, dt if dtype_given else src._dtype)
@@ -230,28 +324,13 @@ cdef TensorBase _tensor_from_data(object data, DType dt, Device dev, bint dtype_
                                 f"uint8, and bool.")
         src = _borrow_numpy(arr)
         return _clone(src, contiguous_format, dt if dtype_given else src._dtype)
-    shape = []
-    kind = _scan(data, 0, shape, KIND_NONE)
+    shape = _infer_shape(data)
+    code = _check_infer(data, 0, shape, -1)
+    if not dtype_given:
+        dt = default_float_dtype() if code < 0 else dtype_of(code)   # only empty sequences: default
+    buf_code = DT_FLOAT64 if dt.is_floating_point else DT_BOOL if dt.code == DT_BOOL else DT_INT64
     for i in range(len(shape)):
         sh[i] = shape[i]
-    if kind == KIND_NONE:            # only empty sequences: the default dtype
-        kind = KIND_FLOAT
-    tmp = empty_tensor(len(shape), sh,
-                       dtype_of(DT_FLOAT64 if kind == KIND_FLOAT else DT_INT64 if kind == KIND_INT else DT_BOOL),
-                       dev)
-    _fill_values(data, tensor_data(tmp), 0, kind)
-    if not dtype_given:
-        dt = default_float_dtype() if kind == KIND_FLOAT else tmp._dtype
-    elif kind == KIND_INT and not dt.is_floating_point and dt.code != DT_INT64 and dt.code != DT_BOOL:
-        _check_int_range(tmp, dt)
+    tmp = empty_tensor(len(shape), sh, dtype_of(buf_code), dev)
+    _fill_values(data, tensor_data(tmp), 0, buf_code, dt, 0, len(shape))
     return _to_dtype(tmp, dt, False)
-
-
-cdef int _check_int_range(TensorBase t, DType dt) except -1:
-    lo, hi = _INT_RANGE[dt.code]
-    cdef int64_t* p = <int64_t*>tensor_data(t)
-    cdef int64_t i
-    for i in range(t._numel):
-        if p[i] < lo or p[i] > hi:
-            raise RuntimeError(f"value cannot be converted to type {dt.name} without overflow: {p[i]}")
-    return 0

@@ -14,6 +14,7 @@ from cpython.long cimport PyLong_FromLongLong
 from libc.stdint cimport int64_t, uint64_t, uint8_t, uint16_t, INT64_MAX, INT64_MIN
 from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy, memset
+from libc.math cimport ceil, floor, pow as c_pow, isfinite, isnan
 
 from tensorlib._core.dtype cimport (
     dtype as DType, dtype_of, default_float_dtype, as_dtype, promote_codes, can_cast_codes,
@@ -321,11 +322,21 @@ cdef int64_t _iarg(object x, str op, str name, int pos) except? -1:
                         f"not {_tname(x)}") from None
 
 
+cdef bint _is_size_scalar(object x):
+    """An int-like that can stand for one size: int, NumPy integer, integer 0-d tensor."""
+    if isinstance(x, bool):
+        return False
+    if isinstance(x, (int, np.integer)):
+        return True
+    return isinstance(x, TensorBase) and (<TensorBase>x)._ndim == 0 \
+        and not (<TensorBase>x)._dtype.is_floating_point and (<TensorBase>x)._dtype.code != DT_BOOL
+
+
 cdef tuple _ilist(object x, str op, str name, int pos):
     """int[]: an int (broadcast to a 1-list) or a sequence of ints."""
     if type(x) is tuple and all(type(v) is int for v in <tuple>x):
         return <tuple>x
-    if isinstance(x, int) and not isinstance(x, bool):
+    if _is_size_scalar(x):
         return (int(x),)
     if isinstance(x, (tuple, list)) or (isinstance(x, TensorBase) and (<TensorBase>x)._ndim == 1):
         try:
@@ -339,7 +350,7 @@ cdef tuple _ilist(object x, str op, str name, int pos):
 cdef tuple _ivarargs(tuple args, str op, str name):
     """int[]...: f(2, 3) or f((2, 3)) or f([2, 3]) or f(Size)."""
     if len(args) == 1 and not isinstance(args[0], int):
-        return _ilist(args[0], op, name, 1)
+        return _ilist(args[0], op, name, 1)     # also a single NumPy int / 0-d int tensor
     for v in args:
         if type(v) is not int:
             return tuple([_iarg(v, op, name, i + 1) for i, v in enumerate(args)])
@@ -356,6 +367,14 @@ cdef double _farg(object x, str op, str name, int pos) except? -1.5:
     except AttributeError:
         raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be float, "
                         f"not {_tname(x)}") from None
+
+
+cdef object _sarg(object x, str op, str name, int pos):
+    """Scalar: a Python or NumPy number, passed through; tensors pass too (the op checks
+    their size, as PyTorch's do)."""
+    if isinstance(x, (int, float, TensorBase, np.bool_, np.integer, np.floating)):
+        return x
+    raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be Number, not {_tname(x)}")
 
 
 cdef object _dtarg(object x, str op, str name):
@@ -390,23 +409,28 @@ cdef class TensorBase:
     """The C-level tensor. Use ``tensorlib.Tensor`` (this type, with Python-level extras)."""
 
     def __init__(self, *args, device=None, dtype=None):
-        # Legacy constructor: Tensor(*sizes) is uninitialized, Tensor(sequence) copies data.
+        # Legacy constructor: Tensor(*sizes) and Tensor(Size) are uninitialized,
+        # Tensor(sequence or ndarray) copies data into this dtype, Tensor(tensor) aliases a
+        # tensor of this dtype. (``dtype`` is how the legacy FloatTensor & co. say which.)
         cdef DType dt = default_float_dtype() if dtype is None else as_dtype(dtype)
         cdef TensorBase src
-        cdef tuple shape
-        if len(args) == 1 and not isinstance(args[0], int):
+        if len(args) == 1 and (isinstance(args[0], TensorBase) or not _is_size_scalar(args[0])):
             a = args[0]
             if isinstance(a, TensorBase):
                 src = <TensorBase>a
+                if dtype is not None and src._dtype is not dt:
+                    raise TypeError(f"expected {dt} (got {src._dtype}): the legacy constructor of "
+                                    f"{dt.legacy_name} aliases its argument and cannot convert it")
                 _become(self, src)
                 return
-            if isinstance(a, (tuple, list)) and type(a) is not list and all(isinstance(v, int) for v in a):
-                shape = tuple(a)      # Tensor(Size) / Tensor((2, 3))
-            else:
-                _become(self, _tensor_from_data(a, dt, _devarg(device), False))
+            if isinstance(a, _SizeType) and _SizeType is not tuple:
+                _become(self, _new_empty(_ilist(a, "Tensor", "size", 1), dt, _devarg(device)))
                 return
-        else:
-            shape = _ivarargs(args, "Tensor", "size") if args else (0,)
+            if not _is_seq(a):
+                raise TypeError(f"new(): data must be a sequence (got {type(a).__name__})")
+            _become(self, _tensor_from_data(a, dt, _devarg(device), True))
+            return
+        shape = _ivarargs(args, "Tensor", "size") if args else (0,)
         _become(self, _new_empty(shape, dt, _devarg(device)))
 
     def __dealloc__(self):
@@ -665,7 +689,8 @@ cdef class TensorBase:
         _setitem(self, index, value)
 
     def __reduce_ex__(self, proto):
-        return (_rebuild_tensor, (_numpy_copy(self), self._dtype.name, self._requires_grad))
+        return (_rebuild_tensor, (_numpy_copy(self), self._dtype.name, self._requires_grad,
+                                  self.stride()))
 
     def __copy__(self):
         raise RuntimeError("copy.copy() of a tensor is not supported: use clone() or copy.deepcopy()")
@@ -983,8 +1008,25 @@ cdef int _set_requires_grad(TensorBase t, object value) except -1:
     return 0
 
 
-def _rebuild_tensor(arr, dtype_name, requires_grad):
-    cdef TensorBase t = _tensor_from_data(arr, _dtype_mod.DTYPES_BY_NAME[dtype_name], CPU, False)
+def _rebuild_tensor(arr, dtype_name, requires_grad, stride=None):
+    """Unpickle: the values in ``arr`` (bfloat16 travels as float32) in the dtype named, laid
+    out with the original strides when those are dense (a permuted tensor stays permuted, as
+    with PyTorch), else contiguous."""
+    cdef DType dt = _dtype_mod.DTYPES_BY_NAME[dtype_name]
+    cdef TensorBase src = _tensor_from_data(arr, dt, CPU, True)
+    cdef TensorBase t = src
+    cdef int64_t st[MAX_DIMS]
+    cdef int i
+    if stride is not None and len(stride) == src._ndim:
+        for i in range(src._ndim):
+            st[i] = stride[i]
+        if _keeps_layout(src._ndim, src._shape, st):
+            t = _alloc_object()
+            _set_geometry(t, src._ndim, src._shape, st)
+            t._storage = new_storage(src._numel * dt.itemsize, CPU)
+            t._dtype = dt
+            t._vc = _new_vc()
+            _copy_into(t, src)
     t._requires_grad = requires_grad
     return t
 

@@ -71,7 +71,11 @@ def convert(p, op, pos, pyname):
         return [f"cdef bint {c} = {pyname}"]
     if t == "dtype?":
         return [f"{c} = _dtarg({pyname}, '{op}', '{p.name}')"]
-    if t in ("Scalar", "Tensor[]", "device?", "object", "int[]?", "object..."):
+    if t == "Scalar":
+        if p.default == "None":
+            return [f"{c} = None if {pyname} is None else _sarg({pyname}, '{op}', '{p.name}', {pos})"]
+        return [f"{c} = _sarg({pyname}, '{op}', '{p.name}', {pos})"]
+    if t in ("Tensor[]", "device?", "object", "int[]?", "object..."):
         return [f"{c} = {pyname}"]
     raise ValueError(f"{op}: unknown parameter type {t}")
 

@@ -237,10 +237,10 @@ OPS = [
        impl="_finish(_full({size}, {fill_value}, {dtype} or {self}._dtype, {device}), {requires_grad})",
        doc="``fill_value`` with self's dtype.\n\n    >>> tensorlib.zeros(1).new_full((2,), 3).tolist()\n    [3.0, 3.0]"),
     op("new_tensor", "Tensor self, object data, *, dtype? dtype=None, device? device=None, bool requires_grad=False", M,
-       impl="_finish(_tensor_from_data({data}, {dtype} or {self}._dtype, _devarg({device}), True), {requires_grad})",
+       impl="_finish(_tensor_copy({data}, {dtype} or {self}._dtype, {device}, 'tensor.new_tensor'), {requires_grad})",
        doc="A copy of ``data`` with self's dtype.\n\n    >>> tensorlib.zeros(1).new_tensor([1, 2]).dtype\n    tensorlib.float32"),
     op("tensor", "object data, *, dtype? dtype=None, device? device=None, bool requires_grad=False, bool pin_memory=False", F,
-       impl="_finish(_tensor_from_data({data}, {dtype} or default_float_dtype(), _devarg({device}), {dtype} is not None), {requires_grad})",
+       impl="_finish(_tensor_copy({data}, {dtype}, {device}, 'tensorlib.tensor'), {requires_grad})",
        doc="A tensor copied from nested lists, scalars, NumPy arrays or tensors.\n\n"
            "    >>> tensorlib.tensor([[1, 2], [3, 4]]).dtype\n    tensorlib.int64"),
     op("as_tensor", "object data, dtype? dtype=None, device? device=None", F,
