@@ -203,7 +203,7 @@ cdef int _check_scalar_fits(object v, DType dt, bint is_float, bint check_float_
     if dt.is_floating_point:
         if check_float_dtype:
             f = v
-            if isfinite(f) and (f > _FLOAT_MAX[code] or f < -_FLOAT_MAX[code]):
+            if c_isfinite(f) and (f > _FLOAT_MAX[code] or f < -_FLOAT_MAX[code]):
                 raise RuntimeError(f"value cannot be converted to type {dt.name} without overflow: {v}")
         return 0
     lo, hi = _INT_RANGE[code]

@@ -1,7 +1,6 @@
 # Creation ops: empty/zeros/ones/full and their *_like / new_* forms, arange, linspace,
 # logspace, eye, meshgrid, tensor/as_tensor.
 # (included into tensor.pyx)
-from libc.math cimport ceil as c_ceil, pow as c_pow, isfinite as c_isfinite
 
 
 cdef TensorBase _new_empty(tuple shape, DType dt, Device dev):

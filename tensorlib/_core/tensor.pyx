@@ -14,7 +14,7 @@ from cpython.long cimport PyLong_FromLongLong
 from libc.stdint cimport int64_t, uint64_t, uint8_t, uint16_t, INT64_MAX, INT64_MIN
 from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy, memset
-from libc.math cimport ceil, floor, pow as c_pow, isfinite, isnan
+from libc.math cimport ceil as c_ceil, floor as c_floor, pow as c_pow, isfinite as c_isfinite, isnan as c_isnan
 
 from tensorlib._core.dtype cimport (
     dtype as DType, dtype_of, default_float_dtype, as_dtype, promote_codes, can_cast_codes,
