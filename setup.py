@@ -4,6 +4,7 @@ Flags are portable (-O3 -fwrapv, never -march=native or -ffast-math); faster cod
 chosen at run time by CPU features. Set TENSORLIB_DEV=1 for quick -O0 development builds.
 """
 import os
+import shutil
 import sys
 
 import numpy
@@ -44,12 +45,29 @@ extensions = [
 
 
 class ParallelBuildExt(build_ext):
-    """Compile extension modules in parallel: Cython output is large and we have few cores."""
+    """Compile extension modules in parallel: Cython output is large and we have few cores.
+
+    Building from a source checkout (``pip install .`` builds in the tree) also places the
+    compiled modules in the checkout, as ``build_ext --inplace`` would: ``python -m ...``
+    run from the checkout's root imports the checkout's ``tensorlib/`` before the installed
+    one, and without them that import fails (``python -m tensorlib.demo``, ``python -m
+    pytest`` right after ``pip install .``).
+    """
 
     def finalize_options(self):
         super().finalize_options()
         if not self.parallel:
             self.parallel = os.cpu_count() or 1
+
+    def run(self):
+        super().run()
+        if not self.inplace and os.path.exists(os.path.join(HERE, ".git")):
+            for ext in self.extensions:
+                dst = os.path.join(HERE, self.get_ext_filename(ext.name))
+                # a new file, renamed over the old one: a process that has the old module
+                # loaded keeps its mapping intact
+                shutil.copyfile(self.get_ext_fullpath(ext.name), dst + ".tmp")
+                os.replace(dst + ".tmp", dst)
 
 
 setup(

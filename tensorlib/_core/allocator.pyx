@@ -7,11 +7,9 @@ NumPy array, which it keeps alive; borrowed memory is not ours and is not counte
 """
 cimport cython
 from libc.stdint cimport int64_t, INT64_MAX
-from libc.stdlib cimport free as c_free
+from libc.stdint cimport uint8_t, uintptr_t
+from libc.stdlib cimport malloc as c_malloc, free as c_free
 from libc.string cimport memset
-
-cdef extern from "stdlib.h" nogil:
-    int posix_memalign(void** memptr, size_t alignment, size_t size)
 
 ROLE_NAMES = ("unknown", "parameter", "buffer", "input", "activation", "saved-for-backward",
               "gradient", "optimizer-state", "temporary")
@@ -114,7 +112,8 @@ cdef class Allocator:
         self.device = dev
 
     cdef char* malloc(self, int64_t nbytes, int64_t* rounded) except NULL:
-        cdef void* p = NULL
+        cdef char* raw
+        cdef char* p
         cdef int64_t size
         if nbytes < 0 or nbytes > INT64_MAX - ROUND:
             raise RuntimeError(f"Trying to create tensor with invalid size: {nbytes} bytes")
@@ -122,9 +121,16 @@ cdef class Allocator:
         size = ((nbytes + ROUND - 1) // ROUND) * ROUND
         if size == 0:
             size = ROUND
-        if posix_memalign(&p, ALIGNMENT, <size_t>size) != 0 or p == NULL:
+        # Aligned by hand: plain malloc is served from glibc's per-thread cache, while
+        # posix_memalign splits and frees chunks on every call (~100 ns against ~20 ns for a
+        # small tensor). The distance back to the malloc'd pointer (16..64 bytes: malloc
+        # aligns to 16) is kept in the byte just before the aligned block; see free().
+        raw = <char*>c_malloc(<size_t>size + ALIGNMENT)
+        if raw == NULL:
             raise OutOfMemoryError(f"CPU allocator: can't allocate memory: you tried to allocate "
                                    f"{nbytes} bytes (allocated: {self.allocated_current} bytes)")
+        p = <char*>((<uintptr_t>raw + ALIGNMENT) & ~(<uintptr_t>(ALIGNMENT - 1)))
+        (<uint8_t*>p)[-1] = <uint8_t>(p - raw)
         rounded[0] = size
         self.allocated_current += size
         self.allocated_total += size
@@ -135,10 +141,10 @@ cdef class Allocator:
         if self.count_current > self.count_peak:
             self.count_peak = self.count_current
         self.requested_current += nbytes
-        return <char*>p
+        return p
 
     cdef void free(self, char* ptr, int64_t rounded, int64_t nbytes) noexcept:
-        c_free(ptr)
+        c_free(ptr - (<uint8_t*>ptr)[-1])       # back to what malloc() returned
         self.allocated_current -= rounded
         self.freed_total += rounded
         self.count_current -= 1

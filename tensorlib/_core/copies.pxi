@@ -163,7 +163,7 @@ cdef int _fill_raw(TensorBase t, object value) except -1:
         _check_scalar_fits(dv, t._dtype, True, True)
         src = <char*>&dv
         src_dt = DT_FLOAT64
-    memset(zeros, 0, sizeof(zeros))
+    memset(zeros, 0, t._ndim * sizeof(int64_t))
     copy_cast(t._ndim, t._shape, tensor_data(t), t._strides, t._dtype.code, src, zeros, src_dt)
     return 0
 

@@ -3,13 +3,26 @@
 # (included into tensor.pyx)
 
 
+cdef extern from "Python.h":
+    # the fields of a slice object, read directly (attribute lookups cost more than the view)
+    ctypedef struct PySliceObject:
+        PyObject* start
+        PyObject* stop
+        PyObject* step
+
+
+cdef inline int64_t _slice_step(object s) except? -1:
+    cdef object step = <object>(<PySliceObject*>s).step
+    return 1 if step is None else _iarg(step, "slice", "step", 3)
+
+
 cdef object _getitem(TensorBase t, object index):
     # fast paths for the two most common forms
     if type(index) is int:
         return _select(t, 0, index)
     if type(index) is slice and t._ndim > 0:
-        s = <slice>index
-        return _slice(t, 0, s.start, s.stop, 1 if s.step is None else _iarg(s.step, "slice", "step", 3))
+        return _slice(t, 0, <object>(<PySliceObject*>index).start,
+                      <object>(<PySliceObject*>index).stop, _slice_step(index))
     return _basic_index(t, index if type(index) is tuple else (index,))
 
 
@@ -25,14 +38,22 @@ cdef bint _is_int_index(object x):
 
 
 cdef TensorBase _basic_index(TensorBase t, tuple index):
-    cdef int consumed = 0, dim = 0, ell = 0
-    cdef TensorBase r = t
+    """Apply the entries left to right (as PyTorch's successive select/slice/unsqueeze would,
+    with its errors) to a local copy of the geometry, then make ONE view: no
+    intermediate tensors. Always a new view, even for x[()] and x[...] (as in PyTorch)."""
+    cdef int consumed = 0, dim = 0, ell = 0, nd = t._ndim
+    cdef int pos = 0        # PyTorch's out-of-bounds error names the entry's position
+    cdef int64_t sh[MAX_DIMS]
+    cdef int64_t st[MAX_DIMS]
+    cdef int64_t off = t._offset, idx
     for x in index:
-        if x is Ellipsis:
+        if type(x) is int or type(x) is slice:
+            consumed += 1
+        elif x is Ellipsis:
             ell += 1
         elif x is None or isinstance(x, bool):
             pass
-        elif type(x) is slice or _is_int_index(x):
+        elif _is_int_index(x):
             consumed += 1
         else:
             raise IndexError(
@@ -43,28 +64,37 @@ cdef TensorBase _basic_index(TensorBase t, tuple index):
         raise IndexError("an index can only have a single ellipsis ('...')")
     if consumed > t._ndim:
         raise IndexError(f"too many indices for tensor of dimension {t._ndim}")
+    memcpy(sh, t._shape, nd * sizeof(int64_t))
+    memcpy(st, t._strides, nd * sizeof(int64_t))
     for x in index:
-        if x is Ellipsis:
+        if type(x) is slice:
+            _slice_geometry(sh, st, &off, dim, <object>(<PySliceObject*>x).start,
+                            <object>(<PySliceObject*>x).stop, _slice_step(x))
+            dim += 1
+        elif x is Ellipsis:
             dim += t._ndim - consumed
-        elif x is None:
-            r = _unsqueeze(r, dim)
-            dim += 1
-        elif isinstance(x, bool):
-            # x[True] adds a dim of size 1; x[False] adds a dim of size 0
-            r = _unsqueeze(r, dim)
-            if not x:
-                r = _slice(r, dim, 0, 0, 1)
-            dim += 1
-        elif type(x) is slice:
-            r = _slice(r, dim, x.start, x.stop, 1 if x.step is None else _iarg(x.step, "slice", "step", 3))
+        elif x is None or isinstance(x, bool):
+            # None and True insert a dim of size 1 (unsqueeze); False one of size 0
+            if nd + 1 > MAX_DIMS:
+                raise RuntimeError(f"tensors of more than {MAX_DIMS} dimensions are not supported "
+                                   f"(got {nd + 1})")
+            memmove(sh + dim + 1, sh + dim, (nd - dim) * sizeof(int64_t))
+            memmove(st + dim + 1, st + dim, (nd - dim) * sizeof(int64_t))
+            st[dim] = st[dim + 1] * sh[dim + 1] if dim < nd else 1
+            sh[dim] = 0 if x is False else 1
+            nd += 1
             dim += 1
         else:
-            try:
-                r = _select(r, dim, x.__index__())
-            except IndexError:
-                raise IndexError(f"index {x.__index__()} is out of bounds for dimension {dim} with "
-                                 f"size {r._shape[dim]}") from None
-    return r
+            # select: the dim disappears
+            idx = x if type(x) is int else x.__index__()
+            if idx < -sh[dim] or idx >= sh[dim]:
+                raise IndexError(f"index {idx} is out of bounds for dimension {pos} with size {sh[dim]}")
+            off += (idx + sh[dim] if idx < 0 else idx) * st[dim]
+            memmove(sh + dim, sh + dim + 1, (nd - dim - 1) * sizeof(int64_t))
+            memmove(st + dim, st + dim + 1, (nd - dim - 1) * sizeof(int64_t))
+            nd -= 1
+        pos += 1
+    return make_view(t, nd, sh, st, off)
 
 
 cdef int _setitem(TensorBase t, object index, object value) except -1:

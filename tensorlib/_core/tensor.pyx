@@ -13,7 +13,7 @@ from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
 from cpython.long cimport PyLong_FromLongLong
 from libc.stdint cimport int64_t, uint64_t, uint8_t, uint16_t, INT64_MAX, INT64_MIN
 from libc.stdlib cimport malloc, free
-from libc.string cimport memcpy, memset
+from libc.string cimport memcpy, memmove, memset
 from libc.math cimport ceil as c_ceil, floor as c_floor, pow as c_pow, isfinite as c_isfinite, isnan as c_isnan
 
 from tensorlib._core.dtype cimport (
@@ -45,8 +45,11 @@ include "iterate.pxi"
 
 
 # The Python class every tensor is created as: tensorlib.Tensor registers itself here
-# (a subclass with __slots__ = () so instances have exactly TensorBase's layout).
-cdef type _TensorType = None
+# (a subclass with __slots__ = () so instances have exactly TensorBase's layout). Until it
+# does, tensors are plain TensorBase (never NULL: _alloc_object calls its tp_new directly).
+cdef type _TensorType = TensorBase
+# Passed to tp_new, which ignores it (TensorBase has no __cinit__).
+cdef tuple _NO_ARGS = ()
 # The Size class (a tuple subclass defined in tensorlib/tensor.py).
 cdef object _SizeType = tuple
 # Printing lives in pure Python (tensorlib/_tensor_str.py); registered at import.
@@ -80,7 +83,9 @@ cdef inline VersionCounter _new_vc():
 
 cdef inline TensorBase _alloc_object():
     # tp_new of the registered subclass; no __init__ (that is the legacy Tensor(*sizes)).
-    return TensorBase.__new__(_TensorType)
+    # Called through the slot: `TensorBase.__new__(_TensorType)` compiles to a Python-level
+    # method lookup and call, which was most of the cost of a small view.
+    return <TensorBase>(<PyTypeObject*>_TensorType).tp_new(_TensorType, <PyObject*>_NO_ARGS, NULL)
 
 
 cdef int _set_geometry(TensorBase t, int ndim, const int64_t* shape, const int64_t* strides) except -1:

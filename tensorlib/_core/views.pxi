@@ -175,7 +175,7 @@ cdef TensorBase _transpose(TensorBase t, int64_t d0, int64_t d1):
     cdef int64_t st[MAX_DIMS]
     cdef int a = _wrap_dim(d0, t._ndim), b = _wrap_dim(d1, t._ndim)
     if t._ndim == 0:
-        return make_view(t, 0, sh, st, t._offset)
+        return make_view(t, 0, t._shape, t._strides, t._offset)
     memcpy(sh, t._shape, t._ndim * sizeof(int64_t))
     memcpy(st, t._strides, t._ndim * sizeof(int64_t))
     sh[a], sh[b] = sh[b], sh[a]
@@ -295,11 +295,11 @@ cdef tuple _broadcast_tensors(tensors):
     return tuple([_expand(<TensorBase>x, shape) for x in tensors])
 
 
-cdef TensorBase _slice(TensorBase t, int dim, object start, object stop, int64_t step):
-    """t[..., start:stop:step, ...] along dim, with Python's clamping; step must be positive."""
-    cdef int64_t n = t._shape[dim], a, b, length
-    cdef int64_t sh[MAX_DIMS]
-    cdef int64_t st[MAX_DIMS]
+cdef int _slice_geometry(int64_t* shape, int64_t* strides, int64_t* offset, int dim,
+                         object start, object stop, int64_t step) except -1:
+    """Apply start:stop:step (Python's clamping; step must be positive) to one dim of a
+    geometry in place. Shared by _slice and the one-pass basic indexing."""
+    cdef int64_t n = shape[dim], a, b, length
     if step <= 0:
         raise ValueError("step must be greater than zero")
     a = 0 if start is None else _iarg(start, "slice", "start", 1)
@@ -317,11 +317,22 @@ cdef TensorBase _slice(TensorBase t, int dim, object start, object stop, int64_t
     elif b > n:
         b = n
     length = (b - a + step - 1) // step if b > a else 0
+    if length > 0:
+        offset[0] += a * strides[dim]
+    shape[dim] = length
+    strides[dim] *= step
+    return 0
+
+
+cdef TensorBase _slice(TensorBase t, int dim, object start, object stop, int64_t step):
+    """t[..., start:stop:step, ...] along dim, with Python's clamping; step must be positive."""
+    cdef int64_t sh[MAX_DIMS]
+    cdef int64_t st[MAX_DIMS]
+    cdef int64_t off = t._offset
     memcpy(sh, t._shape, t._ndim * sizeof(int64_t))
     memcpy(st, t._strides, t._ndim * sizeof(int64_t))
-    sh[dim] = length
-    st[dim] = t._strides[dim] * step
-    return make_view(t, t._ndim, sh, st, t._offset + (a * t._strides[dim] if length > 0 else 0))
+    _slice_geometry(sh, st, &off, dim, start, stop, step)
+    return make_view(t, t._ndim, sh, st, off)
 
 
 cdef TensorBase _narrow(TensorBase t, int64_t dim, int64_t start, int64_t length):
@@ -365,6 +376,8 @@ cdef TensorBase _unsqueeze(TensorBase t, int64_t dim):
     cdef int64_t st[MAX_DIMS]
     cdef int d = _wrap_dim(dim, t._ndim + 1, False)
     cdef int i, j = 0
+    if t._ndim + 1 > MAX_DIMS:       # check before writing ndim + 1 entries into sh/st
+        raise RuntimeError(f"tensors of more than {MAX_DIMS} dimensions are not supported (got {t._ndim + 1})")
     for i in range(t._ndim + 1):
         if i == d:
             sh[i] = 1

@@ -1,0 +1,27 @@
+"""The README's examples run and print what the README says they print."""
+import doctest
+import os
+import re
+
+import pytest
+
+README = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "README.md")
+
+
+def _python_blocks():
+    if not os.path.exists(README):
+        pytest.skip("README.md is not beside the tests (installed package)")
+    text = open(README, encoding="utf-8").read()
+    return [b for b in re.findall(r"```python\n(.*?)```", text, re.S) if ">>>" in b]
+
+
+def test_readme_examples():
+    blocks = _python_blocks()
+    assert len(blocks) >= 5
+    # one namespace for the whole README, as a reader typing along would have
+    test = doctest.DocTestParser().get_doctest("\n".join(blocks), {}, "README.md", README, 0)
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    out = []
+    result = runner.run(test, out=out.append)
+    assert result.failed == 0, "".join(out)
+    assert result.attempted >= 30
