@@ -691,7 +691,7 @@ def _sum_to_shape(TensorBase g, shape):
         if shape[i] == 1 and g._shape[lead + i] != 1:
             dims.append(lead + i)
     if dims:
-        g = g.sum(tuple(dims), keepdim=True)
+        g = _sum_dims_keepdim(g, tuple(dims))
     if lead > 0 or g.shape != shape:
         g = g.reshape(tuple(shape))
     return g
@@ -741,3 +741,78 @@ def _detach_inplace(TensorBase t):
         raise RuntimeError("Can't detach views in-place. Use detach() instead.")
     t._grad_fn = None
     t._requires_grad = False
+
+
+class SliceBackward0(Node):
+    __slots__ = ()
+
+
+class SelectBackward0(Node):
+    __slots__ = ()
+
+
+class IndexBackward0(Node):
+    __slots__ = ()
+
+
+def _bw_basic_index(Node node, tuple grads):
+    cdef tuple s = _saved_of(node)
+    sizes, strides, roff, rsizes, rstrides = s
+    grad = grads[0]
+    z = _GENERATED_FUNCTIONS["zeros"](sizes, dtype=grad.dtype)
+    if tuple(z.stride()) != tuple(strides):
+        z = _GENERATED_FUNCTIONS["empty_strided"](sizes, strides, dtype=grad.dtype).zero_()
+    z.as_strided(rsizes, rstrides, roff).copy_(grad)
+    return (z,)
+
+
+def _bw_advanced_index(Node node, tuple grads):
+    cdef tuple s = _saved_of(node)
+    sizes, index = s
+    grad = grads[0]
+    z = _GENERATED_FUNCTIONS["zeros"](sizes, dtype=grad.dtype)
+    # repeated indices accumulate (index_put_ with accumulate=True)
+    _index_accumulate(z, index, grad)
+    return (z,)
+
+
+cdef object _index_accumulate(object z, object index, object grad):
+    return z.index_put_(index if isinstance(index, tuple) else (index,), grad, accumulate=True)
+
+
+cdef int _record_getitem(TensorBase self, object r, object index) except -1:
+    """x[index] as a differentiable op: basic indexing is a strided view of x; advanced
+    indexing a gather whose backward accumulates repeated indices."""
+    cdef TensorBase res
+    cdef Node n
+    if not isinstance(r, TensorBase):
+        return 0
+    res = <TensorBase>r
+    if res._storage is self._storage and res._view_base is not None:
+        n = _new_node(SelectBackward0 if res._ndim < self._ndim else SliceBackward0,
+                      _bw_basic_index, (self,))
+        n._saved = (tuple(self.shape), self.stride(), res._offset - self._offset,
+                    tuple(res.shape), res.stride())
+        _set_history(res, n)
+        _meta(res).view_version = res._vc.version
+    else:
+        n = _new_node(IndexBackward0, _bw_advanced_index, (self,))
+        n._saved = (tuple(self.shape), index)
+        _set_history(res, n)
+    return 0
+
+
+cdef TensorBase _sum_dims_keepdim(TensorBase g, tuple dims):
+    """sum over dims (keepdim) for reducing broadcast gradients."""
+    if "sum" in _GENERATED_FUNCTIONS:
+        return _GENERATED_FUNCTIONS["sum"](g, dims, keepdim=True)
+    # no native reduction in this build: NumPy computes straight into our storage (out=)
+    cdef int64_t sh[MAX_DIMS]
+    cdef int i
+    for i in range(g._ndim):
+        sh[i] = 1 if i in dims else g._shape[i]
+    cdef DType acc = g._dtype if g._dtype.code not in (DT_FLOAT16, DT_BFLOAT16) else dtype_of(DT_FLOAT32)
+    cdef TensorBase src = g if g._dtype is acc else _clone(g, None, acc)
+    cdef TensorBase out = empty_tensor(g._ndim, sh, acc, g._storage.device)
+    np.sum(_numpy_view(src, True), axis=dims, keepdims=True, out=_numpy_view(out, True))
+    return out if acc is g._dtype else _clone(out, None, g._dtype)

@@ -688,9 +688,25 @@ cdef class TensorBase:
         return arr
 
     def __getitem__(self, index):
-        return _getitem(self, index)
+        r = _getitem(self, index)
+        if tl_grad_enabled and self._requires_grad:
+            _record_getitem(self, r, index)
+        return r
 
     def __setitem__(self, index, value):
+        if tl_grad_enabled and (self._requires_grad or _req(value)):
+            # x[index] = v is x[index].copy_(v): autograd sees an in-place write into a view
+            dst = _getitem(self, index)
+            if self._requires_grad:
+                _record_getitem(self, dst, index)
+            if (<TensorBase>dst)._storage is not self._storage:
+                raise RuntimeError("assignment through advanced indexing is not differentiable yet; "
+                                   "use index_put_ or a basic index")
+            if isinstance(value, TensorBase):
+                _call_copy_(dst, value, False, True)
+            else:
+                _call_fill_(dst, value, True)
+            return
         _setitem(self, index, value)
 
     def __reduce_ex__(self, proto):

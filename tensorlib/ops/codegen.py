@@ -124,7 +124,9 @@ def emit_def(defname, decl, params, method, inplace=False):
     if decl.get("backward"):
         # ops with a backward go through _call_<op>, shared with the operator slots
         args = [("None" if (inplace and p.name == "out") else p.c_name) for p in all_params]
-        lines.append(f"    return _call_{decl['name']}({', '.join(args)}, {'True' if inplace else 'False'})")
+        # ops named like copy_ are in place by nature, whichever variant calls them
+        flag = inplace or decl["name"].endswith("_")
+        lines.append(f"    return _call_{decl['name']}({', '.join(args)}, {'True' if flag else 'False'})")
     else:
         lines.append(f"    return {call}")
     return "\n".join(lines) + "\n"
