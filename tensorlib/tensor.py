@@ -105,6 +105,7 @@ class Tensor(TensorBase):
             meta = _C._meta_of(self)
             if meta.hooks is None:
                 meta.hooks = []
+            meta.hooks.append(hook)
             return _C._RemovableHandle(meta.hooks, hook)
         nr = _C._meta_of(self).output_nr
         if fn._pre_hooks is None:

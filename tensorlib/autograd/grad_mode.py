@@ -40,22 +40,26 @@ class _GradModeContext:
         if inspect.isgeneratorfunction(func):
             @functools.wraps(func)
             def generator(*args, **kwargs):
+                # the mode applies while the generator body runs, not between its yields
                 gen = func(*args, **kwargs)
-                with self.__class__(*self._args):
-                    response = gen.send(None)
-                while True:
-                    try:
-                        request = yield response
-                    except GeneratorExit:
-                        with self.__class__(*self._args):
-                            gen.close()
-                        raise
-                    except BaseException as exc:
-                        with self.__class__(*self._args):
-                            response = gen.throw(exc)
-                    else:
-                        with self.__class__(*self._args):
-                            response = gen.send(request)
+                try:
+                    with self.__class__(*self._args):
+                        response = gen.send(None)
+                    while True:
+                        try:
+                            request = yield response
+                        except GeneratorExit:
+                            with self.__class__(*self._args):
+                                gen.close()
+                            raise
+                        except BaseException as exc:
+                            with self.__class__(*self._args):
+                                response = gen.throw(exc)
+                        else:
+                            with self.__class__(*self._args):
+                                response = gen.send(request)
+                except StopIteration as stop:
+                    return stop.value
             return generator
 
         @functools.wraps(func)

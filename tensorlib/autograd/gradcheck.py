@@ -29,15 +29,22 @@ def _numerical_jacobian(fn, inputs, target, eps):
     if flat is None:
         raise GradcheckError("gradcheck needs contiguous inputs")
     columns = []
-    with tensorlib.no_grad():
-        for j in range(target.numel()):
-            orig = flat[j].item()
+
+    def evaluate():
+        # fn may itself differentiate (gradgradcheck), so it runs with grad mode on
+        return [o.detach().clone().reshape(-1) for o in _differentiable_outputs(fn, inputs)]
+
+    for j in range(target.numel()):
+        orig = flat[j].item()
+        with tensorlib.no_grad():
             flat[j] = orig + eps
-            plus = [o.detach().clone().reshape(-1) for o in _as_tuple(fn(*inputs)) if isinstance(o, TensorBase)]
+        plus = evaluate()
+        with tensorlib.no_grad():
             flat[j] = orig - eps
-            minus = [o.detach().clone().reshape(-1) for o in _as_tuple(fn(*inputs)) if isinstance(o, TensorBase)]
+        minus = evaluate()
+        with tensorlib.no_grad():
             flat[j] = orig
-            columns.append([(p - m) / (2 * eps) for p, m in zip(plus, minus)])
+        columns.append([(p - m) / (2 * eps) for p, m in zip(plus, minus)])
     return columns          # columns[j][k] = d out_k / d target_j (a vector over out_k's elements)
 
 

@@ -1,0 +1,410 @@
+"""Autograd: gradients against finite differences (gradcheck, float64) and torch, the engine's
+memory semantics (with the garbage collector off), errors, hooks, grad modes, Function."""
+import gc
+
+import numpy as np
+import pytest
+
+import tensorlib
+from tensorlib.autograd import gradcheck, gradgradcheck
+
+f64 = tensorlib.float64
+
+
+def leaf(*shape, low=-1.0, high=1.0, seed=0):
+    rng = np.random.default_rng(seed)
+    return tensorlib.tensor(rng.uniform(low, high, size=shape), dtype=f64, requires_grad=True)
+
+
+@pytest.fixture
+def no_gc():
+    gc.collect()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
+# --------------------------------------------------------------------------- gradcheck per op
+UNARY = {
+    "exp": lambda x: x.exp(), "log": lambda x: (x.abs() + 0.5).log(),
+    "log2": lambda x: (x.abs() + 0.5).log2(), "log10": lambda x: (x.abs() + 0.5).log10(),
+    "log1p": lambda x: x.abs().log1p(), "expm1": lambda x: x.expm1(), "exp2": lambda x: x.exp2(),
+    "sqrt": lambda x: (x.abs() + 0.1).sqrt(), "rsqrt": lambda x: (x.abs() + 0.1).rsqrt(),
+    "sin": lambda x: x.sin(), "cos": lambda x: x.cos(), "tan": lambda x: x.tan(),
+    "asin": lambda x: (x * 0.9).asin(), "acos": lambda x: (x * 0.9).acos(), "atan": lambda x: x.atan(),
+    "sinh": lambda x: x.sinh(), "cosh": lambda x: x.cosh(), "tanh": lambda x: x.tanh(),
+    "sigmoid": lambda x: x.sigmoid(), "erf": lambda x: x.erf(), "neg": lambda x: -x,
+    "abs": lambda x: (x + 0.05).abs(), "reciprocal": lambda x: (x.abs() + 0.5).reciprocal(),
+    "square": lambda x: x.square(), "silu": lambda x: x.silu(),
+    "gelu": lambda x: tensorlib.gelu(x), "gelu_tanh": lambda x: tensorlib.gelu(x, approximate="tanh"),
+    "elu": lambda x: tensorlib.elu(x + 0.05), "softplus": lambda x: tensorlib.softplus(x),
+    "leaky_relu": lambda x: tensorlib.leaky_relu(x + 0.05, 0.1),
+    "relu": lambda x: (x + 0.05).relu(), "pow_scalar": lambda x: (x.abs() + 0.5) ** 2.5,
+    "rpow": lambda x: 2.0 ** x, "clamp": lambda x: x.clamp(-0.5, 0.5),
+    "frac": lambda x: (x + 2.0).frac(), "hardtanh": lambda x: tensorlib.hardtanh(x * 2),
+}
+
+
+@pytest.mark.parametrize("name", sorted(UNARY))
+def test_gradcheck_unary(name):
+    x = leaf(3, 4, seed=1)
+    if name == "clamp":    # stay away from the kinks
+        x = tensorlib.tensor([[-0.9, -0.2, 0.3, 0.8]], dtype=f64, requires_grad=True)
+    assert gradcheck(UNARY[name], (x,))
+
+
+BINARY = {
+    "add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
+    "div": lambda a, b: a / (b.abs() + 0.5), "pow": lambda a, b: (a.abs() + 0.5) ** b,
+    "add_alpha": lambda a, b: tensorlib.add(a, b, alpha=2.5),
+    "sub_alpha": lambda a, b: tensorlib.sub(a, b, alpha=-1.5),
+    "maximum": lambda a, b: tensorlib.maximum(a, b), "minimum": lambda a, b: tensorlib.minimum(a, b),
+    "atan2": lambda a, b: tensorlib.atan2(a, b + 2), "lerp": lambda a, b: a.lerp(b, 0.3),
+    "where": lambda a, b: tensorlib.where(a > 0, a, b), "remainder": lambda a, b: a.remainder(b.abs() + 2),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BINARY))
+def test_gradcheck_binary_broadcasting(name):
+    a = leaf(3, 4, seed=2)
+    b = leaf(4, seed=3)           # broadcast: the gradient must be summed back to (4,)
+    assert gradcheck(BINARY[name], (a, b))
+
+
+VIEWS = {
+    "view": lambda x: x.view(4, 3), "reshape_t": lambda x: x.t().reshape(12),
+    "transpose": lambda x: x.transpose(0, 1) * 1, "permute": lambda x: x.unsqueeze(0).permute(2, 0, 1),
+    "expand": lambda x: x[:1].expand(5, 4), "narrow": lambda x: x.narrow(1, 1, 2),
+    "select": lambda x: x.select(1, 2), "slice_step": lambda x: x[::2, 1::2],
+    "index_int": lambda x: x[1], "none_ellipsis": lambda x: x[None, ..., 1],
+    "unsqueeze_squeeze": lambda x: x.unsqueeze(1).squeeze(1), "flatten": lambda x: x.flatten(),
+    "unflatten": lambda x: x.unflatten(1, (2, 2)), "as_strided": lambda x: x.as_strided((2, 2), (1, 4), 1),
+    "unfold": lambda x: x.unfold(1, 2, 1), "diagonal": lambda x: x.diagonal(1),
+    "movedim": lambda x: x.movedim(0, 1), "clone": lambda x: x.clone(), "flip": lambda x: x.flip(0),
+    "roll": lambda x: x.roll(1, 1), "tril": lambda x: x.tril(), "triu": lambda x: x.triu(1),
+    "repeat": lambda x: x.repeat(2, 1, 1), "tile": lambda x: x.tile((2,)),
+    "cat": lambda x: tensorlib.cat([x, x * 2], 1), "stack": lambda x: tensorlib.stack([x, x.exp()], 2),
+    "split": lambda x: x.split(3, 1)[0] * x.split(3, 1)[1].sum() if hasattr(x, "sum") else x.split(3, 1)[0],
+    "chunk": lambda x: x.chunk(2, 1)[1], "unbind": lambda x: x.unbind(0)[2],
+    "contiguous": lambda x: x.t().contiguous(), "masked_fill": lambda x: x.masked_fill(x > 0.2, 0.0),
+}
+
+
+@pytest.mark.parametrize("name", sorted(VIEWS))
+def test_gradcheck_views_and_copies(name):
+    assert gradcheck(VIEWS[name], (leaf(3, 4, seed=4),))
+
+
+def test_gradgradcheck_second_order():
+    x = leaf(2, 3, seed=5)
+    assert gradgradcheck(lambda t: (t * t * t).sin(), (x,))
+    assert gradgradcheck(lambda t: t.tanh() * t.exp(), (x,))
+
+
+def test_gradient_penalty_create_graph():
+    x = tensorlib.tensor([1.5, -0.5], dtype=f64, requires_grad=True)
+    y = (x ** 3)
+    (g,) = tensorlib.autograd.grad(y, x, tensorlib.ones(2, dtype=f64), create_graph=True)
+    np.testing.assert_allclose(g.detach().numpy(), 3 * np.array([1.5, -0.5]) ** 2)
+    g.backward(tensorlib.ones(2, dtype=f64))          # d/dx of 3x^2 = 6x
+    np.testing.assert_allclose(x.grad.numpy(), 6 * np.array([1.5, -0.5]))
+
+
+# --------------------------------------------------------------------------- parity with torch
+def test_matches_torch_on_a_composite(torch):
+    rng = np.random.default_rng(7)
+    a0, b0 = rng.standard_normal((3, 4)), rng.standard_normal(4)
+    a, b = (tensorlib.tensor(v, requires_grad=True) for v in (a0, b0))
+    ta, tb = (torch.tensor(v, requires_grad=True) for v in (a0, b0))
+    out = ((a * b).tanh() / (b.abs() + 1) + a.sigmoid()[:, 1:3].repeat(1, 2)).exp()
+    tout = ((ta * tb).tanh() / (tb.abs() + 1) + ta.sigmoid()[:, 1:3].repeat(1, 2)).exp()
+    g = rng.standard_normal((3, 4))
+    out.backward(tensorlib.tensor(g))
+    tout.backward(torch.tensor(g))
+    np.testing.assert_allclose(a.grad.numpy(), ta.grad.numpy(), rtol=1e-10)
+    np.testing.assert_allclose(b.grad.numpy(), tb.grad.numpy(), rtol=1e-10)
+
+
+def test_inplace_into_views_of_non_leaf_matches_torch(torch):
+    def run(lib):
+        a = lib.ones(3, 4, dtype=lib.float64, requires_grad=True)
+        b = a * 1
+        b[:, 1] = lib.tensor([5.0, 6.0, 7.0], dtype=lib.float64)
+        b[:, 2:4].mul_(2)
+        b[0] += 3
+        (b * b).backward(lib.ones(3, 4, dtype=lib.float64))
+        return a.grad.numpy()
+    np.testing.assert_array_equal(run(tensorlib), run(torch))
+
+
+# --------------------------------------------------------------------------- non-differentiable points
+def test_relu_at_zero_has_zero_gradient():
+    x = tensorlib.tensor([-1.0, 0.0, 2.0], requires_grad=True)
+    x.relu().backward(tensorlib.ones(3))
+    assert x.grad.tolist() == [0.0, 0.0, 1.0]
+
+
+def test_maximum_ties_share_the_gradient():
+    a = tensorlib.tensor([1.0, 2.0], requires_grad=True)
+    b = tensorlib.tensor([1.0, 1.0], requires_grad=True)
+    tensorlib.maximum(a, b).backward(tensorlib.ones(2))
+    assert a.grad.tolist() == [0.5, 1.0] and b.grad.tolist() == [0.5, 0.0]
+
+
+# --------------------------------------------------------------------------- classic snippets
+def test_while_loop_on_values():
+    x = tensorlib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = x
+    while float((y * y).detach().numpy().sum()) < 100:
+        y = (y ** 2).relu()
+    assert y.grad_fn is not None and y.grad_fn.name() == "ReluBackward0"
+
+
+def test_register_hook_inspects_and_replaces():
+    seen = []
+    x = tensorlib.ones(3, requires_grad=True)
+    y = x * 2
+    y.register_hook(lambda g: seen.append(g.tolist()))
+    h = x.register_hook(lambda g: g * 10)
+    y.backward(tensorlib.ones(3))
+    assert seen == [[1.0, 1.0, 1.0]] and x.grad.tolist() == [20.0] * 3
+    h.remove()
+    x.grad = None
+    (x * 2).backward(tensorlib.ones(3))
+    assert x.grad.tolist() == [2.0] * 3
+
+
+def test_hook_changing_shape_raises():
+    x = tensorlib.ones(3, requires_grad=True)
+    x.register_hook(lambda g: tensorlib.ones(2))
+    with pytest.raises(RuntimeError, match="changed the size"):
+        (x * 2).backward(tensorlib.ones(3))
+
+
+def test_retain_grad_and_accumulation():
+    x = tensorlib.ones(2, requires_grad=True)
+    y = x * 3
+    y.retain_grad()
+    y.backward(tensorlib.ones(2), retain_graph=True)
+    y.backward(tensorlib.ones(2))
+    assert y.grad.tolist() == [2.0, 2.0] and x.grad.tolist() == [6.0, 6.0]
+
+
+# --------------------------------------------------------------------------- errors
+def test_backward_twice_raises_and_retain_graph_allows_it():
+    x = tensorlib.ones(2, requires_grad=True)
+    y = x.exp() * 2
+    y.backward(tensorlib.ones(2), retain_graph=True)
+    y.backward(tensorlib.ones(2))
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        y.backward(tensorlib.ones(2))
+
+
+def test_errors_like_torch():
+    with pytest.raises(RuntimeError, match="does not require grad and does not have a grad_fn"):
+        tensorlib.ones(2).backward(tensorlib.ones(2))
+    x = tensorlib.ones(2, requires_grad=True)
+    with pytest.raises(RuntimeError, match="grad can be implicitly created only for scalar outputs"):
+        (x * 2).backward()
+    with pytest.raises(RuntimeError, match="Mismatch in shape"):
+        (x * 2).backward(tensorlib.ones(3))
+    with pytest.raises(RuntimeError, match="floating point"):
+        tensorlib.ones(2, dtype=tensorlib.int64, requires_grad=True)
+    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad"):
+        x.add_(1)
+    with pytest.raises(RuntimeError, match="view of a leaf Variable"):
+        x[0].mul_(2)
+    with pytest.raises(RuntimeError, match="Can't call numpy\\(\\) on Tensor that requires grad"):
+        x.numpy()
+    y = tensorlib.ones(2, requires_grad=True)
+    with pytest.raises(RuntimeError, match="appears to not have been used"):
+        tensorlib.autograd.grad(x * 2, [x, y], tensorlib.ones(2))
+    assert tensorlib.autograd.grad(x * 2, [x, y], tensorlib.ones(2), allow_unused=True)[1] is None
+
+
+def test_modified_saved_tensor_raises_version_error():
+    x = tensorlib.ones(3, requires_grad=True)
+    y = x.tanh()
+    z = y.exp()          # saves its output
+    z.mul_(2)            # bumps z's version: ExpBackward0 saved z
+    with pytest.raises(RuntimeError, match="modified by an inplace operation.*is at version 1; expected version 0"):
+        z.backward(tensorlib.ones(3))
+
+
+def test_inplace_on_multi_output_view_and_no_grad_view():
+    x = tensorlib.ones(4, requires_grad=True) * 1
+    a, b = x.split(2)
+    with pytest.raises(RuntimeError, match="returns multiple views"):
+        a.mul_(2)
+    base = tensorlib.ones(4, requires_grad=True) * 1
+    with tensorlib.no_grad():
+        v = base[:2]
+    with pytest.raises(RuntimeError, match="created in no_grad mode"):
+        v.mul_(2)
+
+
+# --------------------------------------------------------------------------- grad modes
+def test_grad_modes_and_decorators():
+    x = tensorlib.ones(2, requires_grad=True)
+    with tensorlib.no_grad():
+        assert not (x * 2).requires_grad
+        with tensorlib.enable_grad():
+            assert (x * 2).requires_grad
+    with tensorlib.set_grad_enabled(False):
+        assert not tensorlib.is_grad_enabled()
+    assert tensorlib.is_grad_enabled()
+
+    @tensorlib.no_grad()
+    def gen():
+        yield (x * 2).requires_grad
+        yield (x * 3).requires_grad
+    assert list(gen()) == [False, False]
+    with tensorlib.inference_mode():
+        assert not (x * 2).requires_grad
+    v = tensorlib.autograd.Variable(tensorlib.ones(2), requires_grad=True)
+    assert v.requires_grad
+    with pytest.warns(UserWarning, match="volatile"):
+        tensorlib.autograd.Variable(tensorlib.ones(2), volatile=True)
+
+
+def test_grad_mode_is_thread_local():
+    import threading
+    seen = []
+    with tensorlib.no_grad():
+        t = threading.Thread(target=lambda: seen.append(tensorlib.is_grad_enabled()))
+        t.start()
+        t.join()
+    assert seen == [True]
+
+
+# --------------------------------------------------------------------------- Function
+def test_custom_function():
+    class Cube(tensorlib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, k):
+            ctx.save_for_backward(x)
+            ctx.k = k
+            return x * x * x * k
+
+        @staticmethod
+        def backward(ctx, grad):
+            (x,) = ctx.saved_tensors
+            assert ctx.needs_input_grad == (True, False)
+            return grad * 3 * x * x * ctx.k, None
+
+    x = tensorlib.tensor([2.0], dtype=f64, requires_grad=True)
+    y = Cube.apply(x, 2.0)
+    assert type(y.grad_fn).__name__ == "CubeBackward"
+    y.backward(tensorlib.ones(1, dtype=f64))
+    assert x.grad.tolist() == [24.0]
+    assert gradcheck(lambda t: Cube.apply(t, 1.5), (leaf(3, seed=9),))
+
+
+# --------------------------------------------------------------------------- memory semantics
+def mem():
+    return tensorlib.memory.memory_allocated()
+
+
+def test_saved_activations_freed_by_backward(no_gc):
+    x = tensorlib.rand(64, 256, requires_grad=True)
+    base = mem()
+    h = x
+    for _ in range(4):
+        h = (h * 1.5).tanh()        # tanh saves its output: one activation per layer
+    out = h
+    held = mem() - base
+    assert held >= 4 * 64 * 256 * 4
+    out.backward(tensorlib.ones(64, 256))
+    # the graph's saved activations are gone while `out` itself is still referenced
+    assert mem() - base == 64 * 256 * 4 + x.grad.nbytes
+    assert out.grad_fn is not None
+
+
+def test_retain_graph_keeps_activations_until_next_backward(no_gc):
+    x = tensorlib.rand(64, 256, requires_grad=True)
+    base = mem()
+    out = (x * 2).tanh().exp()
+    before = mem()
+    out.backward(tensorlib.ones(64, 256), retain_graph=True)
+    grad_bytes = x.grad.nbytes
+    assert mem() - base >= (before - base)
+    out.backward(tensorlib.ones(64, 256))
+    assert mem() - base == out.nbytes + grad_bytes
+
+
+def test_memory_falls_during_backward(no_gc):
+    unit = 32 * 1024 * 4                    # one activation
+    x = tensorlib.rand(32, 1024, requires_grad=True)
+    h = x
+    for _ in range(12):
+        h = h.tanh()                        # each node saves its output
+    h0 = mem()
+    seen = {}
+    nodes = [h.grad_fn]
+    for _ in range(11):
+        nodes.append(nodes[-1].next_functions[0][0])
+    for i in (3, 9):                        # hooks seen from inside the backward
+        nodes[i].register_prehook(lambda grads, i=i: seen.__setitem__(i, mem()))
+    del nodes
+    h.backward(tensorlib.ones(32, 1024))
+    # between the two probes six nodes ran and each gave its saved output back
+    assert seen[9] == seen[3] - 6 * unit
+    assert seen[9] < h0
+
+
+def test_no_grad_loop_keeps_memory_flat(no_gc):
+    w = tensorlib.rand(128, 128, requires_grad=True)
+    x = tensorlib.rand(128, 128)
+    with tensorlib.no_grad():
+        y = (x * w).tanh()
+        m0 = mem()
+        for _ in range(20):
+            y = (y * w).tanh()
+        assert mem() == m0
+
+
+def test_list_of_outputs_grows_by_activations_only_with_grad(no_gc):
+    w = tensorlib.rand(64, 64, requires_grad=True)
+    x = tensorlib.rand(64, 64)
+    outs = []
+    m0 = mem()
+    for _ in range(5):
+        outs.append((x * w).tanh().exp())
+    grew_grad = mem() - m0
+    outs.clear()
+    m1 = mem()
+    with tensorlib.no_grad():
+        for _ in range(5):
+            outs.append((x * w).tanh().exp())
+    grew_nograd = mem() - m1
+    assert grew_nograd == 5 * 64 * 64 * 4
+    assert grew_grad >= 2 * grew_nograd
+
+
+def test_total_loss_item_keeps_no_graph(no_gc):
+    w = tensorlib.rand(64, 64, requires_grad=True)
+    x = tensorlib.rand(64, 64)
+    total = 0.0
+    m0 = mem()
+    for _ in range(5):
+        loss = (x * w).tanh()[0, 0]
+        total += loss.item()
+    del loss
+    assert mem() == m0
+    total_t = 0
+    for _ in range(5):
+        total_t = total_t + (x * w).tanh()[0, 0]
+    assert mem() > m0 + 4 * 64 * 64 * 4     # every graph kept alive through total_t
+    del total_t
+    assert mem() == m0
+
+
+def test_deep_chain_is_iterative():
+    x = tensorlib.ones(1, requires_grad=True)
+    y = x
+    for _ in range(100_000):
+        y = y * 1.0
+    y.backward(tensorlib.ones(1))
+    assert x.grad.tolist() == [1.0]
