@@ -50,3 +50,4 @@ def get_include():
     True
     """
     return _os.path.dirname(_os.path.dirname(_os.path.abspath(__file__)))
+from tensorlib import nn  # noqa: E402  (after the ops it re-exports exist)
