@@ -383,6 +383,8 @@ ERRORS = [
     (lambda: tl.matmul(z(7, 2, 3), z(4)), RuntimeError, "size mismatch, got input (14), mat (14x3), vec (4)"),
     (lambda: tl.matmul(z(2, 2, 3), z(3, 3, 5)), RuntimeError,
      "The size of tensor a (2) must match the size of tensor b (3) at non-singleton dimension 0"),
+    (lambda: tl.matmul(z(2, 2, 3, 3), z(3, 3, 2, 3)), RuntimeError,      # the last mismatching dim
+     "The size of tensor a (2) must match the size of tensor b (3) at non-singleton dimension 1"),
     (lambda: tl.matmul(z(3), z(7, 4, 5)), RuntimeError,
      "Expected size for first two dimensions of batch2 tensor to be: [7, 3] but got: [7, 4]."),
     (lambda: tl.matmul(z(2, 3, 4).mT, z(2)), RuntimeError,
@@ -426,6 +428,14 @@ ERRORS = [
      "addmv input tensors must have the same dtype, but got Double, Float, and Float"),
     (lambda: tl.baddbmm(z(2, 2, 5, dtype=f64), z(2, 2, 3), z(2, 3, 5)), RuntimeError,
      "Input dtypes must be the same, got: input double, batch1: float, batch2: float"),
+    (lambda: tl.baddbmm(z(2, 5), z(2, 3), z(2, 3, 5)), RuntimeError,    # input broadcast first
+     "The expanded size of the tensor (3) must match the existing size (2) at non-singleton dimension 1.  "
+     "Target sizes: [2, 3, 5].  Tensor sizes: [2, 5]"),
+    (lambda: tl.baddbmm(z(2, 2, 5), z(2, 3), z(3, 5)), IndexError,
+     "Dimension out of range (expected to be in range of [-2, 1], but got 2)"),
+    (lambda: tl.mv(z(()), z(3)), IndexError, "Dimension specified as 0 but tensor has no dimensions"),
+    (lambda: tl.addmm(z(2), z(2, 1, 2), z((), dtype=f64)), RuntimeError,    # dtypes before ranks
+     "self and mat2 must have the same dtype, but got Float and Double"),
     (lambda: tl.baddbmm(z(2, 2, 5, dtype=tl.bool), z(2, 2, 3, dtype=tl.bool), z(2, 3, 5, dtype=tl.bool)),
      NotImplementedError, "\"baddbmm\" not implemented for 'Bool'"),
     (lambda: tl.tensordot(z(2, 3), z(4, 5), dims=1), RuntimeError,

@@ -186,7 +186,13 @@ cdef object _la_np_bmat(TensorBase t, LaMat g, int64_t B, int64_t R, int64_t C):
 cdef int _la_blas_bmm(TensorBase out, int64_t B, int64_t M, int64_t N, int64_t K,
                    TensorBase a, LaMat ga, TensorBase b, LaMat gb) except -1:
     """float32/float64: np.matmul into out's memory (contiguous [B, M, N])."""
-    cdef LaMat go = _la_bm(out._offset, M * N, N, 1)
+    cdef LaMat go
+    if B > 1 and gb.sb == 0 and ga.sc == 1 and ga.sr >= K and ga.sb == M * ga.sr:
+        # a broadcast right operand and row-major batches of rows: one product of B*M rows
+        # (one BLAS call instead of B)
+        M *= B
+        B = 1
+    go = _la_bm(out._offset, M * N, N, 1)
     if not _la_blas_friendly(M, K, &ga):
         a = _la_bmat_copy(a, &ga, B, M, K, a._dtype)
     if not _la_blas_friendly(K, N, &gb):
@@ -383,6 +389,8 @@ cdef int _la_check_bmm(int64_t B, int64_t K, int64_t B2, int64_t K2, TensorBase 
 cdef TensorBase _mv(TensorBase a, TensorBase v, object out):
     """mv(input, vec): matrix (M x K) times vector (K)."""
     cdef int64_t M
+    if a._ndim == 0:
+        _wrap_dim(0, 0, False)          # PyTorch sizes the result first: an IndexError
     if a._ndim != 2 or v._ndim != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got 1, {a._ndim}, {v._ndim}")
     M = a._shape[0]
@@ -509,7 +517,7 @@ cdef str _la_infer_batch(int na, const int64_t* a, int nb, const int64_t* b, int
     cdef int nd = na if na > nb else nb
     cdef int i
     cdef int64_t sa, sb
-    for i in range(nd):
+    for i in range(nd - 1, -1, -1):
         sa = a[na - nd + i] if i >= nd - na else 1
         sb = b[nb - nd + i] if i >= nd - nb else 1
         if sa == sb or sb == 1:
@@ -752,14 +760,14 @@ cdef TensorBase _addmm(TensorBase inp, TensorBase m1, TensorBase m2, object beta
                        object out, bint inplace):
     """addmm(input, mat1, mat2, beta=1, alpha=1): beta * input + alpha * (mat1 @ mat2)."""
     cdef int64_t S[2]
-    if m1._ndim != 2:
-        raise RuntimeError(f"mat1 must be a matrix, got {m1._ndim}-D tensor")
-    if m2._ndim != 2:
-        raise RuntimeError(f"mat2 must be a matrix, got {m2._ndim}-D tensor")
     if inp._dtype is not m2._dtype:
         raise RuntimeError(f"self and mat2 must have the same dtype, but got {_la_st(inp)} and {_la_st(m2)}")
     if m1._dtype is not m2._dtype:
         raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {_la_st(m1)} and {_la_st(m2)}")
+    if m1._ndim != 2:
+        raise RuntimeError(f"mat1 must be a matrix, got {m1._ndim}-D tensor")
+    if m2._ndim != 2:
+        raise RuntimeError(f"mat2 must be a matrix, got {m2._ndim}-D tensor")
     if m1._shape[1] != m2._shape[0]:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({m1._shape[0]}x{m1._shape[1]} "
                            f"and {m2._shape[0]}x{m2._shape[1]})")
@@ -792,9 +800,11 @@ cdef TensorBase _baddbmm(TensorBase inp, TensorBase b1, TensorBase b2, object be
                          object out, bint inplace):
     """baddbmm(input, batch1, batch2, beta=1, alpha=1): beta * input + alpha * (batch1 @ batch2)."""
     cdef int64_t S[3]
-    if not inplace and b1._ndim >= 2 and b2._ndim >= 3:
-        # PyTorch broadcasts the input to the result shape before checking the batches
-        _expand(inp, (b1._shape[0], b1._shape[1], b2._shape[2]))
+    if not inplace:
+        # PyTorch broadcasts the input to the result shape before checking the batches (so a
+        # missing dim is an IndexError there)
+        _expand(inp, (b1._shape[_wrap_dim(0, b1._ndim, False)], b1._shape[_wrap_dim(1, b1._ndim, False)],
+                      b2._shape[_wrap_dim(2, b2._ndim, False)]))
     if b1._ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor")
     if b2._ndim != 3:

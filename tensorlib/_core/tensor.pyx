@@ -373,7 +373,7 @@ cdef int _wrap_dim(int64_t d, int ndim, bint scalar_ok=True) except -1:
     cdef int n = ndim if (ndim > 0 or not scalar_ok) else 1
     if d < -n or d >= n:
         if ndim == 0 and not scalar_ok:
-            raise IndexError(f"dimension specified as {d} but tensor has no dimensions")
+            raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
         raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
                          f"but got {d})")
     return <int>(d + n if d < 0 else d)
