@@ -31,3 +31,12 @@ INT_SUM_DTYPE = np.int64
 # Python float scalars are weak in PyTorch: half_tensor * 2.5 stays float16 (NumPy 2 agrees;
 # NumPy 1 did not).
 HALF_TIMES_PY_FLOAT_DTYPE = np.float16
+
+# matmul/mm/bmm/mv/dot of bool tensors: NumPy computes (logical and/or), PyTorch raises
+# NotImplementedError ("addmm_impl_cpu_" / "bmm" / "addmv_impl_cpu" / "dot" not implemented for
+# 'Bool'). outer of bools is a product, allowed by both.
+BOOL_MATMUL_RAISES = NotImplementedError
+
+# einsum: PyTorch broadcasts a size-1 subscript against the size it has in other operands and
+# sums ellipsis dims that an explicit output leaves out; NumPy raises for both.
+EINSUM_BROADCASTS_SIZE_ONE = True

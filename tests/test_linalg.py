@@ -15,6 +15,8 @@ from hypothesis import given, strategies as st
 import tensorlib as tl
 from tensorlib import memory
 
+from divergences import BOOL_MATMUL_RAISES, EINSUM_BROADCASTS_SIZE_ONE
+
 FLOATS = ["float32", "float64", "float16", "bfloat16"]
 INTS = ["uint8", "int8", "int16", "int32", "int64"]
 # |relative error| bound of a sum of K products against a float64 reference
@@ -493,6 +495,14 @@ ERRORS = [
 ]
 
 
+def test_bool_products_raise_unlike_numpy():
+    a = np.array([[True, False], [True, True]])
+    assert (a @ a).dtype == np.bool_                  # NumPy computes it
+    for fn, args in [(tl.mm, (a, a)), (tl.matmul, (a[None], a[None])), (tl.mv, (a, a[0])), (tl.dot, (a[0], a[0]))]:
+        with pytest.raises(BOOL_MATMUL_RAISES, match="not implemented for 'Bool'"):
+            fn(*[tl.tensor(x) for x in args])
+
+
 @pytest.mark.parametrize("i", range(len(ERRORS)))
 def test_error_messages(i):
     fn, cls, msg = ERRORS[i]
@@ -588,6 +598,7 @@ def numpy_einsum(eq, arrays):
     """np.einsum with PyTorch's extras spelled out: '...' becomes explicit letters (PyTorch sums
     ellipsis dims missing from an explicit output; NumPy refuses), and size-1 dims are
     broadcast to the size the label has elsewhere (PyTorch broadcasts them, NumPy does not)."""
+    assert EINSUM_BROADCASTS_SIZE_ONE
     lhs, arrow, rhs = eq.replace(" ", "").partition("->")
     terms = lhs.split(",")
     E = max([a.ndim - len(t.replace("...", "")) for t, a in zip(terms, arrays) if "..." in t] + [0])
