@@ -103,10 +103,15 @@ def main():
         th_args = [torch.tensor(a) for a in arrays] if torch else None
         res = {}
         for _ in range(args.rounds):
+            # a pause after each library lets its spinning worker threads (OpenMP, OpenBLAS)
+            # park, so they do not steal the cores from the next library's round
             best_of(lambda: fn(tensorlib, *tl_args), args.rounds, res, "tl")
+            time.sleep(0.05)
             if torch:
                 best_of(lambda: fn(torch, *th_args), args.rounds, res, "torch")
+                time.sleep(0.05)
             best_of(lambda: np_fn(*arrays), args.rounds, res, "np")
+            time.sleep(0.05)
         r_np = res["tl"] / res["np"]
         r_th = res["tl"] / res["torch"] if torch else float("nan")
         print(f"{name:48s} {fmt(res['tl'])} {fmt(res['np'])} "
