@@ -35,3 +35,11 @@ HALF_TIMES_PY_FLOAT_DTYPE = np.float16
 # float64 -> float16: PyTorch converts through float32 (two roundings: 1 + 2**-11 + 2**-40
 # becomes 1.0); NumPy rounds once (1.0009765625). tensorlib follows PyTorch.
 F64_TO_F16_ROUNDS_THROUGH_F32 = True
+# matmul/mm/bmm/mv/dot of bool tensors: NumPy computes (logical and/or), PyTorch raises
+# NotImplementedError ("addmm_impl_cpu_" / "bmm" / "addmv_impl_cpu" / "dot" not implemented for
+# 'Bool'). outer of bools is a product, allowed by both.
+BOOL_MATMUL_RAISES = NotImplementedError
+
+# einsum: PyTorch broadcasts a size-1 subscript against the size it has in other operands and
+# sums ellipsis dims that an explicit output leaves out; NumPy raises for both.
+EINSUM_BROADCASTS_SIZE_ONE = True

@@ -816,3 +816,21 @@ cdef TensorBase _sum_dims_keepdim(TensorBase g, tuple dims):
     cdef TensorBase out = empty_tensor(g._ndim, sh, acc, g._storage.device)
     np.sum(_numpy_view(src, True), axis=dims, keepdims=True, out=_numpy_view(out, True))
     return out if acc is g._dtype else _clone(out, None, g._dtype)
+
+
+def _matmul_backward(grad, self, other, int which):
+    """Gradient of matmul for either operand, every rank case: 1-D operands are treated as a
+    row (left) or column (right) vector, then the added dim is removed again; broadcast batch
+    dims are summed back by the engine."""
+    a = self.unsqueeze(0) if self.dim() == 1 else self
+    b = other.unsqueeze(-1) if other.dim() == 1 else other
+    g = grad
+    if self.dim() == 1:
+        g = g.unsqueeze(-2)
+    if other.dim() == 1:
+        g = g.unsqueeze(-1)
+    if which == 0:
+        r = g.matmul(b.transpose(-1, -2))
+        return r.squeeze(-2) if self.dim() == 1 else r
+    r = a.transpose(-1, -2).matmul(g)
+    return r.squeeze(-1) if other.dim() == 1 else r

@@ -25,7 +25,7 @@ cdef int broadcast_shapes(int nda, const int64_t* a, int ndb, const int64_t* b, 
     cdef int nd = nda if nda > ndb else ndb
     cdef int i
     cdef int64_t sa, sb
-    for i in range(nd):
+    for i in range(nd - 1, -1, -1):     # from the last dim, so the message names the same dim as PyTorch's
         sa = a[nda - nd + i] if i >= nd - nda else 1
         sb = b[ndb - nd + i] if i >= nd - ndb else 1
         if sa == sb or sb == 1:

@@ -402,7 +402,7 @@ cdef int _wrap_dim(int64_t d, int ndim, bint scalar_ok=True) except -1:
     cdef int n = ndim if (ndim > 0 or not scalar_ok) else 1
     if d < -n or d >= n:
         if ndim == 0 and not scalar_ok:
-            raise IndexError(f"dimension specified as {d} but tensor has no dimensions")
+            raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
         raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
                          f"but got {d})")
     return <int>(d + n if d < 0 else d)
@@ -991,8 +991,8 @@ cdef inline bint _slot_ok(object other):
 
 
 cdef object _matmul_slot(object a, object b):
-    # `@` dispatches to the declared matmul op (linear algebra family)
-    return _GENERATED_FUNCTIONS["matmul"](a, b)
+    # `@` is the declared matmul op (linalg.pxi), with autograd recording
+    return _call_matmul(<TensorBase>a, <TensorBase>b, None, False)
 
 
 cdef object _LAYOUT_STRIDED = None
@@ -1060,6 +1060,7 @@ include "indexing.pxi"
 include "random_ops.pxi"
 include "elementwise.pxi"
 include "graph.pxi"
+include "linalg.pxi"
 include "_ops_generated.pxi"
 
 
