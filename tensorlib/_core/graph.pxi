@@ -629,9 +629,9 @@ def _pow_backward_exponent(grad, self, exponent, result):
     """d(self ** e)/de = result * log(self); 0 where self == 0 and e >= 0 (PyTorch)."""
     import math
     if isinstance(self, TensorBase):
-        return where((self == 0) & (exponent >= 0), 0.0, grad * result * self.log())
+        return _f_where((self == 0) & (exponent >= 0), 0.0, grad * result * self.log())
     if self == 0:
-        return where(exponent >= 0, 0.0, grad * result * float("-inf"))
+        return _f_where(exponent >= 0, 0.0, grad * result * float("-inf"))
     return grad * result * (math.log(self) if self > 0 else float("nan"))
 
 
@@ -652,12 +652,12 @@ def _gelu_backward(grad, self, approximate):
 
 
 def _elu_backward(grad, self, alpha):
-    return where(self > 0, grad, grad * alpha * self.exp())
+    return _f_where(self > 0, grad, grad * alpha * self.exp())
 
 
 def _softplus_backward(grad, self, beta, threshold):
     z = self * beta
-    return where(z > threshold, grad, grad * z.sigmoid())
+    return _f_where(z > threshold, grad, grad * z.sigmoid())
 
 
 def _clamp_backward(grad, self, lo, hi):

@@ -647,7 +647,7 @@ cdef double _la_float_scalar(object v, int code) except? -1.5:
         d = float(v)
     except OverflowError:
         _la_overflow(code if code == DT_FLOAT64 else DT_FLOAT32)
-    if code != DT_FLOAT64 and isfinite(d) and fabs(d) > FLT_MAX:
+    if code != DT_FLOAT64 and c_isfinite(d) and fabs(d) > FLT_MAX:
         _la_overflow(DT_FLOAT32)
     return d
 
@@ -656,7 +656,7 @@ cdef int64_t _la_int_scalar(object v, int code) except? -1:
     """A scalar for an integer op: truncated toward zero, range-checked against the dtype."""
     lo, hi = _INT_RANGE.get(code, (-(1 << 63), (1 << 63) - 1))
     if isinstance(v, float) or isinstance(v, np.floating):
-        if not isfinite(v) or v < lo or v > hi:
+        if not c_isfinite(v) or v < lo or v > hi:
             _la_overflow(code)
         return int(v)
     iv = int(v)
