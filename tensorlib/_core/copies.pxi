@@ -58,10 +58,18 @@ cdef TensorBase _clone(TensorBase t, object memory_format=None, DType dt=None):
 
 
 cdef TensorBase _copy_(TensorBase self, object src, bint non_blocking=False):
-    cdef TensorBase s = _targ(src, "copy_", "src", 1)
+    cdef TensorBase s
+    if isinstance(src, (bool, int, float)):
+        # PyTorch accepts a Python number (copied like a 0-d tensor of it)
+        prepare_write(self, None)
+        _fill_raw(self, src)
+        return self
+    s = _targ(src, "copy_", "src", 1)
     if s._storage.device is not self._storage.device:
         raise RuntimeError(f"copy_: copying from {s._storage.device} to {self._storage.device} is not supported")
-    prepare_write(self, s)
+    # a one-element source is a broadcast value, never a partial overlap (x.copy_(x[0]) is
+    # well defined: _copy_into reads it through a temporary)
+    prepare_write(self, s if s._numel != 1 else None)
     _copy_into(self, s)
     return self
 
@@ -117,13 +125,16 @@ _INT_RANGE = {DT_UINT8: (0, 255), DT_INT8: (-128, 127), DT_INT16: (-32768, 32767
 
 
 cdef TensorBase _fill_(TensorBase self, object value):
-    prepare_write(self, value if isinstance(value, TensorBase) else None)
+    if isinstance(value, TensorBase):
+        prepare_write(self, None)       # a 0-d value: read before the first write
+    else:
+        prepare_fill(self)
     _fill_raw(self, value)
     return self
 
 
 cdef TensorBase _zero_(TensorBase self):
-    prepare_write(self, None)
+    prepare_fill(self)
     if self._contiguous:
         memset(tensor_data(self), 0, self._numel * self._dtype.itemsize)
     else:
@@ -224,7 +235,7 @@ cdef TensorBase _cat(object tensors, int64_t dim, object out):
     cdef int64_t sh[MAX_DIMS]
     cdef int rdt = -1
     if len(tensors) == 0:
-        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     for k, x in enumerate(tensors):
         t = _targ(x, "cat", "tensors", 1)
         if t._ndim == 0:
@@ -294,7 +305,7 @@ cdef TensorBase _flip(TensorBase t, object dims):
         st[d] = -st[d]
     # an internal view with negative strides: never handed to the user
     rev = make_view(t, t._ndim, t._shape, st, off)
-    out = _empty_like_shape(t)
+    out = _empty_preserving(t, None)        # PyTorch keeps a dense input's layout
     _copy_into(out, rev)
     return out
 
@@ -343,7 +354,7 @@ cdef TensorBase _roll(TensorBase t, object shifts, object dims):
         raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts_t)}, dims:{len(dims_t)}")
     src = t
     for shift, dim in zip(shifts_t, dims_t):
-        d = _wrap_dim(dim, t._ndim)
+        d = _wrap_dim(dim, t._ndim, False)
         n = t._shape[d]
         out = _empty_like_shape(t)
         s = shift % n if n > 0 else 0
@@ -378,6 +389,6 @@ cdef TensorBase _tril(TensorBase t, int64_t diagonal, bint lower, bint inplace):
         prepare_write(t, None)
         out = t
     else:
-        out = _clone(t)
+        out = _clone(t, contiguous_format)      # PyTorch's tril/triu return contiguous results
     _tri_zero(out, diagonal, lower)
     return out

@@ -5,11 +5,11 @@
 
 cdef object _getitem(TensorBase t, object index):
     # fast paths for the two most common forms
-    if type(index) is int:
-        return _select(t, 0, index)
+    if type(index) is int and t._ndim > 0:
+        return _select_index(t, 0, 0, index)
     if type(index) is slice and t._ndim > 0:
         s = <slice>index
-        return _slice(t, 0, s.start, s.stop, 1 if s.step is None else _iarg(s.step, "slice", "step", 3))
+        return _slice(t, 0, s.start, s.stop, s.step)
     return _basic_index(t, index if type(index) is tuple else (index,))
 
 
@@ -24,8 +24,17 @@ cdef bint _is_int_index(object x):
     return hasattr(x, "__index__") and not isinstance(x, (list, tuple, np.ndarray))
 
 
+cdef TensorBase _select_index(TensorBase r, int dim, int orig_dim, object i):
+    """r.select(dim, i) for an integer index; errors name the dim of the indexed tensor."""
+    cdef int64_t n = r._shape[dim]
+    i = i.__index__()
+    if i < -n or i >= n:
+        raise IndexError(f"index {i} is out of bounds for dimension {orig_dim} with size {n}")
+    return _select(r, dim, i)
+
+
 cdef TensorBase _basic_index(TensorBase t, tuple index):
-    cdef int consumed = 0, dim = 0, ell = 0
+    cdef int consumed = 0, dim = 0, ell = 0, orig = 0
     cdef TensorBase r = t
     for x in index:
         if x is Ellipsis:
@@ -41,11 +50,16 @@ cdef TensorBase _basic_index(TensorBase t, tuple index):
                 f"(advanced indexing) is not available yet")
     if ell > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
+    if t._ndim == 0 and consumed > 0:
+        raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                         "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
     if consumed > t._ndim:
         raise IndexError(f"too many indices for tensor of dimension {t._ndim}")
+    # dim: position in the result being built; orig: the dim of t the next index applies to
     for x in index:
         if x is Ellipsis:
             dim += t._ndim - consumed
+            orig += t._ndim - consumed
         elif x is None:
             r = _unsqueeze(r, dim)
             dim += 1
@@ -53,24 +67,25 @@ cdef TensorBase _basic_index(TensorBase t, tuple index):
             # x[True] adds a dim of size 1; x[False] adds a dim of size 0
             r = _unsqueeze(r, dim)
             if not x:
-                r = _slice(r, dim, 0, 0, 1)
+                r = _slice(r, dim, 0, 0, None)
             dim += 1
         elif type(x) is slice:
-            r = _slice(r, dim, x.start, x.stop, 1 if x.step is None else _iarg(x.step, "slice", "step", 3))
+            r = _slice(r, dim, x.start, x.stop, x.step)
             dim += 1
+            orig += 1
         else:
-            try:
-                r = _select(r, dim, x.__index__())
-            except IndexError:
-                raise IndexError(f"index {x.__index__()} is out of bounds for dimension {dim} with "
-                                 f"size {r._shape[dim]}") from None
+            r = _select_index(r, dim, orig, x)
+            orig += 1
     return r
 
 
 cdef int _setitem(TensorBase t, object index, object value) except -1:
     cdef TensorBase dst = _getitem(t, index)
     if isinstance(value, TensorBase):
-        prepare_write(dst, <TensorBase>value)
+        # PyTorch expands the value to the destination's shape before copying, so only a value
+        # with as many elements as the destination can partially overlap it; a broadcast one
+        # is read through a temporary by _copy_into (x[:] = x[0] is well defined)
+        prepare_write(dst, <TensorBase>value if (<TensorBase>value)._numel == dst._numel else None)
         _copy_into(dst, <TensorBase>value)
     elif isinstance(value, (bool, int, float)) or isinstance(value, np.generic):
         prepare_write(dst, None)

@@ -236,7 +236,17 @@ cdef bint _same_layout(TensorBase a, TensorBase b) noexcept:
 cdef int prepare_write(TensorBase out, TensorBase src) except -1:
     """Check that writing into ``out`` (reading ``src``, may be None) is well defined, then bump
     ``out``'s version. Raises PyTorch's errors for internal and partial overlap."""
-    if has_internal_overlap(out._ndim, out._shape, out._strides):
+    return _prepare_write(out, src, True)
+
+
+cdef int prepare_fill(TensorBase out) except -1:
+    """The write step of fill_/zero_ with a Python scalar: every element gets the same value, so
+    a tensor with internal overlap (an expanded one) is fine, as in PyTorch."""
+    return _prepare_write(out, None, False)
+
+
+cdef int _prepare_write(TensorBase out, TensorBase src, bint check_internal) except -1:
+    if check_internal and has_internal_overlap(out._ndim, out._shape, out._strides):
         raise RuntimeError(
             "unsupported operation: more than one element of the written-to tensor refers to a "
             "single memory location. Please clone() the tensor before performing the operation.")

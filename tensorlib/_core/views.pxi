@@ -112,6 +112,7 @@ cdef TensorBase _view_dtype(TensorBase t, DType dt):
     if old == new:
         v = make_view(t, t._ndim, t._shape, t._strides, t._offset)
         v._dtype = dt
+        v._view_base = None      # see the end of this function
         return v
     if t._ndim == 0:
         raise RuntimeError(f"self.dim() cannot be 0 to view {t._dtype} as {dt} (different element sizes)")
@@ -142,11 +143,17 @@ cdef TensorBase _view_dtype(TensorBase t, DType dt):
         offset = t._offset // ratio
     v = _view_of(t, shape, strides, offset)
     v._dtype = dt
+    # PyTorch does not record a dtype view as a view (no autograd link between dtypes):
+    # it shares the storage and the version counter, but _base is None, _is_view() False
+    v._view_base = None
     return v
 
 
 cdef object _view_dispatch(TensorBase t, tuple args):
     """Tensor.view(*shape) or Tensor.view(dtype)."""
+    if len(args) == 0:
+        raise TypeError("view() received an invalid combination of arguments - got (), but "
+                        "expected one of: (dtype dtype) or (tuple of ints size)")
     if len(args) == 1 and not isinstance(args[0], (int, tuple, list)) and not isinstance(args[0], TensorBase):
         try:
             dt = as_dtype(args[0])
@@ -254,6 +261,8 @@ cdef TensorBase _expand(TensorBase t, tuple sizes):
                            f"dimensions in the tensor ({t._ndim})")
     if n > MAX_DIMS:
         raise RuntimeError(f"tensors of more than {MAX_DIMS} dimensions are not supported (got {n})")
+    # PyTorch's geometry: a new leading dim starts as size 1 with the stride it would have
+    # if contiguous over the dims after it; any dim whose size changes gets stride 0
     for i in range(n - 1, -1, -1):
         j = i - (n - t._ndim)
         s = sizes[i]
@@ -262,7 +271,7 @@ cdef TensorBase _expand(TensorBase t, tuple sizes):
                 raise RuntimeError(f"The expanded size of the tensor ({s}) isn't allowed in a leading, "
                                    f"non-existing dimension {i}")
             sh[i] = s
-            st[i] = 0
+            st[i] = 0 if s != 1 or i == n - 1 else sh[i + 1] * st[i + 1]
         elif s == -1 or s == t._shape[j]:
             sh[i] = t._shape[j]
             st[i] = t._strides[j]
@@ -295,33 +304,58 @@ cdef tuple _broadcast_tensors(tensors):
     return tuple([_expand(<TensorBase>x, shape) for x in tensors])
 
 
-cdef TensorBase _slice(TensorBase t, int dim, object start, object stop, int64_t step):
-    """t[..., start:stop:step, ...] along dim, with Python's clamping; step must be positive."""
-    cdef int64_t n = t._shape[dim], a, b, length
+cdef object _slice_index(object x):
+    """A slice bound or step as a Python int (Python's own TypeError for anything else)."""
+    if type(x) is int:
+        return x
+    if isinstance(x, TensorBase):
+        return _iarg(x, "slice", "index", 1)
+    try:
+        return x.__index__()
+    except AttributeError:
+        raise TypeError("slice indices must be integers or None or have an __index__ method") from None
+
+
+cdef int64_t _clamp_bound(object x, int64_t n, int64_t default) except? -1:
+    """Python's slice clamping: negative counts from the end, then clip to [0, n]. Done on
+    Python ints so bounds beyond int64 (x[:2**70]) clamp instead of overflowing."""
+    if x is None:
+        return default
+    x = _slice_index(x)
+    if x < 0:
+        x += n
+        return 0 if x < 0 else x
+    return n if x > n else x
+
+
+cdef TensorBase _slice(TensorBase t, int dim, object start, object stop, object step):
+    """t[..., start:stop:step, ...] along dim, with Python's clamping; step must be positive.
+    As in PyTorch, an empty result still starts at ``start`` (its storage offset)."""
+    cdef int64_t n = t._shape[dim], a, b, length, st_step, k = 1
     cdef int64_t sh[MAX_DIMS]
     cdef int64_t st[MAX_DIMS]
-    if step <= 0:
-        raise ValueError("step must be greater than zero")
-    a = 0 if start is None else _iarg(start, "slice", "start", 1)
-    b = n if stop is None else _iarg(stop, "slice", "stop", 2)
-    if a < 0:
-        a += n
-        if a < 0:
-            a = 0
-    elif a > n:
-        a = n
-    if b < 0:
-        b += n
-        if b < 0:
-            b = 0
-    elif b > n:
-        b = n
-    length = (b - a + step - 1) // step if b > a else 0
+    if step is not None:
+        step = _slice_index(step)
+        if step == 0:
+            raise ValueError("slice step cannot be zero")
+        if step < 0:
+            raise ValueError("step must be greater than zero")
+        # a step >= n picks at most one element, so any such step selects the same memory:
+        # clamp a huge one to n to keep the stride product inside int64
+        k = step if step <= n else (n if n > 0 else 1)
+    a = _clamp_bound(start, n, 0)
+    b = _clamp_bound(stop, n, n)
+    length = (b - a - 1) // k + 1 if b > a else 0
+    if step is not None and n < step <= INT64_MAX and \
+            not mul_overflow(t._strides[dim], <int64_t>step, &st_step):
+        k = step                 # keep PyTorch's stride whenever it is representable
+    if mul_overflow(t._strides[dim], k, &st_step):
+        raise RuntimeError(f"slice step {step} overflows the stride of dimension {dim}")
     memcpy(sh, t._shape, t._ndim * sizeof(int64_t))
     memcpy(st, t._strides, t._ndim * sizeof(int64_t))
     sh[dim] = length
-    st[dim] = t._strides[dim] * step
-    return make_view(t, t._ndim, sh, st, t._offset + (a * t._strides[dim] if length > 0 else 0))
+    st[dim] = st_step
+    return make_view(t, t._ndim, sh, st, t._offset + a * t._strides[dim])
 
 
 cdef TensorBase _narrow(TensorBase t, int64_t dim, int64_t start, int64_t length):
@@ -396,9 +430,9 @@ cdef TensorBase _squeeze(TensorBase t, object dim):
 
 
 cdef TensorBase _flatten(TensorBase t, int64_t start_dim, int64_t end_dim):
+    cdef int s = _wrap_dim(start_dim, t._ndim), e = _wrap_dim(end_dim, t._ndim)
     if t._ndim == 0:
         return _reshape(t, (1,))
-    cdef int s = _wrap_dim(start_dim, t._ndim), e = _wrap_dim(end_dim, t._ndim)
     if s > e:
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     if s == e:
@@ -533,7 +567,7 @@ cdef tuple _chunk(TensorBase t, int64_t chunks, int64_t dim):
 
 cdef tuple _unbind(TensorBase t, int64_t dim):
     if t._ndim == 0:
-        raise RuntimeError("Dimension specified as 0 but tensor has no dimensions")
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     cdef int d = _wrap_dim(dim, t._ndim)
     return tuple([_select(t, d, i) for i in range(t._shape[d])])
 
@@ -550,7 +584,9 @@ cdef TensorBase _contiguous(TensorBase t):
 
 
 cdef TensorBase _set_geometry_inplace(TensorBase t, TensorBase v):
-    """Metadata-changing in-place ops (t_, transpose_, squeeze_, ...): take v's geometry."""
+    """Metadata-changing in-place ops (t_, transpose_, squeeze_, ...): take v's geometry.
+    No data is written, but they are in-place ops, so (as in PyTorch) they bump the version."""
     _set_geometry(t, v._ndim, v._shape, v._strides)
     t._offset = v._offset
+    t._vc.version += 1
     return t
