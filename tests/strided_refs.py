@@ -55,8 +55,10 @@ def distinct_values(shape, name):
         v = (k % 3) == 1
     elif name in ("uint8", "int8"):
         v = ((k * 7 + 3) % 251) - (0 if name == "uint8" else 125)
+    elif name == "bfloat16":
+        v = ((k % 256) - 128) * 0.5     # 8 significant bits: exact in bfloat16
     elif name in FLOAT_DTYPES:
-        v = (k - n // 2) * 0.5          # exact in every float dtype for n <= 512
+        v = (k - n // 2) * 0.5          # exact in float16 for n < 4096
     else:
         v = k * 3 - n
     return np.asarray(v, dtype=np_dtype(name)).reshape(shape)

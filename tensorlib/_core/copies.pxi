@@ -69,6 +69,7 @@ cdef TensorBase _copy_(TensorBase self, object src, bint non_blocking=False):
         raise RuntimeError(f"copy_: copying from {s._storage.device} to {self._storage.device} is not supported")
     # a one-element source is a broadcast value, never a partial overlap (x.copy_(x[0]) is
     # well defined: _copy_into reads it through a temporary)
+    _check_copy_shapes(self, s)
     prepare_write(self, s if s._numel != 1 else None)
     _copy_into(self, s)
     return self

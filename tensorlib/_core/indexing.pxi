@@ -76,22 +76,40 @@ cdef TensorBase _basic_index(TensorBase t, tuple index):
         else:
             r = _select_index(r, dim, orig, x)
             orig += 1
+    if r is t:
+        # x[()], x[...]: still a new view (x[...] is not x), as in PyTorch
+        r = make_view(t, t._ndim, t._shape, t._strides, t._offset)
     return r
+
+
+cdef TensorBase _strip_leading_ones(TensorBase v, int ndim):
+    """The value of x[i] = v without leading size-1 dims beyond ndim (PyTorch and NumPy both
+    accept x[:] = ones(1, 1, 3) for a 1-d destination)."""
+    cdef int k = 0
+    while v._ndim - k > ndim and v._shape[k] == 1:
+        k += 1
+    if k == 0:
+        return v
+    return make_view(v, v._ndim - k, v._shape + k, v._strides + k, v._offset)
 
 
 cdef int _setitem(TensorBase t, object index, object value) except -1:
     cdef TensorBase dst = _getitem(t, index)
     if isinstance(value, TensorBase):
+        value = _strip_leading_ones(<TensorBase>value, dst._ndim)
         # PyTorch expands the value to the destination's shape before copying, so only a value
         # with as many elements as the destination can partially overlap it; a broadcast one
         # is read through a temporary by _copy_into (x[:] = x[0] is well defined)
+        _check_copy_shapes(dst, <TensorBase>value)
         prepare_write(dst, <TensorBase>value if (<TensorBase>value)._numel == dst._numel else None)
         _copy_into(dst, <TensorBase>value)
     elif isinstance(value, (bool, int, float)) or isinstance(value, np.generic):
         prepare_write(dst, None)
         _fill_raw(dst, value)
     else:
-        src = _tensor_from_data(value, dst._dtype, dst._storage.device, True)
+        src = _strip_leading_ones(_tensor_from_data(value, dst._dtype, dst._storage.device, True),
+                                  dst._ndim)
+        _check_copy_shapes(dst, src)
         prepare_write(dst, src)
         _copy_into(dst, src)
     return 0

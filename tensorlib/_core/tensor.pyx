@@ -259,6 +259,12 @@ cdef int _prepare_write(TensorBase out, TensorBase src, bint check_internal) exc
     return 0
 
 
+cdef int _check_copy_shapes(TensorBase dst, TensorBase src) except -1:
+    """Raise (before anything is written or the version bumped) unless src broadcasts to dst."""
+    cdef int64_t sstrides[MAX_DIMS]
+    return broadcast_strides(src._ndim, src._shape, src._strides, dst._ndim, dst._shape, sstrides)
+
+
 cdef int _copy_into(TensorBase dst, TensorBase src) except -1:
     """dst[...] = src with broadcasting and dtype conversion (no version bump: callers have
     run prepare_write). Reads through a temporary when src and dst share memory in a way a
