@@ -39,11 +39,11 @@ def np_dtype(name):
 
 def bf16_round(a):
     """float32 values rounded to the nearest bfloat16 (ties to even), still as float32."""
-    a = np.ascontiguousarray(a, dtype=np.float32)
+    a = np.array(a, dtype=np.float32, order="C")        # (ascontiguousarray makes 0-d 1-d)
     bits = a.view(np.uint32).astype(np.uint64)
     rounded = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
     out = rounded.astype(np.uint32).view(np.float32)
-    return np.where(np.isnan(a), a, out)
+    return np.where(np.isnan(a), a, out).reshape(a.shape)
 
 
 def distinct_values(shape, name):
@@ -253,13 +253,24 @@ def cases(draw, torch=None, dtypes=DTYPES, min_dims=0, max_dims=4, max_side=5,
     return Case(name, vals, steps, torch)
 
 
+def float_inside(lo, hi, width):
+    """st.floats of the given width within [lo, hi], bounds moved inward to representable values."""
+    t = {16: np.float16, 32: np.float32, 64: np.float64}[width]
+    a, b = t(lo), t(hi)
+    if a < lo:
+        a = np.nextafter(a, t(0))
+    if b > hi:
+        b = np.nextafter(b, t(0))
+    return st.floats(float(a), float(b), width=width)
+
+
 def elements(name, small=False):
     """Element strategy for hnp.arrays: finite values, exactly representable in the dtype."""
     if name == "bool":
         return st.booleans()
     if name in FLOAT_DTYPES:
         width = 16 if name == "float16" else 32 if name in ("bfloat16", "float32") else 64
-        bound = 100.0 if small else 6e4 if width == 16 else 1e30
+        bound = 100.0 if small else 6e4 if width == 16 else 2.0 ** 100
         return st.floats(-bound, bound, width=width, allow_nan=False, allow_infinity=False)
     info = np.iinfo(name)
     if small:

@@ -30,16 +30,56 @@ cdef TensorBase _empty_strided(tuple size, tuple stride, DType dt, Device dev):
     return t
 
 
+cdef int _dense_order_cmp(TensorBase t, int a, int b) noexcept:
+    """Should dim a sit outside dim b in memory? 1 yes, -1 no, 0 cannot tell (a stride is 0)."""
+    cdef int64_t sa = t._strides[a], sb = t._strides[b]
+    if sa == 0 or sb == 0:
+        return 0
+    if sa != sb:
+        return 1 if sa > sb else -1
+    return 1 if t._shape[a] > t._shape[b] else 0
+
+
+cdef void _infer_dense_strides(TensorBase t, int64_t* out) noexcept:
+    """Contiguous strides that keep t's memory order of dims (PyTorch's preserve_format for a
+    tensor that is not dense): dims ordered innermost-first by stride, a 0 stride leaving its
+    dim where it is, equal strides putting the smaller dim inside."""
+    cdef int order[MAX_DIMS]        # order[0] is the innermost dim
+    cdef int i, j, c, cur, n = t._ndim, tmp
+    cdef int64_t step = 1
+    for i in range(n):
+        order[i] = n - 1 - i
+    for i in range(1, n):
+        cur = i                     # position of the dim being placed
+        for j in range(i - 1, -1, -1):
+            c = _dense_order_cmp(t, order[j], order[cur])
+            if c > 0:
+                tmp = order[j]
+                order[j] = order[cur]
+                order[cur] = tmp
+                cur = j
+            elif c < 0:
+                break
+    for i in range(n):
+        out[order[i]] = step
+        step *= t._shape[order[i]]
+
+
 cdef TensorBase _empty_preserving(TensorBase like, DType dt):
-    """Uninitialized tensor like ``like``: same strides when they are dense and non-overlapping
-    (PyTorch's preserve_format), else contiguous."""
+    """Uninitialized tensor like ``like`` in PyTorch's preserve_format: the same strides when
+    they are dense and non-overlapping (empty tensors included), else dense strides in the
+    same memory order of dims."""
     cdef TensorBase t
+    cdef int64_t st[MAX_DIMS]
     if dt is None:
         dt = like._dtype
-    if like._contiguous or not is_non_overlapping_and_dense(like._ndim, like._shape, like._strides):
-        return empty_tensor(like._ndim, like._shape, dt, like._storage.device)
+    if like._contiguous or is_non_overlapping_and_dense(like._ndim, like._shape, like._strides):
+        # (is_non_overlapping_and_dense holds for every empty tensor)
+        memcpy(st, like._strides, like._ndim * sizeof(int64_t))
+    else:
+        _infer_dense_strides(like, st)
     t = _alloc_object()
-    _set_geometry(t, like._ndim, like._shape, like._strides)
+    _set_geometry(t, like._ndim, like._shape, st)
     t._storage = new_storage(like._numel * dt.itemsize, like._storage.device)
     t._dtype = dt
     t._vc = _new_vc()
@@ -348,12 +388,20 @@ cdef TensorBase _roll(TensorBase t, object shifts, object dims):
         shifts_t = (shifts,) if isinstance(shifts, int) else tuple(shifts)
         if len(shifts_t) != 1:
             raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts_t)}, dims:0")
-        return _view(_roll(_reshape(t, (-1,)), shifts_t[0], 0), tuple(_shape_list(t)))
+        if t._numel == 0:
+            return _clone(t, contiguous_format)
+        out = _roll(_reshape(t, (-1,)), shifts_t[0], 0)
+        _set_geometry(out, t._ndim, t._shape, NULL)      # a fresh contiguous result: reshape it
+        return out
     shifts_t = (shifts,) if isinstance(shifts, int) else tuple(shifts)
     dims_t = (dims,) if isinstance(dims, int) else tuple(dims)
     if len(shifts_t) != len(dims_t):
         raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts_t)}, dims:{len(dims_t)}")
     src = t
+    if t._numel == 0:
+        for dim in dims_t:
+            _wrap_dim(dim, t._ndim, False)
+        return _clone(t)                 # PyTorch: an empty input keeps its layout
     for shift, dim in zip(shifts_t, dims_t):
         d = _wrap_dim(dim, t._ndim, False)
         n = t._shape[d]
