@@ -107,10 +107,8 @@ cdef TensorBase _copy_(TensorBase self, object src, bint non_blocking=False):
     s = _targ(src, "copy_", "src", 1)
     if s._storage.device is not self._storage.device:
         raise RuntimeError(f"copy_: copying from {s._storage.device} to {self._storage.device} is not supported")
-    # a one-element source is a broadcast value, never a partial overlap (x.copy_(x[0]) is
-    # well defined: _copy_into reads it through a temporary)
     _check_copy_shapes(self, s)
-    prepare_write(self, s if s._numel != 1 else None)
+    prepare_write(self, s)
     _copy_into(self, s)
     return self
 
@@ -388,8 +386,10 @@ cdef TensorBase _roll(TensorBase t, object shifts, object dims):
         shifts_t = (shifts,) if isinstance(shifts, int) else tuple(shifts)
         if len(shifts_t) != 1:
             raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts_t)}, dims:0")
+        if t._ndim == 1:
+            return _roll(t, shifts_t[0], 0)
         if t._numel == 0:
-            return _clone(t, contiguous_format)
+            return _clone(t, contiguous_format)       # (PyTorch rolls the flattened copy)
         out = _roll(_reshape(t, (-1,)), shifts_t[0], 0)
         _set_geometry(out, t._ndim, t._shape, NULL)      # a fresh contiguous result: reshape it
         return out
