@@ -956,3 +956,49 @@ def test_views_never_copy_and_see_writes():
     assert views[2].tolist() == ref[1:, ::2].tolist()
     assert views[7].tolist() == np.diagonal(ref).tolist()
     assert views[8].tolist() == [0.0, 5.0]
+
+
+# ---------------------------------------------------------------------------------------------
+# extreme arguments: an error of PyTorch's classes, or a view that stays inside its storage
+
+EXTREME = st.sampled_from([0, 1, 2, 3, -1, -2, 2 ** 31, 2 ** 62, 2 ** 63 - 1, -2 ** 63, 2 ** 61 + 100])
+
+
+def _assert_inside(v):
+    """Every element of view v addresses memory inside its storage."""
+    if v.numel() == 0:
+        return
+    last = v.storage_offset() + sum((n - 1) * s for n, s in zip(v.shape, v.stride()))
+    assert v.storage_offset() >= 0 and min(v.stride(), default=0) >= 0
+    assert (last + 1) * v.element_size() <= v.untyped_storage().nbytes()
+    if v.numel() <= 4096:
+        v.tolist()
+
+
+@given(st.data())
+def test_extreme_arguments_never_escape_the_storage(data):
+    case = data.draw(cases(min_dims=1, max_steps=1))
+    x = case.x
+    a, b, c = data.draw(EXTREME), data.draw(EXTREME), data.draw(EXTREME)
+    ops = [
+        lambda: x.as_strided((a % 5, 2), (b, 1), c if c >= 0 else None),
+        lambda: x.as_strided((2,), (a,), b),
+        lambda: x.narrow(0, a, b),
+        lambda: x.select(-1, a),
+        lambda: x.unfold(0, a, b),
+        lambda: x.diagonal(a, 0, -1) if x.dim() > 1 else x.unfold(-1, 1, a),
+        lambda: x[a:b:c if c > 0 else 1],
+        lambda: x[..., a::b if b > 0 else 2],
+        lambda: x.split(a)[-1] if a else x.split(1)[0],
+        lambda: x.chunk(a)[0],
+        lambda: x.expand(a, *x.shape),
+        lambda: x.view(a, -1),
+        lambda: x.unsqueeze(a),
+        lambda: x.movedim(0, a),
+    ]
+    op = data.draw(st.sampled_from(ops))
+    try:
+        v = op()
+    except (RuntimeError, IndexError, ValueError, TypeError):
+        return
+    _assert_inside(v)

@@ -80,7 +80,7 @@ cdef TensorBase _empty_preserving(TensorBase like, DType dt):
         _infer_dense_strides(like, st)
     t = _alloc_object()
     _set_geometry(t, like._ndim, like._shape, st)
-    t._storage = new_storage(like._numel * dt.itemsize, like._storage.device)
+    t._storage = new_storage(_checked_nbytes(like._ndim, like._shape, dt.itemsize), like._storage.device)
     t._dtype = dt
     t._vc = _new_vc()
     return t
@@ -360,6 +360,9 @@ cdef TensorBase _repeat(TensorBase t, tuple repeats):
     padded_shape = [1] * lead + _shape_list(t)
     padded_strides = [0] * lead + _stride_list(t)
     out_shape = tuple([repeats[i] * padded_shape[i] for i in range(n)])
+    for v in out_shape:
+        if v > INT64_MAX:
+            raise RuntimeError(f"repeat: the result's shape {list(out_shape)} overflows int64")
     cdef TensorBase out = _new_empty(out_shape, t._dtype, t._storage.device)
     if out._numel == 0:
         return out
@@ -421,6 +424,8 @@ cdef int _tri_zero(TensorBase t, int64_t k, bint lower) except -1:
     rows = t._shape[t._ndim - 2]
     cols = t._shape[t._ndim - 1]
     cdef int rd = t._ndim - 2, cd = t._ndim - 1
+    # clamp k so i + k + 1 cannot overflow (any |k| beyond the matrix means "all" or "none")
+    k = min(max(k, -rows - 1), cols + 1)
     for i in range(rows):
         row = _select(t, rd, i)
         if lower:

@@ -246,7 +246,11 @@ cdef int prepare_fill(TensorBase out) except -1:
 
 
 cdef int _prepare_write(TensorBase out, TensorBase src, bint check_internal) except -1:
-    if check_internal and has_internal_overlap(out._ndim, out._shape, out._strides):
+    # copying a tensor onto itself (same memory, layout and dtype) writes nothing new, so it is
+    # fine even when out has internal overlap (PyTorch: e.copy_(e) on an expanded e)
+    if check_internal and has_internal_overlap(out._ndim, out._shape, out._strides) and not (
+            src is not None and src._storage is out._storage and src._dtype is out._dtype
+            and _same_layout(out, src)):
         raise RuntimeError(
             "unsupported operation: more than one element of the written-to tensor refers to a "
             "single memory location. Please clone() the tensor before performing the operation.")

@@ -369,7 +369,7 @@ cdef TensorBase _narrow(TensorBase t, int64_t dim, int64_t start, int64_t length
         raise IndexError(f"start out of range (expected to be in range of [{-n}, {n}], but got {start})")
     if start < 0:
         start += n
-    if start + length > n:
+    if length > n - start:               # (start + length could overflow)
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({n}).")
     return _slice(t, d, start, start + length, 1)
 
@@ -469,7 +469,8 @@ cdef TensorBase _as_strided(TensorBase t, tuple size, tuple stride, object stora
             raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(size)}")
     if off < 0:
         raise RuntimeError(f"Tensor: invalid storage offset {off}")
-    # the last element must lie inside the storage
+    # the last element must lie inside the storage (all in int64 with overflow checks: a
+    # wrapped bound would let the view address memory outside the storage)
     need = 0
     for i in range(len(size)):
         if size[i] == 0:
@@ -478,7 +479,10 @@ cdef TensorBase _as_strided(TensorBase t, tuple size, tuple stride, object stora
         if mul_overflow(<int64_t>(size[i] - 1), <int64_t>stride[i], &sz) or add_overflow(need, sz, &need):
             raise RuntimeError(f"as_strided: sizes {list(size)} and strides {list(stride)} overflow int64")
     if need >= 0:
-        need = (need + off + 1) * t._dtype.itemsize
+        if add_overflow(need, off, &need) or add_overflow(need, 1, &need) or \
+                mul_overflow(need, <int64_t>t._dtype.itemsize, &need):
+            raise RuntimeError(f"as_strided: sizes {list(size)}, strides {list(stride)} and storage "
+                               f"offset {off} overflow int64")
         if need > t._storage._nbytes:
             raise RuntimeError(f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset "
                                f"{off}, and itemsize {t._dtype.itemsize} requiring a storage size of "
