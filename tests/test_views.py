@@ -1002,3 +1002,41 @@ def test_extreme_arguments_never_escape_the_storage(data):
     except (RuntimeError, IndexError, ValueError, TypeError):
         return
     _assert_inside(v)
+
+
+# ---------------------------------------------------------------------------------------------
+# wrong argument types: TypeError, as in PyTorch
+
+WRONG_TYPES = [
+    lambda L, x: x.view("a"), lambda L, x: x.view(None), lambda L, x: x.view(2.0, 3),
+    lambda L, x: x.view(2, [3]), lambda L, x: x.reshape("a"), lambda L, x: x.reshape(2, [3]),
+    lambda L, x: x.transpose("a", 1), lambda L, x: x.transpose(0, 1.0), lambda L, x: x.transpose(0),
+    lambda L, x: x.narrow(0, "1", 2), lambda L, x: x.narrow(0, 1.0, 1), lambda L, x: x.narrow(0, 1),
+    lambda L, x: x.select(0, 1.5), lambda L, x: x.select(0, None), lambda L, x: x.unsqueeze(1.0),
+    lambda L, x: x.expand(2.5, 3), lambda L, x: x.expand("a"), lambda L, x: x.expand(),
+    lambda L, x: x.permute(0.0, 1), lambda L, x: x.permute(), lambda L, x: x.flatten("a"),
+    lambda L, x: x.unflatten(1.0, (3, 1)), lambda L, x: x.split(1.5), lambda L, x: x.split("a"),
+    lambda L, x: x.chunk(2.0), lambda L, x: x.unbind(0.0), lambda L, x: x.unfold(0, 2.0, 1),
+    lambda L, x: x.as_strided((2,), "a"), lambda L, x: x.as_strided((2,), (1,), 0.5),
+    lambda L, x: x.diagonal(0.5), lambda L, x: x.movedim("a", 0), lambda L, x: x.movedim(0.0, 1),
+    lambda L, x: x.squeeze(1.0), lambda L, x: x.squeeze("a"), lambda L, x: L.cat([x], dim=1.0),
+    lambda L, x: L.stack([x], 1.5), lambda L, x: x.repeat(1.5, 1), lambda L, x: x.repeat(),
+    lambda L, x: x.tile("a"), lambda L, x: x.roll(1.5), lambda L, x: x.roll(1, 0.5),
+    lambda L, x: x.roll("a"), lambda L, x: x.tril(1.5), lambda L, x: x.flip(0.5),
+    lambda L, x: x.copy_("a"), lambda L, x: x.copy_(None), lambda L, x: x.fill_("a"),
+    lambda L, x: x.fill_(None), lambda L, x: x.expand_as([1, 2]), lambda L, x: x.view_as(3),
+    lambda L, x: L.broadcast_tensors(x, 1), lambda L, x: x.size("a"), lambda L, x: x.stride(1.0),
+    lambda L, x: L.cat(x), lambda L, x: L.cat([x, 1]), lambda L, x: x[1:1.5],
+]
+
+
+@pytest.mark.parametrize("k", range(len(WRONG_TYPES)))
+def test_wrong_argument_types_raise_type_error(k):
+    with pytest.raises(TypeError):
+        WRONG_TYPES[k](tl, tl.zeros(2, 3))
+
+
+@pytest.mark.parametrize("k", range(len(WRONG_TYPES)))
+def test_wrong_argument_types_match_torch(torch, k):
+    with pytest.raises(TypeError):
+        WRONG_TYPES[k](torch, torch.zeros(2, 3))

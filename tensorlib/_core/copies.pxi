@@ -385,8 +385,8 @@ cdef TensorBase _roll(TensorBase t, object shifts, object dims):
     cdef TensorBase src, out
     cdef int64_t n, s
     cdef int d
+    shifts_t = _ilist(shifts, "roll", "shifts", 1)
     if dims is None or (isinstance(dims, (tuple, list)) and len(dims) == 0):
-        shifts_t = (shifts,) if isinstance(shifts, int) else tuple(shifts)
         if len(shifts_t) != 1:
             raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts_t)}, dims:0")
         if t._ndim == 1:
@@ -396,8 +396,7 @@ cdef TensorBase _roll(TensorBase t, object shifts, object dims):
         out = _roll(_reshape(t, (-1,)), shifts_t[0], 0)
         _set_geometry(out, t._ndim, t._shape, NULL)      # a fresh contiguous result: reshape it
         return out
-    shifts_t = (shifts,) if isinstance(shifts, int) else tuple(shifts)
-    dims_t = (dims,) if isinstance(dims, int) else tuple(dims)
+    dims_t = _ilist(dims, "roll", "dims", 2)
     if len(shifts_t) != len(dims_t):
         raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts_t)}, dims:{len(dims_t)}")
     src = t

@@ -154,6 +154,9 @@ cdef object _view_dispatch(TensorBase t, tuple args):
     if len(args) == 0:
         raise TypeError("view() received an invalid combination of arguments - got (), but "
                         "expected one of: (dtype dtype) or (tuple of ints size)")
+    if len(args) == 1 and args[0] is None:
+        raise TypeError("view() received an invalid combination of arguments - got (NoneType), "
+                        "but expected one of: (dtype dtype) or (tuple of ints size)")
     if len(args) == 1 and not isinstance(args[0], (int, tuple, list)) and not isinstance(args[0], TensorBase):
         try:
             dt = as_dtype(args[0])
@@ -233,8 +236,8 @@ cdef TensorBase _permute(TensorBase t, tuple dims):
 
 
 cdef TensorBase _movedim(TensorBase t, source, destination):
-    src = [source] if isinstance(source, int) else list(source)
-    dst = [destination] if isinstance(destination, int) else list(destination)
+    src = list(_ilist(source, "movedim", "source", 1))
+    dst = list(_ilist(destination, "movedim", "destination", 2))
     if len(src) != len(dst):
         raise RuntimeError(f"movedim: Invalid source or destination dims: source ({src} dims) should "
                            f"contain the same number of dims as destination ({dst} dims)")
@@ -419,7 +422,7 @@ cdef TensorBase _squeeze(TensorBase t, object dim):
     if dim is None:
         drop = [i for i in range(t._ndim) if t._shape[i] == 1]
     else:
-        dims = (dim,) if isinstance(dim, int) else tuple(dim)
+        dims = _ilist(dim, "squeeze", "dim", 1)
         drop = [d for d in _wrap_dims(dims, t._ndim, "squeeze") if t._ndim > 0 and t._shape[d] == 1]
     for i in range(t._ndim):
         if i not in drop:
