@@ -13,7 +13,7 @@ from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
 from cpython.long cimport PyLong_FromLongLong
 from libc.stdint cimport int64_t, uint64_t, uint8_t, uint16_t, INT64_MAX, INT64_MIN
 from libc.stdlib cimport malloc, free
-from libc.string cimport memcpy, memset
+from libc.string cimport memcmp, memcpy, memset
 
 from tensorlib._core.dtype cimport (
     dtype as DType, dtype_of, default_float_dtype, as_dtype, promote_codes, can_cast_codes,

@@ -62,6 +62,9 @@ cdef bint _compute_view_strides(TensorBase t, int nd, const int64_t* newshape, i
     cdef int i, td, vd
     cdef int64_t chunk_base, tensor_numel, view_numel, expected
     if t._numel == 0:
+        if nd == t._ndim and memcmp(newshape, t._shape, nd * sizeof(int64_t)) == 0:
+            memcpy(newstride, t._strides, nd * sizeof(int64_t))      # same shape: keep (PyTorch)
+            return True
         expected = 1
         for i in range(nd - 1, -1, -1):
             newstride[i] = expected
