@@ -990,7 +990,8 @@ def test_extreme_arguments_never_escape_the_storage(data):
         lambda: x[a:b:c if c > 0 else 1],
         lambda: x[..., a::b if b > 0 else 2],
         lambda: x.split(a)[-1] if a else x.split(1)[0],
-        lambda: x.chunk(a)[0],
+        # (an empty dim gives `chunks` empty pieces, as in PyTorch: keep that count small)
+        lambda: x.chunk(a if x.shape[0] or a < 100 else 3)[0],
         lambda: x.expand(a, *x.shape),
         lambda: x.view(a, -1),
         lambda: x.unsqueeze(a),

@@ -511,6 +511,9 @@ cdef TensorBase _unfold(TensorBase t, int64_t dimension, int64_t size, int64_t s
     new_strides = list(strides)
     new_shape[d] = (shape[d] - size) // step + 1
     new_strides[d] = strides[d] * step
+    if new_strides[d] > INT64_MAX:
+        # only when a huge step leaves one window, whose stride is never used: keep int64
+        new_strides[d] = strides[d]
     if t._ndim == 0:
         return _view_of(t, [size], [1], t._offset)
     return _view_of(t, new_shape + [size], new_strides + [strides[d]], t._offset)
