@@ -125,9 +125,16 @@ cdef TensorBase _clone(TensorBase t, object memory_format=None, DType dt=None):
 
 
 cdef TensorBase _copy_(TensorBase self, object src, bint non_blocking=False):
-    cdef TensorBase s = _targ(src, "copy_", "src", 1)
+    cdef TensorBase s
+    if isinstance(src, (bool, int, float)):
+        # PyTorch accepts a Python number (copied like a 0-d tensor of it)
+        prepare_write(self, None)
+        _fill_raw(self, src)
+        return self
+    s = _targ(src, "copy_", "src", 1)
     if s._storage.device is not self._storage.device:
         raise RuntimeError(f"copy_: copying from {s._storage.device} to {self._storage.device} is not supported")
+    _check_copy_shapes(self, s)
     prepare_write(self, s)
     _copy_into(self, s)
     return self
@@ -217,13 +224,16 @@ cdef int _check_scalar_fits(object v, DType dt, bint is_float, bint check_float_
 
 
 cdef TensorBase _fill_(TensorBase self, object value):
-    prepare_write(self, value if isinstance(value, TensorBase) else None)
+    if isinstance(value, TensorBase):
+        prepare_write(self, None)       # a 0-d value: read before the first write
+    else:
+        prepare_fill(self)
     _fill_raw(self, value)
     return self
 
 
 cdef TensorBase _zero_(TensorBase self):
-    prepare_write(self, None)
+    prepare_fill(self)
     if self._contiguous:
         memset(tensor_data(self), 0, self._numel * self._dtype.itemsize)
     else:
@@ -328,7 +338,7 @@ cdef TensorBase _cat(object tensors, int64_t dim, object out):
     cdef int64_t sh[MAX_DIMS]
     cdef int rdt = -1
     if len(tensors) == 0:
-        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     for k, x in enumerate(tensors):
         t = _targ(x, "cat", "tensors", 1)
         if t._ndim == 0:
@@ -398,7 +408,7 @@ cdef TensorBase _flip(TensorBase t, object dims):
         st[d] = -st[d]
     # an internal view with negative strides: never handed to the user
     rev = make_view(t, t._ndim, t._shape, st, off)
-    out = _empty_like_shape(t)
+    out = _empty_preserving(t, None)        # PyTorch keeps a dense input's layout
     _copy_into(out, rev)
     return out
 
@@ -414,6 +424,9 @@ cdef TensorBase _repeat(TensorBase t, tuple repeats):
     padded_shape = [1] * lead + _shape_list(t)
     padded_strides = [0] * lead + _stride_list(t)
     out_shape = tuple([repeats[i] * padded_shape[i] for i in range(n)])
+    for v in out_shape:
+        if v > INT64_MAX:
+            raise RuntimeError(f"repeat: the result's shape {list(out_shape)} overflows int64")
     cdef TensorBase out = _new_empty(out_shape, t._dtype, t._storage.device)
     if out._numel == 0:
         return out
@@ -436,18 +449,27 @@ cdef TensorBase _roll(TensorBase t, object shifts, object dims):
     cdef TensorBase src, out
     cdef int64_t n, s
     cdef int d
+    shifts_t = _ilist(shifts, "roll", "shifts", 1)
     if dims is None or (isinstance(dims, (tuple, list)) and len(dims) == 0):
-        shifts_t = (shifts,) if isinstance(shifts, int) else tuple(shifts)
         if len(shifts_t) != 1:
             raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts_t)}, dims:0")
-        return _view(_roll(_reshape(t, (-1,)), shifts_t[0], 0), tuple(_shape_list(t)))
-    shifts_t = (shifts,) if isinstance(shifts, int) else tuple(shifts)
-    dims_t = (dims,) if isinstance(dims, int) else tuple(dims)
+        if t._ndim == 1:
+            return _roll(t, shifts_t[0], 0)
+        if t._numel == 0:
+            return _clone(t, contiguous_format)       # (PyTorch rolls the flattened copy)
+        out = _roll(_reshape(t, (-1,)), shifts_t[0], 0)
+        _set_geometry(out, t._ndim, t._shape, NULL)      # a fresh contiguous result: reshape it
+        return out
+    dims_t = _ilist(dims, "roll", "dims", 2)
     if len(shifts_t) != len(dims_t):
         raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts_t)}, dims:{len(dims_t)}")
     src = t
+    if t._numel == 0:
+        for dim in dims_t:
+            _wrap_dim(dim, t._ndim, False)
+        return _clone(t)                 # PyTorch: an empty input keeps its layout
     for shift, dim in zip(shifts_t, dims_t):
-        d = _wrap_dim(dim, t._ndim)
+        d = _wrap_dim(dim, t._ndim, False)
         n = t._shape[d]
         out = _empty_like_shape(t)
         s = shift % n if n > 0 else 0
@@ -465,6 +487,8 @@ cdef int _tri_zero(TensorBase t, int64_t k, bint lower) except -1:
     rows = t._shape[t._ndim - 2]
     cols = t._shape[t._ndim - 1]
     cdef int rd = t._ndim - 2, cd = t._ndim - 1
+    # clamp k so i + k + 1 cannot overflow (any |k| beyond the matrix means "all" or "none")
+    k = min(max(k, -rows - 1), cols + 1)
     for i in range(rows):
         row = _select(t, rd, i)
         if lower:
@@ -482,6 +506,6 @@ cdef TensorBase _tril(TensorBase t, int64_t diagonal, bint lower, bint inplace):
         prepare_write(t, None)
         out = t
     else:
-        out = _clone(t)
+        out = _clone(t, contiguous_format)      # PyTorch's tril/triu return contiguous results
     _tri_zero(out, diagonal, lower)
     return out

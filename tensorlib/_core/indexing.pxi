@@ -18,11 +18,11 @@ cdef inline int64_t _slice_step(object s) except? -1:
 
 cdef object _getitem(TensorBase t, object index):
     # fast paths for the two most common forms
-    if type(index) is int:
-        return _select(t, 0, index)
+    if type(index) is int and t._ndim > 0:
+        return _select_index(t, 0, 0, index)
     if type(index) is slice and t._ndim > 0:
         return _slice(t, 0, <object>(<PySliceObject*>index).start,
-                      <object>(<PySliceObject*>index).stop, _slice_step(index))
+                      <object>(<PySliceObject*>index).stop, <object>(<PySliceObject*>index).step)
     return _basic_index(t, index if type(index) is tuple else (index,))
 
 
@@ -35,6 +35,15 @@ cdef bint _is_int_index(object x):
         return (<TensorBase>x)._ndim == 0 and not (<TensorBase>x)._dtype.is_floating_point \
             and (<TensorBase>x)._dtype.code != DT_BOOL
     return hasattr(x, "__index__") and not isinstance(x, (list, tuple, np.ndarray))
+
+
+cdef TensorBase _select_index(TensorBase r, int dim, int orig_dim, object i):
+    """r.select(dim, i) for an integer index; errors name the dim of the indexed tensor."""
+    cdef int64_t n = r._shape[dim]
+    i = i.__index__()
+    if i < -n or i >= n:
+        raise IndexError(f"index {i} is out of bounds for dimension {orig_dim} with size {n}")
+    return _select(r, dim, i)
 
 
 cdef TensorBase _basic_index(TensorBase t, tuple index):
@@ -62,6 +71,9 @@ cdef TensorBase _basic_index(TensorBase t, tuple index):
                 f"(advanced indexing) is not available yet")
     if ell > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
+    if t._ndim == 0 and consumed > 0:
+        raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                         "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
     if consumed > t._ndim:
         raise IndexError(f"too many indices for tensor of dimension {t._ndim}")
     memcpy(sh, t._shape, nd * sizeof(int64_t))
@@ -69,7 +81,7 @@ cdef TensorBase _basic_index(TensorBase t, tuple index):
     for x in index:
         if type(x) is slice:
             _slice_geometry(sh, st, &off, dim, <object>(<PySliceObject*>x).start,
-                            <object>(<PySliceObject*>x).stop, _slice_step(x))
+                            <object>(<PySliceObject*>x).stop, <object>(<PySliceObject*>x).step)
             dim += 1
         elif x is Ellipsis:
             dim += t._ndim - consumed
@@ -97,16 +109,37 @@ cdef TensorBase _basic_index(TensorBase t, tuple index):
     return make_view(t, nd, sh, st, off)
 
 
+cdef TensorBase _strip_leading_ones(TensorBase v, int ndim):
+    """The value of x[i] = v without leading size-1 dims beyond ndim (PyTorch and NumPy both
+    accept x[:] = ones(1, 1, 3) for a 1-d destination)."""
+    cdef int k = 0
+    while v._ndim - k > ndim and v._shape[k] == 1:
+        k += 1
+    if k == 0:
+        return v
+    return make_view(v, v._ndim - k, v._shape + k, v._strides + k, v._offset)
+
+
 cdef int _setitem(TensorBase t, object index, object value) except -1:
     cdef TensorBase dst = _getitem(t, index)
     if isinstance(value, TensorBase):
-        prepare_write(dst, <TensorBase>value)
+        value = _strip_leading_ones(<TensorBase>value, dst._ndim)
+        # PyTorch expands the value to the destination's shape before copying, so only a value
+        # with as many elements as the destination can partially overlap it; a broadcast one
+        # is read through a temporary by _copy_into (x[:] = x[0] is well defined)
+        _check_copy_shapes(dst, <TensorBase>value)
+        prepare_write(dst, <TensorBase>value if (<TensorBase>value)._numel == dst._numel else None)
         _copy_into(dst, <TensorBase>value)
     elif isinstance(value, (bool, int, float)) or isinstance(value, np.generic):
         prepare_write(dst, None)
         _fill_raw(dst, value)
     else:
-        src = _tensor_from_data(value, dst._dtype, dst._storage.device, True)
+        if value is None or isinstance(value, (str, bytes, dict, set)):
+            raise TypeError(f"can't assign a {type(value).__name__} to a "
+                            f"tensorlib.{dst._dtype.legacy_name}")
+        src = _strip_leading_ones(_tensor_from_data(value, dst._dtype, dst._storage.device, True),
+                                  dst._ndim)
+        _check_copy_shapes(dst, src)
         prepare_write(dst, src)
         _copy_into(dst, src)
     return 0

@@ -13,7 +13,7 @@ from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
 from cpython.long cimport PyLong_FromLongLong
 from libc.stdint cimport int64_t, uint64_t, uint8_t, uint16_t, INT64_MAX, INT64_MIN
 from libc.stdlib cimport malloc, free
-from libc.string cimport memcpy, memmove, memset
+from libc.string cimport memcmp, memcpy, memmove, memset
 from libc.math cimport ceil as c_ceil, floor as c_floor, pow as c_pow, isfinite as c_isfinite, isnan as c_isnan
 
 from tensorlib._core.dtype cimport (
@@ -251,7 +251,21 @@ cdef bint _same_layout(TensorBase a, TensorBase b) noexcept:
 cdef int prepare_write(TensorBase out, TensorBase src) except -1:
     """Check that writing into ``out`` (reading ``src``, may be None) is well defined, then bump
     ``out``'s version. Raises PyTorch's errors for internal and partial overlap."""
-    if has_internal_overlap(out._ndim, out._shape, out._strides):
+    return _prepare_write(out, src, True)
+
+
+cdef int prepare_fill(TensorBase out) except -1:
+    """The write step of fill_/zero_ with a Python scalar: every element gets the same value, so
+    a tensor with internal overlap (an expanded one) is fine, as in PyTorch."""
+    return _prepare_write(out, None, False)
+
+
+cdef int _prepare_write(TensorBase out, TensorBase src, bint check_internal) except -1:
+    # copying a tensor onto itself (same memory, layout and dtype) writes nothing new, so it is
+    # fine even when out has internal overlap (PyTorch: e.copy_(e) on an expanded e)
+    if check_internal and has_internal_overlap(out._ndim, out._shape, out._strides) and not (
+            src is not None and src._storage is out._storage and src._dtype is out._dtype
+            and _same_layout(out, src)):
         raise RuntimeError(
             "unsupported operation: more than one element of the written-to tensor refers to a "
             "single memory location. Please clone() the tensor before performing the operation.")
@@ -264,6 +278,12 @@ cdef int prepare_write(TensorBase out, TensorBase src) except -1:
         _check_inplace(out)
     out._vc.version += 1
     return 0
+
+
+cdef int _check_copy_shapes(TensorBase dst, TensorBase src) except -1:
+    """Raise (before anything is written or the version bumped) unless src broadcasts to dst."""
+    cdef int64_t sstrides[MAX_DIMS]
+    return broadcast_strides(src._ndim, src._shape, src._strides, dst._ndim, dst._shape, sstrides)
 
 
 cdef int _copy_into(TensorBase dst, TensorBase src) except -1:

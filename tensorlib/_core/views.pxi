@@ -62,6 +62,9 @@ cdef bint _compute_view_strides(TensorBase t, int nd, const int64_t* newshape, i
     cdef int i, td, vd
     cdef int64_t chunk_base, tensor_numel, view_numel, expected
     if t._numel == 0:
+        if nd == t._ndim and memcmp(newshape, t._shape, nd * sizeof(int64_t)) == 0:
+            memcpy(newstride, t._strides, nd * sizeof(int64_t))      # same shape: keep (PyTorch)
+            return True
         expected = 1
         for i in range(nd - 1, -1, -1):
             newstride[i] = expected
@@ -112,6 +115,7 @@ cdef TensorBase _view_dtype(TensorBase t, DType dt):
     if old == new:
         v = make_view(t, t._ndim, t._shape, t._strides, t._offset)
         v._dtype = dt
+        v._view_base = None      # see the end of this function
         return v
     if t._ndim == 0:
         raise RuntimeError(f"self.dim() cannot be 0 to view {t._dtype} as {dt} (different element sizes)")
@@ -142,11 +146,20 @@ cdef TensorBase _view_dtype(TensorBase t, DType dt):
         offset = t._offset // ratio
     v = _view_of(t, shape, strides, offset)
     v._dtype = dt
+    # PyTorch does not record a dtype view as a view (no autograd link between dtypes):
+    # it shares the storage and the version counter, but _base is None, _is_view() False
+    v._view_base = None
     return v
 
 
 cdef object _view_dispatch(TensorBase t, tuple args):
     """Tensor.view(*shape) or Tensor.view(dtype)."""
+    if len(args) == 0:
+        raise TypeError("view() received an invalid combination of arguments - got (), but "
+                        "expected one of: (dtype dtype) or (tuple of ints size)")
+    if len(args) == 1 and args[0] is None:
+        raise TypeError("view() received an invalid combination of arguments - got (NoneType), "
+                        "but expected one of: (dtype dtype) or (tuple of ints size)")
     if len(args) == 1 and not isinstance(args[0], (int, tuple, list)) and not isinstance(args[0], TensorBase):
         try:
             dt = as_dtype(args[0])
@@ -226,8 +239,8 @@ cdef TensorBase _permute(TensorBase t, tuple dims):
 
 
 cdef TensorBase _movedim(TensorBase t, source, destination):
-    src = [source] if isinstance(source, int) else list(source)
-    dst = [destination] if isinstance(destination, int) else list(destination)
+    src = list(_ilist(source, "movedim", "source", 1))
+    dst = list(_ilist(destination, "movedim", "destination", 2))
     if len(src) != len(dst):
         raise RuntimeError(f"movedim: Invalid source or destination dims: source ({src} dims) should "
                            f"contain the same number of dims as destination ({dst} dims)")
@@ -254,6 +267,8 @@ cdef TensorBase _expand(TensorBase t, tuple sizes):
                            f"dimensions in the tensor ({t._ndim})")
     if n > MAX_DIMS:
         raise RuntimeError(f"tensors of more than {MAX_DIMS} dimensions are not supported (got {n})")
+    # PyTorch's geometry: a new leading dim starts as size 1 with the stride it would have
+    # if contiguous over the dims after it; any dim whose size changes gets stride 0
     for i in range(n - 1, -1, -1):
         j = i - (n - t._ndim)
         s = sizes[i]
@@ -262,7 +277,7 @@ cdef TensorBase _expand(TensorBase t, tuple sizes):
                 raise RuntimeError(f"The expanded size of the tensor ({s}) isn't allowed in a leading, "
                                    f"non-existing dimension {i}")
             sh[i] = s
-            st[i] = 0
+            st[i] = 0 if s != 1 or i == n - 1 else sh[i + 1] * st[i + 1]
         elif s == -1 or s == t._shape[j]:
             sh[i] = t._shape[j]
             st[i] = t._strides[j]
@@ -295,37 +310,61 @@ cdef tuple _broadcast_tensors(tensors):
     return tuple([_expand(<TensorBase>x, shape) for x in tensors])
 
 
+cdef object _slice_index(object x):
+    """A slice bound or step as a Python int (Python's own TypeError for anything else)."""
+    if type(x) is int:
+        return x
+    if isinstance(x, TensorBase):
+        return _iarg(x, "slice", "index", 1)
+    try:
+        return x.__index__()
+    except AttributeError:
+        raise TypeError("slice indices must be integers or None or have an __index__ method") from None
+
+
+cdef int64_t _clamp_bound(object x, int64_t n, int64_t default) except? -1:
+    """Python's slice clamping: negative counts from the end, then clip to [0, n]. Done on
+    Python ints so bounds beyond int64 (x[:2**70]) clamp instead of overflowing."""
+    if x is None:
+        return default
+    x = _slice_index(x)
+    if x < 0:
+        x += n
+        return 0 if x < 0 else x
+    return n if x > n else x
+
+
 cdef int _slice_geometry(int64_t* shape, int64_t* strides, int64_t* offset, int dim,
-                         object start, object stop, int64_t step) except -1:
+                         object start, object stop, object step) except -1:
     """Apply start:stop:step (Python's clamping; step must be positive) to one dim of a
-    geometry in place. Shared by _slice and the one-pass basic indexing."""
-    cdef int64_t n = shape[dim], a, b, length
-    if step <= 0:
-        raise ValueError("step must be greater than zero")
-    a = 0 if start is None else _iarg(start, "slice", "start", 1)
-    b = n if stop is None else _iarg(stop, "slice", "stop", 2)
-    if a < 0:
-        a += n
-        if a < 0:
-            a = 0
-    elif a > n:
-        a = n
-    if b < 0:
-        b += n
-        if b < 0:
-            b = 0
-    elif b > n:
-        b = n
-    length = (b - a + step - 1) // step if b > a else 0
-    if length > 0:
-        offset[0] += a * strides[dim]
+    geometry in place. As in PyTorch, an empty result still starts at ``start`` (its storage
+    offset). Shared by _slice and the one-pass basic indexing."""
+    cdef int64_t n = shape[dim], a, b, length, st_step, k = 1
+    if step is not None:
+        step = _slice_index(step)
+        if step == 0:
+            raise ValueError("slice step cannot be zero")
+        if step < 0:
+            raise ValueError("step must be greater than zero")
+        # a step >= n picks at most one element, so any such step selects the same memory:
+        # clamp a huge one to n to keep the stride product inside int64
+        k = step if step <= n else (n if n > 0 else 1)
+    a = _clamp_bound(start, n, 0)
+    b = _clamp_bound(stop, n, n)
+    length = (b - a - 1) // k + 1 if b > a else 0
+    if step is not None and n < step <= INT64_MAX and \
+            not mul_overflow(strides[dim], <int64_t>step, &st_step):
+        k = step                 # keep PyTorch's stride whenever it is representable
+    if mul_overflow(strides[dim], k, &st_step):
+        raise RuntimeError(f"slice step {step} overflows the stride of dimension {dim}")
+    offset[0] += a * strides[dim]
     shape[dim] = length
-    strides[dim] *= step
+    strides[dim] = st_step
     return 0
 
 
-cdef TensorBase _slice(TensorBase t, int dim, object start, object stop, int64_t step):
-    """t[..., start:stop:step, ...] along dim, with Python's clamping; step must be positive."""
+cdef TensorBase _slice(TensorBase t, int dim, object start, object stop, object step):
+    """t[..., start:stop:step, ...] along dim (see _slice_geometry)."""
     cdef int64_t sh[MAX_DIMS]
     cdef int64_t st[MAX_DIMS]
     cdef int64_t off = t._offset
@@ -346,7 +385,7 @@ cdef TensorBase _narrow(TensorBase t, int64_t dim, int64_t start, int64_t length
         raise IndexError(f"start out of range (expected to be in range of [{-n}, {n}], but got {start})")
     if start < 0:
         start += n
-    if start + length > n:
+    if length > n - start:               # (start + length could overflow)
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({n}).")
     return _slice(t, d, start, start + length, 1)
 
@@ -398,7 +437,7 @@ cdef TensorBase _squeeze(TensorBase t, object dim):
     if dim is None:
         drop = [i for i in range(t._ndim) if t._shape[i] == 1]
     else:
-        dims = (dim,) if isinstance(dim, int) else tuple(dim)
+        dims = _ilist(dim, "squeeze", "dim", 1)
         drop = [d for d in _wrap_dims(dims, t._ndim, "squeeze") if t._ndim > 0 and t._shape[d] == 1]
     for i in range(t._ndim):
         if i not in drop:
@@ -409,9 +448,9 @@ cdef TensorBase _squeeze(TensorBase t, object dim):
 
 
 cdef TensorBase _flatten(TensorBase t, int64_t start_dim, int64_t end_dim):
+    cdef int s = _wrap_dim(start_dim, t._ndim), e = _wrap_dim(end_dim, t._ndim)
     if t._ndim == 0:
         return _reshape(t, (1,))
-    cdef int s = _wrap_dim(start_dim, t._ndim), e = _wrap_dim(end_dim, t._ndim)
     if s > e:
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     if s == e:
@@ -448,7 +487,8 @@ cdef TensorBase _as_strided(TensorBase t, tuple size, tuple stride, object stora
             raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(size)}")
     if off < 0:
         raise RuntimeError(f"Tensor: invalid storage offset {off}")
-    # the last element must lie inside the storage
+    # the last element must lie inside the storage (all in int64 with overflow checks: a
+    # wrapped bound would let the view address memory outside the storage)
     need = 0
     for i in range(len(size)):
         if size[i] == 0:
@@ -457,7 +497,10 @@ cdef TensorBase _as_strided(TensorBase t, tuple size, tuple stride, object stora
         if mul_overflow(<int64_t>(size[i] - 1), <int64_t>stride[i], &sz) or add_overflow(need, sz, &need):
             raise RuntimeError(f"as_strided: sizes {list(size)} and strides {list(stride)} overflow int64")
     if need >= 0:
-        need = (need + off + 1) * t._dtype.itemsize
+        if add_overflow(need, off, &need) or add_overflow(need, 1, &need) or \
+                mul_overflow(need, <int64_t>t._dtype.itemsize, &need):
+            raise RuntimeError(f"as_strided: sizes {list(size)}, strides {list(stride)} and storage "
+                               f"offset {off} overflow int64")
         if need > t._storage._nbytes:
             raise RuntimeError(f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset "
                                f"{off}, and itemsize {t._dtype.itemsize} requiring a storage size of "
@@ -480,6 +523,9 @@ cdef TensorBase _unfold(TensorBase t, int64_t dimension, int64_t size, int64_t s
     new_strides = list(strides)
     new_shape[d] = (shape[d] - size) // step + 1
     new_strides[d] = strides[d] * step
+    if new_strides[d] > INT64_MAX:
+        # only when a huge step leaves one window, whose stride is never used: keep int64
+        new_strides[d] = strides[d]
     if t._ndim == 0:
         return _view_of(t, [size], [1], t._offset)
     return _view_of(t, new_shape + [size], new_strides + [strides[d]], t._offset)
@@ -546,7 +592,7 @@ cdef tuple _chunk(TensorBase t, int64_t chunks, int64_t dim):
 
 cdef tuple _unbind(TensorBase t, int64_t dim):
     if t._ndim == 0:
-        raise RuntimeError("Dimension specified as 0 but tensor has no dimensions")
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     cdef int d = _wrap_dim(dim, t._ndim)
     return tuple([_select(t, d, i) for i in range(t._shape[d])])
 
@@ -563,7 +609,9 @@ cdef TensorBase _contiguous(TensorBase t):
 
 
 cdef TensorBase _set_geometry_inplace(TensorBase t, TensorBase v):
-    """Metadata-changing in-place ops (t_, transpose_, squeeze_, ...): take v's geometry."""
+    """Metadata-changing in-place ops (t_, transpose_, squeeze_, ...): take v's geometry.
+    No data is written, but they are in-place ops, so (as in PyTorch) they bump the version."""
     _set_geometry(t, v._ndim, v._shape, v._strides)
     t._offset = v._offset
+    t._vc.version += 1
     return t

@@ -63,7 +63,10 @@ def convert(p, op, pos, pyname):
     if t == "int[]":
         return [f"cdef tuple {c} = _ilist({pyname}, '{op}', '{p.name}', {pos})"]
     if t == "int[]...":
-        return [f"cdef tuple {c} = _ivarargs({pyname}, '{op}', '{p.name}') if ({pyname} or {p.name} is None) "
+        # required, as in PyTorch: f() raises, f(()) and f(name=()) are the empty list
+        return [f"if not {pyname} and {p.name} is None:",
+                f"    raise TypeError('{op}() missing 1 required positional arguments: \"{p.name}\"')",
+                f"cdef tuple {c} = _ivarargs({pyname}, '{op}', '{p.name}') if {pyname} "
                 f"else _ilist({p.name}, '{op}', '{p.name}', {pos})"]
     if t == "float":
         return [f"cdef double {c} = _farg({pyname}, '{op}', '{p.name}', {pos})"]

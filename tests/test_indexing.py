@@ -1,0 +1,330 @@
+"""Basic indexing (ints, negative ints, slices with positive steps, None, Ellipsis) and
+basic-index assignment.
+
+Every index is a view: values, shape, strides, storage offset and memory sharing are compared
+with NumPy's view for the same index, and strides/offsets with torch where installed.
+Assignment is compared with NumPy assignment on a mirror of the whole base.
+"""
+import numpy as np
+import pytest
+from hypothesis import given, strategies as st
+
+import tensorlib as tl
+from divergences import NEGATIVE_SLICE_STEP_RAISES
+from strided_refs import (
+    DTYPES, FLOAT_DTYPES, WITH_FIXTURE, assert_values, bf16_round, cases, check_torch,
+    check_view, elements, make_tensor, make_torch, np_dtype, pos_slices, tl_dtype)
+from hypothesis.extra import numpy as hnp
+
+
+@st.composite
+def basic_indices(draw, shape):
+    """A basic index for ``shape``: in-range ints (negative too), slices with positive steps
+    and any bounds, up to two None, and at most one Ellipsis. Returns (index, uses_ellipsis)."""
+    nd = len(shape)
+    k = draw(st.integers(0, nd))
+    ell = draw(st.booleans())
+    split = draw(st.integers(0, k)) if ell else k
+    dims = list(range(split)) + list(range(nd - (k - split), nd))
+    items = []
+    for d in dims:
+        n = shape[d]
+        if n > 0 and draw(st.booleans()):
+            items.append(draw(st.integers(-n, n - 1)))
+        else:
+            items.append(draw(pos_slices(n)))
+    if ell:
+        items.insert(split, Ellipsis)
+    for _ in range(draw(st.integers(0, 2))):
+        items.insert(draw(st.integers(0, len(items))), None)
+    if len(items) == 1 and draw(st.booleans()):
+        return items[0], ell
+    return tuple(items), ell
+
+
+def np_index(a, index, ell):
+    """NumPy's view for a basic index (a trailing Ellipsis keeps 0-d results views)."""
+    if ell:
+        return a[index]
+    return a[(index if isinstance(index, tuple) else (index,)) + (Ellipsis,)]
+
+
+@given(st.data())
+def test_basic_index_matches_numpy_view(data):
+    case = data.draw(cases())
+    index, ell = data.draw(basic_indices(tuple(case.x.shape)))
+    tv = case.x[index]
+    check_view(tv, np_index(case.n, index, ell), case.root, case.nroot)
+
+
+@WITH_FIXTURE
+@given(st.data())
+def test_basic_index_matches_torch(torch, data):
+    case = data.draw(cases(torch=torch))
+    index, _ = data.draw(basic_indices(tuple(case.x.shape)))
+    check_torch(case.x[index], case.p[index])
+
+
+@given(st.data())
+def test_chained_indexing_views_point_at_the_root(data):
+    case = data.draw(cases(max_steps=1))
+    i1, e1 = data.draw(basic_indices(tuple(case.x.shape)))
+    v1, n1 = case.x[i1], np_index(case.n, i1, e1)
+    i2, e2 = data.draw(basic_indices(tuple(v1.shape)))
+    check_view(v1[i2], np_index(n1, i2, e2), case.root, case.nroot)
+
+
+@WITH_FIXTURE
+@given(st.data())
+def test_out_of_range_int_raises_index_error(torch, data):
+    case = data.draw(cases(torch=torch, min_dims=1))
+    nd = case.x.dim()
+    d = data.draw(st.integers(0, nd - 1))
+    n = case.x.shape[d]
+    bad = data.draw(st.sampled_from([n, n + 1, -n - 1, -n - 7, 2 ** 40]))
+    index = (slice(None),) * d + (bad,)
+    with pytest.raises(IndexError, match=f"index {bad} is out of bounds for dimension {d} with size {n}"):
+        case.x[index]
+    with pytest.raises(IndexError):
+        case.p[index]
+    with pytest.raises(IndexError):
+        case.n[index]
+
+
+@given(st.data())
+def test_negative_and_zero_steps_raise_value_error(data):
+    case = data.draw(cases(min_dims=1, max_steps=1))
+    d = data.draw(st.integers(0, case.x.dim() - 1))
+    step = data.draw(st.integers(-5, 0))
+    index = (slice(None),) * d + (slice(None, None, step),)
+    # NumPy reverses (or rejects 0); PyTorch raises ValueError for every non-positive step
+    with pytest.raises(NEGATIVE_SLICE_STEP_RAISES, match="step must be greater than zero|cannot be zero"):
+        case.x[index]
+
+
+def test_index_examples():
+    x = tl.arange(24).view(2, 3, 4)
+    assert x[1, -1].tolist() == [20, 21, 22, 23]
+    assert x[..., 1].tolist() == [[1, 5, 9], [13, 17, 21]]
+    assert x[None, ..., None].shape == (1, 2, 3, 4, 1)
+    assert x[:, None, 1:, ::2].stride() == (12, 12, 4, 2)
+    assert x[1, ..., None, 2].shape == (3, 1)
+    assert x[()].shape == x.shape and x[()]._base is x._base and x[()] is not x
+    assert x[...] is not x and x[...]._base is x._base
+    assert x[1:100:3].shape == (1, 3, 4) and x[-100:100].shape == (2, 3, 4)
+    # empty results keep PyTorch's offsets: start * stride
+    assert x[:, 5:1].storage_offset() == 12
+    assert x[..., 3:, 1].storage_offset() == 13
+    assert x[2:].storage_offset() == 24
+    # bounds and steps beyond int64 clamp like Python slices
+    assert x[:2 ** 70].shape == (2, 3, 4) and x[-2 ** 70:].shape == (2, 3, 4)
+    assert x[2 ** 70:].shape == (0, 3, 4)
+    assert x[::2 ** 70].shape == (1, 3, 4) and x[:, ::2 ** 62].shape == (2, 1, 4)
+
+
+def test_index_with_index_like_objects():
+    x = tl.arange(12).view(3, 4)
+    assert x[tl.tensor(1)].tolist() == [4, 5, 6, 7]
+    assert x[tl.tensor(1), tl.tensor(-1)].item() == 7
+    assert x[np.int64(2), np.int32(0)].item() == 8
+    assert x[tl.tensor(1):].shape == (2, 4)
+    assert x[:, np.int64(1)::np.int64(2)].tolist() == [[1, 3], [5, 7], [9, 11]]
+
+    class Idx:
+        def __index__(self):
+            return 2
+    assert x[Idx()].tolist() == [8, 9, 10, 11] and x[:Idx()].shape == (2, 4)
+
+
+def test_bool_indices_add_a_dim():
+    x = tl.arange(6).view(2, 3)
+    assert x[True].shape == (1, 2, 3) and x[False].shape == (0, 2, 3)
+    assert x[1, True].tolist() == [[3, 4, 5]]
+    assert tl.tensor(5)[True].shape == (1,)
+
+
+def test_zero_dim_indexing():
+    x = tl.tensor(5.0)
+    for index in (None, Ellipsis, ()):
+        v = x[index]
+        assert v._base is x and v.data_ptr() == x.data_ptr()
+    assert x[None].shape == (1,) and x[...].shape == () and x[None, None].shape == (1, 1)
+    with pytest.raises(IndexError, match="invalid index of a 0-dim tensor"):
+        x[0]
+    with pytest.raises(IndexError):
+        x[:]
+
+
+def test_bad_indices():
+    x = tl.arange(24).view(2, 3, 4)
+    with pytest.raises(IndexError, match="too many indices for tensor of dimension 3"):
+        x[0, 0, 0, 0]
+    with pytest.raises(IndexError, match=r"only integers, slices"):
+        x[1.0]
+    with pytest.raises(IndexError, match=r"only integers, slices"):
+        x[:, 1.5]
+    with pytest.raises(IndexError, match="index 3 is out of bounds for dimension 1 with size 3"):
+        x[1, 3]
+    with pytest.raises(IndexError, match="index 4 is out of bounds for dimension 1 with size 4"):
+        x[..., 4]
+    with pytest.raises(TypeError, match="slice indices must be integers"):
+        x[1:1.5]
+    with pytest.raises(TypeError, match="slice indices must be integers"):
+        x["a":]
+    with pytest.raises(TypeError, match="slice indices must be integers"):
+        x[::1.0]
+    with pytest.raises(ValueError, match="step must be greater than zero"):
+        x[::-1]
+    with pytest.raises(ValueError, match="cannot be zero"):
+        x[:, ::0]
+    with pytest.raises(IndexError):
+        x[..., 1, ...]
+    with pytest.raises(IndexError):
+        tl.zeros(0, 3)[0]
+
+
+def test_bad_indices_match_torch_classes(torch):
+    for L in (tl, torch):
+        x = L.arange(24).view(2, 3, 4)
+        for index, err in [((0, 0, 0, 0), IndexError), (1.0, IndexError), ((1, 3), IndexError),
+                           ((Ellipsis, 4), IndexError), (slice(1, 1.5), TypeError),
+                           (slice(None, None, -1), ValueError), (slice(None, None, 0), ValueError)]:
+            with pytest.raises(err):
+                x[index]
+        with pytest.raises(IndexError):
+            L.tensor(5.0)[0]
+
+
+def test_iteration_and_len():
+    x = tl.arange(6).view(3, 2)
+    rows = list(x)
+    assert len(x) == 3 and [r.tolist() for r in rows] == [[0, 1], [2, 3], [4, 5]]
+    assert all(r._base is x._base for r in rows)
+    with pytest.raises(TypeError):
+        len(tl.tensor(1))
+    with pytest.raises(TypeError):
+        iter(tl.tensor(1))
+
+
+# ---------------------------------------------------------------------------------------------
+# assignment
+
+def _np_value_for(value, dst_name):
+    """NumPy reference for ``value`` converted to ``dst_name`` (bfloat16 rounded, in float32)."""
+    if dst_name == "bfloat16":
+        return bf16_round(np.asarray(value, dtype=np.float32))
+    return np.asarray(value).astype(np_dtype(dst_name))
+
+
+@st.composite
+def set_values(draw, shape):
+    """A value for x[index] = value: a Python scalar, a tensor broadcastable to ``shape`` of any
+    dtype (small non-negative values: every conversion is exact or truncating), or an ndarray.
+    Returns (value for tensorlib, value for torch or None, NumPy reference values, its dtype)."""
+    kind = draw(st.sampled_from(["int", "float", "bool", "tensor", "tensor", "ndarray"]))
+    if kind == "int":
+        v = draw(st.integers(0, 100))
+        return v, v, np.int64(v), "int64"
+    if kind == "float":
+        v = draw(st.integers(0, 200)) / 2
+        return v, v, np.float64(v), "float64"
+    if kind == "bool":
+        v = draw(st.booleans())
+        return v, v, np.bool_(v), "bool"
+    k = draw(st.integers(0, len(shape)))
+    vshape = tuple(draw(st.sampled_from([1, n])) for n in shape[len(shape) - k:])
+    vshape = (1,) * draw(st.integers(0, 1)) + vshape if k == len(shape) else vshape
+    name = draw(st.sampled_from(DTYPES))
+    if name in FLOAT_DTYPES:
+        vals = draw(hnp.arrays(np.float64, vshape, elements=st.integers(0, 200).map(lambda i: i / 2)))
+        vals = vals.astype(np_dtype(name))
+    else:
+        vals = draw(hnp.arrays(np_dtype(name), vshape, elements=elements(name, small=True).filter(
+            lambda v: v >= 0 if not isinstance(v, bool) else True)))
+    if kind == "ndarray" and name != "bfloat16":
+        return vals, vals, vals, name
+    return make_tensor(vals, name), ("tensor", vals, name), vals, name
+
+
+@WITH_FIXTURE
+@given(st.data())
+def test_setitem_matches_numpy_and_torch(torch, data):
+    run_setitem(data, torch)
+
+
+@given(st.data())
+def test_setitem_matches_numpy(data):
+    run_setitem(data, None)
+
+
+def run_setitem(data, torch):
+    case = data.draw(cases(torch=torch, allow_expand=False))
+    index, ell = data.draw(basic_indices(tuple(case.x.shape)))
+    dst_shape = np_index(case.n, index, ell).shape
+    value, pvalue, nvalue, vname = data.draw(set_values(dst_shape))
+    before = case.root._version
+    case.x[index] = value
+    ref = case.nroot.copy()
+    from strided_refs import apply_steps
+    np_index(apply_steps(ref, case.steps, "np"), index, ell)[...] = _np_value_for(nvalue, case.name)
+    assert_values(case.root, ref)
+    assert case.root._version == before + 1 and case.x._version == before + 1
+    if torch is not None:
+        if isinstance(pvalue, tuple):
+            pvalue = make_torch(torch, pvalue[1], pvalue[2])
+        if isinstance(pvalue, np.ndarray):
+            pvalue = torch.from_numpy(pvalue)
+        case.p[index] = pvalue
+        np.testing.assert_array_equal(ref, case.proot.float().numpy() if case.name == "bfloat16"
+                                      else case.proot.numpy())
+
+
+def test_setitem_examples():
+    x = tl.zeros(3, 4)
+    x[1:, 2] = tl.tensor([7.0, 8.0])
+    x[0] = 1
+    x[..., None, 3] = tl.tensor([[5.0], [6.0], [9.0]])
+    x[2, :2] = np.array([3, 4])
+    assert x.tolist() == [[1, 1, 1, 5], [0, 0, 7, 6], [3, 4, 8, 9]]
+    y = tl.zeros(2, 2, dtype=tl.int32)
+    y[0] = 3.9                       # truncates, as a C cast and PyTorch do
+    y[1, 1] = True
+    assert y.tolist() == [[3, 3], [0, 1]]
+    z = tl.zeros(3, dtype=tl.bfloat16)
+    z[:] = tl.tensor([1.0, 1 / 3, 300.5])
+    assert z.float().tolist() == bf16_round(np.array([1.0, 1 / 3, 300.5], np.float32)).tolist()
+
+
+def test_setitem_errors():
+    x = tl.zeros(3, 4)
+    with pytest.raises(RuntimeError, match=r"\(3\).*\(2\)|\(2\).*\(3\)"):
+        x[1:, 2] = tl.tensor([7.0, 8.0, 9.0])
+    with pytest.raises(IndexError):
+        x[5] = 1
+    with pytest.raises(ValueError):
+        x[::-1] = 1
+    with pytest.raises(TypeError):
+        x[0] = "a"
+    with pytest.raises(TypeError):
+        x[0] = None
+    with pytest.raises(RuntimeError, match="overflow"):
+        tl.zeros(2, dtype=tl.int32)[0] = 2 ** 40
+    u = tl.zeros(2, dtype=tl.uint8)
+    u[:] = -1                           # wraps, as in PyTorch
+    assert u.tolist() == [255, 255]
+    assert x._version == 0              # nothing was written
+
+
+def test_setitem_errors_match_torch(torch):
+    for L in (tl, torch):
+        x = L.zeros(3, 4)
+        with pytest.raises(RuntimeError):
+            x[1:, 2] = L.tensor([7.0, 8.0, 9.0])
+        with pytest.raises(IndexError):
+            x[5] = 1
+        with pytest.raises(ValueError):
+            x[::-1] = 1
+        with pytest.raises(TypeError):
+            x[0] = "a"
+        with pytest.raises(RuntimeError):
+            L.zeros(2, dtype=L.int32)[0] = 2 ** 40
