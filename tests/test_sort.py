@@ -201,13 +201,14 @@ def test_sort_integer_extremes_all_dtypes():
         assert np.array_equal(i.numpy(), np.argsort(a, kind="stable"))
 
 
+@pytest.mark.parametrize("specials", [True, False])
 @pytest.mark.parametrize("dtype", ALL_DTYPES)
-@pytest.mark.parametrize("n", [1, 2, 17, 64, 65, 300, 5000])
-def test_sort_sizes_and_dtypes(dtype, n):
-    """Every size class (insertion, introsort, radix) and both item layouts (packed 32-bit
-    keys, wide 64-bit keys)."""
+@pytest.mark.parametrize("n", [1, 2, 17, 64, 65, 300, 5000, 70000])
+def test_sort_sizes_and_dtypes(dtype, n, specials):
+    """Every size class (insertion, introsort, 8- and 11-bit radix), both item layouts (packed
+    32-bit keys, wide 64-bit keys), values rebuilt from keys or read back by index."""
     rng = np.random.default_rng(n)
-    t = to_tl(rand_array(rng, (2, n), dtype), dtype)
+    t = to_tl(rand_array(rng, (2, n), dtype, specials), dtype)
     a = ref_values(t)
     for desc in (False, True):
         v, i = tl.sort(t, descending=desc)
@@ -307,20 +308,22 @@ def test_msort_and_argsort_methods(torch):
 
 
 def test_sort_thread_count_does_not_matter():
+    """Many rows (split by rows) and one long row (split within the row) give the same
+    answer with 1 or 3 threads."""
     rng = np.random.default_rng(2)
-    t = tl.from_numpy(rng.integers(0, 50, (64, 3000)).astype(np.float32))
+    many = tl.from_numpy(rng.integers(0, 50, (64, 3000)).astype(np.float32))
+    one = tl.from_numpy(rng.integers(0, 1000, 300_000).astype(np.float32))
     old = tl.get_num_threads()
+    results = []
     try:
-        tl.set_num_threads(1)
-        v1, i1 = tl.sort(t, 1)
-        k1 = tl.topk(t, 7, 1)
-        tl.set_num_threads(3)
-        v2, i2 = tl.sort(t, 1)
-        k2 = tl.topk(t, 7, 1)
+        for n in (1, 3):
+            tl.set_num_threads(n)
+            results.append([r.numpy() for t in (many, one) for r in (*tl.sort(t), *tl.topk(t, 7))])
     finally:
         tl.set_num_threads(old)
-    assert np.array_equal(i1.numpy(), i2.numpy()) and np.array_equal(v1.numpy(), v2.numpy())
-    assert np.array_equal(k1.indices.numpy(), k2.indices.numpy())
+    for a, b in zip(*results):
+        assert np.array_equal(a, b)
+    assert np.array_equal(results[0][5], np.argsort(one.numpy(), kind="stable"))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -807,17 +810,25 @@ def test_unique_consecutive_torch(torch):
 # ---------------------------------------------------------------------------------------------
 # large inputs (parallel chunks, radix passes, the wide item path)
 
-@pytest.mark.parametrize("dtype", ["float32", "int64", "float64", "int16", "bfloat16"])
-def test_large_rows(dtype):
+@pytest.mark.parametrize("specials", [True, False])
+@pytest.mark.parametrize("dtype", ["float32", "int64", "float64", "int16", "bfloat16", "float16"])
+def test_large_rows(dtype, specials):
+    """Long single rows take the all-threads radix sort and segmented topk; rows without NaN
+    or -0 get their values rebuilt from the keys, others read back through the indices."""
     rng = np.random.default_rng(11)
-    t = to_tl(rand_array(rng, (200_000,), dtype), dtype)
+    t = to_tl(rand_array(rng, (200_000,), dtype, specials), dtype)
     a = ref_values(t)
     v, i = tl.sort(t)
     order = np.argsort(a, kind="stable")
     assert np.array_equal(i.numpy(), order)
     same(np_of(v), a[order])
-    v, i = tl.topk(t, 10)
-    check_topk(t, 10, 0, True, v, i)
+    v, i = tl.sort(t, descending=True)
+    order = desc_order(a, 0)
+    assert np.array_equal(i.numpy(), order)
+    same(np_of(v), a[order])
+    for k in (1, 10, 100, 5000):
+        v, i = tl.topk(t, k, largest=k != 100)
+        check_topk(t, k, 0, k != 100, v, i)
     kv = tl.kthvalue(t, 12345).values
     same(np_of(kv), np.sort(a)[12344], signs=False)
     u, c = tl.unique(t, return_counts=True)

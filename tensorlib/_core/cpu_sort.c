@@ -8,12 +8,27 @@
 #include "cpu_pool.h"
 #include "cpu_simd.h"
 
-/* Rows up to this long are sorted by introsort; longer ones by LSD radix sort. */
+/* Rows up to RADIX_MIN long are sorted by introsort; up to LSD_MAX (two buffers of them fit
+   in L2) by LSD radix sort; longer ones get MSD passes of MSD_BITS first. */
 #define RADIX_MIN 64
-/* topk filters its input this many elements at a time. */
+#define LSD_MAX 65536
+#define MSD_BITS 11
+/* Histogram entries: LSD (8 digits of 8 bits), rsort (an MSD level needs 2 * 2^11 + 1, and
+   there are at most 6 levels over a 64-bit key, then LSD). */
+#define LSD_HIST 2048
+#define RSORT_HIST (6 * (2 * 2048 + 1) + LSD_HIST)
+/* topk filters its input this many elements at a time, and keeps up to this many smallest
+   by insertion (more: by select). */
 #define TOPK_BLOCK 512
+#define TOPK_INSERT_MAX 32
+/* Strided rows are handled TILE_ROWS neighbours at a time when at most TILE_MAX_N long. */
+#define TILE_ROWS 16
+#define TILE_MAX_N 16384
 /* Aim for about this many elements of work per parallel chunk of rows. */
 #define GRAIN_ELEMS 32768
+/* A single row at least this long is split across threads (fixed chunks of ROW_CHUNK). */
+#define PAR_ROW_MIN 131072
+#define ROW_CHUNK 65536
 
 static int64_t tl_itemsize(int dtype) {
     static const int8_t sz[TL_NUM_DTYPES] = {1, 1, 1, 2, 4, 8, 2, 2, 4, 8};
@@ -62,6 +77,49 @@ static inline uint64_t key_f64(uint64_t u0) {
     return (u0 & 0x7fffffffffffffffULL) > 0x7ff0000000000000ULL ? ~(uint64_t)0 : k;
 }
 
+/* Does a float row hold elements whose bits the keys lose (NaN payloads and signs, -0)? Then
+   sorted values are read back through the indices instead of rebuilt from the keys. (A
+   separate pass: folded into the key loop it would keep that loop from vectorizing.) */
+#define TL_DEF_SPECIAL(NAME, UT, EXPR)                                                        \
+    TL_DISPATCH static int special_##NAME(const UT *TL_RESTRICT s, int64_t st, int64_t n) {    \
+        int sp = 0;                                                                           \
+        if (st == 1) {                                                                        \
+            for (int64_t i = 0; i < n; i++) { UT v = s[i]; sp |= EXPR; }                      \
+        } else {                                                                              \
+            for (int64_t i = 0; i < n; i++) { UT v = s[i * st]; sp |= EXPR; }                 \
+        }                                                                                     \
+        return sp;                                                                            \
+    }
+TL_DEF_SPECIAL(f16, uint16_t, (v == 0x8000u) | ((v & 0x7fffu) > 0x7c00u))
+TL_DEF_SPECIAL(bf16, uint16_t, (v == 0x8000u) | ((v & 0x7fffu) > 0x7f80u))
+TL_DEF_SPECIAL(f32, uint32_t, (v == 0x80000000u) | ((v & 0x7fffffffu) > 0x7f800000u))
+TL_DEF_SPECIAL(f64, uint64_t,
+               (v == ((uint64_t)1 << 63)) | ((v & 0x7fffffffffffffffULL) > 0x7ff0000000000000ULL))
+
+static int has_special(int dtype, const char *src, int64_t st, int64_t n) {
+    switch (dtype) {
+    case TL_F16: return special_f16((const uint16_t *)src, st, n);
+    case TL_BF16: return special_bf16((const uint16_t *)src, st, n);
+    case TL_F32: return special_f32((const uint32_t *)src, st, n);
+    case TL_F64: return special_f64((const uint64_t *)src, st, n);
+    default: return 0;
+    }
+}
+
+/* Inverse of the keys (for rows without special elements). */
+static inline uint64_t unkey_u8(uint64_t k) { return k; }
+static inline uint64_t unkey_i8(uint64_t k) { return k ^ 0x80u; }
+static inline uint64_t unkey_i16(uint64_t k) { return k ^ 0x8000u; }
+static inline uint64_t unkey_i32(uint64_t k) { return k ^ 0x80000000u; }
+static inline uint64_t unkey_i64(uint64_t k) { return k ^ ((uint64_t)1 << 63); }
+static inline uint64_t unkey_f16(uint64_t k) { return (k & 0x8000u) ? (k ^ 0x8000u) : (~k & 0xffffu); }
+static inline uint64_t unkey_f32(uint64_t k) {
+    return (k & 0x80000000u) ? (k ^ 0x80000000u) : (~k & 0xffffffffu);
+}
+static inline uint64_t unkey_f64(uint64_t k) {
+    return (k & ((uint64_t)1 << 63)) ? (k ^ ((uint64_t)1 << 63)) : ~k;
+}
+
 /* Key of one element (scalar use). */
 static uint64_t key_any(int dtype, const char *p) {
     switch (dtype) {
@@ -80,6 +138,24 @@ static uint64_t key_any(int dtype, const char *p) {
 
 /* The key every NaN of a float dtype gets (unflipped); no key of an integer dtype matches. */
 static int is_nan_key(int dtype, uint64_t k) { return is_float(dtype) && k == key_mask(dtype); }
+
+/* topk keeps a running candidate set when k is small next to the row; else it sorts. */
+static int topk_streams(int64_t n, int64_t k) { return n > 64 && k * 8 <= n; }
+
+static int64_t topk_cap(int64_t k) { return k + (k > 256 ? k : 256); }
+
+/* Segment length when one long row's topk is split across threads. */
+static int64_t topk_segment(int64_t k) { return k * 256 > ROW_CHUNK ? k * 256 : ROW_CHUNK; }
+
+/* Histogram entries for sorting n items, or radix-selecting among them (one digit of up to
+   16 bits, used from 65536 items on). */
+static int64_t hist_entries(int64_t n) {
+    int64_t h = LSD_HIST;
+    if (n > LSD_MAX) h = RSORT_HIST;
+    if (n >= 65536) h = 65536;
+    return h;
+}
+_Static_assert(RSORT_HIST <= 65536, "rsort's histograms fit in radix select's");
 
 /* ---- the two item types */
 typedef struct {
@@ -135,15 +211,10 @@ typedef struct {
 /* Packed items need the key in 32 bits and every index in 32 bits. */
 static int use_wide(const tl_rows_t *r) { return key_bytes(r->dtype) > 4 || r->n > 0xffffffffLL; }
 
-static int topk_streams(int64_t n, int64_t k) { return n >= 4 * TOPK_BLOCK && k * 16 <= n; }
-
-static int64_t topk_cap(int64_t k) { return k + (k > 256 ? k : 256); }
-
 /* Scratch items one row needs. */
-static int64_t scratch_items(const job_t *j) {
-    int64_t n = j->r->n;
-    if (j->op == OP_SELECT) return n;
-    if (j->op == OP_TOPK && topk_streams(n, j->k)) return topk_cap(j->k) + TOPK_BLOCK + j->k;
+static int64_t scratch_items(int op, int64_t n, int64_t k) {
+    if (op == OP_SELECT) return n;
+    if (op == OP_TOPK && topk_streams(n, k)) return topk_cap(k) + TOPK_BLOCK + k;
     return 2 * n;
 }
 
@@ -159,67 +230,75 @@ static void row_offsets(const tl_rows_t *r, int64_t row, int64_t *oi, int64_t *o
     }
 }
 
+/* Where one row reads and writes (strides along the row, in elements). */
+typedef struct {
+    const char *in;
+    int64_t in_st;
+    char *o0;
+    int64_t o0_st;
+    int64_t *o1;
+    int64_t o1_st;
+} rowio_t;
+
 /* One row, for either item type. */
 #define TL_DEF_ROW(SFX, ITEM)                                                                 \
-    static void row_##SFX(const job_t *j, ITEM *a, const char *in, char *o0, int64_t *o1) {   \
+    static void row_##SFX(const job_t *j, ITEM *a, int64_t *hist, const rowio_t *io) {        \
         const tl_rows_t *r = j->r;                                                            \
-        int64_t n = r->n, isz = tl_itemsize(r->dtype);                                        \
-        int nb = key_bytes(r->dtype);                                                         \
-        uint64_t mask = key_mask(r->dtype);                                                   \
+        const char *in = io->in;                                                              \
+        char *o0 = io->o0;                                                                    \
+        int64_t *o1 = io->o1, n = r->n, in_st = io->in_st;                                    \
+        int kbits = 8 * key_bytes(r->dtype), dt = r->dtype;                                   \
+        uint64_t mask = key_mask(dt);                                                         \
         ITEM *s;                                                                              \
         switch (j->op) {                                                                      \
-        case OP_SORT:                                                                         \
-            load_##SFX(r->dtype, in, r->src_st, n, j->flag ? mask : 0, a, 0);                  \
-            s = sort_##SFX(a, a + n, n, nb);                                                  \
-            write_##SFX(s, n, isz, in, r->src_st, o0, r->o0_st, o1, r->o1_st);                 \
+        case OP_SORT: {                                                                       \
+            uint64_t flip = j->flag ? mask : 0;                                               \
+            int exact = o0 && !has_special(dt, in, in_st, n);                             \
+            load_##SFX(dt, in, in_st, n, flip, a, 0);                                     \
+            s = sort_##SFX(a, a + n, n, kbits, hist);                                         \
+            write_##SFX(s, n, dt, exact, flip, in, in_st, o0, io->o0_st, o1, io->o1_st);    \
             return;                                                                           \
+        }                                                                                     \
         case OP_TOPK: {                                                                       \
             int64_t k = j->k;                                                                 \
             uint64_t flip = j->flag ? mask : 0;                                               \
             if (topk_streams(n, k)) {                                                         \
                 int64_t cap = topk_cap(k);                                                    \
-                int64_t m = topk_scan_##SFX(r->dtype, in, r->src_st, 0, n, flip, k, a, cap,    \
-                                            a + cap);                                         \
-                s = sort_##SFX(a, a + cap + TOPK_BLOCK, m, nb);                               \
+                topk_scan_##SFX(dt, in, in_st, 0, n, flip, k, a, cap, a + cap);           \
+                s = sort_##SFX(a, a + cap + TOPK_BLOCK, k, kbits, hist);                      \
             } else {                                                                          \
-                load_##SFX(r->dtype, in, r->src_st, n, flip, a, 0);                            \
-                if (k < n) select_##SFX(a, n, k - 1);                                         \
-                s = sort_##SFX(a, a + n, k, nb);                                              \
+                load_##SFX(dt, in, in_st, n, flip, a, 0);                                 \
+                s = sort_##SFX(a, a + n, n, kbits, hist);                                     \
             }                                                                                 \
-            write_##SFX(s, k, isz, in, r->src_st, o0, r->o0_st, o1, r->o1_st);                 \
+            write_##SFX(s, k, dt, 0, flip, in, in_st, o0, io->o0_st, o1, io->o1_st);        \
             return;                                                                           \
         }                                                                                     \
         case OP_SELECT: {                                                                     \
             int64_t k = j->k, pick = -1;                                                      \
-            load_##SFX(r->dtype, in, r->src_st, n, 0, a, 0);                                   \
-            if (j->flag != TL_SELECT_KTH && is_float(r->dtype)) {                             \
-                int64_t nans = 0;                                                             \
-                for (int64_t i = 0; i < n; i++) {                                             \
-                    if (KEY_OF_##SFX(a[i]) == mask) {                                         \
-                        if (nans++ == 0) pick = i;                                            \
-                        if (j->flag == TL_SELECT_MEDIAN) break;                               \
-                    }                                                                         \
+            ITEM it;                                                                          \
+            load_##SFX(dt, in, in_st, n, 0, a, 0);                                        \
+            if (j->flag != TL_SELECT_KTH && is_float(dt)) {                                   \
+                int64_t nans = count_key_##SFX(a, n, mask);                                   \
+                if (nans > 0 && (j->flag == TL_SELECT_MEDIAN || nans == n)) {                 \
+                    pick = 0;                                      /* the first NaN */        \
+                    while (KEY_OF_##SFX(a[pick]) != mask) pick++;                             \
                 }                                                                             \
-                if (j->flag == TL_SELECT_NANMEDIAN && nans < n) pick = -1;                    \
                 k = (n - nans - 1) / 2;                                                       \
             } else if (j->flag != TL_SELECT_KTH) {                                            \
                 k = (n - 1) / 2;                                                              \
             }                                                                                 \
-            if (pick < 0) {                                                                   \
-                select_##SFX(a, n, k);                                                        \
-                pick = k;                                                                     \
-            }                                                                                 \
-            write_##SFX(a + pick, 1, isz, in, r->src_st, o0, r->o0_st, o1, r->o1_st);          \
+            it = pick >= 0 ? a[pick] : rselect_##SFX(a, n, k, kbits, hist);                  \
+            write_##SFX(&it, 1, dt, 0, 0, in, in_st, o0, io->o0_st, o1, io->o1_st);         \
             return;                                                                           \
         }                                                                                     \
         default: { /* OP_MODE */                                                              \
             int64_t best_len = 0, best_end = 0;                                               \
-            load_##SFX(r->dtype, in, r->src_st, n, 0, a, 0);                                   \
-            s = sort_##SFX(a, a + n, n, nb);                                                  \
+            load_##SFX(dt, in, in_st, n, 0, a, 0);                                        \
+            s = sort_##SFX(a, a + n, n, kbits, hist);                                         \
             for (int64_t i = 0; i < n;) {                                                     \
                 uint64_t key = KEY_OF_##SFX(s[i]);                                            \
                 int64_t e = i + 1;                                                            \
-                if (!is_nan_key(r->dtype, key))                                               \
+                if (!is_nan_key(dt, key))                                                     \
                     while (e < n && KEY_OF_##SFX(s[e]) == key) e++;                           \
                 if (e - i > best_len) {                                                       \
                     best_len = e - i;                                                         \
@@ -227,7 +306,8 @@ static void row_offsets(const tl_rows_t *r, int64_t row, int64_t *oi, int64_t *o
                 }                                                                             \
                 i = e;                                                                        \
             }                                                                                 \
-            write_##SFX(s + best_end, 1, isz, in, r->src_st, o0, r->o0_st, o1, r->o1_st);      \
+            write_##SFX(s + best_end, 1, dt, 0, 0, in, in_st, o0, io->o0_st, o1,           \
+                        io->o1_st);                                                            \
             return;                                                                           \
         }                                                                                     \
         }                                                                                     \
@@ -238,28 +318,120 @@ static void row_offsets(const tl_rows_t *r, int64_t row, int64_t *oi, int64_t *o
 TL_DEF_ROW(p, uint64_t)
 TL_DEF_ROW(w, tl_wide_t)
 
+/* Scratch for one chunk: items, then the histogram. */
+static void *chunk_scratch(const job_t *j, int wide, int64_t **hist) {
+    int64_t n = j->r->n;
+    size_t isz = wide ? sizeof(tl_wide_t) : sizeof(uint64_t);
+    size_t items = (size_t)scratch_items(j->op, n, j->k) * isz;
+    items = (items + 63) & ~(size_t)63;
+    char *mem = (char *)malloc(items + (size_t)hist_entries(n) * sizeof(int64_t));
+    if (mem) *hist = (int64_t *)(mem + items);
+    return mem;
+}
+
+/* Output elements per row. */
+static int64_t out_len(const job_t *j) {
+    return j->op == OP_SORT ? j->r->n : (j->op == OP_TOPK ? j->k : 1);
+}
+
+static void run_row(const job_t *j, void *mem, int64_t *hist, const rowio_t *io) {
+    if (use_wide(j->r)) row_w(j, (tl_wide_t *)mem, hist, io);
+    else row_p(j, (uint64_t *)mem, hist, io);
+}
+
+/* dst[t][i] = src[t + i * st] for g rows of n (elements of isz bytes). */
+static void tile_gather(int64_t isz, char *dst, const char *src, int64_t n, int64_t g, int64_t st) {
+#define TL_GATHER(T)                                                                          \
+    for (int64_t i = 0; i < n; i++)                                                           \
+        for (int64_t t = 0; t < g; t++) ((T *)dst)[t * n + i] = ((const T *)src)[t + i * st];
+    switch (isz) {
+    case 1: TL_GATHER(uint8_t) break;
+    case 2: TL_GATHER(uint16_t) break;
+    case 4: TL_GATHER(uint32_t) break;
+    default: TL_GATHER(uint64_t) break;
+    }
+#undef TL_GATHER
+}
+
+/* dst[off[t] + i * st] = src[t][i] for g rows of m. */
+static void tile_scatter(int64_t isz, char *dst, const int64_t *off, int64_t st, const char *src,
+                         int64_t m, int64_t g) {
+#define TL_SCATTER(T)                                                                         \
+    for (int64_t i = 0; i < m; i++)                                                           \
+        for (int64_t t = 0; t < g; t++) ((T *)dst)[off[t] + i * st] = ((const T *)src)[t * m + i];
+    switch (isz) {
+    case 1: TL_SCATTER(uint8_t) break;
+    case 2: TL_SCATTER(uint16_t) break;
+    case 4: TL_SCATTER(uint32_t) break;
+    default: TL_SCATTER(uint64_t) break;
+    }
+#undef TL_SCATTER
+}
+
+/* Rows along a strided dim whose neighbours sit next to each other in memory (sorting a
+   C-contiguous tensor along dim 0): up to TILE_ROWS of them are copied into contiguous rows
+   together (reading whole cache lines), computed there, and their outputs copied back the
+   same way. Returns how many rows it did (0: not applicable). */
+static int64_t tile_rows(const job_t *j, int64_t row, int64_t end, void *mem, int64_t *hist,
+                         char *tile) {
+    const tl_rows_t *r = j->r;
+    int64_t n = r->n, m = out_len(j), isz = tl_itemsize(r->dtype), g, inner, oi[TILE_ROWS],
+            o0[TILE_ROWS], o1[TILE_ROWS];
+    char *tin, *tv;
+    int64_t *tix;
+    if (!tile) return 0;
+    inner = r->outer_shape[r->outer_nd - 1];
+    g = inner - row % inner;                      /* rows left in this run of neighbours */
+    if (g > end - row) g = end - row;
+    if (g > TILE_ROWS) g = TILE_ROWS;
+    if (g < 2) return 0;
+    tin = tile;
+    tv = tin + TILE_ROWS * n * isz;
+    tix = (int64_t *)(tv + ((TILE_ROWS * m * isz + 7) & ~(int64_t)7));
+    for (int64_t t = 0; t < g; t++) row_offsets(r, row + t, &oi[t], &o0[t], &o1[t]);
+    tile_gather(isz, tin, r->src + oi[0] * isz, n, g, r->src_st);
+    for (int64_t t = 0; t < g; t++) {
+        rowio_t io = {tin + t * n * isz, 1, r->o0 ? tv + t * m * isz : NULL, 1,
+                      r->o1 ? tix + t * m : NULL, 1};
+        run_row(j, mem, hist, &io);
+    }
+    if (r->o0) tile_scatter(isz, r->o0, o0, r->o0_st, tv, m, g);
+    if (r->o1) tile_scatter(8, (char *)r->o1, o1, r->o1_st, (const char *)tix, m, g);
+    return g;
+}
+
 static void rows_chunk(void *ctx, int64_t b, int64_t e) {
     job_t *j = (job_t *)ctx;
     const tl_rows_t *r = j->r;
     int wide = use_wide(r);
-    int64_t isz = tl_itemsize(r->dtype);
-    void *mem = malloc((size_t)scratch_items(j) * (wide ? sizeof(tl_wide_t) : sizeof(uint64_t)));
+    int64_t isz = tl_itemsize(r->dtype), *hist = NULL, n = r->n, m = out_len(j);
+    void *mem = chunk_scratch(j, wide, &hist);
+    char *tile = NULL;
     if (!mem) {
         __atomic_store_n(&j->failed, 1, __ATOMIC_RELAXED);
         return;
     }
-    for (int64_t row = b; row < e; row++) {
-        int64_t oi, o0, o1;
-        const char *in;
-        char *v;
-        int64_t *ix;
+    if (r->src_st != 1 && r->outer_nd > 0 && r->src_os[r->outer_nd - 1] == 1 && n <= TILE_MAX_N &&
+        e - b >= 2)
+        tile = (char *)malloc((size_t)(TILE_ROWS * (n * isz + m * isz + 8 + m * 8)));
+    for (int64_t row = b; row < e;) {
+        int64_t oi, o0, o1, done = tile_rows(j, row, e, mem, hist, tile);
+        rowio_t io;
+        if (done) {
+            row += done;
+            continue;
+        }
         row_offsets(r, row, &oi, &o0, &o1);
-        in = r->src + oi * isz;
-        v = r->o0 ? r->o0 + o0 * isz : NULL;
-        ix = r->o1 ? r->o1 + o1 : NULL;
-        if (wide) row_w(j, (tl_wide_t *)mem, in, v, ix);
-        else row_p(j, (uint64_t *)mem, in, v, ix);
+        io.in = r->src + oi * isz;
+        io.in_st = r->src_st;
+        io.o0 = r->o0 ? r->o0 + o0 * isz : NULL;
+        io.o0_st = r->o0_st;
+        io.o1 = r->o1 ? r->o1 + o1 : NULL;
+        io.o1_st = r->o1_st;
+        run_row(j, mem, hist, &io);
+        row++;
     }
+    free(tile);
     free(mem);
 }
 
@@ -278,10 +450,53 @@ static int run_rows(const tl_rows_t *r, int op, int flag, int64_t k) {
     return j.failed ? -1 : 0;
 }
 
-int tl_sort_rows(const tl_rows_t *r, int descending) { return run_rows(r, OP_SORT, descending, 0); }
+/* Few long rows: one at a time, each split across the threads. */
+static int few_long_rows(const tl_rows_t *r) {
+    return r->n >= PAR_ROW_MIN && r->nrows < tl_get_num_threads() && !tl_in_parallel_region();
+}
+
+int tl_sort_rows(const tl_rows_t *r, int descending) {
+    if (r->nrows > 0 && few_long_rows(r)) {
+        int64_t isz = tl_itemsize(r->dtype);
+        uint64_t flip = descending ? key_mask(r->dtype) : 0;
+        for (int64_t row = 0; row < r->nrows; row++) {
+            int64_t oi, o0, o1;
+            char *v;
+            int64_t *ix;
+            int rc;
+            row_offsets(r, row, &oi, &o0, &o1);
+            v = r->o0 ? r->o0 + o0 * isz : NULL;
+            ix = r->o1 ? r->o1 + o1 : NULL;
+            rc = use_wide(r)
+                ? sort_row_par_w(r->dtype, r->src + oi * isz, r->src_st, r->n, flip, v, r->o0_st, ix, r->o1_st)
+                : sort_row_par_p(r->dtype, r->src + oi * isz, r->src_st, r->n, flip, v, r->o0_st, ix, r->o1_st);
+            if (rc) return rc;
+        }
+        return 0;
+    }
+    return run_rows(r, OP_SORT, descending, 0);
+}
 
 int tl_topk_rows(const tl_rows_t *r, int64_t k, int largest) {
     if (k <= 0) return 0;
+    if (r->nrows > 0 && few_long_rows(r) && topk_streams(r->n, k) && r->n >= 2 * topk_segment(k)) {
+        int64_t isz = tl_itemsize(r->dtype);
+        uint64_t flip = largest ? key_mask(r->dtype) : 0;
+        for (int64_t row = 0; row < r->nrows; row++) {
+            int64_t oi, o0, o1;
+            char *v;
+            int64_t *ix;
+            int rc;
+            row_offsets(r, row, &oi, &o0, &o1);
+            v = r->o0 ? r->o0 + o0 * isz : NULL;
+            ix = r->o1 ? r->o1 + o1 : NULL;
+            rc = use_wide(r)
+                ? topk_row_par_w(r->dtype, r->src + oi * isz, r->src_st, r->n, k, flip, v, r->o0_st, ix, r->o1_st)
+                : topk_row_par_p(r->dtype, r->src + oi * isz, r->src_st, r->n, k, flip, v, r->o0_st, ix, r->o1_st);
+            if (rc) return rc;
+        }
+        return 0;
+    }
     return run_rows(r, OP_TOPK, largest, k);
 }
 
@@ -297,15 +512,44 @@ static int elem_equal(int dtype, const char *a, const char *b) {
     return ka == key_any(dtype, b) && !is_nan_key(dtype, ka);
 }
 
-int64_t tl_runs(int dtype, const char *vals, int64_t n, int64_t *run_of) {
-    int64_t isz = tl_itemsize(dtype), run = 0;
-    if (n <= 0) return 0;
-    run_of[0] = 0;
-    for (int64_t i = 1; i < n; i++) {
-        if (!elem_equal(dtype, vals + (i - 1) * isz, vals + i * isz)) run++;
-        run_of[i] = run;
+/* run_of[i] = number of runs of equal values in v[0..i]: typed loops (== is PyTorch's equality
+   for int and float types: -0 == +0, NaN != NaN); half types compare by key. */
+#define TL_DEF_RUNS(NAME, CT, EQ)                                                             \
+    static int64_t runs_##NAME(const CT *v, int64_t n, int64_t *run_of) {                     \
+        int64_t run = 0;                                                                      \
+        run_of[0] = 0;                                                                        \
+        for (int64_t i = 1; i < n; i++) {                                                     \
+            run += !(EQ(v[i - 1], v[i]));                                                     \
+            run_of[i] = run;                                                                  \
+        }                                                                                     \
+        return run + 1;                                                                       \
     }
-    return run + 1;
+#define TL_EQ(a, b) ((a) == (b))
+#define TL_EQ_F16(a, b) (key_f16(a) == key_f16(b) && ((a) & 0x7fffu) <= 0x7c00u)
+#define TL_EQ_BF16(a, b) (key_bf16(a) == key_bf16(b) && ((a) & 0x7fffu) <= 0x7f80u)
+TL_DEF_RUNS(u8, uint8_t, TL_EQ)
+TL_DEF_RUNS(i16, int16_t, TL_EQ)
+TL_DEF_RUNS(i32, int32_t, TL_EQ)
+TL_DEF_RUNS(i64, int64_t, TL_EQ)
+TL_DEF_RUNS(f16, uint16_t, TL_EQ_F16)
+TL_DEF_RUNS(bf16, uint16_t, TL_EQ_BF16)
+TL_DEF_RUNS(f32, float, TL_EQ)
+TL_DEF_RUNS(f64, double, TL_EQ)
+
+int64_t tl_runs(int dtype, const char *vals, int64_t n, int64_t *run_of) {
+    if (n <= 0) return 0;
+    switch (dtype) {
+    case TL_BOOL:
+    case TL_U8:
+    case TL_I8: return runs_u8((const uint8_t *)vals, n, run_of);
+    case TL_I16: return runs_i16((const int16_t *)vals, n, run_of);
+    case TL_I32: return runs_i32((const int32_t *)vals, n, run_of);
+    case TL_I64: return runs_i64((const int64_t *)vals, n, run_of);
+    case TL_F16: return runs_f16((const uint16_t *)vals, n, run_of);
+    case TL_BF16: return runs_bf16((const uint16_t *)vals, n, run_of);
+    case TL_F32: return runs_f32((const float *)vals, n, run_of);
+    default: return runs_f64((const double *)vals, n, run_of);
+    }
 }
 
 void tl_unique_fill(int dtype, const char *sorted_vals, const int64_t *order, const int64_t *run_of,

@@ -116,18 +116,19 @@ static void FN(select)(ITEM *a, int64_t n, int64_t k) {
     FN(insertion)(a, n);
 }
 
-/* LSD radix sort on the key's `nbytes` low bytes, 8 bits per pass; passes whose digit is the
-   same for every item are skipped. Stable, so ties keep index order. Returns a or b,
-   whichever holds the result. */
-static ITEM *FN(radix)(ITEM *a, ITEM *b, int64_t n, int nbytes) {
-    int64_t hist[8][256];
-    memset(hist, 0, sizeof(int64_t) * 256 * (size_t)nbytes);
+/* LSD radix sort on the low `kbits` bits of the key, 8 bits per pass, for rows that fit in
+   cache; passes whose digit is the same for every item are skipped. Stable, so ties keep
+   index order. hist: LSD_HIST entries. Returns a or b, whichever holds the result. */
+static ITEM *FN(lsd)(ITEM *a, ITEM *b, int64_t n, int kbits, int64_t *hist) {
+    int nd = (kbits + 7) / 8;
+    memset(hist, 0, sizeof(int64_t) * 256 * (size_t)nd);
     for (int64_t i = 0; i < n; i++) {
         uint64_t k = KEY_OF(a[i]);
-        for (int d = 0; d < nbytes; d++) hist[d][(k >> (8 * d)) & 255]++;
+#pragma GCC unroll 8
+        for (int d = 0; d < nd; d++) hist[d * 256 + ((k >> (8 * d)) & 255)]++;
     }
-    for (int d = 0; d < nbytes; d++) {
-        int64_t *h = hist[d], sum = 0;
+    for (int d = 0; d < nd; d++) {
+        int64_t *h = hist + d * 256, sum = 0;
         int sh = 8 * d;
         ITEM *t;
         if (h[(KEY_OF(a[0]) >> sh) & 255] == n) continue;
@@ -147,19 +148,97 @@ static ITEM *FN(radix)(ITEM *a, ITEM *b, int64_t n, int nbytes) {
     return a;
 }
 
-/* Sort n items (b: scratch of n items). Returns a or b, whichever holds the result. */
-static ITEM *FN(sort)(ITEM *a, ITEM *b, int64_t n, int nbytes) {
+static ITEM *FN(rsort)(ITEM *a, ITEM *b, int64_t n, int kbits, int64_t *hist);
+
+/* One MSD step: stable scatter of a into b by the top MSD_BITS of the low `kbits` key bits
+   (bucket starts left in starts[0..nb]), then each bucket sorted on the remaining bits. */
+static void FN(msd_buckets)(ITEM *a, ITEM *b, const int64_t *starts, int64_t nb, int sh,
+                            int64_t *hist) {
+    for (int64_t v = 0; v < nb; v++) {
+        int64_t off = starts[v], cnt = starts[v + 1] - off;
+        ITEM *r;
+        if (cnt < 2) continue;
+        r = FN(rsort)(b + off, a + off, cnt, sh, hist);
+        if (r != b + off) memcpy(b + off, r, sizeof(ITEM) * (size_t)cnt);
+    }
+}
+
+/* Radix sort of the low `kbits` key bits: while the row is too big for the cache, one
+   most-significant-digit scatter pass (11 bits; the only pass that goes to memory), then
+   each bucket on its own; rows that fit are LSD-sorted. Stable. hist: RSORT_HIST entries.
+   Returns a or b, whichever holds the result. */
+static ITEM *FN(rsort)(ITEM *a, ITEM *b, int64_t n, int kbits, int64_t *hist) {
+    while (kbits > 0 && n > LSD_MAX) {
+        int dbits = kbits < MSD_BITS ? kbits : MSD_BITS, sh = kbits - dbits;
+        int64_t nb = (int64_t)1 << dbits, *cnt = hist, sum = 0;
+        uint64_t mask = (uint64_t)nb - 1;
+        memset(cnt, 0, sizeof(int64_t) * (size_t)(nb + 1));
+        for (int64_t i = 0; i < n; i++) cnt[(KEY_OF(a[i]) >> sh) & mask]++;
+        kbits = sh;
+        if (cnt[(KEY_OF(a[0]) >> sh) & mask] == n) continue;       /* one bucket: next bits */
+        for (int64_t v = 0; v <= nb; v++) {                          /* counts -> starts */
+            int64_t c = cnt[v];
+            cnt[v] = sum;
+            sum += c;
+        }
+        {
+            int64_t *pos = hist + nb + 1;                            /* running positions */
+            memcpy(pos, cnt, sizeof(int64_t) * (size_t)nb);
+            for (int64_t i = 0; i < n; i++) {
+                ITEM it = a[i];
+                b[pos[(KEY_OF(it) >> sh) & mask]++] = it;
+            }
+        }
+        FN(msd_buckets)(a, b, cnt, nb, sh, hist + 2 * nb + 1);
+        return b;
+    }
+    if (kbits == 0 || n < 2) return a;
     if (n <= RADIX_MIN) {
         FN(introsort)(a, n, FN(depth_limit)(n));
         return a;
     }
-    return FN(radix)(a, b, n, nbytes);
+    return FN(lsd)(a, b, n, kbits, hist);
+}
+
+/* Sort n items (b: scratch of n items). Returns a or b, whichever holds the result. */
+static ITEM *FN(sort)(ITEM *a, ITEM *b, int64_t n, int kbits, int64_t *hist) {
+    if (n <= RADIX_MIN) {
+        FN(introsort)(a, n, FN(depth_limit)(n));
+        return a;
+    }
+    return FN(rsort)(a, b, n, kbits, hist);
+}
+
+/* Radix select: the item of rank k (0-based) among a[0..n), by key digits from the top,
+   keeping only the bucket that holds rank k (compaction keeps index order, so once all key
+   bits are used the survivors are equal keys in index order). Destroys a. hist: RADIX_HIST. */
+static ITEM FN(rselect)(ITEM *a, int64_t n, int64_t k, int kbits, int64_t *hist) {
+    int shift = kbits;
+    while (n > 64 && shift > 0) {
+        int dbits = n >= ((int64_t)1 << 16) ? 16 : (n >= 4096 ? 11 : 8);
+        int64_t nb, below = 0, m = 0;
+        uint64_t mask, bucket = 0;
+        if (dbits > shift) dbits = shift;
+        shift -= dbits;
+        nb = (int64_t)1 << dbits;
+        mask = (uint64_t)nb - 1;
+        memset(hist, 0, sizeof(int64_t) * (size_t)nb);
+        for (int64_t i = 0; i < n; i++) hist[(KEY_OF(a[i]) >> shift) & mask]++;
+        while (below + hist[bucket] <= k) below += hist[bucket++];
+        k -= below;
+        if (hist[bucket] == n) continue;
+        for (int64_t i = 0; i < n; i++) {
+            ITEM it = a[i];
+            a[m] = it;
+            m += ((KEY_OF(it) >> shift) & mask) == bucket;
+        }
+        n = m;
+    }
+    if (shift > 0) FN(select)(a, n, k);
+    return a[k];
 }
 
 /* Order keys of n elements (stride st, in elements) with indices i0, i0+1, ... */
-static void FN(load)(int dtype, const char *src, int64_t st, int64_t n, uint64_t flip, ITEM *out,
-                     int64_t i0);
-
 #define TL_DEF_LOAD(NAME, CT, KEYFN)                                                          \
     TL_DISPATCH static void TL_CAT(FN(load), NAME)(const CT *TL_RESTRICT s, int64_t st,        \
                                                    int64_t n, uint64_t flip,                  \
@@ -197,14 +276,58 @@ static void FN(load)(int dtype, const char *src, int64_t st, int64_t n, uint64_t
     }
 }
 
-/* Write cnt sorted items: indices to o1 (if any) and the input values they name to o0. */
-static void FN(write)(const ITEM *a, int64_t cnt, int isz, const char *in, int64_t in_st,
-                      char *o0, int64_t o0_st, int64_t *o1, int64_t o1_st) {
-    if (o1) {
-        for (int64_t i = 0; i < cnt; i++) o1[i * o1_st] = IDX_OF(a[i]);
+/* Values back from their keys (exact when the row had no NaN and no -0), for cnt items. */
+#define TL_DEF_UNKEY(NAME, UT, UNKEYFN)                                                       \
+    TL_DISPATCH static void TL_CAT(FN(unkey), NAME)(const ITEM *TL_RESTRICT a, int64_t cnt,    \
+                                                    uint64_t flip, UT *TL_RESTRICT o,          \
+                                                    int64_t st) {                             \
+        if (st == 1) {                                                                        \
+            for (int64_t i = 0; i < cnt; i++) o[i] = (UT)UNKEYFN(KEY_OF(a[i]) ^ flip);         \
+        } else {                                                                              \
+            for (int64_t i = 0; i < cnt; i++) o[i * st] = (UT)UNKEYFN(KEY_OF(a[i]) ^ flip);    \
+        }                                                                                     \
     }
+
+TL_DEF_UNKEY(u8, uint8_t, unkey_u8)
+TL_DEF_UNKEY(i8, uint8_t, unkey_i8)
+TL_DEF_UNKEY(i16, uint16_t, unkey_i16)
+TL_DEF_UNKEY(i32, uint32_t, unkey_i32)
+TL_DEF_UNKEY(i64, uint64_t, unkey_i64)
+TL_DEF_UNKEY(f16, uint16_t, unkey_f16)
+TL_DEF_UNKEY(f32, uint32_t, unkey_f32)
+TL_DEF_UNKEY(f64, uint64_t, unkey_f64)
+
+TL_DISPATCH static void FN(write_idx)(const ITEM *TL_RESTRICT a, int64_t cnt,
+                                      int64_t *TL_RESTRICT o1, int64_t st) {
+    if (st == 1) {
+        for (int64_t i = 0; i < cnt; i++) o1[i] = IDX_OF(a[i]);
+    } else {
+        for (int64_t i = 0; i < cnt; i++) o1[i * st] = IDX_OF(a[i]);
+    }
+}
+
+/* Write cnt sorted items: indices to o1 (if any) and their values to o0 (if any): rebuilt
+   from the keys when `exact`, else read from the input through the index. */
+static void FN(write)(const ITEM *a, int64_t cnt, int dtype, int exact, uint64_t flip,
+                      const char *in, int64_t in_st, char *o0, int64_t o0_st, int64_t *o1,
+                      int64_t o1_st) {
+    if (o1) FN(write_idx)(a, cnt, o1, o1_st);
     if (!o0) return;
-    switch (isz) {
+    if (exact) {
+        switch (dtype) {
+        case TL_BOOL:
+        case TL_U8: TL_CAT(FN(unkey), u8)(a, cnt, flip, (uint8_t *)o0, o0_st); return;
+        case TL_I8: TL_CAT(FN(unkey), i8)(a, cnt, flip, (uint8_t *)o0, o0_st); return;
+        case TL_I16: TL_CAT(FN(unkey), i16)(a, cnt, flip, (uint16_t *)o0, o0_st); return;
+        case TL_I32: TL_CAT(FN(unkey), i32)(a, cnt, flip, (uint32_t *)o0, o0_st); return;
+        case TL_I64: TL_CAT(FN(unkey), i64)(a, cnt, flip, (uint64_t *)o0, o0_st); return;
+        case TL_F16:
+        case TL_BF16: TL_CAT(FN(unkey), f16)(a, cnt, flip, (uint16_t *)o0, o0_st); return;
+        case TL_F32: TL_CAT(FN(unkey), f32)(a, cnt, flip, (uint32_t *)o0, o0_st); return;
+        default: TL_CAT(FN(unkey), f64)(a, cnt, flip, (uint64_t *)o0, o0_st); return;
+        }
+    }
+    switch (tl_itemsize(dtype)) {
     case 1:
         for (int64_t i = 0; i < cnt; i++) o0[i * o0_st] = in[IDX_OF(a[i]) * in_st];
         break;
@@ -229,44 +352,292 @@ static void FN(write)(const ITEM *a, int64_t cnt, int isz, const char *in, int64
     }
 }
 
-/* Any item of blk[0..n) less than t? (t comes from earlier positions, so only keys matter.) */
+/* How many items have key k? */
+TL_DISPATCH static int64_t FN(count_key)(const ITEM *TL_RESTRICT a, int64_t n, uint64_t k) {
+    int64_t c = 0;
+    for (int64_t i = 0; i < n; i++) c += KEY_OF(a[i]) == k;
+    return c;
+}
+
+/* Any key of blk[0..n) below tkey? */
 TL_DISPATCH static int FN(any_below)(const ITEM *TL_RESTRICT blk, int64_t n, uint64_t tkey) {
     int64_t c = 0;
     for (int64_t i = 0; i < n; i++) c += KEY_OF(blk[i]) < tkey;
     return c != 0;
 }
 
-/* The k smallest items among elements [b, e) of a row (k >= 1), unsorted, into buf[0..k)
-   (fewer when e - b < k); returns how many. buf holds cap > k items, blk TOPK_BLOCK items.
-   Items are filtered a block at a time against the k-th smallest seen so far. */
-static int64_t FN(topk_scan)(int dtype, const char *src, int64_t st, int64_t b, int64_t e,
-                             uint64_t flip, int64_t k, ITEM *buf, int64_t cap, ITEM *blk) {
-    int64_t m = 0, isz = tl_itemsize(dtype);
-    int have = 0;
-    ITEM t = MAKE(0, 0);
-    for (int64_t s = b; s < e; s += TOPK_BLOCK) {
+/* The k smallest items among elements [b, e) of a row (1 <= k <= e - b) into buf[0..k),
+   unsorted. The first k are sorted; every later element is tested against the largest kept
+   one t (a vector test per group of 32 first: later elements have larger indices, so only
+   keys matter). Small k: insertion into the sorted k. Larger k: candidates gather in buf
+   (capacity cap > k) and a select trims them back to k when it fills. blk: TOPK_BLOCK items. */
+static void FN(topk_scan)(int dtype, const char *src, int64_t st, int64_t b, int64_t e,
+                          uint64_t flip, int64_t k, ITEM *buf, int64_t cap, ITEM *blk) {
+    int64_t isz = tl_itemsize(dtype), m = k;
+    int small = k <= TOPK_INSERT_MAX;
+    ITEM t;
+    FN(load)(dtype, src + b * st * isz, st, k, flip, buf, b);
+    FN(introsort)(buf, k, FN(depth_limit)(k));
+    t = buf[k - 1];
+    for (int64_t s = b + k; s < e; s += TOPK_BLOCK) {
         int64_t len = e - s < TOPK_BLOCK ? e - s : TOPK_BLOCK;
         FN(load)(dtype, src + s * st * isz, st, len, flip, blk, s);
-        if (have && !FN(any_below)(blk, len, KEY_OF(t))) continue;
-        for (int64_t j = 0; j < len; j++) {
-            if (have && !LESS(blk[j], t)) continue;
-            buf[m++] = blk[j];
-            if (m == cap) {
-                FN(select)(buf, m, k - 1);
-                m = k;
-                t = buf[k - 1];
-                have = 1;
+        for (int64_t g = 0; g < len; g += 32) {
+            int64_t ge = g + 32 < len ? g + 32 : len;
+            if (!FN(any_below)(blk + g, ge - g, KEY_OF(t))) continue;
+            for (int64_t j = g; j < ge; j++) {
+                ITEM x = blk[j];
+                if (!LESS(x, t)) continue;
+                if (small) {
+                    int64_t p = k - 1;
+                    while (p > 0 && LESS(x, buf[p - 1])) {
+                        buf[p] = buf[p - 1];
+                        p--;
+                    }
+                    buf[p] = x;
+                    t = buf[k - 1];
+                } else {
+                    buf[m++] = x;
+                    if (m == cap) {
+                        FN(select)(buf, m, k - 1);
+                        m = k;
+                        t = buf[k - 1];
+                    }
+                }
             }
         }
     }
-    if (m > k) {
-        FN(select)(buf, m, k - 1);
-        m = k;
+    if (m > k) FN(select)(buf, m, k - 1);
+}
+
+/* ---- one long row, all threads: the MSD scatter pass over fixed chunks of ROW_CHUNK items
+   (each chunk counts its digits; bucket offsets are laid out bucket-major then chunk-minor, so
+   the scatter stays stable), then the buckets sorted in parallel. The result is the unique
+   stable order, whatever the thread count. */
+typedef struct {
+    ITEM *a, *b;
+    int64_t n, nchunks, nb;
+    int sh;                        /* the MSD digit is key bits [sh, sh + MSD_BITS) */
+    int64_t *hist;                 /* [chunk][bucket] */
+    int64_t *starts;               /* [bucket + 1] */
+    int dtype;
+    const char *src;
+    int64_t src_st;
+    uint64_t flip;
+    int *special;                  /* per chunk */
+    int exact, failed;
+    char *o0;
+    int64_t o0_st, *o1, o1_st;
+} FN(par_t);
+
+static void FN(par_range)(const FN(par_t) *c, int64_t chunk, int64_t *b, int64_t *e) {
+    *b = chunk * ROW_CHUNK;
+    *e = *b + ROW_CHUNK < c->n ? *b + ROW_CHUNK : c->n;
+}
+
+static void FN(par_load)(void *ctx, int64_t cb, int64_t ce) {
+    FN(par_t) *c = (FN(par_t) *)ctx;
+    for (int64_t ch = cb; ch < ce; ch++) {
+        int64_t b, e;
+        FN(par_range)(c, ch, &b, &e);
+        const char *p = c->src + b * c->src_st * tl_itemsize(c->dtype);
+        FN(load)(c->dtype, p, c->src_st, e - b, c->flip, c->a + b, b);
+        c->special[ch] = c->o0 && has_special(c->dtype, p, c->src_st, e - b);
     }
-    return m;
+}
+
+static void FN(par_hist)(void *ctx, int64_t cb, int64_t ce) {
+    FN(par_t) *c = (FN(par_t) *)ctx;
+    uint64_t mask = (uint64_t)c->nb - 1;
+    for (int64_t ch = cb; ch < ce; ch++) {
+        int64_t b, e, *h = c->hist + ch * c->nb;
+        FN(par_range)(c, ch, &b, &e);
+        memset(h, 0, sizeof(int64_t) * (size_t)c->nb);
+        for (int64_t i = b; i < e; i++) h[(KEY_OF(c->a[i]) >> c->sh) & mask]++;
+    }
+}
+
+static void FN(par_scatter)(void *ctx, int64_t cb, int64_t ce) {
+    FN(par_t) *c = (FN(par_t) *)ctx;
+    uint64_t mask = (uint64_t)c->nb - 1;
+    for (int64_t ch = cb; ch < ce; ch++) {
+        int64_t b, e, *h = c->hist + ch * c->nb;
+        FN(par_range)(c, ch, &b, &e);
+        for (int64_t i = b; i < e; i++) {
+            ITEM it = c->a[i];
+            c->b[h[(KEY_OF(it) >> c->sh) & mask]++] = it;
+        }
+    }
+}
+
+static void FN(par_buckets)(void *ctx, int64_t vb, int64_t ve) {
+    FN(par_t) *c = (FN(par_t) *)ctx;
+    int64_t *hist = (int64_t *)malloc(sizeof(int64_t) * RSORT_HIST);
+    if (!hist) {
+        __atomic_store_n(&c->failed, 1, __ATOMIC_RELAXED);
+        return;
+    }
+    FN(msd_buckets)(c->a, c->b, c->starts + vb, ve - vb, c->sh, hist);
+    free(hist);
+}
+
+static void FN(par_write)(void *ctx, int64_t cb, int64_t ce) {
+    FN(par_t) *c = (FN(par_t) *)ctx;
+    int64_t isz = tl_itemsize(c->dtype);
+    for (int64_t ch = cb; ch < ce; ch++) {
+        int64_t b, e;
+        FN(par_range)(c, ch, &b, &e);
+        FN(write)(c->b + b, e - b, c->dtype, c->exact, c->flip, c->src, c->src_st,
+                  c->o0 ? c->o0 + b * c->o0_st * isz : NULL, c->o0_st,
+                  c->o1 ? c->o1 + b * c->o1_st : NULL, c->o1_st);
+    }
+}
+
+/* Stable sort of one long row into the outputs, with all threads. Returns 0 or -1. */
+static int FN(sort_row_par)(int dtype, const char *src, int64_t src_st, int64_t n, uint64_t flip,
+                            char *o0, int64_t o0_st, int64_t *o1, int64_t o1_st) {
+    FN(par_t) c;
+    int kbits = 8 * key_bytes(dtype);
+    ITEM *base;
+    memset(&c, 0, sizeof c);
+    c.n = n;
+    c.nchunks = (n + ROW_CHUNK - 1) / ROW_CHUNK;
+    c.nb = (int64_t)1 << MSD_BITS;
+    base = (ITEM *)malloc(sizeof(ITEM) * (size_t)n * 2);
+    c.hist = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c.nchunks * c.nb + c.nb + 1));
+    c.special = (int *)malloc(sizeof(int) * (size_t)c.nchunks);
+    if (!base || !c.hist || !c.special) {
+        free(base);
+        free(c.hist);
+        free(c.special);
+        return -1;
+    }
+    c.a = base;
+    c.b = base + n;
+    c.starts = c.hist + c.nchunks * c.nb;
+    c.dtype = dtype;
+    c.src = src;
+    c.src_st = src_st;
+    c.flip = flip;
+    c.o0 = o0;
+    c.o0_st = o0_st;
+    c.o1 = o1;
+    c.o1_st = o1_st;
+    tl_parallel_for(0, c.nchunks, 1, FN(par_load), &c);
+    for (int i = 0; i < c.nchunks; i++) c.exact |= c.special[i];
+    c.exact = !c.exact;
+    /* the most significant 11 bits that are not the same for every item */
+    for (;;) {
+        int64_t sum = 0, top = 0;
+        if (kbits <= MSD_BITS) {
+            /* a key this short: the LSD sort on one thread is quick */
+            ITEM *r = FN(rsort)(c.a, c.b, n, kbits, c.hist);
+            if (r != c.b) memcpy(c.b, r, sizeof(ITEM) * (size_t)n);
+            break;
+        }
+        c.sh = kbits - MSD_BITS;
+        tl_parallel_for(0, c.nchunks, 1, FN(par_hist), &c);
+        for (int64_t v = 0; v < c.nb; v++) {
+            int64_t tot = 0;
+            for (int64_t ch = 0; ch < c.nchunks; ch++) tot += c.hist[ch * c.nb + v];
+            if (tot > top) top = tot;
+        }
+        if (top == n) {
+            kbits = c.sh;
+            continue;
+        }
+        for (int64_t v = 0; v < c.nb; v++) {
+            c.starts[v] = sum;
+            for (int64_t ch = 0; ch < c.nchunks; ch++) {
+                int64_t *h = c.hist + ch * c.nb + v, cnt = *h;
+                *h = sum;
+                sum += cnt;
+            }
+        }
+        c.starts[c.nb] = n;
+        tl_parallel_for(0, c.nchunks, 1, FN(par_scatter), &c);
+        tl_parallel_for(0, c.nb, 64, FN(par_buckets), &c);
+        break;
+    }
+    if (!c.failed) tl_parallel_for(0, c.nchunks, 1, FN(par_write), &c);
+    free(base);
+    free(c.hist);
+    free(c.special);
+    return c.failed ? -1 : 0;
+}
+
+/* ---- topk of one long row, all threads: each fixed segment (long enough next to k that
+   the per-segment start-up stays small) keeps its own k smallest, then the candidates are
+   merged (the k smallest are unique under the total order, so the result
+   does not depend on the thread count). */
+typedef struct {
+    int dtype;
+    const char *src;
+    int64_t src_st, n, k, seg;
+    uint64_t flip;
+    ITEM *cand;                    /* [segment][k] */
+    int64_t *count;                /* per segment */
+    int failed;
+} FN(ptopk_t);
+
+static void FN(ptopk_seg)(void *ctx, int64_t sb, int64_t se) {
+    FN(ptopk_t) *c = (FN(ptopk_t) *)ctx;
+    int64_t cap = topk_cap(c->k);
+    ITEM *buf = (ITEM *)malloc(sizeof(ITEM) * (size_t)(cap + TOPK_BLOCK));
+    if (!buf) {
+        __atomic_store_n(&c->failed, 1, __ATOMIC_RELAXED);
+        return;
+    }
+    for (int64_t sg = sb; sg < se; sg++) {
+        int64_t b = sg * c->seg, e = b + c->seg < c->n ? b + c->seg : c->n;
+        int64_t kk = c->k < e - b ? c->k : e - b;
+        FN(topk_scan)(c->dtype, c->src, c->src_st, b, e, c->flip, kk, buf, cap, buf + cap);
+        memcpy(c->cand + sg * c->k, buf, sizeof(ITEM) * (size_t)kk);
+        c->count[sg] = kk;
+    }
+    free(buf);
+}
+
+static int FN(topk_row_par)(int dtype, const char *src, int64_t src_st, int64_t n, int64_t k,
+                            uint64_t flip, char *o0, int64_t o0_st, int64_t *o1, int64_t o1_st) {
+    FN(ptopk_t) c;
+    int64_t seg = topk_segment(k), nseg = (n + seg - 1) / seg, m = 0, *hist;
+    ITEM *s;
+    c.dtype = dtype;
+    c.src = src;
+    c.src_st = src_st;
+    c.n = n;
+    c.k = k;
+    c.seg = seg;
+    c.flip = flip;
+    c.failed = 0;
+    c.cand = (ITEM *)malloc(sizeof(ITEM) * (size_t)(nseg * k * 2));
+    c.count = (int64_t *)malloc(sizeof(int64_t) * (size_t)nseg);
+    hist = (int64_t *)malloc(sizeof(int64_t) * (size_t)hist_entries(nseg * k));
+    if (!c.cand || !c.count || !hist) {
+        free(c.cand);
+        free(c.count);
+        free(hist);
+        return -1;
+    }
+    tl_parallel_for(0, nseg, 1, FN(ptopk_seg), &c);
+    if (!c.failed) {
+        for (int64_t sg = 0; sg < nseg; sg++) {
+            memmove(c.cand + m, c.cand + sg * k, sizeof(ITEM) * (size_t)c.count[sg]);
+            m += c.count[sg];
+        }
+        FN(select)(c.cand, m, k - 1);
+        s = FN(sort)(c.cand, c.cand + nseg * k, k, 8 * key_bytes(dtype), hist);
+        FN(write)(s, k, dtype, 0, flip, src, src_st, o0, o0_st, o1, o1_st);
+    }
+    free(c.cand);
+    free(c.count);
+    free(hist);
+    return c.failed ? -1 : 0;
 }
 
 #undef TL_DEF_LOAD
+#undef TL_DEF_UNKEY
 #undef FN
 #undef TL_CAT
 #undef TL_CAT2
