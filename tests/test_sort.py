@@ -844,3 +844,31 @@ def test_many_rows_parallel():
     v, i = tl.topk(t, 5, 0)
     check_topk(t, 5, 0, True, v, i)
     same(tl.median(t, 1).values.numpy(), median_lower(a, axis=1))
+
+
+@pytest.mark.parametrize("lo,hi", [(-5, 5), (2**40, 2**40 + 2**32 - 1), (-2**62, -2**62 + 2**31)])
+def test_int64_narrow_range(lo, hi):
+    """int64 tensors spanning less than 2^32 are sorted as 32-bit keys: values, indices,
+    descending order and mode must be exactly those of the 64-bit path / NumPy."""
+    rng = np.random.default_rng(13)
+    a = rng.integers(lo, hi, (40, 3000), endpoint=True, dtype=np.int64)
+    a[0, 0], a[-1, -1] = lo, hi                # both ends of the range present
+    t = tl.from_numpy(a)
+    for dim in (0, 1):
+        v, i = tl.sort(t, dim)
+        assert np.array_equal(i.numpy(), np.argsort(a, dim, kind="stable"))
+        assert np.array_equal(v.numpy(), np.sort(a, dim))
+        v, i = tl.sort(t, dim, descending=True)
+        order = desc_order(a, dim)
+        assert np.array_equal(i.numpy(), order)
+        assert np.array_equal(v.numpy(), np.take_along_axis(a, order, dim))
+    flat = tl.from_numpy(a.reshape(-1))        # one long row: the all-threads path
+    assert np.array_equal(tl.argsort(flat).numpy(), np.argsort(a.reshape(-1), kind="stable"))
+    small = tl.from_numpy(rng.integers(lo, lo + 20, (100, 2000), dtype=np.int64))
+    mv, mi = tl.mode(small, 1)
+    for r in range(0, 100, 17):
+        val, pos = mode_ref(small.numpy()[r])
+        assert mv[r].item() == val and mi[r].item() == pos
+    u, c = tl.unique(t, return_counts=True)
+    ru, rc = np.unique(a, return_counts=True)
+    assert np.array_equal(u.numpy(), ru) and np.array_equal(c.numpy(), rc)

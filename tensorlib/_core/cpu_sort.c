@@ -1,6 +1,7 @@
 /* Sorting and selection kernels (see cpu_sort.h for the contract). */
 #include "cpu_sort.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -450,12 +451,112 @@ static int run_rows(const tl_rows_t *r, int op, int flag, int64_t k) {
     return j.failed ? -1 : 0;
 }
 
+/* ---- int64 rows whose values span less than 2^32 (indices, labels, counts) sort as 32-bit
+   keys, with half the memory traffic: v - min, top bit flipped, is an int32 in the same
+   order. The rows are copied so, sorted (or their mode found) as int32, and the values come
+   back with the bias added. */
+#define NARROW_MIN 65536
+
+static int64_t row_elem(const tl_rows_t *r, int64_t row, const int64_t *os) {
+    int64_t off = 0;
+    for (int d = r->outer_nd - 1; d >= 0; d--) {
+        off += (row % r->outer_shape[d]) * os[d];
+        row /= r->outer_shape[d];
+    }
+    return off;
+}
+
+TL_DISPATCH static void minmax_i64(const int64_t *TL_RESTRICT v, int64_t st, int64_t n, int64_t *mn,
+                                   int64_t *mx) {
+    int64_t lo = *mn, hi = *mx;
+    if (st == 1) {
+        for (int64_t i = 0; i < n; i++) {
+            lo = v[i] < lo ? v[i] : lo;
+            hi = v[i] > hi ? v[i] : hi;
+        }
+    } else {
+        for (int64_t i = 0; i < n; i++) {
+            lo = v[i * st] < lo ? v[i * st] : lo;
+            hi = v[i * st] > hi ? v[i * st] : hi;
+        }
+    }
+    *mn = lo;
+    *mx = hi;
+}
+
+TL_DISPATCH static void bias_i64(const int64_t *TL_RESTRICT v, int64_t st, int64_t n, int64_t mn,
+                                 uint32_t *TL_RESTRICT out) {
+    if (st == 1) {
+        for (int64_t i = 0; i < n; i++) out[i] = (uint32_t)((uint64_t)v[i] - (uint64_t)mn) ^ 0x80000000u;
+    } else {
+        for (int64_t i = 0; i < n; i++)
+            out[i] = (uint32_t)((uint64_t)v[i * st] - (uint64_t)mn) ^ 0x80000000u;
+    }
+}
+
+TL_DISPATCH static void unbias_i64(const uint32_t *TL_RESTRICT v, int64_t n, int64_t mn,
+                                   int64_t *TL_RESTRICT out, int64_t st) {
+    if (st == 1) {
+        for (int64_t i = 0; i < n; i++) out[i] = (int64_t)((uint64_t)(v[i] ^ 0x80000000u) + (uint64_t)mn);
+    } else {
+        for (int64_t i = 0; i < n; i++)
+            out[i * st] = (int64_t)((uint64_t)(v[i] ^ 0x80000000u) + (uint64_t)mn);
+    }
+}
+
+/* Returns 1 when done, 0 when not applicable, -1 when out of memory. */
+static int narrow_i64(const tl_rows_t *r, int op, int flag) {
+    int64_t mn = INT64_MAX, mx = INT64_MIN, n = r->n, m = op == OP_SORT ? n : 1, rc, stride;
+    int64_t src_os[64], o0_os[64];
+    uint32_t *tin, *tout = NULL;
+    tl_rows_t q;
+    if (r->dtype != TL_I64 || r->nrows <= 0 || n <= 0 || n > 0xffffffffLL ||
+        r->nrows * n < NARROW_MIN || r->outer_nd > 64)
+        return 0;
+    for (int64_t row = 0; row < r->nrows; row++)
+        minmax_i64((const int64_t *)r->src + row_elem(r, row, r->src_os), r->src_st, n, &mn, &mx);
+    if ((uint64_t)mx - (uint64_t)mn > 0xffffffffULL) return 0;
+    tin = (uint32_t *)malloc(sizeof(uint32_t) * (size_t)(r->nrows * n));
+    if (r->o0) tout = (uint32_t *)malloc(sizeof(uint32_t) * (size_t)(r->nrows * m));
+    if (!tin || (r->o0 && !tout)) {
+        free(tin);
+        free(tout);
+        return -1;
+    }
+    for (int64_t row = 0; row < r->nrows; row++)
+        bias_i64((const int64_t *)r->src + row_elem(r, row, r->src_os), r->src_st, n, mn, tin + row * n);
+    /* the copies are C-contiguous over the same outer dims */
+    stride = 1;
+    for (int d = r->outer_nd - 1; d >= 0; d--) {
+        src_os[d] = stride * n;
+        o0_os[d] = stride * m;
+        stride *= r->outer_shape[d];
+    }
+    q = *r;
+    q.dtype = TL_I32;
+    q.src = (const char *)tin;
+    q.src_os = src_os;
+    q.src_st = 1;
+    q.o0 = (char *)tout;
+    q.o0_os = tout ? o0_os : NULL;
+    q.o0_st = 1;
+    rc = op == OP_SORT ? tl_sort_rows(&q, flag) : tl_mode_rows(&q);
+    if (rc == 0 && tout)
+        for (int64_t row = 0; row < r->nrows; row++)
+            unbias_i64(tout + row * m, m, mn, (int64_t *)r->o0 + row_elem(r, row, r->o0_os), r->o0_st);
+    free(tin);
+    free(tout);
+    return rc == 0 ? 1 : -1;
+}
+
 /* Few long rows: one at a time, each split across the threads. */
 static int few_long_rows(const tl_rows_t *r) {
     return r->n >= PAR_ROW_MIN && r->nrows < tl_get_num_threads() && !tl_in_parallel_region();
 }
 
 int tl_sort_rows(const tl_rows_t *r, int descending) {
+    int narrow = narrow_i64(r, OP_SORT, descending);
+    if (narrow) return narrow > 0 ? 0 : -1;
     if (r->nrows > 0 && few_long_rows(r)) {
         int64_t isz = tl_itemsize(r->dtype);
         uint64_t flip = descending ? key_mask(r->dtype) : 0;
@@ -502,7 +603,11 @@ int tl_topk_rows(const tl_rows_t *r, int64_t k, int largest) {
 
 int tl_select_rows(const tl_rows_t *r, int64_t k, int which) { return run_rows(r, OP_SELECT, which, k); }
 
-int tl_mode_rows(const tl_rows_t *r) { return run_rows(r, OP_MODE, 0, 0); }
+int tl_mode_rows(const tl_rows_t *r) {
+    int narrow = narrow_i64(r, OP_MODE, 0);
+    if (narrow) return narrow > 0 ? 0 : -1;
+    return run_rows(r, OP_MODE, 0, 0);
+}
 
 /* ---- unique */
 
