@@ -872,3 +872,29 @@ def test_int64_narrow_range(lo, hi):
     u, c = tl.unique(t, return_counts=True)
     ru, rc = np.unique(a, return_counts=True)
     assert np.array_equal(u.numpy(), ru) and np.array_equal(c.numpy(), rc)
+
+
+def test_size_one_dim_rows():
+    """A dim of size 1: each element is its own answer, at index 0."""
+    rng = np.random.default_rng(14)
+    a = rng.standard_normal((3000, 1, 2)).astype(np.float32)
+    t = tl.from_numpy(a)
+    v, i = tl.sort(t, 1, descending=True)
+    assert np.array_equal(v.numpy(), a) and not i.numpy().any() and v.stride() == t.stride()
+    v, i = tl.topk(t, 1, 1)
+    assert np.array_equal(v.numpy(), a) and i.shape == (3000, 1, 2)
+    for fn in (tl.median, tl.mode, tl.nanmedian):
+        v, i = fn(t, 1)
+        assert np.array_equal(v.numpy(), a[:, 0]) and i.shape == (3000, 2) and not i.numpy().any()
+    v, i = tl.kthvalue(t, 1, 1, keepdim=True)
+    assert np.array_equal(v.numpy(), a)
+
+
+def test_out_partial_overlap_raises():
+    x = tl.arange(6.0).flip(0).contiguous()
+    i = tl.empty(0, dtype=tl.int64)
+    with pytest.raises(RuntimeError, match="refer to a single memory location"):
+        tl.sort(x[:3], out=(x[1:4], i))
+    with pytest.raises(RuntimeError, match="refer to a single memory location"):
+        tl.topk(x, 2, out=(x[:2], i))
+    assert x.tolist() == [5.0, 4.0, 3.0, 2.0, 1.0, 0.0]

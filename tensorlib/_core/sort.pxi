@@ -157,6 +157,14 @@ cdef int _run(int op, TensorBase t, int d, TensorBase vals, TensorBase idx, int 
     cdef bint big = t._numel >= NOGIL_THRESHOLD
     if t._numel == 0:
         return 0
+    if _dim_size(t, d) == 1:
+        # one element per row: it is the answer, at index 0 (no per-row kernel calls for,
+        # say, a sort along a size-1 dim of a million rows)
+        if vals is not None:
+            _copy_into(vals, t if vals._ndim == t._ndim else _squeeze(t, d))
+        if idx is not None:
+            _fill_raw(idx, 0)
+        return 0
     _rows_setup(&g, _as_1d(t), d, _as_1d(vals), _as_1d(idx))
     if big:
         with nogil:
