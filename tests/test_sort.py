@@ -829,8 +829,16 @@ def test_large_rows(dtype, specials):
     for k in (1, 10, 100, 5000):
         v, i = tl.topk(t, k, largest=k != 100)
         check_topk(t, k, 0, k != 100, v, i)
-    kv = tl.kthvalue(t, 12345).values
+    kv, ki = tl.kthvalue(t, 12345)
     same(np_of(kv), np.sort(a)[12344], signs=False)
+    same(a[ki.item()], np_of(kv))
+    for fn, ref in [(tl.median, median_ref), (tl.nanmedian, nanmedian_ref if a.dtype.kind == "f" else median_ref)]:
+        mv, mi = fn(t, 0)
+        same(np_of(mv), ref(a, 0), signs=False)
+        same(a[mi.item()], np_of(mv))
+        if a.dtype.kind == "f" and np.isnan(a).any() and fn is tl.median:
+            assert mi.item() == np.flatnonzero(np.isnan(a))[0]
+        same(np_of(fn(t)), ref(a, 0), signs=False)
     u, c = tl.unique(t, return_counts=True)
     assert int(np.sum(c.numpy())) == a.size
 

@@ -601,7 +601,33 @@ int tl_topk_rows(const tl_rows_t *r, int64_t k, int largest) {
     return run_rows(r, OP_TOPK, largest, k);
 }
 
-int tl_select_rows(const tl_rows_t *r, int64_t k, int which) { return run_rows(r, OP_SELECT, which, k); }
+int tl_select_rows(const tl_rows_t *r, int64_t k, int which) {
+    if (r->nrows > 0 && few_long_rows(r) && key_bytes(r->dtype) >= 2) {
+        int64_t isz = tl_itemsize(r->dtype);
+        for (int64_t row = 0; row < r->nrows; row++) {
+            int64_t oi, o0, o1;
+            int rc;
+            rowio_t io;
+            row_offsets(r, row, &oi, &o0, &o1);
+            io.in = r->src + oi * isz;
+            io.in_st = r->src_st;
+            if (use_wide(r)) {
+                tl_wide_t it;
+                rc = select_row_par_w(r->dtype, io.in, io.in_st, r->n, k, which, &it);
+                if (!rc) write_w(&it, 1, r->dtype, 0, 0, io.in, io.in_st, r->o0 ? r->o0 + o0 * isz : NULL,
+                                 0, r->o1 ? r->o1 + o1 : NULL, 0);
+            } else {
+                uint64_t it;
+                rc = select_row_par_p(r->dtype, io.in, io.in_st, r->n, k, which, &it);
+                if (!rc) write_p(&it, 1, r->dtype, 0, 0, io.in, io.in_st, r->o0 ? r->o0 + o0 * isz : NULL,
+                                 0, r->o1 ? r->o1 + o1 : NULL, 0);
+            }
+            if (rc) return rc;
+        }
+        return 0;
+    }
+    return run_rows(r, OP_SELECT, which, k);
+}
 
 int tl_mode_rows(const tl_rows_t *r) {
     int narrow = narrow_i64(r, OP_MODE, 0);

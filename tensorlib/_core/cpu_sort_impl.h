@@ -636,6 +636,102 @@ static int FN(topk_row_par)(int dtype, const char *src, int64_t src_st, int64_t 
     return c.failed ? -1 : 0;
 }
 
+/* ---- radix select over one long row, all threads: the first level (load, count the top 16
+   key bits, keep the bucket holding the wanted rank) runs over fixed chunks; the survivors,
+   concatenated in chunk order (so still in index order), finish on one thread. Also counts
+   the NaN keys (for median/nanmedian). */
+typedef struct {
+    ITEM *a;
+    int64_t n, nchunks, chunk;
+    int dtype, shift;
+    const char *src;
+    int64_t src_st;
+    uint64_t nan_key, bucket;
+    int64_t *hist;                 /* [chunk][65536] */
+    int64_t *nans, *kept;          /* per chunk */
+} FN(psel_t);
+
+static void FN(psel_count)(void *ctx, int64_t cb, int64_t ce) {
+    FN(psel_t) *c = (FN(psel_t) *)ctx;
+    for (int64_t ch = cb; ch < ce; ch++) {
+        int64_t b = ch * c->chunk, e = b + c->chunk < c->n ? b + c->chunk : c->n;
+        int64_t *h = c->hist + ch * 65536;
+        FN(load)(c->dtype, c->src + b * c->src_st * tl_itemsize(c->dtype), c->src_st, e - b, 0,
+                 c->a + b, b);
+        c->nans[ch] = c->nan_key ? FN(count_key)(c->a + b, e - b, c->nan_key) : 0;
+        memset(h, 0, sizeof(int64_t) * 65536);
+        for (int64_t i = b; i < e; i++) h[(KEY_OF(c->a[i]) >> c->shift) & 65535]++;
+    }
+}
+
+static void FN(psel_keep)(void *ctx, int64_t cb, int64_t ce) {
+    FN(psel_t) *c = (FN(psel_t) *)ctx;
+    for (int64_t ch = cb; ch < ce; ch++) {
+        int64_t b = ch * c->chunk, e = b + c->chunk < c->n ? b + c->chunk : c->n, m = b;
+        for (int64_t i = b; i < e; i++) {
+            ITEM it = c->a[i];
+            c->a[m] = it;
+            m += ((KEY_OF(it) >> c->shift) & 65535) == c->bucket;
+        }
+        c->kept[ch] = m - b;
+    }
+}
+
+/* The item of rank k of a long row (which: TL_SELECT_*; for median and nanmedian k is
+   worked out here from the NaN count). Returns 0 or -1. */
+static int FN(select_row_par)(int dtype, const char *src, int64_t src_st, int64_t n, int64_t k,
+                              int which, ITEM *res) {
+    FN(psel_t) c;
+    int kbits = 8 * key_bytes(dtype);
+    int64_t nans = 0, below = 0, m = 0, *hist, tot;
+    memset(&c, 0, sizeof c);
+    c.n = n;
+    c.chunk = 4 * ROW_CHUNK;
+    c.nchunks = (n + c.chunk - 1) / c.chunk;
+    c.dtype = dtype;
+    c.src = src;
+    c.src_st = src_st;
+    c.shift = kbits - 16;
+    c.nan_key = which != TL_SELECT_KTH && is_float(dtype) ? key_mask(dtype) : 0;
+    c.a = (ITEM *)malloc(sizeof(ITEM) * (size_t)n);
+    c.hist = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c.nchunks * 65536 + 2 * c.nchunks));
+    if (!c.a || !c.hist) {
+        free(c.a);
+        free(c.hist);
+        return -1;
+    }
+    c.nans = c.hist + c.nchunks * 65536;
+    c.kept = c.nans + c.nchunks;
+    tl_parallel_for(0, c.nchunks, 1, FN(psel_count), &c);
+    for (int64_t ch = 0; ch < c.nchunks; ch++) nans += c.nans[ch];
+    if (c.nan_key && nans > 0 && (which == TL_SELECT_MEDIAN || nans == n)) {
+        int64_t p = 0;                                   /* the first NaN */
+        while (KEY_OF(c.a[p]) != c.nan_key) p++;
+        *res = c.a[p];
+        free(c.a);
+        free(c.hist);
+        return 0;
+    }
+    if (which != TL_SELECT_KTH) k = (n - nans - 1) / 2;
+    for (c.bucket = 0;; c.bucket++) {
+        tot = 0;
+        for (int64_t ch = 0; ch < c.nchunks; ch++) tot += c.hist[ch * 65536 + c.bucket];
+        if (below + tot > k) break;
+        below += tot;
+    }
+    k -= below;
+    tl_parallel_for(0, c.nchunks, 1, FN(psel_keep), &c);
+    for (int64_t ch = 0; ch < c.nchunks; ch++) {
+        memmove(c.a + m, c.a + ch * c.chunk, sizeof(ITEM) * (size_t)c.kept[ch]);
+        m += c.kept[ch];
+    }
+    hist = c.hist;                                       /* reused: 65536 entries suffice */
+    *res = FN(rselect)(c.a, m, k, kbits, hist);
+    free(c.a);
+    free(c.hist);
+    return 0;
+}
+
 #undef TL_DEF_LOAD
 #undef TL_DEF_UNKEY
 #undef FN
