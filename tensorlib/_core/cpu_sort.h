@@ -6,12 +6,18 @@
    +inf < NaN (every NaN gets the same, largest key; -0 and +0 get the same key). A row is
    sorted as (key, original index) pairs, so the result is always stable: equal elements keep
    their order (descending flips the key, not the index, so ties stay in original order there
-   too). Values are then read back from the input through the index, so -0 stays -0 and NaN
-   payloads are kept.
+   too). Sorted values are rebuilt from the keys, or, for float rows holding a -0 or a NaN
+   (whose bits the keys do not keep), read back from the input through the index.
+
+   Algorithms: radix sort (an MSD pass of 11 bits while a row is bigger than the cache, then
+   LSD passes of 8 bits; introsort below 64 items; int64 rows spanning < 2^32 use 32-bit
+   keys), a streaming filter for topk with small k, radix select for kthvalue/median.
 
    Rows: an input tensor is seen as `nrows` rows of `n` elements along one dim; the other dims
    ("outer" dims, C order) enumerate the rows. All strides are in elements. Rows are processed
-   in parallel over fixed chunks of rows (call with the GIL released). */
+   in parallel over fixed chunks of rows, or, for a few long rows, each row is split across
+   the threads in fixed chunks; results never depend on the thread count. Call with the GIL
+   released. Scratch space is malloc'd per call (it is not tensor memory). */
 #ifndef TL_CPU_SORT_H
 #define TL_CPU_SORT_H
 #include <stdint.h>
