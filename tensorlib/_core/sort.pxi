@@ -71,14 +71,6 @@ cdef struct _Rows:
     int64_t o1_os[MAX_DIMS]
 
 
-cdef TensorBase _as_1d(TensorBase t):
-    """A 0-d tensor as a 1-element 1-d view (the kernels want one dim to work along)."""
-    cdef int64_t one = 1
-    if t is None or t._ndim > 0:
-        return t
-    return make_view(t, 1, &one, &one, t._offset)
-
-
 cdef int _out_geometry(TensorBase o, int ndim, int d, int64_t* outer, int64_t* along) noexcept:
     """Outer strides and along-dim stride of an output with the input's rank (dim d kept) or
     one less (dim d removed)."""
@@ -150,8 +142,8 @@ cdef int _dispatch(int op, const tl_rows_t* r, int flag, int64_t k) noexcept nog
 
 cdef int _run(int op, TensorBase t, int d, TensorBase vals, TensorBase idx, int flag,
               int64_t k) except -1:
-    """Run one row kernel over t along d (0-d tensors as one row of one element), with the
-    GIL released for large inputs."""
+    """Run one row kernel over t along d, with the GIL released for large inputs. Rows of
+    one element (0-d tensors among them) need no kernel."""
     cdef _Rows g
     cdef int rc = 0
     cdef bint big = t._numel >= NOGIL_THRESHOLD
@@ -165,7 +157,7 @@ cdef int _run(int op, TensorBase t, int d, TensorBase vals, TensorBase idx, int 
         if idx is not None:
             _fill_raw(idx, 0)
         return 0
-    _rows_setup(&g, _as_1d(t), d, _as_1d(vals), _as_1d(idx))
+    _rows_setup(&g, t, d, vals, idx)
     if big:
         with nogil:
             rc = _dispatch(op, &g.r, flag, k)
