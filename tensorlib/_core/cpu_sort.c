@@ -685,15 +685,32 @@ int64_t tl_runs(int dtype, const char *vals, int64_t n, int64_t *run_of) {
 
 void tl_unique_fill(int dtype, const char *sorted_vals, const int64_t *order, const int64_t *run_of,
                     int64_t n, char *uniq, int64_t *inverse, int64_t *counts) {
-    int64_t isz = tl_itemsize(dtype);
-    for (int64_t i = 0; i < n; i++) {
-        int64_t r = run_of[i];
-        if (i == 0 || r != run_of[i - 1]) {
-            memcpy(uniq + r * isz, sorted_vals + i * isz, (size_t)isz);
-            if (counts) counts[r] = 0;
+    /* first value of every run (typed copies: one call per element would dominate) */
+#define TL_FIRSTS(T)                                                                          \
+    for (int64_t i = 0; i < n; i++)                                                           \
+        if (i == 0 || run_of[i] != run_of[i - 1]) ((T *)uniq)[run_of[i]] = ((const T *)sorted_vals)[i];
+    switch (tl_itemsize(dtype)) {
+    case 1: TL_FIRSTS(uint8_t) break;
+    case 2: TL_FIRSTS(uint16_t) break;
+    case 4: TL_FIRSTS(uint32_t) break;
+    default: TL_FIRSTS(uint64_t) break;
+    }
+#undef TL_FIRSTS
+    if (counts && n > 0) {
+        int64_t start = 0;
+        for (int64_t i = 1; i <= n; i++) {
+            if (i == n || run_of[i] != run_of[i - 1]) {
+                counts[run_of[i - 1]] = i - start;
+                start = i;
+            }
         }
-        if (counts) counts[r]++;
-        if (inverse) inverse[order ? order[i] : i] = r;
+    }
+    if (inverse) {
+        if (order) {
+            for (int64_t i = 0; i < n; i++) inverse[order[i]] = run_of[i];
+        } else {
+            memcpy(inverse, run_of, sizeof(int64_t) * (size_t)n);
+        }
     }
 }
 

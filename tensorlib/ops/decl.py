@@ -336,6 +336,8 @@ OPS = [
        impl="_kthvalue({self}, {k}, {dim}, {keepdim}, {out})", node="KthvalueBackward0",
        doc="The ``k``-th smallest element (1-based) along ``dim`` and its index.\n\n"
            "    >>> tensorlib.kthvalue(tensorlib.tensor([4, 1, 3]), 2).values.item()\n    3"),
+    # median/nanmedian: PyTorch's node is MedianBackward0/NanmedianBackward0 for the whole-tensor
+    # form and MedianBackward1/NanmedianBackward1 with a dim.
     op("median", "Tensor self, object dim=None, bool keepdim=False, *, object out=None",
        impl="_median({self}, {dim}, {keepdim}, {out})", node="MedianBackward0",
        doc="The lower median (of an even count, the smaller middle value): of all elements, or "
