@@ -25,6 +25,7 @@ from tensorlib.autograd import (
     no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled,
     is_inference_mode_enabled)
 from tensorlib import random
+from tensorlib import return_types
 from tensorlib.random import (
     Generator, default_generator, manual_seed, seed, initial_seed, get_rng_state, set_rng_state)
 

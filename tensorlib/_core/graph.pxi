@@ -343,7 +343,7 @@ cdef int _set_history(object result, Node node, int output_nr=0) except -1:
     return 0
 
 
-cdef int _set_history_multi(tuple results, Node node, int creation=CREATION_DEFAULT) except -1:
+cdef int _set_history_multi(object results, Node node, int creation=CREATION_DEFAULT) except -1:
     """Outputs 0..k-1 of a multi-output node (split, unbind, max with indices ...)."""
     cdef int i = 0
     cdef list meta = []
@@ -834,3 +834,24 @@ def _matmul_backward(grad, self, other, int which):
         return r.squeeze(-2) if self.dim() == 1 else r
     r = a.transpose(-1, -2).matmul(g)
     return r.squeeze(-1) if other.dim() == 1 else r
+
+
+def _take_along_backward(grad, sizes, dim, indices, keepdim):
+    """Gradient of an op that picked elements along ``dim`` (sort, topk, kthvalue, max(dim)):
+    each picked element gets its output's gradient; the others get zero."""
+    d = dim % len(sizes) if len(sizes) else 0
+    if grad is None:
+        return None
+    if not keepdim and len(sizes) and indices.dim() < len(sizes):
+        grad = grad.unsqueeze(d)
+        indices = indices.unsqueeze(d)
+    z = _GENERATED_FUNCTIONS["zeros"](sizes, dtype=grad.dtype)
+    if "scatter_add" in _GENERATED_FUNCTIONS and len(sizes):
+        return _GENERATED_FUNCTIONS["scatter_add"](z, d, indices, grad)
+    # no scatter in this build: NumPy writes into our storage in place
+    zn, gn, idn = z.numpy(), grad.detach().contiguous().numpy(), indices.contiguous().numpy()
+    if len(sizes) == 0:
+        zn[...] = gn
+    else:
+        np.add.at(zn, tuple(np.indices(idn.shape)[:d]) + (idn,) + tuple(np.indices(idn.shape)[d + 1:]), gn)
+    return z

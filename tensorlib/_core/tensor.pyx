@@ -1081,6 +1081,7 @@ include "random_ops.pxi"
 include "elementwise.pxi"
 include "graph.pxi"
 include "linalg.pxi"
+include "sort.pxi"
 include "_ops_generated.pxi"
 
 

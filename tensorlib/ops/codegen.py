@@ -162,6 +162,8 @@ def autograd_plan(decl, params):
             kind = None
             if ident == "result":
                 kind = ("result", None)
+            elif ident == "indices":         # the indices output of a (values, indices) op
+                kind = ("indices", None)
             elif ident in pnames:
                 kind = ("param", ident)
             else:
@@ -239,6 +241,8 @@ def emit_autograd(decl, params):
         cond = " or ".join(f"r_{u}" for u in sorted(users[name]))
         if kind == "result":
             expr = "_save_any(result, True)"
+        elif kind == "indices":
+            expr = "_save_any(result[1], False)"
         elif kind == "param":
             if src == "self":
                 expr = "(_save_any(_orig_self_, False) if _inplace_ else _save_any(self, False))"
