@@ -107,7 +107,8 @@ cdef int64_t _int64_value(object value, DType dt) except? -1:
         raise RuntimeError(f"value cannot be converted to type {dt.name} without overflow") from None
     if not dt.is_floating_point and dt.code != DT_BOOL and dt.code != DT_INT64:
         info = _INT_RANGE[dt.code]
-        if iv < info[0] or iv > info[1]:
+        # PyTorch lets a negative value into uint8 when its magnitude fits (-1 -> 255)
+        if iv < (-info[1] if dt.code == DT_UINT8 else info[0]) or iv > info[1]:
             raise RuntimeError(f"value cannot be converted to type {dt.name} without overflow")
     return iv
 
