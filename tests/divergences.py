@@ -69,3 +69,12 @@ def torch_style_index(arr, index):
 # A non-tuple list holding slices, None, Ellipsis, sequences or tensors is read as a tuple
 # by PyTorch (with a deprecation warning); NumPy 2 reads every list as one index array.
 NON_TUPLE_SEQUENCE_IS_TUPLE = True
+
+# x[advanced] = tensor_of_another_dtype: PyTorch raises "Index put requires the source and
+# destination dtypes match"; tensorlib's __setitem__ converts the value (as basic-index
+# assignment does in both). index_put_ keeps PyTorch's check.
+SETITEM_CASTS_TENSOR_VALUES = True
+
+# index_put_ / index_fill_ (and x[idx] = v) on an expanded tensor: PyTorch warns that this is
+# deprecated and writes; tensorlib raises the internal-overlap error every other write gives.
+EXPANDED_INDEX_PUT_RAISES = RuntimeError

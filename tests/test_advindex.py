@@ -232,6 +232,19 @@ def test_getitem_errors():
         check(x[T([1, 0], tl.uint8)], X[[True, False]])
 
 
+def test_many_dims():
+    a = np.arange(2 * 3 * 2 * 2 * 3 * 2 * 2 * 2).reshape(2, 3, 2, 2, 3, 2, 2, 2)
+    x = T(a)
+    check(x[:, [0, 2], ..., [1, 0]], a[:, [0, 2], ..., [1, 0]])
+    check(x[T(a % 3 == 0)], a[a % 3 == 0])
+    check(tl.nonzero(x), np.argwhere(a))
+    y = T(a)
+    y[[1], :, :, :, [2, 0]] = -1
+    ref = a.copy()
+    ref[[1], :, :, :, [2, 0]] = -1
+    check(y, ref)
+
+
 def test_int32_indices():
     x = T(X)
     check(x[T([1, 0], tl.int32)], X[[1, 0]])

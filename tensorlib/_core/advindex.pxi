@@ -39,6 +39,8 @@ cdef extern from "cpu_index.h" nogil:
     int64_t tl_nonzero_count(const tl_nz* p, int64_t* chunk_counts, int parallel)
     void tl_nonzero_fill(const tl_nz* p, const int64_t* chunk_counts, int64_t* out,
                          int64_t dim_stride, const int64_t* muls, int parallel)
+    void tl_nonzero_gather(const tl_nz* p, const int64_t* chunk_counts, char* out, const char* src,
+                           const int64_t* src_strides, int itemsize, int parallel)
     void tl_index_scale(int dtype, int64_t n, char* data, double alpha_d, int64_t alpha_i)
     void tl_index_div_counts(int ndim, const int64_t* shape, char* data, const int64_t* strides,
                              int dtype, const int64_t* counts, const int64_t* count_strides)
@@ -172,6 +174,46 @@ cdef TensorBase _nonzero_buffer(TensorBase t, list muls):
                 tl_nonzero_fill(&p, counts, po, n, pm, 1)
         else:
             tl_nonzero_fill(&p, counts, po, n, pm, 0)
+    finally:
+        free(counts)
+    return out
+
+
+cdef TensorBase _masked_gather(TensorBase src, TensorBase mask):
+    """src's elements where mask (same shape) is nonzero, in C order: one pass that copies
+    values directly (no offsets array)."""
+    cdef tl_nz p
+    cdef int64_t nchunks, n, i
+    cdef int64_t* counts
+    cdef int64_t mst[MAX_DIMS]
+    cdef int64_t sst[MAX_DIMS]
+    cdef int64_t sh[1]
+    cdef bint par = mask._numel >= NOGIL_THRESHOLD
+    cdef TensorBase out
+    cdef char* po
+    cdef const char* ps = tensor_data(src)
+    cdef int isz = src._dtype.itemsize
+    for i in range(mask._ndim):
+        mst[i] = mask._strides[i] * mask._dtype.itemsize
+        sst[i] = src._strides[i] * isz
+    nchunks = tl_nonzero_setup(&p, mask._ndim, mask._shape, tensor_data(mask), mst, mask._dtype.code)
+    counts = <int64_t*>malloc(nchunks * sizeof(int64_t))
+    if counts == NULL:
+        raise MemoryError()
+    try:
+        if par:
+            with nogil:
+                n = tl_nonzero_count(&p, counts, 1)
+        else:
+            n = tl_nonzero_count(&p, counts, 0)
+        sh[0] = n
+        out = empty_tensor(1, sh, src._dtype, src._storage.device)
+        po = tensor_data(out)
+        if par:
+            with nogil:
+                tl_nonzero_gather(&p, counts, po, ps, sst, isz, 1)
+        else:
+            tl_nonzero_gather(&p, counts, po, ps, sst, isz, 0)
     finally:
         free(counts)
     return out
@@ -513,6 +555,8 @@ cdef object _index_get(TensorBase t, tuple index):
     r, adv, users = _index_parse(t, index)
     if not adv:
         return r
+    if len(adv) == 1 and adv[0][2] and adv[0][0] == 0 and (<TensorBase>adv[0][1])._ndim == (<TensorBase>r)._ndim:
+        return _masked_gather(<TensorBase>r, <TensorBase>adv[0][1])     # x[mask]: one pass
     dims, B, offs, pos = _adv_resolve(<TensorBase>r, adv)
     return _plan_gather(<TensorBase>r, dims, B, offs, pos, None, "", ())
 
@@ -1032,13 +1076,16 @@ cdef TensorBase _masked_select(TensorBase self, TensorBase mask, object out):
     if mask._dtype.code != DT_BOOL:
         raise RuntimeError("masked_select: expected BoolTensor for mask")
     shape = _broadcast_shape_of((self, mask))
-    cdef TensorBase s = _expand(self, shape), m = _expand(mask, shape)
-    offs = _nonzero_buffer(m, [s._strides[i] for i in range(s._ndim)])
-    # the offsets already hold the whole position: gather through a 1-d space
-    cdef int64_t n = offs._shape[0]
-    return _plan_gather(_flat1(s), [0], (n,), offs, 0, out,
-                        "masked_select(): self and result must have the same scalar type "
-                        "(expected {expected}, got {got})", (self, mask))
+    cdef TensorBase s = _expand(self, shape), m = _expand(mask, shape), res, o
+    cdef int64_t sh[1]
+    res = _masked_gather(s, m)
+    if out is None:
+        return res
+    sh[0] = res._numel
+    o = _out_for(out, self._dtype, "masked_select(): self and result must have the same scalar "
+                 "type (expected {expected}, got {got})", (self, mask), 1, sh)
+    _copy_into(o, res)
+    return o
 
 
 cdef TensorBase _masked_scatter(TensorBase self, TensorBase mask, TensorBase source, bint inplace):

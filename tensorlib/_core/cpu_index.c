@@ -386,18 +386,6 @@ NZ_COUNT_FN(nz_count_i64, int64_t, P_NZ)
 NZ_COUNT_FN(nz_count_f32, float, P_NZ)
 NZ_COUNT_FN(nz_count_f64, double, P_NZ)
 
-static inline int nz_at(const char *p, int dtype) {
-    switch (dtype) {
-    case TL_BOOL: case TL_U8: case TL_I8: return *(const uint8_t *)p != 0;
-    case TL_I16: return *(const int16_t *)p != 0;
-    case TL_F16: case TL_BF16: return (*(const uint16_t *)p & 0x7fffu) != 0;
-    case TL_I32: return *(const int32_t *)p != 0;
-    case TL_I64: return *(const int64_t *)p != 0;
-    case TL_F32: return *(const float *)p != 0.0f;
-    default: return *(const double *)p != 0.0;
-    }
-}
-
 static int64_t nz_count_row(const char *p, int64_t st, int64_t n, int dtype) {
     switch (dtype) {
     case TL_BOOL: case TL_U8: case TL_I8: return nz_count_1(p, st, n);
@@ -434,6 +422,11 @@ typedef struct {
     int64_t *out;
     int64_t dim_stride;
     const int64_t *muls;
+    /* values mode: copy the selected elements of src instead of writing positions */
+    char *vout;
+    const char *src;
+    const int64_t *src_st;    /* bytes */
+    int isz;
 } nz_ctx;
 
 static void nz_count_rows(void *vctx, int64_t r0, int64_t r1) {
@@ -462,33 +455,96 @@ int64_t tl_nonzero_count(const tl_nz *p, int64_t *chunk_counts, int parallel) {
     return total;
 }
 
+/* Positions (start + i) of the nonzero elements among n strided elements, written to pos;
+   returns how many. Branch-free: every position is stored, the count advances only past
+   nonzero ones (pos needs room for n entries). */
+#define NZ_BLOCK_FN(NAME, T, PRED)                                                            \
+    static int64_t NAME(const char *p, int64_t st, int64_t n, int64_t start, int64_t *pos) { \
+        int64_t c = 0;                                                                        \
+        if (st == (int64_t)sizeof(T)) {                                                       \
+            const T *q = (const T *)p;                                                        \
+            for (int64_t i = 0; i < n; i++) {                                                 \
+                pos[c] = start + i;                                                           \
+                c += PRED(q[i]);                                                              \
+            }                                                                                 \
+        } else {                                                                              \
+            for (int64_t i = 0; i < n; i++) {                                                 \
+                pos[c] = start + i;                                                           \
+                c += PRED(*(const T *)(p + i * st));                                          \
+            }                                                                                 \
+        }                                                                                     \
+        return c;                                                                             \
+    }
+NZ_BLOCK_FN(nz_block_1, uint8_t, P_NZ)
+NZ_BLOCK_FN(nz_block_i16, int16_t, P_NZ)
+NZ_BLOCK_FN(nz_block_half, uint16_t, P_HALF)
+NZ_BLOCK_FN(nz_block_i32, int32_t, P_NZ)
+NZ_BLOCK_FN(nz_block_i64, int64_t, P_NZ)
+NZ_BLOCK_FN(nz_block_f32, float, P_NZ)
+NZ_BLOCK_FN(nz_block_f64, double, P_NZ)
+
+static int64_t nz_block(const char *p, int64_t st, int64_t n, int64_t start, int64_t *pos,
+                        int dtype) {
+    switch (dtype) {
+    case TL_BOOL: case TL_U8: case TL_I8: return nz_block_1(p, st, n, start, pos);
+    case TL_I16: return nz_block_i16(p, st, n, start, pos);
+    case TL_F16: case TL_BF16: return nz_block_half(p, st, n, start, pos);
+    case TL_I32: return nz_block_i32(p, st, n, start, pos);
+    case TL_I64: return nz_block_i64(p, st, n, start, pos);
+    case TL_F32: return nz_block_f32(p, st, n, start, pos);
+    default: return nz_block_f64(p, st, n, start, pos);
+    }
+}
+
+#define NZ_BLOCK 512
+
+static void copy_selected(char *out, const char *src, int64_t st, const int64_t *pos, int64_t n,
+                          int isz) {
+    switch (isz) {
+    case 1: for (int64_t j = 0; j < n; j++) ((uint8_t *)out)[j] = *(const uint8_t *)(src + pos[j] * st); break;
+    case 2: for (int64_t j = 0; j < n; j++) ((uint16_t *)out)[j] = *(const uint16_t *)(src + pos[j] * st); break;
+    case 4: for (int64_t j = 0; j < n; j++) ((uint32_t *)out)[j] = *(const uint32_t *)(src + pos[j] * st); break;
+    default: for (int64_t j = 0; j < n; j++) ((uint64_t *)out)[j] = *(const uint64_t *)(src + pos[j] * st); break;
+    }
+}
+
 static void nz_fill_rows(void *vctx, int64_t r0, int64_t r1) {
     nz_ctx *c = (nz_ctx *)vctx;
     const tl_nz *p = c->p;
-    int nd = p->ndim, nouter = nd > 0 ? nd - 1 : 0, esz = ITEMSIZE[p->dtype];
-    int64_t ctr[TL_IDX_MAX_DIMS], k = 0, chunk = r0 / p->grain_rows;
-    int64_t st = nd > 0 ? p->strides[nd - 1] : 0, inner = p->inner;
+    int nd = p->ndim, nouter = nd > 0 ? nd - 1 : 0;
+    int64_t ctr[TL_IDX_MAX_DIMS], pos[NZ_BLOCK], k = 0, chunk = r0 / p->grain_rows;
+    int64_t st = nd > 0 ? p->strides[nd - 1] : 0, inner = p->inner, ds = c->dim_stride;
+    int64_t *out = c->out;
     for (int64_t i = 0; i < chunk; i++) k += c->counts[i];
     unravel(r0, nouter, p->shape, ctr);
     for (int64_t r = r0; r < r1; r++) {
         const char *row = p->data + dot(nouter, ctr, p->strides);
-        if (c->muls != NULL) {
-            int64_t base = dot(nouter, ctr, c->muls), m = nd > 0 ? c->muls[nd - 1] : 0;
-            if (esz == 1 && st == 1) {     /* masks: the common case */
-                const uint8_t *q = (const uint8_t *)row;
-                for (int64_t i = 0; i < inner; i++)
-                    if (q[i]) c->out[k++] = base + i * m;
+        if (c->src != NULL) {
+            const char *srow = c->src + dot(nouter, ctr, c->src_st);
+            int64_t sst = nd > 0 ? c->src_st[nd - 1] : 0;
+            for (int64_t b = 0; b < inner; b += NZ_BLOCK) {
+                int64_t n = inner - b < NZ_BLOCK ? inner - b : NZ_BLOCK;
+                int64_t cnt = nz_block(row + b * st, st, n, b, pos, p->dtype);
+                copy_selected(c->vout + k * c->isz, srow, sst, pos, cnt, c->isz);
+                k += cnt;
+            }
+            next_row(nouter, p->shape, ctr);
+            continue;
+        }
+        int64_t base = c->muls != NULL ? dot(nouter, ctr, c->muls) : 0;
+        int64_t m = (c->muls != NULL && nd > 0) ? c->muls[nd - 1] : 0;
+        for (int64_t b = 0; b < inner; b += NZ_BLOCK) {
+            int64_t n = inner - b < NZ_BLOCK ? inner - b : NZ_BLOCK;
+            int64_t cnt = nz_block(row + b * st, st, n, b, pos, p->dtype);
+            if (c->muls != NULL) {
+                for (int64_t j = 0; j < cnt; j++) out[k + j] = base + pos[j] * m;
             } else {
-                for (int64_t i = 0; i < inner; i++)
-                    if (nz_at(row + i * st, p->dtype)) c->out[k++] = base + i * m;
+                for (int d = 0; d < nouter; d++)
+                    for (int64_t j = 0; j < cnt; j++) out[d * ds + k + j] = ctr[d];
+                if (nd > 0)
+                    for (int64_t j = 0; j < cnt; j++) out[(nd - 1) * ds + k + j] = pos[j];
             }
-        } else {
-            for (int64_t i = 0; i < inner; i++) {
-                if (!nz_at(row + i * st, p->dtype)) continue;
-                for (int d = 0; d < nouter; d++) c->out[d * c->dim_stride + k] = ctr[d];
-                if (nd > 0) c->out[(nd - 1) * c->dim_stride + k] = i;
-                k++;
-            }
+            k += cnt;
         }
         next_row(nouter, p->shape, ctr);
     }
@@ -502,6 +558,22 @@ void tl_nonzero_fill(const tl_nz *p, const int64_t *chunk_counts, int64_t *out,
     c.out = out;
     c.dim_stride = dim_stride;
     c.muls = muls;
+    c.src = NULL;
+    run_chunks(p->rows, p->grain_rows, nz_fill_rows, &c,
+               parallel && p->rows * p->inner >= GRAIN_ELEMS);
+}
+
+void tl_nonzero_gather(const tl_nz *p, const int64_t *chunk_counts, char *out, const char *src,
+                       const int64_t *src_strides, int itemsize, int parallel) {
+    nz_ctx c;
+    c.p = p;
+    c.counts = (int64_t *)chunk_counts;
+    c.out = NULL;
+    c.muls = NULL;
+    c.vout = out;
+    c.src = src;
+    c.src_st = src_strides;
+    c.isz = itemsize;
     run_chunks(p->rows, p->grain_rows, nz_fill_rows, &c,
                parallel && p->rows * p->inner >= GRAIN_ELEMS);
 }

@@ -69,6 +69,11 @@ int64_t tl_nonzero_count(const tl_nz *p, int64_t *chunk_counts, int parallel);
 void tl_nonzero_fill(const tl_nz *p, const int64_t *chunk_counts, int64_t *out,
                      int64_t dim_stride, const int64_t *muls, int parallel);
 
+/* Copy the elements of src (same shape as the mask in p; strides in bytes) where the mask
+   is nonzero, in C order, to the contiguous out. */
+void tl_nonzero_gather(const tl_nz *p, const int64_t *chunk_counts, char *out, const char *src,
+                       const int64_t *src_strides, int itemsize, int parallel);
+
 /* data[i] *= alpha (contiguous; integers use alpha_i and wrap, floats alpha_d). */
 void tl_index_scale(int dtype, int64_t n, char *data, double alpha_d, int64_t alpha_i);
 

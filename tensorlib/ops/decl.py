@@ -371,6 +371,11 @@ OPS = [
            "indices included.\n\n"
            "    >>> tensorlib.zeros(3).index_put((tensorlib.tensor([1, 1]),), tensorlib.tensor(2.), accumulate=True).tolist()\n"
            "    [0.0, 4.0, 0.0]"),
+    op("index_put_", "Tensor self, object indices, Tensor values, bool accumulate=False", F,
+       impl="_index_put({self}, {indices}, {values}, {accumulate}, True)", node="IndexPutBackward0",
+       doc="``input[indices] = values`` in place (the function form of ``Tensor.index_put_``).\n\n"
+           "    >>> x = tensorlib.zeros(2); _ = tensorlib.index_put_(x, (tensorlib.tensor([1]),), tensorlib.tensor(3.)); x.tolist()\n"
+           "    [0.0, 3.0]"),
     op("masked_select", "Tensor self, Tensor mask, *, object out=None",
        impl="_masked_select({self}, {mask}, {out})", node="MaskedSelectBackward0",
        doc="The elements where the (broadcast) bool ``mask`` is True, as a 1-d tensor.\n\n"
