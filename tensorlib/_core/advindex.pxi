@@ -96,14 +96,15 @@ cdef int _run_index(int nd, const int64_t* shape, char* dst, const int64_t* dst_
     return 0
 
 
-cdef TensorBase _offsets(tuple B, list idxs, list sizes, list muls, bint wrap, object on_error):
+cdef TensorBase _offsets(tuple B, list idxs, list sizes, list muls, bint wrap, object on_error,
+                         bint check_only=False):
     """Validated element offsets: out[j] = sum_k idx_k[j] * muls[k] over the broadcast shape B
     (idx_k already expanded to B; int32 or int64). A value outside [-size, size) (wrap) or
-    [0, size) raises on_error(k, value, size)."""
+    [0, size) raises on_error(k, value, size). check_only: validate, return None."""
     cdef int k = len(idxs), nb = len(B), i, kk, bad_k = 0, rc
     cdef int64_t bad_pos = 0, bad_val = 0, total = 1
     cdef int64_t bsh[MAX_DIMS]
-    cdef TensorBase out = _new_empty(B, dtype_of(DT_INT64), CPU), t
+    cdef TensorBase out = None if check_only else _new_empty(B, dtype_of(DT_INT64), CPU), t
     cdef tl_index_src* srcs
     for i in range(nb):
         bsh[i] = B[i]
@@ -121,7 +122,7 @@ cdef TensorBase _offsets(tuple B, list idxs, list sizes, list muls, bint wrap, o
             srcs[kk].strides[i] = t._strides[i]
         srcs[kk].size = sizes[kk]
         srcs[kk].mul = muls[kk]
-    cdef int64_t* po = <int64_t*>tensor_data(out)
+    cdef int64_t* po = NULL if check_only else <int64_t*>tensor_data(out)
     if total >= NOGIL_THRESHOLD:
         with nogil:
             rc = tl_index_offsets(nb, bsh, k, srcs, wrap, po, &bad_k, &bad_pos, &bad_val)
@@ -885,14 +886,18 @@ cdef int _check_gather_shapes(TensorBase self, int d, TensorBase index, TensorBa
     return 0
 
 
-cdef TensorBase _dim_indices(TensorBase index, int64_t size, int d, str op):
-    """index's values checked against [0, size), as a private contiguous int64 copy."""
+cdef TensorBase _dim_indices(TensorBase index, int64_t size, int d, str op, TensorBase writes=None):
+    """index's values checked against [0, size). An int64 index that the op will not write
+    (``writes`` is the written tensor) is read in place after one checking pass; otherwise
+    a private contiguous int64 copy is made (int32 values, or memory shared with ``writes``)."""
     if not _is_index_dtype(index._dtype.code):
         raise RuntimeError(f"{op}(): Expected dtype int32/int64 for index")
     B = tuple(index.shape)
-    return _offsets(B, [index], [size], [1], False,
-                    lambda k, v, s: RuntimeError(f"index {v} is out of bounds for dimension {d} "
-                                                 f"with size {s}"))
+    err = lambda k, v, s: RuntimeError(f"index {v} is out of bounds for dimension {d} with size {s}")
+    if index._dtype.code == DT_INT64 and (writes is None or index._storage is not writes._storage):
+        _offsets(B, [index], [size], [1], False, err, True)
+        return index
+    return _offsets(B, [index], [size], [1], False, err)
 
 
 cdef TensorBase _gather(TensorBase self, int64_t dim, TensorBase index, bint sparse_grad, object out):
@@ -948,7 +953,7 @@ cdef int _scatter_raw(TensorBase target, int d, TensorBase idx, TensorBase src, 
 
 
 cdef tuple _scatter_prepare(TensorBase self, int64_t dim, TensorBase index, object src,
-                            object value, str op):
+                            object value, str op, object out=None):
     """Common checks of the scatter family: (dim, validated index, src tensor or 0-d value)."""
     cdef TensorBase s = None, idx
     cdef int d
@@ -970,7 +975,9 @@ cdef tuple _scatter_prepare(TensorBase self, int64_t dim, TensorBase index, obje
         _check_gather_shapes(self, d, index, None, False)
         s = empty_tensor(0, NULL, self._dtype, self._storage.device)
         _fill_raw(s, src)
-    idx = _dim_indices(index, _as_1d(self)._shape[d], d, op.rstrip('_'))
+    # the tensor written is self (in place) or out=: an index sharing its memory is copied
+    idx = _dim_indices(index, _as_1d(self)._shape[d], d, op.rstrip('_'),
+                       <TensorBase>out if isinstance(out, TensorBase) else self)
     return (d, idx, s)
 
 
@@ -991,7 +998,7 @@ cdef int _scatter_op_code(object reduce, bint is_tensor_src) except -1:
 cdef TensorBase _scatter(TensorBase self, int64_t dim, TensorBase index, object src, object value,
                          object reduce, object out, bint inplace):
     cdef str op = "scatter_" if inplace else "scatter"
-    d, idx, s = _scatter_prepare(self, dim, index, src, value, op)
+    d, idx, s = _scatter_prepare(self, dim, index, src, value, op, out)
     cdef int code = _scatter_op_code(reduce, isinstance(src, TensorBase))
     return _scatter_finish(self, d, idx, s, index, code, inplace, out, op)
 
@@ -1011,7 +1018,7 @@ cdef TensorBase _scatter_finish(TensorBase self, int d, TensorBase idx, TensorBa
 cdef TensorBase _scatter_add(TensorBase self, int64_t dim, TensorBase index, TensorBase src,
                              object out, bint inplace):
     cdef str op = "scatter_add_" if inplace else "scatter_add"
-    d, idx, s = _scatter_prepare(self, dim, index, src, None, op)
+    d, idx, s = _scatter_prepare(self, dim, index, src, None, op, out)
     return _scatter_finish(self, d, idx, s, index, TL_IDX_ADD, inplace, out, op)
 
 
@@ -1044,7 +1051,7 @@ cdef TensorBase _scatter_reduce(TensorBase self, int64_t dim, TensorBase index, 
     if reduce == "mean" and self._dtype.code == DT_BOOL:
         raise NotImplementedError('"scatter_reduce" with reduce="mean" is not implemented for '
                                   "'Bool'")
-    d, idx, s = _scatter_prepare(self, dim, index, src, None, op)
+    d, idx, s = _scatter_prepare(self, dim, index, src, None, op, out)
     target = _inplace_target(self, inplace, out, op, (index, s))
     _assert_no_overlap(target, index)
     _assert_no_overlap(target, s)

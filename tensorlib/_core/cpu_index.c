@@ -52,19 +52,77 @@ static int64_t grain_rows(int64_t inner, int64_t work_per_elem) {
 /* ------------------------------------------------------------------------------------------
    index validation -> private int64 offsets */
 
+/* Index validation loops, in blocks: a block is first processed branch-free (so it
+   vectorizes), collecting a "some value is bad" flag; only a flagged block is scanned again
+   to find the first bad position. (uint64_t)v >= size catches negative values too. */
+#define IDX_BLOCK 256
+
 #define OFF_LOOP(NAME, T)                                                                     \
-    static int64_t NAME(int64_t *o, const T *p, int64_t st, int64_t n, int64_t size,          \
-                        int64_t mul, int wrap, int first) {                                   \
-        for (int64_t i = 0; i < n; i++) {                                                     \
-            int64_t v = (int64_t)p[i * st];                                                   \
-            if (v < 0 && wrap) v += size;                                                     \
-            if (v < 0 || v >= size) return i;                                                 \
-            o[i] = first ? v * mul : o[i] + v * mul;                                          \
+    TL_DISPATCH static int64_t NAME(int64_t *o, const T *p, int64_t st, int64_t n,           \
+                                    int64_t size, int64_t mul, int wrap, int first) {         \
+        for (int64_t b = 0; b < n; b += IDX_BLOCK) {                                          \
+            int64_t e = n - b < IDX_BLOCK ? n : b + IDX_BLOCK;                                \
+            uint64_t bad = 0;                                                                 \
+            if (st == 1 && first) {                                                           \
+                for (int64_t i = b; i < e; i++) {                                             \
+                    int64_t v = (int64_t)p[i];                                                \
+                    v += (wrap && v < 0) ? size : 0;                                          \
+                    bad |= (uint64_t)v >= (uint64_t)size;                                     \
+                    o[i] = v * mul;                                                           \
+                }                                                                             \
+            } else {                                                                          \
+                for (int64_t i = b; i < e; i++) {                                             \
+                    int64_t v = (int64_t)p[i * st];                                           \
+                    v += (wrap && v < 0) ? size : 0;                                          \
+                    bad |= (uint64_t)v >= (uint64_t)size;                                     \
+                    o[i] = first ? v * mul : o[i] + v * mul;                                  \
+                }                                                                             \
+            }                                                                                 \
+            if (bad) {                                                                        \
+                for (int64_t i = b; i < e; i++) {                                             \
+                    int64_t v = (int64_t)p[i * st];                                           \
+                    v += (wrap && v < 0) ? size : 0;                                          \
+                    if ((uint64_t)v >= (uint64_t)size) return i;                              \
+                }                                                                             \
+            }                                                                                 \
         }                                                                                     \
         return -1;                                                                            \
     }
 OFF_LOOP(off_loop_i32, int32_t)
 OFF_LOOP(off_loop_i64, int64_t)
+
+/* check only (out == NULL): the caller then reads the index tensor itself */
+#define CHECK_LOOP(NAME, T)                                                                   \
+    TL_DISPATCH static int64_t NAME(const T *p, int64_t st, int64_t n, int64_t size,         \
+                                    int wrap) {                                               \
+        for (int64_t b = 0; b < n; b += IDX_BLOCK) {                                          \
+            int64_t e = n - b < IDX_BLOCK ? n : b + IDX_BLOCK;                                \
+            uint64_t bad = 0;                                                                 \
+            if (st == 1) {                                                                    \
+                for (int64_t i = b; i < e; i++) {                                             \
+                    int64_t v = (int64_t)p[i];                                                \
+                    v += (wrap && v < 0) ? size : 0;                                          \
+                    bad |= (uint64_t)v >= (uint64_t)size;                                     \
+                }                                                                             \
+            } else {                                                                          \
+                for (int64_t i = b; i < e; i++) {                                             \
+                    int64_t v = (int64_t)p[i * st];                                           \
+                    v += (wrap && v < 0) ? size : 0;                                          \
+                    bad |= (uint64_t)v >= (uint64_t)size;                                     \
+                }                                                                             \
+            }                                                                                 \
+            if (bad) {                                                                        \
+                for (int64_t i = b; i < e; i++) {                                             \
+                    int64_t v = (int64_t)p[i * st];                                           \
+                    v += (wrap && v < 0) ? size : 0;                                          \
+                    if ((uint64_t)v >= (uint64_t)size) return i;                              \
+                }                                                                             \
+            }                                                                                 \
+        }                                                                                     \
+        return -1;                                                                            \
+    }
+CHECK_LOOP(check_loop_i32, int32_t)
+CHECK_LOOP(check_loop_i64, int64_t)
 
 typedef struct {
     int nb, k, wrap;
@@ -82,12 +140,15 @@ static void off_rows(void *vctx, int64_t r0, int64_t r1) {
     int64_t inner = c->inner, best = -1;
     unravel(r0, nouter, c->bshape, ctr);
     for (int64_t r = r0; r < r1 && best < 0; r++) {
-        int64_t *o = c->out + r * inner;
+        int64_t *o = c->out != NULL ? c->out + r * inner : NULL;
         for (int kk = 0; kk < c->k; kk++) {
             const tl_index_src *s = &c->srcs[kk];
             int64_t base = dot(nouter, ctr, s->strides);
             int64_t st = c->nb > 0 ? s->strides[c->nb - 1] : 0, badi;
-            if (s->is_int32)
+            if (o == NULL)
+                badi = s->is_int32 ? check_loop_i32((const int32_t *)s->data + base, st, inner, s->size, c->wrap)
+                                   : check_loop_i64((const int64_t *)s->data + base, st, inner, s->size, c->wrap);
+            else if (s->is_int32)
                 badi = off_loop_i32(o, (const int32_t *)s->data + base, st, inner, s->size, s->mul,
                                     c->wrap, kk == 0);
             else
@@ -200,6 +261,11 @@ typedef void (*row_fn)(char *d, int64_t ds, const char *s, int64_t ss, const int
             for (int64_t i = 0; i < n; i++) *(T *)(row + i * ds) = *(const T *)(s + i * ss);  \
             return;                                                                           \
         }                                                                                     \
+        if (ds == 0 && is == 1 && ss == (int64_t)sizeof(T)) { /* 1-d scatter */              \
+            const T *sp = (const T *)s;                                                       \
+            for (int64_t i = 0; i < n; i++) *(T *)(d + ix[i] * mul) = sp[i];                  \
+            return;                                                                           \
+        }                                                                                     \
         for (int64_t i = 0; i < n; i++)                                                       \
             *(T *)(d + i * ds + ix[i * is] * mul) = *(const T *)(s + i * ss);                 \
     }
@@ -217,6 +283,15 @@ SCATTER_FN(scatter_8, uint64_t)
 #define ACC_FN(NAME, T, CT, LD, STO, COMB)                                                    \
     static void NAME(char *d, int64_t ds, const char *s, int64_t ss, const int64_t *ix,      \
                      int64_t is, int64_t mul, int64_t n) {                                    \
+        if (ds == 0 && is == 1 && ss == (int64_t)sizeof(T)) { /* 1-d scatter */              \
+            const T *sp = (const T *)s;                                                       \
+            for (int64_t i = 0; i < n; i++) {                                                 \
+                T *p = (T *)(d + ix[i] * mul);                                                \
+                CT a = LD(*p), b = LD(sp[i]);                                                 \
+                *p = STO(COMB(a, b));                                                         \
+            }                                                                                 \
+            return;                                                                           \
+        }                                                                                     \
         for (int64_t i = 0; i < n; i++) {                                                     \
             T *p = (T *)(d + i * ds + ix[i * is] * mul);                                      \
             CT a = LD(*p), b = LD(*(const T *)(s + i * ss));                                  \

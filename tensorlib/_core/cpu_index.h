@@ -29,7 +29,8 @@ typedef struct {
 /* out[j] = sum_k v_k[j] * mul_k for every j of the broadcast shape (C order), where v_k is
    index tensor k with negative values wrapped when `wrap` (else they are errors).
    Returns 0, or 1 when a value is out of range: then *bad_k / *bad_pos / *bad_val name
-   the first bad value in (position, k) order and `out` holds garbage. Safe to call with
+   the first bad value in (position, k) order and `out` holds garbage. With out == NULL it
+   only checks (reading the index tensors once, writing nothing). Safe to call with
    the GIL released; parallel above `grain_elems` positions. */
 int tl_index_offsets(int nb, const int64_t *bshape, int k, const tl_index_src *srcs, int wrap,
                      int64_t *out, int *bad_k, int64_t *bad_pos, int64_t *bad_val);
