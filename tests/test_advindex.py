@@ -684,6 +684,22 @@ def test_hypothesis_scatter_reduce(case, reduce, include_self):
         check(got, ref, dtype)
 
 
+@given(st.lists(st.integers(1, 4), min_size=1, max_size=3), st.integers(0, 2),
+       st.sampled_from(ALL_DTYPES), st.sampled_from(LAYOUTS), st.integers(0, 1000))
+def test_hypothesis_scatter_permutation_vs_put_along_axis(shape, dim, dtype, layout, seed):
+    """A full-size index holding a permutation along dim: scatter is np.put_along_axis."""
+    dim = dim % len(shape)
+    rng = np.random.default_rng(seed)
+    arr = values(dtype, tuple(shape), seed)
+    idx = np.argsort(rng.random(shape), axis=dim)
+    src = values(dtype, tuple(shape), seed + 1)
+    ref = arr.copy()
+    np.put_along_axis(ref, idx, src, axis=dim)
+    check(strided(arr, dtype, layout).scatter_(dim, T(idx), T(src, dtype)), ref, dtype)
+    # and gather undoes it
+    check(tl.gather(T(ref, dtype), dim, T(idx)), src, dtype)
+
+
 def test_gather_scatter_errors():
     x = tl.arange(12.).view(3, 4)
     with pytest.raises(RuntimeError, match="gather\\(\\): Expected dtype int32/int64 for index"):

@@ -41,6 +41,8 @@ cdef extern from "cpu_index.h" nogil:
                          int64_t dim_stride, const int64_t* muls, int parallel)
     void tl_nonzero_gather(const tl_nz* p, const int64_t* chunk_counts, char* out, const char* src,
                            const int64_t* src_strides, int itemsize, int parallel)
+    int tl_index_take1(int64_t n, const int64_t* ix, char* dst, const char* src, int64_t src_stride,
+                       int64_t size, int itemsize, int64_t* bad_pos, int parallel)
     void tl_index_scale(int dtype, int64_t n, char* data, double alpha_d, int64_t alpha_i)
     void tl_index_div_counts(int ndim, const int64_t* shape, char* data, const int64_t* strides,
                              int dtype, const int64_t* counts, const int64_t* count_strides)
@@ -558,8 +560,32 @@ cdef object _index_get(TensorBase t, tuple index):
         return r
     if len(adv) == 1 and adv[0][2] and adv[0][0] == 0 and (<TensorBase>adv[0][1])._ndim == (<TensorBase>r)._ndim:
         return _masked_gather(<TensorBase>r, <TensorBase>adv[0][1])     # x[mask]: one pass
+    if len(adv) == 1 and (<TensorBase>r)._ndim == 1:
+        it = <TensorBase>adv[0][1]
+        if it._dtype.code == DT_INT64 and it._contiguous:
+            return _take1(<TensorBase>r, it)                               # x[idx]: one pass
     dims, B, offs, pos = _adv_resolve(<TensorBase>r, adv)
     return _plan_gather(<TensorBase>r, dims, B, offs, pos, None, "", ())
+
+
+cdef TensorBase _take1(TensorBase r, TensorBase idx):
+    """x[idx] for a 1-d x and a contiguous int64 idx: checked and gathered in one pass."""
+    cdef TensorBase out = empty_tensor(idx._ndim, idx._shape, r._dtype, r._storage.device)
+    cdef int64_t bad = -1, n = idx._numel
+    cdef int rc
+    cdef const int64_t* pi = <const int64_t*>tensor_data(idx)
+    cdef char* po = tensor_data(out)
+    cdef const char* ps = tensor_data(r)
+    cdef int64_t sst = r._strides[0], size = r._shape[0]
+    cdef int isz = r._dtype.itemsize
+    if n >= NOGIL_THRESHOLD:
+        with nogil:
+            rc = tl_index_take1(n, pi, po, ps, sst, size, isz, &bad, 1)
+    else:
+        rc = tl_index_take1(n, pi, po, ps, sst, size, isz, &bad, 0)
+    if rc:
+        raise _adv_bounds_error(0, pi[bad], size)
+    return out
 
 
 cdef TensorBase _value_tensor(object value, TensorBase like, bint strict):

@@ -436,6 +436,93 @@ void tl_index_run(int ndim, const int64_t *shape, char *dst, const int64_t *dst_
 }
 
 /* ------------------------------------------------------------------------------------------
+   x[idx] for a 1-d x and a contiguous int64 idx, in one pass: each block of indices is
+   checked (branch-free) before any of its elements is read, so no read leaves x; a bad
+   index stops the chunk. Only used with a fresh output, which is dropped on error. */
+
+#define TAKE1_FN(NAME, T)                                                                     \
+    TL_DISPATCH static int64_t NAME(T *TL_RESTRICT d, const T *TL_RESTRICT s, int64_t sst,   \
+                                    const int64_t *TL_RESTRICT ix, int64_t n, int64_t size) { \
+        for (int64_t b = 0; b < n; b += IDX_BLOCK) {                                          \
+            int64_t e = n - b < IDX_BLOCK ? n : b + IDX_BLOCK;                                \
+            uint64_t bad = 0;                                                                 \
+            for (int64_t i = b; i < e; i++) {                                                 \
+                int64_t v = ix[i] + (ix[i] < 0 ? size : 0);                                   \
+                bad |= (uint64_t)v >= (uint64_t)size;                                         \
+            }                                                                                 \
+            if (bad) {                                                                        \
+                for (int64_t i = b; i < e; i++) {                                             \
+                    int64_t v = ix[i] + (ix[i] < 0 ? size : 0);                               \
+                    if ((uint64_t)v >= (uint64_t)size) return i;                              \
+                }                                                                             \
+            }                                                                                 \
+            if (sst == 1) {                                                                   \
+                for (int64_t i = b; i < e; i++) d[i] = s[ix[i] + (ix[i] < 0 ? size : 0)];     \
+            } else {                                                                          \
+                for (int64_t i = b; i < e; i++)                                               \
+                    d[i] = s[(ix[i] + (ix[i] < 0 ? size : 0)) * sst];                         \
+            }                                                                                 \
+        }                                                                                     \
+        return -1;                                                                            \
+    }
+TAKE1_FN(take1_1, uint8_t)
+TAKE1_FN(take1_2, uint16_t)
+TAKE1_FN(take1_4, uint32_t)
+TAKE1_FN(take1_8, uint64_t)
+
+typedef struct {
+    char *dst;
+    const char *src;
+    int64_t sst, size, grain;
+    const int64_t *ix;
+    int isz;
+    int64_t *bad;          /* per chunk: first bad position or -1 */
+} take1_ctx;
+
+static void take1_rows(void *vctx, int64_t b, int64_t e) {
+    take1_ctx *c = (take1_ctx *)vctx;
+    int64_t n = e - b, r;
+    switch (c->isz) {
+    case 1: r = take1_1((uint8_t *)c->dst + b, (const uint8_t *)c->src, c->sst, c->ix + b, n, c->size); break;
+    case 2: r = take1_2((uint16_t *)c->dst + b, (const uint16_t *)c->src, c->sst, c->ix + b, n, c->size); break;
+    case 4: r = take1_4((uint32_t *)c->dst + b, (const uint32_t *)c->src, c->sst, c->ix + b, n, c->size); break;
+    default: r = take1_8((uint64_t *)c->dst + b, (const uint64_t *)c->src, c->sst, c->ix + b, n, c->size); break;
+    }
+    c->bad[b / c->grain] = r < 0 ? -1 : b + r;
+}
+
+int tl_index_take1(int64_t n, const int64_t *ix, char *dst, const char *src, int64_t src_stride,
+                   int64_t size, int itemsize, int64_t *bad_pos, int parallel) {
+    take1_ctx c;
+    int64_t one, nchunks;
+    if (n <= 0) return 0;
+    c.dst = dst;
+    c.src = src;
+    c.sst = src_stride;
+    c.size = size;
+    c.ix = ix;
+    c.isz = itemsize;
+    c.grain = GRAIN_ELEMS;
+    nchunks = (n + c.grain - 1) / c.grain;
+    c.bad = nchunks > 1 ? (int64_t *)malloc(nchunks * sizeof(int64_t)) : &one;
+    if (c.bad == NULL) {
+        c.grain = n;
+        nchunks = 1;
+        c.bad = &one;
+    }
+    run_chunks(n, c.grain, take1_rows, &c, parallel && nchunks > 1);
+    *bad_pos = -1;
+    for (int64_t i = 0; i < nchunks; i++) {
+        if (c.bad[i] >= 0) {
+            *bad_pos = c.bad[i];
+            break;
+        }
+    }
+    if (c.bad != &one) free(c.bad);
+    return *bad_pos >= 0;
+}
+
+/* ------------------------------------------------------------------------------------------
    nonzero */
 
 /* "nonzero" per dtype class: half types compare their bits without the sign (so -0 is zero

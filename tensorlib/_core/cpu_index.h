@@ -50,6 +50,12 @@ void tl_index_run(int ndim, const int64_t *shape, char *dst, const int64_t *dst_
                   const int64_t *idx_st, int64_t idx_mul, int side, int dtype, int op,
                   int parallel);
 
+/* x[idx] for a 1-d x (element stride src_stride) and a contiguous int64 idx, checking each
+   block of indices before reading through it. Returns 1 with *bad_pos on a bad index (dst
+   then holds garbage: callers pass a fresh output and drop it). */
+int tl_index_take1(int64_t n, const int64_t *ix, char *dst, const char *src, int64_t src_stride,
+                   int64_t size, int itemsize, int64_t *bad_pos, int parallel);
+
 /* nonzero: chunks of rows of a strided n-d array (innermost dim = a row). */
 typedef struct {
     int ndim;
