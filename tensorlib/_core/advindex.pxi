@@ -430,7 +430,7 @@ cdef tuple _index_tuple(object index):
                 warnings.warn("Using a non-tuple sequence for multidimensional indexing is "
                               "deprecated; use x[tuple(seq)] instead of x[seq]. A future version "
                               "will read it as a tensor index, x[tensor(seq)], which will give "
-                              "an error or a different result.", UserWarning, stacklevel=3)
+                              "an error or a different result.", UserWarning, stacklevel=1)
                 return tuple(<list>index)
     return (index,)
 
@@ -492,7 +492,7 @@ cdef tuple _index_parse(TensorBase t, tuple index):
             if it._dtype.code == DT_BOOL or it._dtype.code == DT_UINT8:
                 if it._dtype.code == DT_UINT8:
                     warnings.warn("indexing with dtype tensorlib.uint8 is now deprecated, please "
-                                  "use a dtype tensorlib.bool instead.", UserWarning, stacklevel=3)
+                                  "use a dtype tensorlib.bool instead.", UserWarning, stacklevel=1)
                 for i in range(it._ndim):
                     if it._shape[i] != r._shape[dim + i]:
                         raise IndexError(
@@ -1013,7 +1013,7 @@ cdef int _scatter_op_code(object reduce, bint is_tensor_src) except -1:
     if is_tensor_src:
         warnings.warn("The reduce argument of tensorlib.scatter with Tensor src is deprecated and "
                       "will be removed in a future release. Use tensorlib.scatter_reduce instead "
-                      "for more reduction options.", UserWarning, stacklevel=3)
+                      "for more reduction options.", UserWarning, stacklevel=1)
     if reduce == "add":
         return TL_IDX_ADD
     if reduce == "multiply":

@@ -197,7 +197,7 @@ cdef int _resize_out(TensorBase out, int ndim, const int64_t* shape) except -1:
     if out._numel != 0:
         warnings.warn(f"An output with one or more elements was resized since it had shape "
                       f"{list(out.shape)}, which does not match the required output shape "
-                      f"{shape_str(ndim, shape)}. This behavior is deprecated.", UserWarning, stacklevel=3)
+                      f"{shape_str(ndim, shape)}. This behavior is deprecated.", UserWarning, stacklevel=1)
     need = _checked_nbytes(ndim, shape, out._dtype.itemsize)
     if need + out._offset * out._dtype.itemsize > out._storage._nbytes:
         out._storage = new_storage(need, out._storage.device)

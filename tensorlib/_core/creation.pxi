@@ -171,7 +171,7 @@ cdef tuple _meshgrid(tuple tensors, object indexing):
         tensors = tuple(tensors[0])
     if indexing is None:
         warnings.warn("torch.meshgrid: in an upcoming release, it will be required to pass the "
-                      "indexing argument.", UserWarning, stacklevel=3)
+                      "indexing argument.", UserWarning, stacklevel=1)
         indexing = "ij"
     if indexing not in ("ij", "xy"):
         raise RuntimeError(f"torch.meshgrid: indexing must be one of \"xy\" or \"ij\", but received: {indexing}")

@@ -121,7 +121,7 @@ cdef TensorBase _borrow_numpy(cnp.ndarray arr):
     if not arr.flags.writeable:
         warnings.warn("The given NumPy array is not writable, and PyTorch does not support "
                       "non-writable tensors. This means writing to this tensor will result in "
-                      "undefined behavior.", UserWarning, stacklevel=3)
+                      "undefined behavior.", UserWarning, stacklevel=1)
     t = _alloc_object()
     _set_geometry(t, nd, sh, st)
     t._storage = borrow_storage(<char*>cnp.PyArray_DATA(arr), (span + 1) * itemsize, arr, CPU)
