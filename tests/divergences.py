@@ -78,3 +78,9 @@ SETITEM_CASTS_TENSOR_VALUES = True
 # index_put_ / index_fill_ (and x[idx] = v) on an expanded tensor: PyTorch warns that this is
 # deprecated and writes; tensorlib raises the internal-overlap error every other write gives.
 EXPANDED_INDEX_PUT_RAISES = RuntimeError
+
+# Indices are validated even when an op has no element to touch (an empty result, source or
+# self): PyTorch skips its kernel there and so its checks (x[[5]] on a (2, 0) tensor gives an
+# empty result; an empty float index passes gather/scatter). tensorlib raises as for any
+# other bad index.
+EMPTY_OPS_STILL_VALIDATE_INDICES = True

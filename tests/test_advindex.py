@@ -843,15 +843,20 @@ def test_index_ops_errors_and_messages():
         x.index_select(1, T([1], tl.int16))
     with pytest.raises(IndexError, match="Index is supposed to be a vector"):
         x.index_select(1, T([[0, 1]]))
-    with pytest.raises(RuntimeError, match="index 5 is out of bounds for dimension 1 with size 4"):
+    with pytest.raises(RuntimeError, match="INDICES element is out of DATA bounds, id=5 axis_dim=4"):
         x.index_select(1, T([0, 5]))
-    with pytest.raises(RuntimeError, match="index -1 is out of bounds"):
+    with pytest.raises(RuntimeError, match="id=-1 axis_dim=4"):
         x.index_select(1, T([0, -1]))
+    with pytest.raises(IndexError, match="index out of range in self"):
+        x.index_select(0, T([3]))
     check(T(5).index_select(0, T([0])), np.array(5))
     with pytest.raises(RuntimeError, match="Index to scalar can have only 1 value"):
         T(5).index_select(0, T([0, 0]))
     with pytest.raises(IndexError, match="index out of range in self"):
         T(5).index_select(0, T([1]))
+    with pytest.raises(IndexError, match="index out of range in self"):
+        y_ = x.clone()
+        y_.index_add_(0, T([0, 3], tl.int32), tl.ones(2, 4))
     y = x.clone()
     with pytest.raises(RuntimeError, match="index -1 is out of bounds for dimension 0 with size 3"):
         y.index_add_(0, T([0, -1]), tl.ones(2, 4))

@@ -290,25 +290,44 @@ cdef TensorBase _plan_gather(TensorBase r, list dims, tuple B, TensorBase offset
     return res
 
 
+cdef int _value_strides(TensorBase r, list dims, tuple B, int pos, TensorBase value,
+                        bint strip, int64_t* vst) except -1:
+    """The value's strides (bytes) over the indexing result's shape, broadcasting; raises
+    PyTorch's shape-mismatch error. ``strip``: drop leading size-1 dims of the value first
+    (what x[idx] = v does; index_put_ does not). vst may be NULL (check only)."""
+    cdef int64_t shape[MAX_DIMS]
+    cdef int64_t rst[MAX_DIMS]
+    cdef int64_t ist[MAX_DIMS]
+    cdef int64_t tmp[MAX_DIMS]
+    cdef int n = _space(r, dims, B, pos, shape, rst, ist), i, lead = 0
+    cdef int64_t* out = vst
+    if out == NULL:
+        out = &tmp[0]
+    if strip:
+        while value._ndim - lead > n and value._shape[lead] == 1:
+            lead += 1
+    try:
+        broadcast_strides(value._ndim - lead, value._shape + lead, value._strides + lead, n, shape,
+                          out)
+    except RuntimeError:
+        raise RuntimeError(f"shape mismatch: value tensor of shape {list(value.shape)} cannot be "
+                           f"broadcast to indexing result of shape {shape_str(n, shape)}") from None
+    if vst != NULL:
+        for i in range(n):
+            vst[i] *= value._dtype.itemsize
+    return n
+
+
 cdef int _plan_scatter(TensorBase r, list dims, tuple B, TensorBase offsets, int pos,
-                       TensorBase value, int op, int64_t unit=1) except -1:
-    """r[plan] (op)= value, value broadcast to the indexing result (leading size-1 dims of the
-    value are dropped first, as PyTorch does). Callers have validated, checked overlap and
-    run prepare_write."""
+                       TensorBase value, int op, int64_t unit=1, bint strip=False) except -1:
+    """r[plan] (op)= value, value broadcast to the indexing result. Callers have validated,
+    checked overlap and run prepare_write."""
     cdef int64_t shape[MAX_DIMS]
     cdef int64_t rst[MAX_DIMS]
     cdef int64_t ist[MAX_DIMS]
     cdef int64_t vst[MAX_DIMS]
-    cdef int n = _space(r, dims, B, pos, shape, rst, ist), i, lead = 0
-    while value._ndim - lead > n and value._shape[lead] == 1:
-        lead += 1
-    try:
-        broadcast_strides(value._ndim - lead, value._shape + lead, value._strides + lead, n, shape, vst)
-    except RuntimeError:
-        raise RuntimeError(f"shape mismatch: value tensor of shape {list(value.shape)} cannot be "
-                           f"broadcast to indexing result of shape {shape_str(n, shape)}") from None
-    for i in range(n):
-        vst[i] *= value._dtype.itemsize
+    cdef int n = _space(r, dims, B, pos, shape, rst, ist)
+    _value_strides(r, dims, B, pos, value, strip, vst)
     _run_index(n, shape, tensor_data(r), rst, tensor_data(value), vst,
                <int64_t*>tensor_data(offsets), ist, unit * r._dtype.itemsize, TL_IDX_SIDE_DST,
                r._dtype.code, op)
@@ -512,8 +531,10 @@ cdef object _adv_bounds_error(int k, int64_t v, int64_t size):
     return IndexError(f"index {v} is out of bounds for dimension {k} with size {size}")
 
 
-cdef tuple _adv_resolve(TensorBase r, list adv):
-    """(dims, B, offsets, pos) for the advanced entries of a parsed subscript."""
+cdef tuple _adv_resolve(TensorBase r, list adv, TensorBase value=None, bint strip=False):
+    """(dims, B, offsets, pos) for the advanced entries of a parsed subscript. With a value
+    (a write), its shape is checked against the indexing result before the indices are
+    validated (PyTorch's order of errors)."""
     cdef TensorBase it, coords
     cdef int d, j, m
     cdef list dims = []
@@ -526,6 +547,8 @@ cdef tuple _adv_resolve(TensorBase r, list adv):
         d, it = adv[0][0], adv[0][1]
         dims = list(range(d, d + it._ndim))
         offs = _nonzero_buffer(it, [r._strides[d + j] for j in range(it._ndim)])
+        if value is not None:
+            _value_strides(r, dims, (offs._shape[0],), d, value, strip, NULL)
         return (dims, (offs._shape[0],), offs, d)
     for d, it, is_mask in adv:
         if is_mask:
@@ -536,6 +559,10 @@ cdef tuple _adv_resolve(TensorBase r, list adv):
         else:
             dims.append(d)
             idxs.append(it)
+    for j in range(len(idxs)):
+        # PyTorch checks this before the value's shape (an empty dim has no valid index)
+        if r._shape[<int>dims[j]] == 0 and (<TensorBase>idxs[j])._numel > 0:
+            raise IndexError("index is out of bounds for dimension with size 0")
     for it in idxs:
         try:
             nb = broadcast_shapes(nb, bsh, it._ndim, it._shape, tmp)
@@ -544,11 +571,14 @@ cdef tuple _adv_resolve(TensorBase r, list adv):
                              "with shapes " + ", ".join([str(list(x.shape)) for x in idxs])) from None
         memcpy(bsh, tmp, nb * sizeof(int64_t))
     B = tuple([bsh[j] for j in range(nb)])
+    adjacent = dims[len(dims) - 1] - dims[0] + 1 == len(dims)
+    pos = dims[0] if adjacent else 0
+    if value is not None:
+        _value_strides(r, dims, B, pos, value, strip, NULL)
     offs = _offsets(B, [_expand(<TensorBase>x, B) for x in idxs],
                     [r._shape[<int>dd] for dd in dims], [r._strides[<int>dd] for dd in dims],
                     True, _adv_bounds_error)
-    adjacent = dims[len(dims) - 1] - dims[0] + 1 == len(dims)
-    return (dims, B, offs, dims[0] if adjacent else 0)
+    return (dims, B, offs, pos)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -609,16 +639,18 @@ cdef TensorBase _value_tensor(object value, TensorBase like, bint strict):
 
 cdef int _index_write(TensorBase r, list adv, list users, object value, bint accumulate,
                       bint strict) except -1:
-    """r[adv] = value (or += with accumulate): validate, check overlap, then write."""
-    dims, B, offs, pos = _adv_resolve(r, adv)
+    """r[adv] = value (or += with accumulate): validate, check overlap, then write.
+    strict: index_put_'s rules (same dtype, no dropping of leading size-1 value dims)."""
     cdef TensorBase v = _value_tensor(value, r, strict)
+    dims, B, offs, pos = _adv_resolve(r, adv, v, not strict)
     for u in users:
         _assert_no_overlap(r, <TensorBase>u)
     _assert_no_overlap(r, v)
     if v._storage is r._storage:
         v = _contiguous_copy(v)          # shares memory in a way we cannot judge: read a copy
     prepare_write(r, None)
-    _plan_scatter(r, dims, B, offs, pos, v, TL_IDX_ADD if accumulate else TL_IDX_COPY)
+    _plan_scatter(r, dims, B, offs, pos, v, TL_IDX_ADD if accumulate else TL_IDX_COPY, 1,
+                  not strict)
     return 0
 
 
@@ -663,8 +695,13 @@ cdef tuple _index_put_parse(TensorBase self, object indices, str op):
                     raise IndexError(
                         f"The shape of the mask {list(it.shape)} at index {i} does not match "
                         f"the shape of the indexed tensor {list(self.shape)} at index {dim + i}")
-            if it._ndim == 0:        # a 0-d mask: a new size-1 dim is not possible here
-                raise IndexError(f"{op}(): 0-dimensional boolean indices are not supported")
+            if it._ndim == 0:
+                # PyTorch: a lone 0-d bool mask selects the whole tensor (True) or nothing
+                if len(indices) != 1 or it._dtype.code != DT_BOOL:
+                    raise IndexError(f"{op}(): a 0-dimensional boolean index is only supported "
+                                     f"alone")
+                adv.append((dim, it, True))
+                continue
             adv.append((dim, it, True))
             dim += it._ndim
         elif _is_index_dtype(it._dtype.code):
@@ -681,11 +718,25 @@ cdef TensorBase _index_put(TensorBase self, object indices, TensorBase values, b
                            bint inplace):
     adv, users = _index_put_parse(self, indices, "index_put_" if inplace else "index_put")
     cdef TensorBase target = self if inplace else _clone(self)
-    if not adv:
-        # no indices: the whole tensor
+    cdef TensorBase v
+    if not adv or (adv[0][2] and (<TensorBase>adv[0][1])._ndim == 0):
+        # no indices, or a lone 0-d mask: the whole tensor (or, for False, nothing)
         v = _value_tensor(values, target, True)
-        prepare_write(target, v)
-        _copy_into(target, v)
+        _value_strides(target, [], (), 0, v, False, NULL)
+        if adv and not _item(<TensorBase>adv[0][1]):
+            return target
+        _assert_no_overlap(target, v)
+        if accumulate:
+            # every element is indexed once: a gather-free add through the index kernel
+            offs = _new_empty((), dtype_of(DT_INT64), CPU)
+            (<int64_t*>tensor_data(offs))[0] = 0
+            if v._storage is target._storage:
+                v = _contiguous_copy(v)
+            prepare_write(target, None)
+            _plan_scatter(target, [], (), offs, 0, v, TL_IDX_ADD)
+        else:
+            prepare_write(target, v)
+            _copy_into(target, v)
         return target
     _index_write(target, adv, users, values, accumulate, True)
     return target
@@ -696,15 +747,18 @@ cdef TensorBase _index_put(TensorBase self, object indices, TensorBase values, b
 
 cdef TensorBase _index_vector(TensorBase index, str op, bint long_only, object err_cls,
                               str dtype_msg):
-    """An index argument that must be a vector (or a scalar) of an allowed dtype."""
+    """An index argument that must be a vector (or a scalar) of an allowed dtype (the rank is
+    checked first, as in PyTorch)."""
+    if index._ndim > 1:
+        if op.startswith("index_copy"):
+            raise IndexError(f"{op}(): Index should have dimension 1 or 0 (got {index._ndim})")
+        raise IndexError(f"{op}(): Index is supposed to be a vector, but got dim: {index._ndim} "
+                         f"with type: {_tname_short(index._dtype)} and size: {list(index.shape)}")
     if long_only:
         if index._dtype.code != DT_INT64:
             raise err_cls(dtype_msg.format(got=_tname_short(index._dtype)))
     elif not _is_index_dtype(index._dtype.code):
         raise err_cls(dtype_msg.format(got=_tname_short(index._dtype)))
-    if index._ndim > 1:
-        raise IndexError(f"{op}(): Index is supposed to be a vector, but got dim: {index._ndim} "
-                         f"with type: {_tname_short(index._dtype)} and size: {list(index.shape)}")
     return _reshape(index, (-1,)) if index._ndim == 0 else index
 
 
@@ -713,11 +767,25 @@ cdef TensorBase _as_1d(TensorBase t):
     return _reshape(t, (1,)) if t._ndim == 0 else t
 
 
+cdef object _index_error_for(TensorBase self, TensorBase idx, int d, bint is_select):
+    """The bounds error of index_select / index_add_. PyTorch words it by code path: "index
+    out of range in self" (IndexError) on most, a RuntimeError on others; we follow its
+    choice and add the value and size."""
+    def err(k, v, s):
+        if is_select and self._ndim > 1 and d == 1:
+            return RuntimeError(f"INDICES element is out of DATA bounds, id={v} axis_dim={s}")
+        if is_select or idx._dtype.code == DT_INT32 or self._ndim <= 1:
+            return IndexError(f"index out of range in self (index {v} for dimension {d} with "
+                              f"size {s})")
+        return RuntimeError(f"index {v} is out of bounds for dimension {d} with size {s}")
+    return err
+
+
 cdef TensorBase _index_select(TensorBase self, int64_t dim, TensorBase index, object out):
+    cdef int d = _wrap_dim(dim, self._ndim)
     cdef TensorBase idx = _index_vector(index, "index_select", False, RuntimeError,
                                         "index_select(): Expected dtype int32 or int64 for index")
     cdef TensorBase src
-    cdef int d = _wrap_dim(dim, self._ndim)
     cdef int64_t n
     if self._ndim == 0:
         if idx._numel != 1:
@@ -733,9 +801,10 @@ cdef TensorBase _index_select(TensorBase self, int64_t dim, TensorBase index, ob
         _copy_into(src, res)
         return src
     n = idx._shape[0]
+    if self._ndim > 1 and self._shape[d] == 0 and n > 0:
+        raise RuntimeError("index_select(): self indexing axis dim should be positive")
     offs = _offsets((n,), [idx], [self._shape[d]], [1], False,
-                    lambda k, v, s: RuntimeError(f"index_select(): index {v} is out of bounds for "
-                                                 f"dimension {d} with size {s}"))
+                    _index_error_for(self, idx, d, True))
     return _plan_gather(self, [d], (n,), offs, d, out,
                         "index_select(): self and result must have the same scalar type "
                         "(expected {expected}, got {got})", (self, index), self._strides[d])
@@ -755,6 +824,9 @@ cdef int _check_index_source(TensorBase self, int d, TensorBase idx, TensorBase 
                                f"excluding the specified dimension. Got self.shape = "
                                f"{list(self.shape)} source.shape = {list(source.shape)}")
     if idx._shape[0] != src1._shape[d]:
+        if op.startswith("index_copy"):
+            raise IndexError(f"{op}(): Number of indices ({idx._shape[0]}) should be equal to "
+                             f"source.size(dim) ({src1._shape[d]})")
         raise RuntimeError(f"{op}(): Number of indices ({idx._shape[0]}) should be equal to "
                            f"source.size(dim): ({src1._shape[d]}), for dim: {d}")
     return 0
@@ -766,7 +838,7 @@ cdef TensorBase _index_accumulate(TensorBase self, int64_t dim, TensorBase index
     """index_add (mode 0) and index_copy (mode 1), in place or into a copy/out=."""
     cdef str op = ("index_add" if mode == 0 else "index_copy") + ("_" if inplace else "")
     cdef TensorBase idx, target, s1, src
-    cdef int d
+    cdef int d = _wrap_dim(dim, self._ndim)
     if mode == 0:
         idx = _index_vector(index, op, False, RuntimeError,
                             op + "(): Expected dtype int32/int64 for index but got {got}")
@@ -780,11 +852,14 @@ cdef TensorBase _index_accumulate(TensorBase self, int64_t dim, TensorBase index
             raise RuntimeError(f"{op}(): self and source expected to have the same dtype, but got "
                                f"(self) {_tname_short(self._dtype)} and (source) "
                                f"{_tname_short(source._dtype)}")
-    d = _wrap_dim(dim, self._ndim)
+    if mode == 0 and source._ndim != self._ndim:
+        raise RuntimeError(f"source tensor shape must match self tensor shape, excluding the "
+                           f"specified dimension. Got self.shape = {list(self.shape)} "
+                           f"source.shape = {list(source.shape)}")
     _check_index_source(self, d, idx, source, op)
     s1 = _as_1d(self)
     if mode == 0:
-        err = lambda k, v, s: RuntimeError(f"index {v} is out of bounds for dimension {d} with size {s}")
+        err = _index_error_for(self, idx, d, False)
     else:
         err = lambda k, v, s: IndexError(f"{op}(): index {v} is out of bounds for dimension {d} "
                                          f"with size {s}")
@@ -850,17 +925,15 @@ cdef TensorBase _index_fill(TensorBase self, int64_t dim, TensorBase index, obje
                             bint inplace):
     cdef str op = "index_fill_" if inplace else "index_fill"
     cdef TensorBase idx, target, v, s1
-    cdef int d
+    cdef int d = _wrap_dim(dim, self._ndim)
     if index._dtype.code != DT_INT64:
         raise IndexError(f"{op}(): Expected dtype int64 for index.")
     if index._ndim > 1:
-        raise IndexError(f"{op}(): Index has to be a vector/scalar, but got index of dim "
-                         f"{index._ndim}")
+        raise RuntimeError("Index has to be a vector/scalar")
     idx = _reshape(index, (-1,))
     if isinstance(value, TensorBase) and (<TensorBase>value)._ndim != 0:
         raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got "
                            f"tensor with {(<TensorBase>value)._ndim} dimension(s).")
-    d = _wrap_dim(dim, self._ndim)
     s1 = _as_1d(self)
     offs = _offsets((idx._shape[0],), [idx], [s1._shape[d]], [1], True,
                     lambda k, v, s: IndexError(f"index {v} is out of bounds for dimension {d} "
@@ -989,9 +1062,9 @@ cdef tuple _scatter_prepare(TensorBase self, int64_t dim, TensorBase index, obje
         src = value
     if src is None:
         raise TypeError(f"{op}() missing required argument 'src' or 'value'")
+    d = _wrap_dim(dim, self._ndim)
     if not _is_index_dtype(index._dtype.code):
         raise RuntimeError(f"{op.rstrip('_')}(): Expected dtype int32/int64 for index")
-    d = _wrap_dim(dim, self._ndim)
     if isinstance(src, TensorBase):
         s = <TensorBase>src
         if s._dtype is not self._dtype:
