@@ -1143,3 +1143,66 @@ def test_large_accumulate_deterministic():
     ref = np.zeros(100, np.float32)
     np.add.at(ref, idx, src)           # sequential float32 accumulation, in index order
     np.testing.assert_array_equal(outs[0], ref)
+
+
+# ---------------------------------------------------------------------------------------------
+# PyTorch parity on random (often invalid) arguments: same values or the same error class
+
+_PARITY_OPS = {
+    "index_select": lambda m, X, I, S, d, acc: m.index_select(X, d, I),
+    "gather": lambda m, X, I, S, d, acc: m.gather(X, d, I),
+    "scatter": lambda m, X, I, S, d, acc: X.clone().scatter_(d, I, S),
+    "scatter_value": lambda m, X, I, S, d, acc: X.clone().scatter_(d, I, 2.0),
+    "scatter_add": lambda m, X, I, S, d, acc: X.clone().scatter_add_(d, I, S),
+    "index_add": lambda m, X, I, S, d, acc: X.clone().index_add_(d, I, S),
+    "index_copy": lambda m, X, I, S, d, acc: X.clone().index_copy_(d, I, S),
+    "index_fill": lambda m, X, I, S, d, acc: X.clone().index_fill_(d, I, 3.0),
+    "take": lambda m, X, I, S, d, acc: m.take(X, I),
+    "put": lambda m, X, I, S, d, acc: X.clone().put_(I, S, accumulate=acc),
+    "getitem": lambda m, X, I, S, d, acc: X[I],
+    "setitem": lambda m, X, I, S, d, acc: X.clone().__setitem__(I, 1.0),
+    "index_put": lambda m, X, I, S, d, acc: X.clone().index_put_((I,), S, accumulate=acc),
+    "masked_select": lambda m, X, I, S, d, acc: m.masked_select(X, I),
+}
+
+
+def _outcome(fn):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            r = fn()
+        except Exception as e:           # noqa: BLE001 - the class is what we compare
+            if "INTERNAL ASSERT" in str(e):
+                return "torch bug", None
+            return type(e), None
+    return None, (r.numpy().copy() if r is not None else None)
+
+
+@given(st.lists(st.integers(1, 3), min_size=1, max_size=3), st.integers(-3, 3),
+       st.lists(st.integers(1, 3), min_size=0, max_size=2), st.integers(-4, 4),
+       st.sampled_from(["int64", "int32", "float32", "bool"]),
+       st.lists(st.integers(1, 3), min_size=1, max_size=3), st.booleans(), st.integers(0, 99),
+       st.sampled_from(sorted(_PARITY_OPS)))
+def _parity_case(torch, shape, dim, ishape, ilo, idt, sshape, acc, seed, op):
+    rng = np.random.default_rng(seed)
+    a = rng.integers(-5, 5, size=shape).astype(np.float32)
+    ind = rng.integers(ilo - 2, ilo + 3, size=ishape)
+    src = rng.integers(-5, 5, size=sshape).astype(np.float32)
+
+    def run(m):
+        X = m.tensor(a) if m is tl else torch.from_numpy(a.copy())
+        I = (T(ind) if m is tl else torch.from_numpy(ind.copy())).to(getattr(m, idt))
+        S = m.tensor(src) if m is tl else torch.from_numpy(src.copy())
+        return _outcome(lambda: _PARITY_OPS[op](m, X, I, S, dim, acc))
+
+    et, vt = run(torch)
+    el, vl = run(tl)
+    if et == "torch bug":                # PyTorch asserts internally (0-d masks): skip
+        return
+    assert et == el, (op, et, el)
+    if et is None and vt is not None:
+        np.testing.assert_array_equal(vt, vl)
+
+
+def test_random_args_torch_parity(torch):
+    _parity_case(torch)

@@ -846,6 +846,10 @@ cdef TensorBase _index_accumulate(TensorBase self, int64_t dim, TensorBase index
             raise RuntimeError(f"{op}(): self ({_tname_short(self._dtype)}) and source "
                                f"({_tname_short(source._dtype)}) must have the same scalar type")
     else:
+        if index._ndim <= 1 and self._ndim > 0 and source._ndim > 0 and source._ndim != self._ndim:
+            raise IndexError(f"{op}(): When source and destination are not scalars, their "
+                             f"dimensionality must match. Source dimensionality ({source._ndim}), "
+                             f"destination dimensionality ({self._ndim})")
         idx = _index_vector(index, op, True, RuntimeError,
                             op + "(): Expected a long tensor for index, but got {got}")
         if source._dtype is not self._dtype:
