@@ -43,3 +43,55 @@ BOOL_MATMUL_RAISES = NotImplementedError
 # einsum: PyTorch broadcasts a size-1 subscript against the size it has in other operands and
 # sums ellipsis dims that an explicit output leaves out; NumPy raises for both.
 EINSUM_BROADCASTS_SIZE_ONE = True
+# Advanced indexing: PyTorch applies integer indices (and 0-d integer tensors) as select()
+# BEFORE the tensor indices,
+# so an int never counts as an advanced index (x[0, :, [0, 1]] has shape (3, 2) for x of
+# shape (2, 3, 4); NumPy gives (2, 3)). Build the NumPy reference in two steps: basic part
+# first, then the advanced part on that view.
+def torch_style_index(arr, index):
+    """arr[index] with PyTorch's rule for ints among tensor indices (see above). Index
+    elements that are arrays (np.ndarray) are the advanced ones."""
+    if not isinstance(index, tuple):
+        index = (index,)
+    basic, second = [], []
+    for e in index:
+        if isinstance(e, np.ndarray) and e.ndim == 0 and e.dtype != bool:
+            basic.append(int(e))    # a 0-d integer index selects, like an int
+        elif isinstance(e, np.ndarray):
+            # a mask covers as many dims as it has
+            basic.extend([slice(None)] * (e.ndim if e.dtype == bool else 1))
+            second.append(e)
+        elif e is None:
+            basic.append(None)
+            second.append(slice(None))
+        elif e is Ellipsis:
+            basic.append(Ellipsis)
+            second.append(Ellipsis)
+        elif isinstance(e, slice):
+            basic.append(e)
+            second.append(slice(None))
+        else:                       # an int: selected away in the basic step
+            basic.append(e)
+    if Ellipsis not in basic:
+        basic.append(Ellipsis)      # so the basic step always gives a view, never a scalar
+    view = arr[tuple(basic)]
+    return view, tuple(second)
+
+# A non-tuple list holding slices, None, Ellipsis, sequences or tensors is read as a tuple
+# by PyTorch (with a deprecation warning); NumPy 2 reads every list as one index array.
+NON_TUPLE_SEQUENCE_IS_TUPLE = True
+
+# x[advanced] = tensor_of_another_dtype: PyTorch raises "Index put requires the source and
+# destination dtypes match"; tensorlib's __setitem__ converts the value (as basic-index
+# assignment does in both). index_put_ keeps PyTorch's check.
+SETITEM_CASTS_TENSOR_VALUES = True
+
+# index_put_ / index_fill_ (and x[idx] = v) on an expanded tensor: PyTorch warns that this is
+# deprecated and writes; tensorlib raises the internal-overlap error every other write gives.
+EXPANDED_INDEX_PUT_RAISES = RuntimeError
+
+# Indices are validated even when an op has no element to touch (an empty result, source or
+# self): PyTorch skips its kernel there and so its checks (x[[5]] on a (2, 0) tensor gives an
+# empty result; an empty float index passes gather/scatter). tensorlib raises as for any
+# other bad index.
+EMPTY_OPS_STILL_VALIDATE_INDICES = True

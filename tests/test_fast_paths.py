@@ -23,7 +23,7 @@ MAX_DIMS = 64
 INDICES = [
     (), Ellipsis, 0, -1, 2, slice(None), slice(1, 3), slice(None, None, 2), slice(-2, None),
     (0, 1), (0, 1, 2), (-1, -1, -1), (Ellipsis, 1), (1, Ellipsis), (None, 0), (0, None, 1),
-    (True,), (Ellipsis, None), (slice(1, 3), None, 2), (None, None, Ellipsis, None),
+    (Ellipsis, None), (slice(1, 3), None, 2), (None, None, Ellipsis, None),
     (slice(None), 1), (1, slice(0, 0)), (None, Ellipsis, -1, None),
     (1, None, Ellipsis, 2, slice(1, 10, 3)), (slice(None), slice(None), slice(None)),
 ]

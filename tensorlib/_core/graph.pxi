@@ -772,11 +772,11 @@ def _bw_advanced_index(Node node, tuple grads):
     grad = grads[0]
     z = _GENERATED_FUNCTIONS["zeros"](sizes, dtype=grad.dtype)
     # repeated indices accumulate (index_put_ with accumulate=True)
-    _index_accumulate(z, index, grad)
+    _index_put_accumulate(z, index, grad)
     return (z,)
 
 
-cdef object _index_accumulate(object z, object index, object grad):
+cdef object _index_put_accumulate(object z, object index, object grad):
     return z.index_put_(index if isinstance(index, tuple) else (index,), grad, accumulate=True)
 
 

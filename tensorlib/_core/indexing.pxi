@@ -1,5 +1,7 @@
-# Basic indexing: ints, negative ints, slices with positive steps, None, Ellipsis and bools.
-# Every basic index is a view; assignment writes through that view.
+# Indexing entry points: x[index] and x[index] = value.
+# Basic indices (ints, slices with positive steps, None, Ellipsis) give views and assignment
+# writes through the view; integer tensors, lists, NumPy arrays, bools and masks follow
+# PyTorch's advanced-indexing rules (advindex.pxi) and give copies.
 # (included into tensor.pyx)
 
 
@@ -23,7 +25,23 @@ cdef object _getitem(TensorBase t, object index):
     if type(index) is slice and t._ndim > 0:
         return _slice(t, 0, <object>(<PySliceObject*>index).start,
                       <object>(<PySliceObject*>index).stop, <object>(<PySliceObject*>index).step)
-    return _basic_index(t, index if type(index) is tuple else (index,))
+    cdef tuple idx = index if type(index) is tuple else (index,)
+    if _is_basic_only(idx):
+        return _basic_index(t, idx)
+    # tensors, lists, arrays, bools: advanced indexing (advindex.pxi)
+    return _index_get(t, _index_tuple(index))
+
+
+cdef bint _is_basic_only(tuple index):
+    """Only ints, slices, None and Ellipsis: the result is a view of one geometry."""
+    for x in index:
+        if type(x) is int or type(x) is slice or x is None or x is Ellipsis:
+            continue
+        if isinstance(x, bool) or not _is_int_index(x):
+            return False
+        if isinstance(x, TensorBase) and (<TensorBase>x)._dtype.code == DT_UINT8:
+            return False        # a uint8 tensor is a (deprecated) mask, as in PyTorch
+    return True
 
 
 cdef bint _is_int_index(object x):
@@ -121,6 +139,9 @@ cdef TensorBase _strip_leading_ones(TensorBase v, int ndim):
 
 
 cdef int _setitem(TensorBase t, object index, object value) except -1:
+    cdef tuple idx = index if type(index) is tuple else (index,)
+    if not _is_basic_only(idx):
+        return _index_set(t, index, value)
     cdef TensorBase dst = _getitem(t, index)
     if isinstance(value, TensorBase):
         value = _strip_leading_ones(<TensorBase>value, dst._ndim)

@@ -1082,6 +1082,7 @@ include "elementwise.pxi"
 include "graph.pxi"
 include "linalg.pxi"
 include "sort.pxi"
+include "advindex.pxi"
 include "_ops_generated.pxi"
 
 
