@@ -39,7 +39,7 @@ extensions = [
     core("random", "cpu_random.c"),
     # TensorBase, the iterator and every CPU kernel: one module, so C kernels can call each
     # other and share one thread pool.
-    core("tensor", "cpu_copy.c", "cpu_pool.c"),
+    core("tensor", "cpu_copy.c", "cpu_pool.c", "cpu_reduce.c"),
 ]
 
 

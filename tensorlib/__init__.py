@@ -21,6 +21,7 @@ from tensorlib._legacy import (
     IntTensor, LongTensor, BoolTensor)
 from tensorlib import memory
 from tensorlib import random
+from tensorlib import return_types
 from tensorlib.random import (
     Generator, default_generator, manual_seed, seed, initial_seed, get_rng_state, set_rng_state)
 

@@ -828,6 +828,7 @@ include "interop.pxi"
 include "creation.pxi"
 include "indexing.pxi"
 include "random_ops.pxi"
+include "reduce.pxi"
 include "_ops_generated.pxi"
 
 
