@@ -5,7 +5,10 @@ best time of each; ratios below 1 mean tensorlib is faster. Torch runs at its de
 own thread count); tensorlib at its default thread count. Build with -O3 first:
 
     python setup.py build_ext --inplace -j2      # (without TENSORLIB_DEV)
-    python bench/bench_reduce.py [--rounds N] [--only NAME]
+    python bench/bench_reduce.py [--rounds N] [--only NAME] [--threads N]
+
+On a shared machine the best-of times still move with the load: compare ratios from the
+same run, and prefer many rounds.
 
 Targets (issue 3): 16M float32 sum() and a sum over a transposed dim <= 1.1x torch;
 softmax(dim=1) on 4096x1024 float32 <= 1.2x torch.
@@ -75,8 +78,12 @@ def timed(fn, store):
     store.append(time.perf_counter() - t0)
 
 
-def run(rounds, only):
+def run(rounds, only, threads=None):
     rng = np.random.default_rng(0)
+    if threads:
+        tensorlib.set_num_threads(threads)
+        if torch:
+            torch.set_num_threads(threads)
     print(f"tensorlib threads: {tensorlib.get_num_threads()}"
           + (f", torch {torch.__version__} threads: {torch.get_num_threads()}" if torch else ""))
     print(f"{'case':52s} {'tensorlib ms':>12s} {'torch ms':>9s} {'numpy ms':>9s} "
@@ -110,6 +117,8 @@ def run(rounds, only):
 if __name__ == "__main__":
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=15)
-    ap.add_argument("--only", default=None)
+    ap.add_argument("--only", default=None, help="run the cases whose name contains this")
+    ap.add_argument("--threads", type=int, default=None,
+                    help="threads for both libraries (default: each library's default)")
     args = ap.parse_args()
-    run(args.rounds, args.only)
+    run(args.rounds, args.only, args.threads)

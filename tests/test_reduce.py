@@ -650,11 +650,16 @@ def test_sum_of_2_25_float32_ones_is_exact(layout):
         got = ones.view(1, n).sum(1)
         assert got.tolist() == [33554432.0]
     elif layout == "strided dim":
-        got = ones.view(n // 2, 2).t()            # the dim of 2**24 rows has stride 2
-        assert got.sum(1).tolist() == [16777216.0, 16777216.0]
-        assert ones.view(n // 2, 2).sum(0).tolist() == [16777216.0, 16777216.0]
-        big = tensorlib.ones(2 * n)[::2]           # stride 2, 2**25 ones
+        big = tensorlib.ones(2 * n)[::2]           # stride 2: gathered rows
         assert big.sum().item() == 33554432.0
+        assert big.view(1, n).sum(1).tolist() == [33554432.0]
+        del big
+        # stride 0 (expanded), as rows and as columns (outer layout)
+        assert tensorlib.ones(2, 1).expand(2, n).sum(1).tolist() == [33554432.0] * 2
+        assert tensorlib.ones(1, 3).expand(n, 3).sum(0).tolist() == [33554432.0] * 3
+        pairs = ones.view(n // 2, 2)               # columns of 2**24 rows: the dense short-row path
+        assert pairs.sum(0).tolist() == [16777216.0, 16777216.0]
+        assert pairs.t().sum(1).tolist() == [16777216.0, 16777216.0]
     else:
         got = ones.view(n // 1024, 1024).sum(0)    # column sums over 32768 rows
         assert (got.numpy() == 32768.0).all()
@@ -796,3 +801,19 @@ def test_return_types_module():
     import pickle
     r2 = pickle.loads(pickle.dumps(tensorlib.ones(2, 2).max(1)))
     assert type(r2) is tensorlib.return_types.max and r2.indices.tolist() == [0, 0]
+
+
+def test_no_memory_left_behind():
+    """Scratch tensors (var's mean, logsumexp's max, half/contiguous copies) are all freed."""
+    import gc
+    gc.disable()
+    try:
+        x = tensorlib.randn(64, 33).t()
+        h = tensorlib.randn(16, 8).half()
+        before = tensorlib.memory.memory_allocated()
+        for _ in range(3):
+            x.var(0), x.std(), x.logsumexp(1), x.softmax(0), x.cumsum(1), x.norm(3, 1)
+            h.softmax(1), h.cumsum(0), h.sum(1), x.max(1), x.argmax(), tensorlib.var_mean(x, 1)
+        assert tensorlib.memory.memory_allocated() == before
+    finally:
+        gc.enable()

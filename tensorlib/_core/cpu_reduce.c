@@ -429,7 +429,7 @@ typedef struct {
     int isz, csz, osz, stsz;  /* item sizes: input, compute, output, state */
     int64_t K, N;             /* outputs; reduced elements per output */
     /* INNER: the innermost reduced dim; runs along the innermost kept dim */
-    int64_t n, s, mk, ks, kos;
+    int64_t n, s, mk, ks, kos, runlen;
     int rows_direct;          /* each output is one contiguous row of the compute dtype */
     /* OUTER: the innermost kept dim (stride 1), the innermost reduced dim as rows */
     int64_t m, kout_m, Kouter, nb, rows, rs, FR;
@@ -565,11 +565,11 @@ static void reduce_range(const red_ctx *cx, const char *base, int64_t a, int64_t
    how many, with the input/output offsets of the first. */
 static int64_t inner_run(const red_ctx *cx, int64_t t, int64_t *ioff, int64_t *ooff) {
     const tl_red_t *r = cx->r;
-    int64_t ko = t / cx->nb, j0 = (t - ko * cx->nb) * CB;
+    int64_t ko = t / cx->nb, j0 = (t - ko * cx->nb) * cx->runlen;
     unravel(r->nk - 1, r->kshape, r->kin, r->kout, ko, ioff, ooff);
     *ioff += j0 * cx->ks;
     *ooff += j0 * cx->kos;
-    return cx->mk - j0 < CB ? cx->mk - j0 : CB;
+    return cx->mk - j0 < cx->runlen ? cx->mk - j0 : cx->runlen;
 }
 
 static void inner_runs_chunk(void *ctx, int64_t t0, int64_t t1) {
@@ -633,9 +633,13 @@ static int run_inner(red_ctx *cx) {
     cx->mk = r->nk ? r->kshape[r->nk - 1] : 1;
     cx->ks = r->nk ? r->kin[r->nk - 1] : 0;
     cx->kos = r->nk ? r->kout[r->nk - 1] : 0;
-    cx->nb = (cx->mk + CB - 1) / CB;
+    /* about GRAIN elements of work per run (at most CB outputs): small tasks balance well
+       between threads, and each output is computed by one run, so results do not depend
+       on where runs start */
+    cx->runlen = GRAIN / cx->N < 1 ? 1 : GRAIN / cx->N > CB ? CB : GRAIN / cx->N;
+    cx->nb = (cx->mk + cx->runlen - 1) / cx->runlen;
     cx->rows_direct = !cx->ak && r->nr == 1 && cx->s == 1 && cx->native;
-    work = cx->N * (cx->mk < CB ? cx->mk : CB);
+    work = cx->N * (cx->mk < cx->runlen ? cx->mk : cx->runlen);
     tl_parallel_for(0, (cx->K / cx->mk) * cx->nb, work > 0 && GRAIN / work > 1 ? GRAIN / work : 1,
                     inner_runs_chunk, cx);
     return 0;
@@ -759,8 +763,9 @@ static int run_outer(red_ctx *cx) {
     }
     ntasks = cx->Kouter * cx->nb;
     work = cx->FR * (cx->m < CB ? cx->m : CB);
-    if (ntasks < FEW_OUTPUTS && work >= 2 * GRAIN) {
-        /* few column tasks: fixed chunks of rows, partial column states combined in order */
+    if (ntasks < 4 * FEW_OUTPUTS && work >= 2 * GRAIN) {
+        /* few column tasks: fixed chunks of rows, partial column states combined in order
+           (enough chunks for the threads to balance) */
         int64_t t, c, ioff, ooff, nch, G;
         double cc[CB];
         G = GRAIN / (cx->m < CB ? cx->m : CB);
