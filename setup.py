@@ -41,7 +41,7 @@ extensions = [
     # TensorBase, the iterator and every CPU kernel: one module, so C kernels can call each
     # other and share one thread pool.
     core("tensor", "cpu_copy.c", "cpu_pool.c", "cpu_elementwise.c", "cpu_linalg.c", "cpu_sort.c",
-         "cpu_index.c"),
+         "cpu_index.c", "cpu_reduce.c"),
 ]
 
 

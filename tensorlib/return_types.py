@@ -12,3 +12,8 @@ mode = namedtuple("mode", ["values", "indices"])
 nanmedian = namedtuple("nanmedian", ["values", "indices"])
 sort = namedtuple("sort", ["values", "indices"])
 topk = namedtuple("topk", ["values", "indices"])
+
+# the reductions' (values, indices) types (max, min, aminmax ...) live with their ops
+from tensorlib._core.tensor import _RETURN_TYPES  # noqa: E402
+
+globals().update({k: v for k, v in _RETURN_TYPES.items() if k not in globals()})

@@ -855,3 +855,65 @@ def _take_along_backward(grad, sizes, dim, indices, keepdim):
     else:
         np.add.at(zn, tuple(np.indices(idn.shape)[:d]) + (idn,) + tuple(np.indices(idn.shape)[d + 1:]), gn)
     return z
+
+
+# -- reductions ------------------------------------------------------------------------------
+def _reduced_dims(sizes, dim):
+    nd = len(sizes)
+    if dim is None or (isinstance(dim, (tuple, list)) and len(dim) == 0):
+        return list(range(nd))
+    dims = [dim] if isinstance(dim, int) else list(dim)
+    return sorted(d % nd if nd else 0 for d in dims)
+
+
+def _expand_reduced(g, sizes, dim, keepdim):
+    """Broadcast a reduction's gradient back over the reduced dims."""
+    if not keepdim:
+        for d in _reduced_dims(sizes, dim):
+            if d <= g.dim():
+                g = g.unsqueeze(d)
+    return g.expand(tuple(sizes)) if len(sizes) else g.reshape(())
+
+
+def _bw_reduced_count(sizes, dim):
+    n = 1
+    for d in _reduced_dims(sizes, dim):
+        n *= sizes[d]
+    return n
+
+
+def _evenly_distribute(grad, self, value, dim, keepdim):
+    """max()/amax(): ties share the gradient evenly (PyTorch)."""
+    v = _expand_reduced(value, tuple(self.shape), dim, keepdim)
+    mask = self == v
+    count = _expand_reduced(mask.sum(dim, keepdim=True) if dim is not None else mask.sum(),
+                            tuple(self.shape), dim, True if dim is not None else keepdim)
+    return _expand_reduced(grad, tuple(self.shape), dim, keepdim) * mask / count
+
+
+def _max_backward(grads, self, result, indices, dim, keepdim):
+    if indices is not None:
+        return _take_along_backward(grads[0], tuple(self.shape), dim, indices, bool(keepdim))
+    return _evenly_distribute(grads[0], self, result, None, False)
+
+
+def _var_backward(grad, self, dim, correction, keepdim, unbiased):
+    c = 1 if correction is None and (unbiased is None or unbiased) else (0 if correction is None else correction)
+    sizes = tuple(self.shape)
+    n = _bw_reduced_count(sizes, dim)
+    mean = self.mean(tuple(_reduced_dims(sizes, dim)), keepdim=True)
+    return _expand_reduced(grad, sizes, dim, keepdim) * 2 * (self - mean) / max(n - c, 0)
+
+
+def _norm_backward(grad, self, p, dim, keepdim, result):
+    sizes = tuple(self.shape)
+    g = _expand_reduced(grad, sizes, dim, keepdim)
+    r = _expand_reduced(result, sizes, dim, keepdim)
+    if p in ("fro", 2, 2.0, None):
+        return g * self / _f_where(r == 0, 1.0, r)
+    if p == 1:
+        return g * self.sign()
+    if p in (float("inf"), float("-inf")):
+        mask = self.abs() == r
+        return g * self.sign() * mask / mask.sum(tuple(_reduced_dims(sizes, dim)), keepdim=True)
+    return g * self.sign() * self.abs() ** (p - 1) / _f_where(r == 0, 1.0, r ** (p - 1))

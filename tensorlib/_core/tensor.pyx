@@ -1083,6 +1083,7 @@ include "graph.pxi"
 include "linalg.pxi"
 include "sort.pxi"
 include "advindex.pxi"
+include "reduce.pxi"
 include "_ops_generated.pxi"
 
 

@@ -17,6 +17,7 @@ in the declaration. Signature language (a small subset of PyTorch's native_funct
 Variants: ``function``, ``method`` and ``inplace`` (a method ``name_``). An ``impl`` template may
 use ``{inplace}`` (True only in the in-place variant) and ``{out}`` (None where absent).
 """
+import builtins
 import os
 import re
 import sys
@@ -239,10 +240,10 @@ def emit_autograd(decl, params):
     items = []
     for name, (kind, src) in slots:
         cond = " or ".join(f"r_{u}" for u in sorted(users[name]))
-        if kind == "result":
-            expr = "_save_any(result, True)"
+        if kind == "result":        # (a tuple result is never saved whole: that would cycle)
+            expr = "(None if isinstance(result, tuple) else _save_any(result, True))"
         elif kind == "indices":
-            expr = "_save_any(result[1], False)"
+            expr = "(_save_any(result[1], False) if isinstance(result, tuple) else None)"
         elif kind == "param":
             if src == "self":
                 expr = "(_save_any(_orig_self_, False) if _inplace_ else _save_any(self, False))"
@@ -258,7 +259,12 @@ def emit_autograd(decl, params):
     rec.append("    )")
     view_of = decl.get("view_of")
     multi = decl.get("outputs") == "multi"
-    if multi:
+    if decl.get("outputs") == "auto":          # max/min: a tensor, or (values, indices)
+        rec.append("    if isinstance(result, tuple):")
+        rec.append("        _set_history_multi(result, n, CREATION_DEFAULT)")
+        rec.append("    else:")
+        rec.append("        _set_history(result, n)")
+    elif multi:
         creation = "CREATION_MULTI_OUTPUT" if view_of else "CREATION_DEFAULT"
         rec.append(f"    _set_history_multi(result, n, {creation})")
     else:

@@ -1,0 +1,124 @@
+"""Speed of tensorlib's reductions against PyTorch (when installed) and NumPy.
+
+Each case runs tensorlib, torch and NumPy in alternating rounds in one process and keeps the
+best time of each; ratios below 1 mean tensorlib is faster. Torch runs at its defaults (its
+own thread count); tensorlib at its default thread count. Build with -O3 first:
+
+    python setup.py build_ext --inplace -j2      # (without TENSORLIB_DEV)
+    python bench/bench_reduce.py [--rounds N] [--only NAME] [--threads N]
+
+On a shared machine the best-of times still move with the load: compare ratios from the
+same run, and prefer many rounds.
+
+Targets (issue 3): 16M float32 sum() and a sum over a transposed dim <= 1.1x torch;
+softmax(dim=1) on 4096x1024 float32 <= 1.2x torch.
+"""
+import argparse
+import os
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import tensorlib  # noqa: E402  (the checkout's build)
+
+try:
+    import torch
+except ImportError:       # the bench still compares against NumPy
+    torch = None
+
+
+def _np_softmax(a, axis):
+    m = a.max(axis=axis, keepdims=True)
+    e = np.exp(a - m)
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def _np_log_softmax(a, axis):
+    m = a.max(axis=axis, keepdims=True)
+    return a - m - np.log(np.exp(a - m).sum(axis=axis, keepdims=True))
+
+
+def cases():
+    """(name, target ratio vs torch or None, shape, fn(lib, x, np_array_or_None))."""
+    big = (1 << 24,)
+    sq = (4096, 4096)
+    sm = (4096, 1024)
+    return [
+        ("sum 16M f32", 1.1, big, lambda m, x: x.sum(), lambda a: a.sum()),
+        ("sum over transposed dim (4096x4096).t().sum(1)", 1.1, sq,
+         lambda m, x: x.t().sum(1), lambda a: a.T.sum(1)),
+        ("sum over contiguous dim (4096x4096).t().sum(0)", None, sq,
+         lambda m, x: x.t().sum(0), lambda a: a.T.sum(0)),
+        ("sum(0) of 4096x4096", None, sq, lambda m, x: x.sum(0), lambda a: a.sum(0)),
+        ("sum(1) of 4096x4096", None, sq, lambda m, x: x.sum(1), lambda a: a.sum(1)),
+        ("sum(0) of (8M, 2)", None, (1 << 23, 2), lambda m, x: x.sum(0), lambda a: a.sum(0)),
+        ("mean 16M f32", None, big, lambda m, x: x.mean(), lambda a: a.mean()),
+        ("amax 16M f32", None, big, lambda m, x: x.amax(), lambda a: a.max()),
+        ("argmax 16M f32", None, big, lambda m, x: x.argmax(), lambda a: a.argmax()),
+        ("var 16M f32", None, big, lambda m, x: x.var(), lambda a: a.var(ddof=1)),
+        ("norm 16M f32", None, big, lambda m, x: x.norm(), lambda a: np.linalg.norm(a)),
+        ("logsumexp(1) 4096x1024", None, sm, lambda m, x: x.logsumexp(1), None),
+        ("softmax(dim=1) 4096x1024", 1.2, sm, lambda m, x: x.softmax(1),
+         lambda a: _np_softmax(a, 1)),
+        ("log_softmax(dim=1) 4096x1024", None, sm, lambda m, x: x.log_softmax(1),
+         lambda a: _np_log_softmax(a, 1)),
+        ("softmax(dim=0) 4096x1024", None, sm, lambda m, x: x.softmax(0),
+         lambda a: _np_softmax(a, 0)),
+        ("cumsum(1) 4096x1024", None, sm, lambda m, x: x.cumsum(1), lambda a: a.cumsum(1)),
+        ("cumsum(0) 4096x1024", None, sm, lambda m, x: x.cumsum(0), lambda a: a.cumsum(0)),
+        ("sum 16M int32", None, big, lambda m, x: x.sum(), lambda a: a.sum(dtype=np.int64)),
+    ]
+
+
+def timed(fn, store):
+    t0 = time.perf_counter()
+    fn()
+    store.append(time.perf_counter() - t0)
+
+
+def run(rounds, only, threads=None):
+    rng = np.random.default_rng(0)
+    if threads:
+        tensorlib.set_num_threads(threads)
+        if torch:
+            torch.set_num_threads(threads)
+    print(f"tensorlib threads: {tensorlib.get_num_threads()}"
+          + (f", torch {torch.__version__} threads: {torch.get_num_threads()}" if torch else ""))
+    print(f"{'case':52s} {'tensorlib ms':>12s} {'torch ms':>9s} {'numpy ms':>9s} "
+          f"{'tl/torch':>9s} {'tl/numpy':>9s}  target")
+    results = []
+    for name, target, shape, fn, npfn in cases():
+        if only and only not in name:
+            continue
+        a = rng.random(shape, dtype=np.float32)
+        if "int32" in name:
+            a = (a * 100).astype(np.int32)
+        x = tensorlib.from_numpy(a).clone()
+        tx = torch.from_numpy(a.copy()) if torch else None
+        times = {"tl": [], "torch": [], "np": []}
+        for _ in range(rounds):
+            timed(lambda: fn(tensorlib, x), times["tl"])
+            if tx is not None:
+                timed(lambda: fn(torch, tx), times["torch"])
+            if npfn is not None:
+                timed(lambda: npfn(a), times["np"])
+        tl = min(times["tl"]) * 1e3
+        tt = min(times["torch"]) * 1e3 if times["torch"] else float("nan")
+        tn = min(times["np"]) * 1e3 if times["np"] else float("nan")
+        ok = "" if target is None or not times["torch"] else \
+            (f"<= {target}: " + ("ok" if tl / tt <= target else "MISSED"))
+        print(f"{name:52s} {tl:12.3f} {tt:9.3f} {tn:9.3f} {tl / tt:9.2f} {tl / tn:9.2f}  {ok}")
+        results.append((name, tl, tt, tn))
+    return results
+
+
+if __name__ == "__main__":
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rounds", type=int, default=15)
+    ap.add_argument("--only", default=None, help="run the cases whose name contains this")
+    ap.add_argument("--threads", type=int, default=None,
+                    help="threads for both libraries (default: each library's default)")
+    args = ap.parse_args()
+    run(args.rounds, args.only, args.threads)
