@@ -828,6 +828,7 @@ include "interop.pxi"
 include "creation.pxi"
 include "indexing.pxi"
 include "random_ops.pxi"
+include "math_test.pxi"
 include "_ops_generated.pxi"
 
 
