@@ -3,6 +3,7 @@
 Flags are portable (-O3 -fwrapv, never -march=native or -ffast-math); faster code paths are
 chosen at run time by CPU features. Set TENSORLIB_DEV=1 for quick -O0 development builds.
 """
+import glob
 import os
 import shutil
 import sys
@@ -20,7 +21,11 @@ codegen.main()
 
 DEV = os.environ.get("TENSORLIB_DEV") == "1"
 CFLAGS = ["-O0", "-g"] if DEV else ["-O3"]
-CFLAGS += ["-fwrapv", "-ffp-contract=off", "-pthread", "-fno-strict-aliasing", "-Wno-unused-function", "-Wno-unreachable-code"]
+# -fno-math-errno: libm calls never set errno (nothing reads it), so sqrt is one instruction
+# and loops using it vectorize; it changes no value (unlike -ffast-math, never used).
+# -ffp-contract=off: no fused multiply-adds, so every ISA clone rounds the same way.
+CFLAGS += ["-fwrapv", "-fno-math-errno", "-ffp-contract=off", "-pthread", "-fno-strict-aliasing",
+           "-Wno-unused-function", "-Wno-unreachable-code"]
 CORE = os.path.join("tensorlib", "_core")
 
 
@@ -29,6 +34,8 @@ def core(name, *c_sources):
         f"tensorlib._core.{name}",
         [os.path.join(CORE, f"{name}.pyx")] + [os.path.join(CORE, s) for s in c_sources],
         include_dirs=[CORE, numpy.get_include()],
+        # rebuild when a C header changes (e.g. cpu_math.h, inlined into the kernels)
+        depends=sorted(glob.glob(os.path.join(CORE, "*.h"))),
         extra_compile_args=CFLAGS,
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
     )
@@ -41,8 +48,13 @@ extensions = [
     # TensorBase, the iterator and every CPU kernel: one module, so C kernels can call each
     # other and share one thread pool.
     core("tensor", "cpu_copy.c", "cpu_pool.c", "cpu_elementwise.c", "cpu_linalg.c", "cpu_sort.c",
-         "cpu_index.c", "cpu_reduce.c"),
+         "cpu_index.c", "cpu_reduce.c", "cpu_math_test.c"),
 ]
+
+
+# Always compiled at -O3, even in development builds: the math test hook exists to test the
+# vectorized code (an -O0 build would test scalar code only).
+ALWAYS_OPTIMIZED = ("cpu_math_test.c",)
 
 
 class ParallelBuildExt(build_ext):
@@ -59,16 +71,6 @@ class ParallelBuildExt(build_ext):
         super().finalize_options()
         if not self.parallel:
             self.parallel = os.cpu_count() or 1
-
-    def run(self):
-        super().run()
-        if not self.inplace and os.path.exists(os.path.join(HERE, ".git")):
-            for ext in self.extensions:
-                dst = os.path.join(HERE, self.get_ext_filename(ext.name))
-                # a new file, renamed over the old one: a process that has the old module
-                # loaded keeps its mapping intact
-                shutil.copyfile(self.get_ext_fullpath(ext.name), dst + ".tmp")
-                os.replace(dst + ".tmp", dst)
 
 
 setup(
