@@ -226,8 +226,8 @@ cdef int _result_code(EwOp op, tuple inputs, int* loop_code, int* out_code) exce
             raise RuntimeError(f'"{op.name}_cpu" not implemented for \'{_torch_type_name(c)}\'')
         out_code[0] = c
     else:
-        if rule == RULE_NO_BOOL and c == DT_BOOL or (rule == RULE_NO_BOOL and op is OP_SUB and
-                                                    _any_bool(inputs)):
+        # sub refuses any bool operand, neg a bool input (PyTorch)
+        if rule == RULE_NO_BOOL and (c == DT_BOOL or (op is OP_SUB and _any_bool(inputs))):
             if op is OP_SUB:
                 raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not "
                                    "supported. If you are trying to invert a mask, use the `~` or "

@@ -621,8 +621,7 @@ def _tile_backward(grad, sizes, dims):
 def _pow_backward_self(grad, self, exponent):
     if not isinstance(exponent, TensorBase) and exponent == 0:
         return grad * 0
-    return grad * exponent * self ** (exponent - 1) if isinstance(exponent, TensorBase) \
-        else grad * (exponent * self ** (exponent - 1))
+    return grad * (exponent * self ** (exponent - 1))
 
 
 def _pow_backward_exponent(grad, self, exponent, result):
@@ -803,19 +802,9 @@ cdef int _record_getitem(TensorBase self, object r, object index) except -1:
 
 
 cdef TensorBase _sum_dims_keepdim(TensorBase g, tuple dims):
-    """sum over dims (keepdim) for reducing broadcast gradients."""
-    if "sum" in _GENERATED_FUNCTIONS:
-        return _GENERATED_FUNCTIONS["sum"](g, dims, keepdim=True)
-    # no native reduction in this build: NumPy computes straight into our storage (out=)
-    cdef int64_t sh[MAX_DIMS]
-    cdef int i
-    for i in range(g._ndim):
-        sh[i] = 1 if i in dims else g._shape[i]
-    cdef DType acc = g._dtype if g._dtype.code not in (DT_FLOAT16, DT_BFLOAT16) else dtype_of(DT_FLOAT32)
-    cdef TensorBase src = g if g._dtype is acc else _clone(g, None, acc)
-    cdef TensorBase out = empty_tensor(g._ndim, sh, acc, g._storage.device)
-    np.sum(_numpy_view(src, True), axis=dims, keepdims=True, out=_numpy_view(out, True))
-    return out if acc is g._dtype else _clone(out, None, g._dtype)
+    """sum over dims (keepdim) for reducing broadcast gradients (recorded, so create_graph
+    differentiates through it)."""
+    return _GENERATED_FUNCTIONS["sum"](g, dims, keepdim=True)
 
 
 def _matmul_backward(grad, self, other, int which):
@@ -845,16 +834,10 @@ def _take_along_backward(grad, sizes, dim, indices, keepdim):
     if not keepdim and len(sizes) and indices.dim() < len(sizes):
         grad = grad.unsqueeze(d)
         indices = indices.unsqueeze(d)
+    if not len(sizes):
+        return grad.reshape(())
     z = _GENERATED_FUNCTIONS["zeros"](sizes, dtype=grad.dtype)
-    if "scatter_add" in _GENERATED_FUNCTIONS and len(sizes):
-        return _GENERATED_FUNCTIONS["scatter_add"](z, d, indices, grad)
-    # no scatter in this build: NumPy writes into our storage in place
-    zn, gn, idn = z.numpy(), grad.detach().contiguous().numpy(), indices.contiguous().numpy()
-    if len(sizes) == 0:
-        zn[...] = gn
-    else:
-        np.add.at(zn, tuple(np.indices(idn.shape)[:d]) + (idn,) + tuple(np.indices(idn.shape)[d + 1:]), gn)
-    return z
+    return _GENERATED_FUNCTIONS["scatter_add"](z, d, indices, grad)
 
 
 # -- reductions ------------------------------------------------------------------------------
