@@ -43,7 +43,7 @@ def core(name, *c_sources):
 
 extensions = [
     core("dtype"),
-    core("allocator"),
+    core("allocator", "cpu_alloc.c"),
     core("random", "cpu_random.c"),
     # TensorBase, the iterator and every CPU kernel: one module, so C kernels can call each
     # other and share one thread pool.

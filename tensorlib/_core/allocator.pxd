@@ -20,11 +20,16 @@ cdef class Allocator:
     """One per device: the only door through which tensor memory is obtained."""
     cdef readonly device device
     # exact counters (names follow PyTorch's memory_stats keys)
+    # unused since issue 5 (the counters live in C, under the allocator's mutex); kept so the
+    # layout only grows
     cdef int64_t allocated_current, allocated_peak, allocated_total, freed_total
     cdef int64_t count_current, count_peak, count_total, count_freed
     cdef int64_t requested_current
     cdef char* malloc(self, int64_t nbytes, int64_t* rounded) except NULL
     cdef void free(self, char* ptr, int64_t rounded, int64_t nbytes) noexcept
+    cdef void* impl                  # the C caching allocator (tl_allocator*, cpu_alloc.h)
+    cdef void note_external(self, int64_t rounded, int64_t nbytes, int sign) noexcept
+    cdef readonly bint caching       # False under TENSORLIB_CACHING=0 (one malloc per storage)
 
 cdef class Storage:
     cdef char* data
@@ -33,11 +38,17 @@ cdef class Storage:
     cdef Allocator allocator         # None when the memory is borrowed
     cdef object owner                # the object that owns borrowed memory; kept alive
     cdef readonly device device
-    cdef public int role
+    cdef int _role                   # ROLE_*; the Python property `role` notifies memory hooks
     cdef object __weakref__
+    # issue 5: the profiler's and the planner's fields (see MEMHOOKS.md)
+    cdef public object planned_by    # the hook whose arena holds the bytes (allocator is None)
+    cdef public object site          # the profiler's source-site record (opaque)
+    cdef public object op            # name of the op that made it (opaque)
+    cdef readonly int64_t alloc_id   # per-process increasing id; 0 for borrowed memory
 
 cdef device CPU
 cdef device as_device(object obj)                 # device, "cpu", "cpu:0", None -> device
 cdef Allocator allocator_for(device dev)
 cdef Storage new_storage(int64_t nbytes, device dev)
 cdef Storage borrow_storage(char* data, int64_t nbytes, object owner, device dev)
+cdef int storage_set_role(Storage s, int role) except -1   # notifies memory hooks

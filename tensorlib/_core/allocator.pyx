@@ -1,27 +1,116 @@
 """Devices, the per-device allocator (the one door for tensor memory) and Storage.
 
-Every byte of tensor data comes from ``Allocator.malloc``; that single door is what makes the
-counters exact (and, later, the profiler complete and the planner possible). Storage either
-owns a block from its device's allocator or borrows memory from an owner object such as a
-NumPy array, which it keeps alive; borrowed memory is not ours and is not counted.
+Every byte of tensor data comes from ``new_storage`` (the door), which asks the device's
+``Allocator``; that single door is what makes the counters exact, the profiler complete and the
+planner possible. The allocator is a caching allocator written in C (``cpu_alloc.c``): blocks
+carved out of mmap'd segments, reused best-fit, split and merged, under its own mutex.
+Storage either owns a block from its device's allocator, or a slice of a planner's arena
+(``planned_by``), or borrows memory from an owner object such as a NumPy array, which it keeps
+alive; borrowed memory is not ours and is not counted.
+
+Memory hooks (the contract with the profiler and the planner, MEMHOOKS.md): each thread has a
+list of hook objects, innermost last, read with one C thread-local load (nothing happens when
+it is empty). For a request of ``nbytes > 0`` the door asks ``hook.serve(nbytes, device)``,
+innermost hook first; a non-zero return is a 64-byte-aligned address in memory the hook owns,
+and the storage is built on it (``allocator`` None, ``planned_by`` the hook): its rounded size
+counts in ``allocated_bytes``/``requested_bytes`` but it is not an allocator request
+(``allocation.*`` unchanged). Then every hook gets ``after_alloc(storage)`` (0-byte storages
+too). ``Storage`` finalization (``__del__``) calls ``on_free(storage)`` on the freeing thread's hooks
+and always on ``planned_by``, before the memory goes back (a hook that keeps the storage
+resurrects it, safely; its memory then goes back with the last reference). Setting ``storage.role`` calls ``on_role(storage, old, new)``.
+Memory requested and freed while a hook method runs is not reported to hooks (so a hook may
+allocate without recursing), except that ``planned_by`` always learns of its slices' frees.
+Exceptions from ``serve``/``after_alloc``/``on_role`` propagate; those from ``on_free`` are
+reported as unraisable (a free cannot fail).
 """
 cimport cython
-from libc.stdint cimport int64_t, INT64_MAX
+from cpython.ref cimport PyObject, Py_INCREF, Py_DECREF
+from cpython.mem cimport PyMem_Malloc, PyMem_Free
+from libc.stdint cimport int64_t, int32_t, uint64_t, INT64_MAX
 from libc.stdint cimport uint8_t, uintptr_t
-from libc.stdlib cimport malloc as c_malloc, free as c_free
-from libc.string cimport memset
+from libc.stdio cimport fprintf, stderr
+import os
 
 ROLE_NAMES = ("unknown", "parameter", "buffer", "input", "activation", "saved-for-backward",
               "gradient", "optimizer-state", "temporary")
 
 class OutOfMemoryError(RuntimeError, MemoryError):
-    """The allocator could not get memory from the system. A RuntimeError, as PyTorch raises
-    for a failed CPU allocation, and a MemoryError, as Python code expects."""
+    """The allocator could not get memory: the system refused, or the memory limit
+    (``tensorlib.memory.set_per_process_memory_limit``) would be exceeded even after releasing
+    the cache. A RuntimeError, as PyTorch raises (``torch.OutOfMemoryError``), and a
+    MemoryError, as Python code expects. Nothing already allocated is affected.
+
+    >>> issubclass(tensorlib.OutOfMemoryError, RuntimeError)
+    True
+    """
 
 
 cdef enum:
     ALIGNMENT = 64      # bytes; a cache line, and enough for any vector load
-    ROUND = 512         # requests are rounded up to this, as a caching allocator would
+    ROUND = 512         # requests are rounded up to this (TL_ALLOC_ROUND)
+
+
+cdef extern from "cpu_alloc.h" nogil:
+    ctypedef struct tl_allocator:
+        pass
+    ctypedef struct tl_stat:
+        int64_t current, peak, allocated, freed
+    ctypedef struct tl_alloc_stats:
+        tl_stat allocation[3]
+        tl_stat allocated_bytes[3]
+        tl_stat requested_bytes[3]
+        tl_stat active[3]
+        tl_stat active_bytes[3]
+        tl_stat reserved_bytes[3]
+        tl_stat segment[3]
+        tl_stat inactive_split[3]
+        tl_stat inactive_split_bytes[3]
+        tl_stat arena_bytes[3]
+        int64_t num_alloc_retries, num_ooms, num_device_alloc, num_device_free
+    ctypedef struct tl_alloc_backend:
+        pass
+    ctypedef struct tl_block_info:
+        uintptr_t segment_address
+        int64_t segment_size
+        int32_t pool, stream
+        uintptr_t address
+        int64_t size, requested
+        int32_t allocated, kind
+    enum:
+        TL_ALLOC_OK, TL_ALLOC_ERR_SYSTEM, TL_ALLOC_ERR_LIMIT, TL_ALLOC_ERR_INVALID, TL_ALLOC_ERR_META
+        TL_KIND_TENSOR, TL_KIND_ARENA
+        TL_POOL_ALL, TL_POOL_SMALL, TL_POOL_LARGE
+    const tl_alloc_backend tl_cpu_mmap_backend
+    const tl_alloc_backend tl_cpu_malloc_backend
+    tl_allocator* tl_alloc_create(const tl_alloc_backend* backend, int caching)
+    int tl_alloc_malloc(tl_allocator* a, int64_t nbytes, int32_t stream, int32_t kind,
+                        void** out, int64_t* rounded)
+    int tl_alloc_free(tl_allocator* a, void* ptr, int64_t rounded, int64_t nbytes, int32_t kind)
+    void tl_alloc_note_external(tl_allocator* a, int64_t rounded, int64_t nbytes, int sign)
+    int64_t tl_alloc_empty_cache(tl_allocator* a)
+    void tl_alloc_set_limit(tl_allocator* a, int64_t limit)
+    int64_t tl_alloc_get_limit(tl_allocator* a)
+    void tl_alloc_get_stats(tl_allocator* a, tl_alloc_stats* out)
+    void tl_alloc_reset_peak(tl_allocator* a)
+    void tl_alloc_reset_accumulated(tl_allocator* a)
+    int64_t tl_alloc_snapshot(tl_allocator* a, tl_block_info* out, int64_t cap)
+    int tl_alloc_stress(tl_allocator* a, int64_t iters, int64_t max_bytes, uint64_t seed,
+                        int32_t stream)
+
+
+# Per-thread state of the door: the hook list (a Python list, or NULL when empty), the depth of
+# hook calls in progress, and the name of the op running (for attribution; optional).
+cdef extern from *:
+    """
+    static __thread PyObject* tl_mem_hooks = NULL;
+    static __thread int tl_in_hook = 0;
+    static __thread PyObject* tl_current_op = NULL;
+    static int64_t tl_next_alloc_id = 0;   /* guarded by the GIL: the door always holds it */
+    """
+    PyObject* tl_mem_hooks
+    int tl_in_hook
+    PyObject* tl_current_op
+    int64_t tl_next_alloc_id
 
 
 @cython.final
@@ -99,81 +188,277 @@ cdef device as_device(object obj):
     raise RuntimeError(f"device '{d}' is not available: tensorlib has no CUDA back end in this build")
 
 
+cdef inline int64_t _rounded(int64_t nbytes) noexcept:
+    return ((nbytes + ROUND - 1) // ROUND) * ROUND
+
+
+cdef inline tl_allocator* _impl(Allocator a) noexcept:
+    return <tl_allocator*>a.impl
+
+
+cdef str _fmt_bytes(int64_t n):
+    """1536 -> '1.50 KiB' (exact bytes are given next to it where it matters)."""
+    cdef double v = <double>n
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if -1024.0 < v < 1024.0 or unit == "TiB":
+            return f"{n} B" if unit == "B" else f"{v:.2f} {unit}"
+        v /= 1024.0
+
+
+_STAT_NAMES = ("allocation", "allocated_bytes", "requested_bytes", "active", "active_bytes",
+               "reserved_bytes", "segment", "inactive_split", "inactive_split_bytes", "arena_bytes")
+_POOL_NAMES = ("all", "small_pool", "large_pool")
+_FIELD_NAMES = ("current", "peak", "allocated", "freed")
+
+
+cdef dict _stats_dict(tl_alloc_stats* st):
+    cdef tl_stat* arrays[10]
+    arrays[0] = st.allocation
+    arrays[1] = st.allocated_bytes
+    arrays[2] = st.requested_bytes
+    arrays[3] = st.active
+    arrays[4] = st.active_bytes
+    arrays[5] = st.reserved_bytes
+    arrays[6] = st.segment
+    arrays[7] = st.inactive_split
+    arrays[8] = st.inactive_split_bytes
+    arrays[9] = st.arena_bytes
+    out = {}
+    cdef int i, p
+    for i in range(10):
+        for p in range(3):
+            s = arrays[i][p]
+            prefix = f"{_STAT_NAMES[i]}.{_POOL_NAMES[p]}."
+            out[prefix + "current"] = s.current
+            out[prefix + "peak"] = s.peak
+            out[prefix + "allocated"] = s.allocated
+            out[prefix + "freed"] = s.freed
+    out["num_alloc_retries"] = st.num_alloc_retries
+    out["num_ooms"] = st.num_ooms
+    out["num_device_alloc"] = st.num_device_alloc
+    out["num_device_free"] = st.num_device_free
+    return {k: out[k] for k in sorted(out)}
+
+
+def _caching_from_env():
+    """TENSORLIB_CACHING=0 turns caching off: one malloc/free per storage (ASAN, debugging)."""
+    return os.environ.get("TENSORLIB_CACHING", "1").strip().lower() not in ("0", "false", "no", "off")
+
+
+cdef int _raise_alloc_error(Allocator self, int rc, int64_t nbytes) except -1:
+    """Raise the error of a failed request: the request, allocated and reserved bytes, the limit."""
+    cdef tl_alloc_stats st
+    if rc == TL_ALLOC_ERR_INVALID:
+        raise RuntimeError(f"Trying to create tensor with invalid size: {nbytes} bytes")
+    tl_alloc_get_stats(_impl(self), &st)
+    cdef int64_t limit = tl_alloc_get_limit(_impl(self))
+    cdef int64_t alloc = st.allocated_bytes[0].current, res = st.reserved_bytes[0].current
+    where = f"{self.device.type.upper()} allocator"
+    usage = (f"{alloc} bytes ({_fmt_bytes(alloc)}) allocated, {res} bytes ({_fmt_bytes(res)}) "
+             f"reserved, limit: " + ("none" if limit < 0 else f"{limit} bytes ({_fmt_bytes(limit)})"))
+    if rc == TL_ALLOC_ERR_LIMIT:
+        raise OutOfMemoryError(
+            f"{where}: out of memory: can't allocate memory: you tried to allocate {nbytes} "
+            f"bytes ({_fmt_bytes(nbytes)}) and the memory limit would be exceeded even after "
+            f"releasing cached blocks; {usage}. Free tensors you no longer need, or raise the "
+            f"limit with tensorlib.memory.set_per_process_memory_limit().")
+    if rc == TL_ALLOC_ERR_META:
+        raise OutOfMemoryError(f"{where}: can't allocate memory for its bookkeeping; {usage}")
+    raise OutOfMemoryError(f"{where}: can't allocate memory: you tried to allocate {nbytes} "
+                           f"bytes ({_fmt_bytes(nbytes)}); the system refused; {usage}")
+
+
+
+cdef list _segments_of(Allocator self, tl_block_info* info, int64_t n):
+    """Group snapshot blocks into PyTorch-style segment dicts."""
+    cdef int64_t i
+    segments = []
+    seg = None
+    for i in range(n):
+        b = info[i]
+        if seg is None or seg["address"] != b.segment_address:
+            seg = {"device": 0 if self.device.index is None else self.device.index,
+                   "address": b.segment_address, "total_size": b.segment_size,
+                   "stream": b.stream, "segment_type": "small" if b.pool == TL_POOL_SMALL else "large",
+                   "allocated_size": 0, "active_size": 0, "requested_size": 0, "blocks": []}
+            segments.append(seg)
+        state = "active_allocated" if b.allocated else "inactive"
+        seg["blocks"].append({"address": b.address, "size": b.size,
+                              "requested_size": b.requested, "state": state,
+                              "kind": "arena" if b.kind == TL_KIND_ARENA else "tensor"})
+        if b.allocated:
+            seg["active_size"] += b.size
+            seg["requested_size"] += b.requested
+            if b.kind == TL_KIND_TENSOR:
+                seg["allocated_size"] += b.size
+    return segments
+
+
 @cython.final
 cdef class Allocator:
-    """The allocator of one device. Counters are exact: allocated bytes are the rounded sizes
-    of the live blocks it handed out.
+    """The caching allocator of one device: the only source of tensor memory.
 
-    >>> tensorlib.memory.memory_allocated()
-    0
+    Requests are rounded up to 512 bytes and served 64-byte aligned from segments it holds
+    (``reserved``); freed blocks are kept for reuse until ``empty_cache()``. Counters are exact
+    and follow PyTorch's ``memory_stats()`` names; see ``tensorlib.memory``.
+
+    >>> a = tensorlib._core.allocator.get_allocator()
+    >>> a.memory_stats()["reserved_bytes.all.current"] >= a.memory_stats()["allocated_bytes.all.current"]
+    True
     """
 
     def __init__(self, device dev):
+        if self.impl != NULL:
+            raise RuntimeError("Allocator is already initialized")
         self.device = dev
+        caching = _caching_from_env()
+        self.impl = tl_alloc_create(&tl_cpu_mmap_backend if caching else &tl_cpu_malloc_backend,
+                                    1 if caching else 0)
+        if self.impl == NULL:
+            raise MemoryError("cannot create the allocator")
+        self.caching = caching
 
     cdef char* malloc(self, int64_t nbytes, int64_t* rounded) except NULL:
-        cdef char* raw
-        cdef char* p
-        cdef int64_t size
-        if nbytes < 0 or nbytes > INT64_MAX - ROUND:
-            raise RuntimeError(f"Trying to create tensor with invalid size: {nbytes} bytes")
-        # Round up so that counters match what a caching allocator would hand out.
-        size = ((nbytes + ROUND - 1) // ROUND) * ROUND
-        if size == 0:
-            size = ROUND
-        # Aligned by hand: plain malloc is served from glibc's per-thread cache, while
-        # posix_memalign splits and frees chunks on every call (~100 ns against ~20 ns for a
-        # small tensor). The distance back to the malloc'd pointer (16..64 bytes: malloc
-        # aligns to 16) is kept in the byte just before the aligned block; see free().
-        raw = <char*>c_malloc(<size_t>size + ALIGNMENT)
-        if raw == NULL:
-            raise OutOfMemoryError(f"CPU allocator: can't allocate memory: you tried to allocate "
-                                   f"{nbytes} bytes (allocated: {self.allocated_current} bytes)")
-        p = <char*>((<uintptr_t>raw + ALIGNMENT) & ~(<uintptr_t>(ALIGNMENT - 1)))
-        (<uint8_t*>p)[-1] = <uint8_t>(p - raw)
-        rounded[0] = size
-        self.allocated_current += size
-        self.allocated_total += size
-        if self.allocated_current > self.allocated_peak:
-            self.allocated_peak = self.allocated_current
-        self.count_current += 1
-        self.count_total += 1
-        if self.count_current > self.count_peak:
-            self.count_peak = self.count_current
-        self.requested_current += nbytes
-        return p
+        cdef void* p = NULL
+        cdef int rc = tl_alloc_malloc(_impl(self), nbytes, 0, TL_KIND_TENSOR, &p, rounded)
+        if rc != TL_ALLOC_OK:
+            _raise_alloc_error(self, rc, nbytes)
+        return <char*>p
 
     cdef void free(self, char* ptr, int64_t rounded, int64_t nbytes) noexcept:
-        c_free(ptr - (<uint8_t*>ptr)[-1])       # back to what malloc() returned
-        self.allocated_current -= rounded
-        self.freed_total += rounded
-        self.count_current -= 1
-        self.count_freed += 1
-        self.requested_current -= nbytes
+        if tl_alloc_free(_impl(self), ptr, rounded, nbytes, TL_KIND_TENSOR) != 0:
+            # never expected: a pointer this allocator did not hand out. Leak rather than corrupt.
+            fprintf(stderr, b"tensorlib: allocator asked to free an unknown pointer %p\n", ptr)
+
+    cdef void note_external(self, int64_t rounded, int64_t nbytes, int sign) noexcept:
+        tl_alloc_note_external(_impl(self), rounded, nbytes, sign)
 
     def memory_stats(self):
-        """PyTorch-named counters of this device as a flat dict."""
-        return {
-            "allocated_bytes.all.current": self.allocated_current,
-            "allocated_bytes.all.peak": self.allocated_peak,
-            "allocated_bytes.all.allocated": self.allocated_total,
-            "allocated_bytes.all.freed": self.freed_total,
-            "allocation.all.current": self.count_current,
-            "allocation.all.peak": self.count_peak,
-            "allocation.all.allocated": self.count_total,
-            "allocation.all.freed": self.count_freed,
-            "requested_bytes.all.current": self.requested_current,
-        }
+        """PyTorch-named counters of this device as a flat dict (keys sorted)."""
+        cdef tl_alloc_stats st
+        tl_alloc_get_stats(_impl(self), &st)
+        return _stats_dict(&st)
 
     def reset_peak_stats(self):
-        self.allocated_peak = self.allocated_current
-        self.count_peak = self.count_current
+        """Every ``*.peak`` counter restarts from its current value."""
+        tl_alloc_reset_peak(_impl(self))
 
     def reset_accumulated_stats(self):
-        self.allocated_total = 0
-        self.freed_total = 0
-        self.count_total = 0
-        self.count_freed = 0
+        """Zero every ``*.allocated`` and ``*.freed`` counter and the ``num_*`` counters."""
+        tl_alloc_reset_accumulated(_impl(self))
+
+    def empty_cache(self):
+        """Return every entirely free segment to the system; the number of bytes released."""
+        return tl_alloc_empty_cache(_impl(self))
+
+    def set_memory_limit(self, limit):
+        """Cap reserved bytes at ``limit`` (None: no cap)."""
+        if limit is None:
+            tl_alloc_set_limit(_impl(self), -1)
+            return
+        if isinstance(limit, bool) or not isinstance(limit, int):
+            raise TypeError(f"memory limit must be an int number of bytes or None, but got "
+                            f"{type(limit).__name__}")
+        if limit < 0:
+            raise ValueError(f"memory limit must be >= 0 bytes, but got {limit}")
+        tl_alloc_set_limit(_impl(self), min(limit, INT64_MAX))
+
+    def get_memory_limit(self):
+        """The cap on reserved bytes, or None."""
+        cdef int64_t limit = tl_alloc_get_limit(_impl(self))
+        return None if limit < 0 else limit
+
+    def memory_snapshot(self):
+        """Segments (creation order) with their blocks (address order), like PyTorch's
+        ``torch.cuda.memory_snapshot()``."""
+        cdef int64_t n = 256, cap = 0, i
+        cdef tl_block_info* info = NULL
+        try:
+            while n > cap:          # blocks may appear between two calls: ask until it fits
+                cap = n + 64
+                PyMem_Free(info)
+                info = <tl_block_info*>PyMem_Malloc(<size_t>cap * sizeof(tl_block_info))
+                if info == NULL:
+                    raise MemoryError()
+                n = tl_alloc_snapshot(_impl(self), info, cap)
+            return _segments_of(self, info, n)
+        finally:
+            PyMem_Free(info)
+
+    def memory_summary(self, abbreviated=False):
+        """A readable table of the counters (PyTorch's ``memory_summary`` layout)."""
+        s = self.memory_stats()
+        limit = self.get_memory_limit()
+        w = 75
+        rows = [("Allocated memory", "allocated_bytes", True),
+                ("Active memory", "active_bytes", True),
+                ("Requested memory", "requested_bytes", True),
+                ("Reserved memory", "reserved_bytes", True),
+                ("Non-releasable memory", "inactive_split_bytes", True),
+                ("Allocations", "allocation", False),
+                ("Active allocs", "active", False),
+                ("Segments", "segment", False),
+                ("Non-releasable allocs", "inactive_split", False)]
+        line = "|" + "=" * w + "|"
+        thin = "|" + "-" * w + "|"
+        title = f"tensorlib {str(self.device).upper()} memory summary (caching {'on' if self.caching else 'off'})"
+        info = (f"limit: {'none' if limit is None else _fmt_bytes(limit)}   "
+                f"alloc retries: {s['num_alloc_retries']}   OOMs: {s['num_ooms']}   "
+                f"arenas: {_fmt_bytes(s['arena_bytes.all.current'])}")
+        out = [line, "|" + title.center(w) + "|", thin, "|" + info.center(w) + "|", line,
+               "|" + "        Metric         | Cur Usage  | Peak Usage | Tot Alloc  | Tot Freed  " + "|",
+               thin]
+        for label, key, is_bytes in rows:
+            pools = (("all", label), ("large_pool", "      from large pool"),
+                     ("small_pool", "      from small pool"))
+            for pool, text in (pools[:1] if abbreviated else pools):
+                cells = []
+                for f in _FIELD_NAMES:
+                    v = s[f"{key}.{pool}.{f}"]
+                    cells.append(_fmt_bytes(v) if is_bytes else str(v))
+                out.append("| " + f"{text:<22}" + "|" + "|".join(f"{c:>11} " for c in cells) + "|")
+            out.append(thin)
+        out[-1] = line
+        return "\n".join(out) + "\n"
+
+    def _raw_malloc(self, int64_t nbytes, int stream=0, bint arena=False):
+        """A block straight from the allocator, not wrapped in a storage: its address.
+        ``arena=True``: a planner's arena, reserved and active but not itself allocated bytes
+        (its slices count, as they are served). Otherwise an allocator request like a
+        storage's. ``stream`` picks the pools (CPU tensors use stream 0). Give it back with
+        ``_raw_free(address, nbytes, arena)``."""
+        cdef void* p = NULL
+        cdef int64_t rounded = 0
+        cdef int rc = tl_alloc_malloc(_impl(self), nbytes, stream,
+                                      TL_KIND_ARENA if arena else TL_KIND_TENSOR, &p, &rounded)
+        if rc != TL_ALLOC_OK:
+            _raise_alloc_error(self, rc, nbytes)
+        return <uintptr_t>p
+
+    def _raw_free(self, uintptr_t address, int64_t nbytes, bint arena=False):
+        """Give back a block from ``_raw_malloc(nbytes, ..., arena)``."""
+        cdef int64_t rounded = _rounded(nbytes) if nbytes > 0 else ROUND
+        if tl_alloc_free(_impl(self), <void*>address, rounded, nbytes,
+                         TL_KIND_ARENA if arena else TL_KIND_TENSOR) != 0:
+            raise ValueError(f"address {address:#x} is not a live block of this allocator")
+
+    def _arena_malloc(self, int64_t nbytes):
+        """A planner's arena of ``nbytes``: ``_raw_malloc(nbytes, arena=True)``."""
+        return self._raw_malloc(nbytes, 0, True)
+
+    def _arena_free(self, uintptr_t address, int64_t nbytes):
+        """Give back an arena from ``_arena_malloc(nbytes)``."""
+        self._raw_free(address, nbytes, True)
+
+    def _stress(self, int64_t iters, int64_t max_bytes=1 << 20, uint64_t seed=1, int stream=0):
+        """Test helper: random mallocs/frees in C with the GIL released (0 = no overlap seen)."""
+        cdef int rc
+        cdef tl_allocator* impl = _impl(self)
+        if iters < 0 or max_bytes < 1:
+            raise ValueError("iters must be >= 0 and max_bytes >= 1")
+        with nogil:
+            rc = tl_alloc_stress(impl, iters, max_bytes, seed, stream)
+        return rc
 
 
 cdef Allocator CPU_ALLOCATOR = Allocator(CPU)
@@ -186,22 +471,181 @@ cdef Allocator allocator_for(device dev):
 
 
 def get_allocator(dev=None):
-    """The allocator of a device (CPU when ``dev`` is None)."""
+    """The allocator of a device (CPU when ``dev`` is None).
+
+    >>> tensorlib._core.allocator.get_allocator("cpu").device
+    device(type='cpu')
+    """
     return allocator_for(as_device(dev))
+
+
+# ---------------------------------------------------------------- memory hooks (MEMHOOKS.md)
+
+def _push_memory_hook(hook):
+    """Install ``hook`` as the innermost memory hook of the current thread.
+
+    >>> class Seen:
+    ...     def after_alloc(self, storage): print(storage.nbytes())
+    >>> h = Seen(); _push_memory_hook(h); x = tensorlib.empty(3); _pop_memory_hook(h)
+    12
+    """
+    global tl_mem_hooks
+    cdef list hooks
+    if tl_mem_hooks == NULL:
+        hooks = [hook]
+        Py_INCREF(hooks)                # the thread-local slot's reference
+        tl_mem_hooks = <PyObject*>hooks
+    else:
+        (<list>tl_mem_hooks).append(hook)
+
+
+def _pop_memory_hook(hook):
+    """Remove ``hook`` (its innermost occurrence) from the current thread's hooks."""
+    global tl_mem_hooks
+    cdef list hooks
+    cdef Py_ssize_t i
+    if tl_mem_hooks != NULL:
+        hooks = <list>tl_mem_hooks
+        for i in range(len(hooks) - 1, -1, -1):
+            if hooks[i] is hook:
+                del hooks[i]
+                if not hooks:           # empty: back to the zero-cost state
+                    tl_mem_hooks = NULL
+                    Py_DECREF(hooks)
+                return
+    raise ValueError(f"{hook!r} is not a memory hook of this thread")
+
+
+def _memory_hooks():
+    """The current thread's memory hooks, outermost first (a tuple)."""
+    return () if tl_mem_hooks == NULL else tuple(<list>tl_mem_hooks)
+
+
+def _set_current_op(name):
+    """Set the current thread's op name (None clears it) for attribution; returns the previous
+    one, so calls nest: ``prev = _set_current_op("add"); ...; _set_current_op(prev)``."""
+    global tl_current_op
+    cdef PyObject* old = tl_current_op
+    if name is not None:
+        Py_INCREF(name)
+        tl_current_op = <PyObject*>name
+    else:
+        tl_current_op = NULL
+    if old == NULL:
+        return None
+    prev = <object>old
+    Py_DECREF(prev)                     # the slot's reference; `prev` holds its own
+    return prev
+
+
+def _get_current_op():
+    """The current thread's op name, or None."""
+    return None if tl_current_op == NULL else <object>tl_current_op
+
+
+cdef inline bint _hooks_active() noexcept:
+    return tl_mem_hooks != NULL and tl_in_hook == 0
+
+
+cdef object _call_hook(object hook, str name, tuple args):
+    """hook.name(*args) when it has that method, with the door's hooks muted meanwhile."""
+    global tl_in_hook
+    method = getattr(hook, name, None)
+    if method is None:
+        return None
+    tl_in_hook += 1
+    try:
+        return method(*args)
+    finally:
+        tl_in_hook -= 1
+
+
+cdef void _call_on_free(object hook, Storage s) noexcept:
+    # noexcept: an error is reported as unraisable and the free goes on
+    _call_hook(hook, "on_free", (s,))
+
+
+cdef void _notify_free(Storage s) noexcept:
+    cdef object planner = s.planned_by
+    cdef bint planner_told = False
+    if _hooks_active():
+        for hook in tuple(<list>tl_mem_hooks):
+            _call_on_free(hook, s)
+            planner_told = planner_told or hook is planner
+    if planner is not None and not planner_told:
+        _call_on_free(planner, s)
+
+
+cdef int _hooked_alloc(Storage s, Allocator a, int64_t nbytes) except -1:
+    """The door's path when hooks are installed: serve (innermost first), else the allocator;
+    then after_alloc for every hook."""
+    global tl_next_alloc_id
+    cdef tuple hooks = tuple(<list>tl_mem_hooks)
+    cdef int64_t rounded = 0
+    cdef uintptr_t addr
+    cdef Py_ssize_t i
+    if nbytes > 0:
+        for i in range(len(hooks) - 1, -1, -1):
+            got = _call_hook(hooks[i], "serve", (nbytes, s.device))
+            if got is None or got == 0:
+                continue
+            addr = got
+            if addr % ALIGNMENT != 0:
+                raise RuntimeError(f"memory hook {hooks[i]!r} served address {addr:#x}, which is "
+                                   f"not {ALIGNMENT}-byte aligned")
+            s.data = <char*>addr
+            s.alloc_size = _rounded(nbytes)
+            s.planned_by = hooks[i]
+            a.note_external(s.alloc_size, nbytes, 1)
+            break
+        else:
+            s.data = a.malloc(nbytes, &rounded)
+            s.allocator = a
+            s.alloc_size = rounded
+    s._nbytes = nbytes
+    tl_next_alloc_id += 1
+    s.alloc_id = tl_next_alloc_id       # from here on, hooks will hear of its free
+    for hook in hooks:
+        _call_hook(hook, "after_alloc", (s,))
+    return 0
+
+
+cdef int storage_set_role(Storage s, int role) except -1:
+    """Set a storage's role; hooks hear of a change (on_role(storage, old, new))."""
+    if role < 0 or role >= len(ROLE_NAMES):
+        raise ValueError(f"storage role must be in 0..{len(ROLE_NAMES) - 1} (see ROLE_NAMES), got {role}")
+    cdef int old = s._role
+    s._role = role
+    if old != role and _hooks_active():
+        for hook in tuple(<list>tl_mem_hooks):
+            _call_hook(hook, "on_role", (s, old, role))
+    return 0
 
 
 @cython.final
 @cython.no_gc
 cdef class Storage:
-    """A block of bytes on a device: owned (from the device's allocator) or borrowed.
+    """A block of bytes on a device: owned (from the device's allocator), a slice of a
+    planner's arena (``planned_by``), or borrowed (e.g. from a NumPy array).
 
     >>> tensorlib.zeros(4).untyped_storage().nbytes()
     16
     """
 
+    def __del__(self):
+        # on_free runs here, in tp_finalize, not in __dealloc__: a hook may keep the storage
+        # (even just through an exception's traceback), and CPython then resurrects it safely
+        # instead of freeing an object still referenced. Its memory goes back when the last
+        # reference really goes (hooks are not told twice unless it is resurrected again).
+        if self.alloc_id != 0 and (tl_mem_hooks != NULL or self.planned_by is not None):
+            _notify_free(self)
+
     def __dealloc__(self):
-        if self.allocator is not None and self.data != NULL:
-            self.allocator.free(self.data, self.alloc_size, self._nbytes)
+        if self.data != NULL:
+            if self.allocator is not None:
+                self.allocator.free(self.data, self.alloc_size, self._nbytes)
+            elif self.planned_by is not None:
+                allocator_for(self.device).note_external(self.alloc_size, self._nbytes, -1)
             self.data = NULL
 
     def nbytes(self):
@@ -222,26 +666,54 @@ cdef class Storage:
 
     @property
     def is_borrowed(self):
-        return self.allocator is None
+        """True when the memory is not ours (e.g. a NumPy array's): not counted."""
+        return self.allocator is None and self.planned_by is None
+
+    @property
+    def role(self):
+        """What the storage holds (a ROLE_* code; names in ROLE_NAMES). Setting it (an int or
+        a name) tells the memory hooks.
+
+        >>> s = tensorlib.zeros(4).untyped_storage(); s.role = "parameter"; s.role_name
+        'parameter'
+        """
+        return self._role
+
+    @role.setter
+    def role(self, value):
+        if isinstance(value, str):
+            if value not in ROLE_NAMES:
+                raise ValueError(f"unknown storage role {value!r}; expected one of {ROLE_NAMES}")
+            value = ROLE_NAMES.index(value)
+        storage_set_role(self, value)
 
     @property
     def role_name(self):
-        return ROLE_NAMES[self.role]
+        return ROLE_NAMES[self._role]
 
     def __repr__(self):
         return f"<tensorlib.UntypedStorage of {self._nbytes} bytes on {self.device}>"
 
 
 cdef Storage new_storage(int64_t nbytes, device dev):
+    """THE door: every storage of tensor memory is made here."""
+    global tl_next_alloc_id
     cdef Storage s = Storage.__new__(Storage)
     cdef Allocator a = allocator_for(dev)
     cdef int64_t rounded = 0
     s.device = dev
+    if tl_current_op != NULL:
+        s.op = <object>tl_current_op
+    if _hooks_active():
+        _hooked_alloc(s, a, nbytes)
+        return s
     if nbytes > 0:
         s.data = a.malloc(nbytes, &rounded)
         s.allocator = a
         s.alloc_size = rounded
     s._nbytes = nbytes
+    tl_next_alloc_id += 1
+    s.alloc_id = tl_next_alloc_id
     return s
 
 

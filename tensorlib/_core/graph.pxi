@@ -275,7 +275,7 @@ cdef SavedTensor _save(object x, bint is_output, int output_nr=0):
         s.producer = f"output {0 if t._autograd_meta is None else (<AutogradMeta>t._autograd_meta).output_nr} of {type(t._grad_fn).__name__}"
     elif t._grad_fn is None and t._requires_grad:
         s.producer = "a leaf Variable"
-    t._storage.role = ROLE_SAVED
+    storage_set_role(t._storage, ROLE_SAVED)
     if _hooks_state is not None and _hooks_state.stack:
         pack, unpack = _hooks_state.stack[-1]
         s.packed = pack(t if not is_output else _alias(t, t._vc))

@@ -21,7 +21,7 @@ from tensorlib._core.dtype cimport (
     DT_BOOL, DT_UINT8, DT_INT8, DT_INT16, DT_INT32, DT_INT64, DT_FLOAT16, DT_BFLOAT16,
     DT_FLOAT32, DT_FLOAT64, NUM_DTYPES)
 from tensorlib._core.allocator cimport (
-    Storage, device as Device, CPU, as_device, new_storage, borrow_storage, ROLE_SAVED)
+    Storage, device as Device, CPU, as_device, new_storage, borrow_storage, ROLE_SAVED, storage_set_role)
 
 import numpy as np
 from tensorlib._core import dtype as _dtype_mod
