@@ -689,8 +689,13 @@ class Pushed:
             alloc_mod._pop_memory_hook(h)
 
 
-def test_hook_call_order_and_unserved_requests_are_ordinary():
-    h = Recorder()
+class CRecorder(alloc_mod.MemoryHook, Recorder):
+    """The same hook on the C-level base class (the door calls it through the vtable)."""
+
+
+@pytest.mark.parametrize("cls", [Recorder, CRecorder])
+def test_hook_call_order_and_unserved_requests_are_ordinary(cls):
+    h = cls()
     s0 = stats()
     with Pushed(h):
         assert alloc_mod._memory_hooks() == (h,)
@@ -708,11 +713,13 @@ def test_hook_call_order_and_unserved_requests_are_ordinary():
     assert stats()["allocated_bytes.all.current"] == s0["allocated_bytes.all.current"]
 
 
-def test_served_requests_count_as_allocated_bytes_not_allocations():
+@pytest.mark.parametrize("cls", [Recorder, CRecorder])
+def test_served_requests_count_as_allocated_bytes_not_allocations(cls):
     size = 64 * KiB
-    addr = A._arena_malloc(size)
+    block = alloc_mod._new_arena_block(size)
+    addr = block.address
     s0 = stats()
-    h = Recorder(arena=(addr, size))
+    h = cls(arena=(addr, size))
     with Pushed(h):
         x = tensorlib.empty(1000)                                  # 4000 -> 4096 in the arena
         x.copy_(tensorlib.from_numpy(np.arange(1000, dtype=np.float32)))
@@ -739,12 +746,14 @@ def test_served_requests_count_as_allocated_bytes_not_allocations():
     t.join()
     assert h.log[-1][:3] == ("h", "on_free", 4000)
     assert stats()["allocated_bytes.all.current"] == s0["allocated_bytes.all.current"]
-    A._arena_free(addr, size)
+    del block
+    assert stats()["arena_bytes.all.current"] == s0["arena_bytes.all.current"] - size
 
 
 def test_nested_hooks_serve_innermost_first():
     size = 8 * KiB
-    addr = A._arena_malloc(size)
+    block = alloc_mod._new_arena_block(size)
+    addr = block.address
     log = []
     outer, inner = Recorder("outer", log), Recorder("inner", log, arena=(addr, size))
     with Pushed(outer, inner):
@@ -760,7 +769,6 @@ def test_nested_hooks_serve_innermost_first():
     with Pushed(outer):
         del a, b
     assert [e[:2] for e in log] == [("outer", "on_free"), ("inner", "on_free"), ("outer", "on_free")]
-    A._arena_free(addr, size)
 
 
 def test_zero_byte_storages_are_announced_but_not_served():

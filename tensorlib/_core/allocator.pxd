@@ -46,6 +46,27 @@ cdef class Storage:
     cdef public object op            # name of the op that made it (opaque)
     cdef readonly int64_t alloc_id   # per-process increasing id; 0 for borrowed memory
 
+
+cdef class MemoryHook:
+    """Optional C-level base of a memory hook: the door calls these through the vtable
+    instead of looking up Python methods. The defaults call the Python methods of the same
+    names when present."""
+    cdef bint c_wants_after_alloc   # skip after_alloc calls when False
+    cdef int64_t c_serve(self, int64_t nbytes, device dev) except -1
+    cdef int c_after_alloc(self, Storage s) except -1
+    cdef int c_on_free(self, Storage s) except -1
+    cdef int c_on_role(self, Storage s, int old_role, int new_role) except -1
+
+
+cdef class ArenaBlock:
+    """One block from a device allocator for a planner's arena: reserved and active, not
+    allocated bytes (the slices it serves are what is counted)."""
+    cdef char* data
+    cdef readonly int64_t nbytes
+    cdef int64_t rounded
+    cdef Allocator allocator
+    cdef readonly device device
+
 cdef device CPU
 cdef device as_device(object obj)                 # device, "cpu", "cpu:0", None -> device
 cdef Allocator allocator_for(device dev)

@@ -33,6 +33,7 @@ import os
 
 ROLE_NAMES = ("unknown", "parameter", "buffer", "input", "activation", "saved-for-backward",
               "gradient", "optimizer-state", "temporary")
+ROLE_CODES = {name: i for i, name in enumerate(ROLE_NAMES)}
 
 class OutOfMemoryError(RuntimeError, MemoryError):
     """The allocator could not get memory: the system refused, or the memory limit
@@ -442,14 +443,6 @@ cdef class Allocator:
                          TL_KIND_ARENA if arena else TL_KIND_TENSOR) != 0:
             raise ValueError(f"address {address:#x} is not a live block of this allocator")
 
-    def _arena_malloc(self, int64_t nbytes):
-        """A planner's arena of ``nbytes``: ``_raw_malloc(nbytes, arena=True)``."""
-        return self._raw_malloc(nbytes, 0, True)
-
-    def _arena_free(self, uintptr_t address, int64_t nbytes):
-        """Give back an arena from ``_arena_malloc(nbytes)``."""
-        self._raw_free(address, nbytes, True)
-
     def _stress(self, int64_t iters, int64_t max_bytes=1 << 20, uint64_t seed=1, int stream=0):
         """Test helper: random mallocs/frees in C with the GIL released (0 = no overlap seen)."""
         cdef int rc
@@ -477,6 +470,47 @@ def get_allocator(dev=None):
     device(type='cpu')
     """
     return allocator_for(as_device(dev))
+
+
+@cython.final
+cdef class ArenaBlock:
+    """A block from a device's allocator for a planner's arena. It is reserved and active
+    memory (``memory_stats()["arena_bytes.all.current"]``) but not itself allocated bytes: the
+    slices served from it count as allocated bytes while they live. Freed with the object.
+
+    >>> b = tensorlib._core.allocator._new_arena_block(4096); b.nbytes
+    4096
+    """
+
+    def __dealloc__(self):
+        if self.data != NULL:
+            tl_alloc_free(_impl(self.allocator), self.data, self.rounded, self.nbytes, TL_KIND_ARENA)
+            self.data = NULL
+
+    @property
+    def address(self):
+        return <uintptr_t>self.data
+
+    def __repr__(self):
+        return f"<ArenaBlock of {self.nbytes} bytes on {self.device}>"
+
+
+def _new_arena_block(int64_t nbytes, dev=None):
+    """Reserve ``nbytes`` (> 0) on a device for an arena (64-byte aligned)."""
+    cdef device d = as_device(dev)
+    cdef Allocator a = allocator_for(d)
+    cdef ArenaBlock b = ArenaBlock.__new__(ArenaBlock)
+    cdef void* p = NULL
+    if nbytes <= 0:
+        raise ValueError(f"arena size must be positive, got {nbytes}")
+    cdef int rc = tl_alloc_malloc(_impl(a), nbytes, 0, TL_KIND_ARENA, &p, &b.rounded)
+    if rc != TL_ALLOC_OK:
+        _raise_alloc_error(a, rc, nbytes)
+    b.data = <char*>p
+    b.nbytes = nbytes
+    b.allocator = a
+    b.device = d
+    return b
 
 
 # ---------------------------------------------------------------- memory hooks (MEMHOOKS.md)
@@ -547,22 +581,115 @@ cdef inline bint _hooks_active() noexcept:
     return tl_mem_hooks != NULL and tl_in_hook == 0
 
 
-cdef object _call_hook(object hook, str name, tuple args):
-    """hook.name(*args) when it has that method, with the door's hooks muted meanwhile."""
+cdef class MemoryHook:
+    """Optional base class of a memory hook with C entry points: the door calls ``c_serve``,
+    ``c_after_alloc``, ``c_on_free`` and ``c_on_role`` through the vtable instead of looking up
+    Python methods (a planner's replay needs that speed; override them in a cdef subclass).
+    By default they call the Python methods of the same names when present, so any object
+    with Python methods ``serve``/``after_alloc``/``on_free``/``on_role`` is a hook too.
+    ``c_wants_after_alloc = False`` skips the after_alloc calls altogether.
+
+    >>> class Count(tensorlib._core.allocator.MemoryHook):
+    ...     n = 0
+    ...     def after_alloc(self, storage): Count.n += 1
+    """
+
+    def __cinit__(self):
+        self.c_wants_after_alloc = True
+
+    cdef int64_t c_serve(self, int64_t nbytes, device dev) except -1:
+        f = getattr(self, "serve", None)
+        return _address(f(nbytes, dev)) if f is not None else 0
+
+    cdef int c_after_alloc(self, Storage s) except -1:
+        f = getattr(self, "after_alloc", None)
+        if f is not None:
+            f(s)
+        return 0
+
+    cdef int c_on_free(self, Storage s) except -1:
+        f = getattr(self, "on_free", None)
+        if f is not None:
+            f(s)
+        return 0
+
+    cdef int c_on_role(self, Storage s, int old_role, int new_role) except -1:
+        f = getattr(self, "on_role", None)
+        if f is not None:
+            f(s, old_role, new_role)
+        return 0
+
+
+cdef int64_t _address(object got) except -1:
+    """A serve() result as an address: None/0/False mean "not served"."""
+    if not got:
+        return 0
+    cdef int64_t addr = got
+    if addr <= 0:
+        raise ValueError(f"a memory hook's serve() returned {got!r}, not an address")
+    return addr
+
+
+# Every call into a hook goes through these, with the door's hooks muted meanwhile (the hook
+# may allocate or free tensors without recursing into itself).
+
+cdef int64_t _hook_serve(object h, int64_t nbytes, device dev) except -1:
     global tl_in_hook
-    method = getattr(hook, name, None)
-    if method is None:
-        return None
     tl_in_hook += 1
     try:
-        return method(*args)
+        if isinstance(h, MemoryHook):
+            return (<MemoryHook>h).c_serve(nbytes, dev)
+        f = getattr(h, "serve", None)
+        return _address(f(nbytes, dev)) if f is not None else 0
     finally:
         tl_in_hook -= 1
 
 
-cdef void _call_on_free(object hook, Storage s) noexcept:
+cdef int _hook_after_alloc(object h, Storage s) except -1:
+    global tl_in_hook
+    if isinstance(h, MemoryHook) and not (<MemoryHook>h).c_wants_after_alloc:
+        return 0
+    tl_in_hook += 1
+    try:
+        if isinstance(h, MemoryHook):
+            (<MemoryHook>h).c_after_alloc(s)
+        else:
+            f = getattr(h, "after_alloc", None)
+            if f is not None:
+                f(s)
+    finally:
+        tl_in_hook -= 1
+    return 0
+
+
+cdef void _hook_on_free(object h, Storage s) noexcept:
     # noexcept: an error is reported as unraisable and the free goes on
-    _call_hook(hook, "on_free", (s,))
+    global tl_in_hook
+    tl_in_hook += 1
+    try:
+        if isinstance(h, MemoryHook):
+            (<MemoryHook>h).c_on_free(s)
+        else:
+            f = getattr(h, "on_free", None)
+            if f is not None:
+                f(s)
+    finally:
+        tl_in_hook -= 1
+
+
+cdef int _hook_on_role(object h, Storage s, int old, int new) except -1:
+    global tl_in_hook
+    tl_in_hook += 1
+    try:
+        if isinstance(h, MemoryHook):
+            (<MemoryHook>h).c_on_role(s, old, new)
+        else:
+            f = getattr(h, "on_role", None)
+            if f is not None:
+                f(s, old, new)
+    finally:
+        tl_in_hook -= 1
+    return 0
 
 
 cdef void _notify_free(Storage s) noexcept:
@@ -570,30 +697,28 @@ cdef void _notify_free(Storage s) noexcept:
     cdef bint planner_told = False
     if _hooks_active():
         for hook in tuple(<list>tl_mem_hooks):
-            _call_on_free(hook, s)
+            _hook_on_free(hook, s)
             planner_told = planner_told or hook is planner
     if planner is not None and not planner_told:
-        _call_on_free(planner, s)
+        _hook_on_free(planner, s)
 
 
 cdef int _hooked_alloc(Storage s, Allocator a, int64_t nbytes) except -1:
     """The door's path when hooks are installed: serve (innermost first), else the allocator;
     then after_alloc for every hook."""
     global tl_next_alloc_id
-    cdef tuple hooks = tuple(<list>tl_mem_hooks)
-    cdef int64_t rounded = 0
-    cdef uintptr_t addr
+    cdef tuple hooks = tuple(<list>tl_mem_hooks)    # a hook may push or pop meanwhile
+    cdef int64_t rounded = 0, addr = 0
     cdef Py_ssize_t i
     if nbytes > 0:
         for i in range(len(hooks) - 1, -1, -1):
-            got = _call_hook(hooks[i], "serve", (nbytes, s.device))
-            if got is None or got == 0:
+            addr = _hook_serve(hooks[i], nbytes, s.device)
+            if addr == 0:
                 continue
-            addr = got
             if addr % ALIGNMENT != 0:
                 raise RuntimeError(f"memory hook {hooks[i]!r} served address {addr:#x}, which is "
                                    f"not {ALIGNMENT}-byte aligned")
-            s.data = <char*>addr
+            s.data = <char*><uintptr_t>addr
             s.alloc_size = _rounded(nbytes)
             s.planned_by = hooks[i]
             a.note_external(s.alloc_size, nbytes, 1)
@@ -606,7 +731,7 @@ cdef int _hooked_alloc(Storage s, Allocator a, int64_t nbytes) except -1:
     tl_next_alloc_id += 1
     s.alloc_id = tl_next_alloc_id       # from here on, hooks will hear of its free
     for hook in hooks:
-        _call_hook(hook, "after_alloc", (s,))
+        _hook_after_alloc(hook, s)
     return 0
 
 
@@ -618,7 +743,7 @@ cdef int storage_set_role(Storage s, int role) except -1:
     s._role = role
     if old != role and _hooks_active():
         for hook in tuple(<list>tl_mem_hooks):
-            _call_hook(hook, "on_role", (s, old, role))
+            _hook_on_role(hook, s, old, role)
     return 0
 
 

@@ -120,23 +120,33 @@ const tl_alloc_backend tl_cpu_malloc_backend = {malloc_reserve, malloc_release, 
 
 /* ---------------------------------------------------------------- statistics */
 
-static void stat_add(tl_stat *s, int pool, int64_t delta) {
-    tl_stat *both[2] = {&s[TL_POOL_ALL], &s[pool]};
-    for (int i = 0; i < 2; i++) {
-        tl_stat *t = both[i];
-        t->current += delta;
-        if (delta > 0) {
-            t->allocated += delta;
-            if (t->current > t->peak) t->peak = t->current;
-        } else {
-            t->freed -= delta;
-        }
+/* Counters move on every request: kept to a few independent read-modify-writes that the
+ * compiler can inline and interleave (each counter exists for "all" and for its pool). */
+static inline void stat_up(tl_stat *t, int64_t d) {
+    int64_t cur = t->current + d;
+    t->current = cur;
+    t->allocated += d;
+    if (cur > t->peak) t->peak = cur;
+}
+
+static inline void stat_down(tl_stat *t, int64_t d) {
+    t->current -= d;
+    t->freed += d;
+}
+
+static inline void stat_add(tl_stat *s, int pool, int64_t delta) {
+    if (delta > 0) {
+        stat_up(&s[TL_POOL_ALL], delta);
+        stat_up(&s[pool], delta);
+    } else {
+        stat_down(&s[TL_POOL_ALL], -delta);
+        stat_down(&s[pool], -delta);
     }
 }
 
 /* The counters of one block handed out (sign +1) or given back (-1). */
-static void count_block(tl_allocator *a, int pool, int kind, int64_t nbytes, int64_t rounded,
-                        int64_t block_size, int sign) {
+static inline void count_block(tl_allocator *a, int pool, int kind, int64_t nbytes, int64_t rounded,
+                               int64_t block_size, int sign) {
     stat_add(a->st.active, pool, sign);
     stat_add(a->st.active_bytes, pool, sign * block_size);
     if (kind == TL_KIND_TENSOR) {
@@ -166,12 +176,13 @@ static int64_t round_up(int64_t n, int64_t to) { return (n + to - 1) / to * to; 
 /* ---------------------------------------------------------------- block metadata */
 
 static tl_block *block_new(tl_allocator *a) {
+    static const tl_block zero;       /* a struct copy: plain stores (memset became rep stos) */
     tl_block *b = a->spare;
     if (b != NULL)
         a->spare = b->next;
     else if ((b = malloc(sizeof(tl_block))) == NULL)
         return NULL;
-    memset(b, 0, sizeof(*b));
+    *b = zero;
     return b;
 }
 
