@@ -770,7 +770,11 @@ cdef class Storage:
             if self.allocator is not None:
                 self.allocator.free(self.data, self.alloc_size, self._nbytes)
             elif self.planned_by is not None:
-                allocator_for(self.device).note_external(self.alloc_size, self._nbytes, -1)
+                # an arena slice: its bytes leave the device's counters (no lookup that could
+                # raise here; the module's allocator may already be gone at interpreter exit)
+                a = CPU_ALLOCATOR if self.device is CPU else None
+                if a is not None:
+                    (<Allocator>a).note_external(self.alloc_size, self._nbytes, -1)
             self.data = NULL
 
     def nbytes(self):

@@ -67,9 +67,10 @@ typedef struct {
 } tl_alloc_stats;
 
 /* Where segments come from. reserve() returns NULL on failure; memory must be aligned to at
- * least 512 bytes (mmap: a page). */
+ * least 512 bytes (mmap: a page). `pool` (TL_POOL_SMALL/LARGE) is a hint: the CPU back end
+ * maps large segments 2 MiB-aligned with transparent huge pages. */
 typedef struct {
-    void *(*reserve)(void *ctx, int64_t size);
+    void *(*reserve)(void *ctx, int64_t size, int pool);
     void (*release)(void *ctx, void *ptr, int64_t size);
     void *ctx;
 } tl_alloc_backend;
@@ -89,7 +90,8 @@ typedef struct {
 
 typedef struct tl_allocator tl_allocator;
 
-/* The CPU back end: mmap/munmap (caching) or 64-byte-aligned malloc/free (no caching). */
+/* The CPU back end: mmap/munmap (caching; huge pages for large segments) or 64-byte-aligned
+ * malloc/free (no caching). */
 extern const tl_alloc_backend tl_cpu_mmap_backend;
 extern const tl_alloc_backend tl_cpu_malloc_backend;
 
