@@ -15,7 +15,7 @@ innermost hook first; a non-zero return is a 64-byte-aligned address in memory t
 and the storage is built on it (``allocator`` None, ``planned_by`` the hook): its rounded size
 counts in ``allocated_bytes``/``requested_bytes`` but it is not an allocator request
 (``allocation.*`` unchanged). Then every hook gets ``after_alloc(storage)`` (0-byte storages
-too). ``Storage`` finalization (``__del__``) calls ``on_free(storage)`` on the freeing thread's hooks
+too). ``Storage`` finalization (tp_finalize) calls ``on_free(storage)`` on the freeing thread's hooks
 and always on ``planned_by``, before the memory goes back (a hook that keeps the storage
 resurrects it, safely; its memory then goes back with the last reference). Setting ``storage.role`` calls ``on_role(storage, old, new)``.
 Memory requested and freed while a hook method runs is not reported to hooks (so a hook may
@@ -26,6 +26,7 @@ reported as unraisable (a free cannot fail).
 cimport cython
 from cpython.ref cimport PyObject, Py_INCREF, Py_DECREF
 from cpython.mem cimport PyMem_Malloc, PyMem_Free
+from cpython.exc cimport PyErr_Fetch, PyErr_Restore
 from libc.stdint cimport int64_t, int32_t, uint64_t, INT64_MAX
 from libc.stdint cimport uint8_t, uintptr_t
 from libc.stdio cimport fprintf, stderr
@@ -515,6 +516,51 @@ def _new_arena_block(int64_t nbytes, dev=None):
 
 # ---------------------------------------------------------------- memory hooks (MEMHOOKS.md)
 
+# Storage finalization. on_free runs in tp_finalize, not in __dealloc__: a hook may keep the
+# storage it is given (even just through an exception's traceback), and CPython then
+# resurrects it safely instead of freeing an object still referenced; its memory goes back
+# when the last reference really goes. The slot costs ~20 ns on every storage's death, so it is
+# installed only while some thread has hooks or some arena slice is alive (all under the GIL).
+cdef extern from *:
+    """
+    static void tl_set_finalizer(PyObject* type, destructor fn) {
+        ((PyTypeObject*)type)->tp_finalize = fn;
+    }
+    """
+    ctypedef void (*destructor)(PyObject*)
+    void tl_set_finalizer(object type, destructor fn)
+
+cdef Py_ssize_t _n_hook_threads = 0     # threads whose hook list is not empty
+cdef Py_ssize_t _n_live_planned = 0     # live storages served by a hook (planned_by set)
+cdef bint _finalizer_on = False
+
+
+cdef void _storage_finalize(PyObject* o) noexcept:
+    cdef Storage s = <Storage>o
+    cdef PyObject* etype
+    cdef PyObject* evalue
+    cdef PyObject* etb
+    if s.alloc_id != 0 and (_hooks_active() or s.planned_by is not None):
+        PyErr_Fetch(&etype, &evalue, &etb)      # a finalizer keeps the current exception
+        _notify_free(s)
+        PyErr_Restore(etype, evalue, etb)
+
+
+cdef void _update_finalizer() noexcept:
+    global _finalizer_on
+    cdef bint want = _n_hook_threads > 0 or _n_live_planned > 0
+    if want != _finalizer_on:
+        tl_set_finalizer(Storage, <destructor>_storage_finalize if want else <destructor>NULL)
+        _finalizer_on = want
+
+
+cdef void _planned_gone() noexcept:
+    global _n_live_planned
+    _n_live_planned -= 1
+    if _n_live_planned == 0:
+        _update_finalizer()
+
+
 def _push_memory_hook(hook):
     """Install ``hook`` as the innermost memory hook of the current thread.
 
@@ -523,19 +569,21 @@ def _push_memory_hook(hook):
     >>> h = Seen(); _push_memory_hook(h); x = tensorlib.empty(3); _pop_memory_hook(h)
     12
     """
-    global tl_mem_hooks
+    global tl_mem_hooks, _n_hook_threads
     cdef list hooks
     if tl_mem_hooks == NULL:
         hooks = [hook]
         Py_INCREF(hooks)                # the thread-local slot's reference
         tl_mem_hooks = <PyObject*>hooks
+        _n_hook_threads += 1
+        _update_finalizer()
     else:
         (<list>tl_mem_hooks).append(hook)
 
 
 def _pop_memory_hook(hook):
     """Remove ``hook`` (its innermost occurrence) from the current thread's hooks."""
-    global tl_mem_hooks
+    global tl_mem_hooks, _n_hook_threads
     cdef list hooks
     cdef Py_ssize_t i
     if tl_mem_hooks != NULL:
@@ -546,6 +594,8 @@ def _pop_memory_hook(hook):
                 if not hooks:           # empty: back to the zero-cost state
                     tl_mem_hooks = NULL
                     Py_DECREF(hooks)
+                    _n_hook_threads -= 1
+                    _update_finalizer()
                 return
     raise ValueError(f"{hook!r} is not a memory hook of this thread")
 
@@ -706,7 +756,7 @@ cdef void _notify_free(Storage s) noexcept:
 cdef int _hooked_alloc(Storage s, Allocator a, int64_t nbytes) except -1:
     """The door's path when hooks are installed: serve (innermost first), else the allocator;
     then after_alloc for every hook."""
-    global tl_next_alloc_id
+    global tl_next_alloc_id, _n_live_planned
     cdef tuple hooks = tuple(<list>tl_mem_hooks)    # a hook may push or pop meanwhile
     cdef int64_t rounded = 0, addr = 0
     cdef Py_ssize_t i
@@ -722,6 +772,7 @@ cdef int _hooked_alloc(Storage s, Allocator a, int64_t nbytes) except -1:
             s.alloc_size = _rounded(nbytes)
             s.planned_by = hooks[i]
             a.note_external(s.alloc_size, nbytes, 1)
+            _n_live_planned += 1
             break
         else:
             s.data = a.malloc(nbytes, &rounded)
@@ -770,6 +821,7 @@ cdef class Storage:
             if self.allocator is not None:
                 self.allocator.free(self.data, self.alloc_size, self._nbytes)
             elif self.planned_by is not None:
+                _planned_gone()
                 # an arena slice: its bytes leave the device's counters (no lookup that could
                 # raise here; the module's allocator may already be gone at interpreter exit)
                 a = CPU_ALLOCATOR if self.device is CPU else None
