@@ -257,6 +257,39 @@ def test_best_fit_takes_the_smallest_hole(stream):
 
 
 @needs_caching
+def test_recently_freed_blocks_of_the_same_size_come_back_first(stream):
+    """Quick lists: a freed small block is parked unmerged and an exact-size request takes it
+    back (most recent first); any other request, a snapshot or the statistics merge the parked
+    blocks first, so best fit and coalescing hold for everything else."""
+    ps = [malloc(1000, stream) for _ in range(12)]
+    free(ps[3], 1000)
+    free(ps[7], 1000)
+    assert malloc(1000, stream) == ps[7] and malloc(1024, stream) == ps[3]
+    for p in ps:
+        free(p, 1000)                              # more than the 8 a size class keeps
+    s = stats()                                    # merges everything parked
+    assert blocks(stream) == [(ps[0], 2 * MiB, False)]
+    assert s["inactive_split.all.current"] == sum(
+        1 for seg in memory.memory_snapshot() if len(seg["blocks"]) > 1 for b in seg["blocks"]
+        if b["state"] == "inactive")
+    free(malloc(2048, stream), 2048)               # park a block, then...
+    memory.empty_cache()                           # ...it does not keep its segment alive
+    assert segments(stream) == []
+
+
+@needs_caching
+def test_alternating_sizes_do_not_grow_reserved(stream):
+    p = malloc(100, stream)
+    reserved = stats()["reserved_bytes.all.current"]
+    for i in range(200):
+        n = (1000, 3000, 70_000, 600)[i % 4]
+        q = malloc(n, stream)
+        free(q, n)
+    assert stats()["reserved_bytes.all.current"] == reserved
+    free(p, 100)
+
+
+@needs_caching
 def test_small_and_large_pools(stream):
     s0 = stats()
     p = malloc(MiB, stream)                          # 1 MiB: still small

@@ -23,6 +23,7 @@ typedef struct tl_block {
     uint32_t prio;
     int32_t stream;
     uint8_t allocated, kind, pool;
+    uint8_t quick;                   /* free, parked in its stream's quick list (not merged) */
 } tl_block;
 
 struct tl_segment {
@@ -33,9 +34,24 @@ struct tl_segment {
     tl_segment *prev, *next;         /* every segment, in creation order */
 };
 
+/* Quick lists (deferred coalescing, as in dlmalloc's fast bins): a freed small block of at
+ * most TL_QUICK_MAX bytes is parked, unmerged, in a LIFO list of its exact size, and the next
+ * request of that size takes it back without touching the free tree (no merge, no split).
+ * Any other request of the stream first merges every parked block back ("flush"), so best fit
+ * over merged free blocks holds for it; so do empty_cache, a retry under the limit, a
+ * snapshot and the statistics. Bounded: TL_QUICK_DEPTH blocks per size, TL_QUICK_BYTES in all
+ * per stream. */
+#define TL_QUICK_MAX (64 << 10)
+#define TL_QUICK_CLASSES (TL_QUICK_MAX / TL_ALLOC_ROUND + 1)
+#define TL_QUICK_DEPTH 8
+#define TL_QUICK_BYTES (1 << 20)
+
 typedef struct {
     int32_t stream;
     tl_block *root[2];               /* free trees of the small and the large pool */
+    tl_block *quick[TL_QUICK_CLASSES];   /* linked through `left` */
+    uint8_t quick_n[TL_QUICK_CLASSES];
+    int64_t quick_bytes;
 } tl_stream_pools;
 
 /* Live blocks by address: open addressing, linear probing, backward-shift deletion. */
@@ -381,8 +397,8 @@ static tl_stream_pools *pools_get(tl_allocator *a, int32_t stream, int create) {
         a->cap_pools = cap;
     }
     tl_stream_pools *p = &a->pools[a->npools++];
+    memset(p, 0, sizeof(*p));
     p->stream = stream;
-    p->root[0] = p->root[1] = NULL;
     return p;
 }
 
@@ -447,9 +463,68 @@ static void release_segment(tl_allocator *a, tl_segment *s) {
     free(s);
 }
 
+/* A free block goes back into its free tree, merged with its free neighbours (parked quick
+ * blocks are not merged: they are merged when they are flushed). */
+static void release_block(tl_allocator *a, tl_block *b) {
+    tl_block **root = root_of(a, b);
+    tl_block *p = b->prev, *n = b->next;
+    if (p != NULL && !p->allocated && !p->quick) {   /* merge into the free block before */
+        free_remove(a, root, p);
+        p->size += b->size;
+        p->next = n;
+        if (n) n->prev = p;
+        block_put(a, b);
+        b = p;
+    }
+    if (n != NULL && !n->allocated && !n->quick) {   /* absorb the free block after */
+        free_remove(a, root, n);
+        b->size += n->size;
+        b->next = n->next;
+        if (n->next) n->next->prev = b;
+        block_put(a, n);
+    }
+    free_insert(a, root, b);
+}
+
+static int quick_class(const tl_block *b) {
+    return b->pool == TL_POOL_SMALL && b->size <= TL_QUICK_MAX ? (int)(b->size / TL_ALLOC_ROUND) : -1;
+}
+
+static void quick_park(tl_allocator *a, tl_stream_pools *sp, tl_block *b, int c) {
+    b->quick = 1;
+    b->left = sp->quick[c];
+    sp->quick[c] = b;
+    sp->quick_n[c]++;
+    sp->quick_bytes += b->size;
+    (void)a;         /* inactive_split counts merged free blocks: parked ones when flushed */
+}
+
+static tl_block *quick_take(tl_allocator *a, tl_stream_pools *sp, int c) {
+    tl_block *b = sp->quick[c];
+    sp->quick[c] = b->left;
+    sp->quick_n[c]--;
+    sp->quick_bytes -= b->size;
+    b->quick = 0;
+    b->left = NULL;
+    (void)a;
+    return b;
+}
+
+/* Merge every parked block of a stream (or of all streams) back into the free trees. */
+static void quick_flush(tl_allocator *a, tl_stream_pools *sp) {
+    if (sp->quick_bytes == 0) return;
+    for (int c = 0; c < TL_QUICK_CLASSES; c++)
+        while (sp->quick[c] != NULL) release_block(a, quick_take(a, sp, c));
+}
+
+static void quick_flush_all(tl_allocator *a) {
+    for (int i = 0; i < a->npools; i++) quick_flush(a, &a->pools[i]);
+}
+
 /* Return every entirely free segment (all streams) to the system. */
 static int64_t release_cached(tl_allocator *a) {
     int64_t released = 0;
+    quick_flush_all(a);
     tl_segment *s = a->segments, *next;
     for (; s != NULL; s = next) {
         next = s->next;
@@ -480,8 +555,14 @@ static int malloc_cached(tl_allocator *a, int64_t nbytes, int64_t rounded, int32
     int pool = pool_of(rounded), why = TL_ALLOC_OK;
     tl_stream_pools *sp = pools_get(a, stream, 1);
     if (sp == NULL || !ptrmap_reserve(&a->live)) return TL_ALLOC_ERR_META;
+    tl_block *b = NULL;
+    if (pool == TL_POOL_SMALL && rounded <= TL_QUICK_MAX && sp->quick[rounded / TL_ALLOC_ROUND] != NULL) {
+        b = quick_take(a, sp, (int)(rounded / TL_ALLOC_ROUND));   /* exact size: no split */
+        goto serve;
+    }
+    quick_flush(a, sp);
     tl_block **root = &sp->root[pool - 1];
-    tl_block *b = treap_best_fit(*root, rounded);
+    b = treap_best_fit(*root, rounded);
     if (b != NULL) {
         free_remove(a, root, b);
     } else {
@@ -512,6 +593,7 @@ static int malloc_cached(tl_allocator *a, int64_t nbytes, int64_t rounded, int32
             free_insert(a, root, r);
         }
     }
+serve:
     b->allocated = 1;
     b->requested = nbytes;
     b->rounded = rounded;
@@ -528,24 +610,15 @@ static int free_cached(tl_allocator *a, void *ptr) {
     count_block(a, b->pool, b->kind, b->requested, b->rounded, b->size, -1);
     b->allocated = 0;
     b->requested = b->rounded = 0;
-    tl_block **root = root_of(a, b);
-    tl_block *p = b->prev, *n = b->next;
-    if (p != NULL && !p->allocated) {          /* merge into the free block before */
-        free_remove(a, root, p);
-        p->size += b->size;
-        p->next = n;
-        if (n) n->prev = p;
-        block_put(a, b);
-        b = p;
+    int c = quick_class(b);
+    if (c >= 0) {
+        tl_stream_pools *sp = pools_get(a, b->stream, 0);
+        if (sp->quick_n[c] < TL_QUICK_DEPTH && sp->quick_bytes + b->size <= TL_QUICK_BYTES) {
+            quick_park(a, sp, b, c);
+            return 0;
+        }
     }
-    if (n != NULL && !n->allocated) {          /* absorb the free block after */
-        free_remove(a, root, n);
-        b->size += n->size;
-        b->next = n->next;
-        if (n->next) n->next->prev = b;
-        block_put(a, n);
-    }
-    free_insert(a, root, b);
+    release_block(a, b);
     return 0;
 }
 
@@ -657,6 +730,7 @@ int64_t tl_alloc_get_limit(tl_allocator *a) {
 
 void tl_alloc_get_stats(tl_allocator *a, tl_alloc_stats *out) {
     pthread_mutex_lock(&a->mu);
+    quick_flush_all(a);              /* inactive_split counts merged free blocks */
     *out = a->st;
     pthread_mutex_unlock(&a->mu);
 }
@@ -688,6 +762,7 @@ void tl_alloc_reset_accumulated(tl_allocator *a) {
 int64_t tl_alloc_snapshot(tl_allocator *a, tl_block_info *out, int64_t cap) {
     int64_t n = 0;
     pthread_mutex_lock(&a->mu);
+    quick_flush_all(a);              /* show free neighbours merged */
     for (tl_segment *s = a->segments; s != NULL; s = s->next) {
         for (tl_block *b = s->first; b != NULL; b = b->next, n++) {
             if (n >= cap) continue;

@@ -10,6 +10,11 @@
  *     SMALL pool (2 MiB segments, split down to 512 bytes); larger ones from the LARGE pool
  *     (segments of the request rounded up to 2 MiB; a block is split only when at least 1 MiB
  *     would remain). Freed blocks merge with free neighbours of the same segment.
+ *   - Deferred coalescing for the commonest case: a freed small block of at most 64 KiB is
+ *     parked in a per-stream list of its exact size and handed back to the next request of
+ *     that size without touching the tree (a few per size, 1 MiB per stream at most); any
+ *     other request of the stream, empty_cache(), a retry, a snapshot or reading the
+ *     statistics first merges the parked blocks back, so best fit and coalescing hold there.
  *   - tl_alloc_empty_cache() returns every entirely free segment to the system.
  *   - An optional limit applies to reserved bytes (the sum of segment sizes). A request that
  *     needs a new segment beyond it first releases the cached segments and retries, then
