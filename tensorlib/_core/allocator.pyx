@@ -474,7 +474,8 @@ def get_allocator(dev=None):
 
 
 @cython.final
-cdef class ArenaBlock:
+@cython.no_gc          # its fields cannot form cycles; and a GC clear must never drop
+cdef class ArenaBlock: # `allocator` before __dealloc__ gives the block back
     """A block from a device's allocator for a planner's arena. It is reserved and active
     memory (``memory_stats()["arena_bytes.all.current"]``) but not itself allocated bytes: the
     slices served from it count as allocated bytes while they live. Freed with the object.
@@ -484,7 +485,7 @@ cdef class ArenaBlock:
     """
 
     def __dealloc__(self):
-        if self.data != NULL:
+        if self.data != NULL and self.allocator is not None:
             tl_alloc_free(_impl(self.allocator), self.data, self.rounded, self.nbytes, TL_KIND_ARENA)
             self.data = NULL
 
@@ -601,8 +602,8 @@ def _pop_memory_hook(hook):
 
 
 def _memory_hooks():
-    """The current thread's memory hooks, outermost first (a tuple)."""
-    return () if tl_mem_hooks == NULL else tuple(<list>tl_mem_hooks)
+    """The current thread's memory hooks, outermost first (a new list)."""
+    return [] if tl_mem_hooks == NULL else list(<list>tl_mem_hooks)
 
 
 def _set_current_op(name):
