@@ -746,10 +746,15 @@ cdef int _hook_on_role(object h, Storage s, int old, int new) except -1:
 cdef void _notify_free(Storage s) noexcept:
     cdef object planner = s.planned_by
     cdef bint planner_told = False
+    cdef list hooks
+    cdef Py_ssize_t i = 0
     if _hooks_active():
-        for hook in tuple(<list>tl_mem_hooks):
+        hooks = <list>tl_mem_hooks      # our own reference; a hook may push or pop meanwhile
+        while i < len(hooks):
+            hook = hooks[i]
             _hook_on_free(hook, s)
             planner_told = planner_told or hook is planner
+            i += 1
     if planner is not None and not planner_told:
         _hook_on_free(planner, s)
 
@@ -758,11 +763,15 @@ cdef int _hooked_alloc(Storage s, Allocator a, int64_t nbytes) except -1:
     """The door's path when hooks are installed: serve (innermost first), else the allocator;
     then after_alloc for every hook."""
     global tl_next_alloc_id, _n_live_planned
-    cdef tuple hooks = tuple(<list>tl_mem_hooks)    # a hook may push or pop meanwhile
+    # our own reference to the list, indexed with bounds checks: a hook may push or pop
+    # meanwhile (a copy per request would cost more than the rest of this path)
+    cdef list hooks = <list>tl_mem_hooks
     cdef int64_t rounded = 0, addr = 0
     cdef Py_ssize_t i
     if nbytes > 0:
         for i in range(len(hooks) - 1, -1, -1):
+            if i >= len(hooks):
+                continue
             addr = _hook_serve(hooks[i], nbytes, s.device)
             if addr == 0:
                 continue
@@ -782,8 +791,10 @@ cdef int _hooked_alloc(Storage s, Allocator a, int64_t nbytes) except -1:
     s._nbytes = nbytes
     tl_next_alloc_id += 1
     s.alloc_id = tl_next_alloc_id       # from here on, hooks will hear of its free
-    for hook in hooks:
-        _hook_after_alloc(hook, s)
+    i = 0
+    while i < len(hooks):
+        _hook_after_alloc(hooks[i], s)
+        i += 1
     return 0
 
 
@@ -793,9 +804,13 @@ cdef int storage_set_role(Storage s, int role) except -1:
         raise ValueError(f"storage role must be in 0..{len(ROLE_NAMES) - 1} (see ROLE_NAMES), got {role}")
     cdef int old = s._role
     s._role = role
+    cdef list hooks
+    cdef Py_ssize_t i = 0
     if old != role and _hooks_active():
-        for hook in tuple(<list>tl_mem_hooks):
-            _hook_on_role(hook, s, old, role)
+        hooks = <list>tl_mem_hooks
+        while i < len(hooks):
+            _hook_on_role(hooks[i], s, old, role)
+            i += 1
     return 0
 
 
