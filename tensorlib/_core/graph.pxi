@@ -20,6 +20,47 @@ cdef extern from *:
     int tl_inference
 
 
+# ---- memory-profiler support (issue 5) -------------------------------------------------------
+# While a profile is active on a thread (tl_prof_depth > 0), the generated op wrappers name the
+# op they run (for attribution of allocations) and new nodes record their forward source site
+# (so allocations made during backward carry the forward line). Both are one C thread-local
+# test otherwise.
+cdef extern from *:
+    """
+    static __thread int tl_prof_depth = 0;
+    """
+    int tl_prof_depth
+
+cdef object _site_fn = None                 # set by tensorlib.memory.profiler
+from tensorlib._core.allocator import _set_current_op as _alloc_set_op
+
+
+def _profiling_enter(site_fn):
+    """A profile starts on this thread: ``site_fn()`` gives the user's current source site."""
+    global tl_prof_depth, _site_fn
+    _site_fn = site_fn
+    tl_prof_depth += 1
+
+
+def _profiling_exit():
+    global tl_prof_depth
+    if tl_prof_depth > 0:
+        tl_prof_depth -= 1
+
+
+def _profiling_depth():
+    return tl_prof_depth
+
+
+cdef object _op_enter(str name):
+    return _alloc_set_op(name)
+
+
+cdef int _op_exit(object prev) except -1:
+    _alloc_set_op(prev)
+    return 0
+
+
 def _is_grad_enabled():
     return bool(tl_grad_enabled)
 
@@ -109,6 +150,7 @@ cdef class Node:
     cdef public object _trace         # forward stack (anomaly mode)
     cdef public object _output_meta   # per output: (shape, DType) for zero-filling missing grads
     cdef object __weakref__
+    cdef public object _site          # forward source site (only while a profile is active)
 
     def name(self):
         """The node's type name, as in PyTorch (e.g. ``"MulBackward0"``)."""
@@ -247,6 +289,8 @@ cdef Node _new_node(type cls, object fn, tuple inputs):
     _sequence_counter += 1
     if _anomaly_enabled:
         n._trace = "".join(_traceback.format_stack()[:-2])
+    if tl_prof_depth and _site_fn is not None:
+        n._site = _site_fn()
     return n
 
 

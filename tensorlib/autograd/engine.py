@@ -7,11 +7,33 @@ and each node's saved tensors are released right after it ran (unless retain_gra
 memory falls during backward, not after it.
 """
 import heapq
+import threading
 
 from tensorlib._core import tensor as _C
+from tensorlib._core.allocator import ROLE_NAMES
 from tensorlib._core.tensor import TensorBase
 
-__all__ = ["run_backward"]
+__all__ = ["run_backward", "current_node"]
+
+_ROLE_GRADIENT = ROLE_NAMES.index("gradient")
+
+
+class _Current(threading.local):
+    node = None
+
+
+_current = _Current()
+
+
+def current_node():
+    """The node whose backward is running on this thread (None outside backward): the memory
+    profiler attributes what it allocates to the node's forward source line."""
+    return _current.node
+
+
+def _mark_gradient(t):
+    if t is not None:
+        t.untyped_storage().role = _ROLE_GRADIENT
 
 
 def _accumulate_grad(node, grads):
@@ -25,6 +47,7 @@ def _accumulate_grad(node, grads):
         var.grad = g if var.grad is None else var.grad + g
     else:
         var.grad = g.detach() if var.grad is None else (var.grad + g)
+    _mark_gradient(var.grad)
     return ()
 
 
@@ -119,9 +142,11 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
             counter += 1
 
     prev_mode = _C._set_grad_enabled(create_graph)
+    prev_node = _current.node
     try:
         while ready:
             _, _, node = heapq.heappop(ready)
+            _current.node = node
             grads = buffers.pop(node, None)
             if grads is None:
                 grads = [None] * node._num_outputs
@@ -190,12 +215,14 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
             del in_grads
     finally:
         _C._set_grad_enabled(prev_mode)
+        _current.node = prev_node
 
     if not accumulate:
         for k, r in enumerate(results):
             if r is None and not allow_unused:
                 raise RuntimeError("One of the differentiated Tensors appears to not have been used "
                                    "in the graph. Set allow_unused=True if this is the desired behavior.")
+            _mark_gradient(r)
         return tuple(results)
     return None
 

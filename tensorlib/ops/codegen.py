@@ -204,7 +204,10 @@ def emit_call(decl, params):
         lines.append("    _orig_self = _detached_clone(c_self) if (_rec and _inplace_) else None")
     else:
         lines.append("    _orig_self = None")
+    # while a memory profile is active on this thread, name the op for attribution
+    lines.append(f"    _prev_op_ = _op_enter('{op}') if tl_prof_depth else None")
     lines.append(f"    result = {impl.format(**names)}")
+    lines.append("    if tl_prof_depth: _op_exit(_prev_op_)")
     args = ", ".join(cnames[p.name] for p in params if p.name != "out")
     lines.append(f"    if _rec: _rec_{op}(result, {args}{', ' if args else ''}_inplace_, _orig_self)")
     lines.append("    return result")
