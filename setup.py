@@ -45,6 +45,7 @@ extensions = [
     core("dtype"),
     core("allocator", "cpu_alloc.c"),
     core("random", "cpu_random.c"),
+    core("memplan"),          # the planner's replay hook (tensorlib/memory/planner.py)
     # TensorBase, the iterator and every CPU kernel: one module, so C kernels can call each
     # other and share one thread pool.
     core("tensor", "cpu_copy.c", "cpu_pool.c", "cpu_elementwise.c", "cpu_linalg.c", "cpu_sort.c",

@@ -1,4 +1,6 @@
-"""Memory you can see: a caching allocator per device with exact counters, PyTorch's names.
+"""Memory you can see and plan: a caching allocator per device with exact counters and
+PyTorch's names, a profiler (``profile()``: roles, sites, leaks, the timeline) and a planner
+(``plan(fn)``: record one call, pack its tensors into one arena, replay).
 
 Definitions (exact, for every device):
 
@@ -35,7 +37,8 @@ from tensorlib._core.allocator import get_allocator
 __all__ = ["memory_allocated", "max_memory_allocated", "memory_reserved", "max_memory_reserved",
            "reset_peak_memory_stats", "reset_accumulated_memory_stats", "reset_max_memory_allocated",
            "empty_cache", "memory_stats", "memory_summary", "memory_snapshot",
-           "set_per_process_memory_limit", "get_per_process_memory_limit"]
+           "set_per_process_memory_limit", "get_per_process_memory_limit",
+           "profile", "plan"]
 
 
 def memory_stats(device=None):
@@ -178,3 +181,7 @@ def memory_summary(device=None, abbreviated=False):
     |===...
     """
     return get_allocator(device).memory_summary(abbreviated)
+
+
+from tensorlib.memory.profiler import profile  # noqa: E402  (they use the counters above)
+from tensorlib.memory.planner import plan  # noqa: E402

@@ -1,0 +1,287 @@
+"""The planner's replay runtime: a memory hook that serves a call's allocation requests from
+slices of one arena, in C (the door calls it through the MemoryHook vtable, so a replayed
+request costs less than a malloc).
+
+One ``ArenaHook`` owns one arena block and is used by one call at a time. During a call it
+serves the k-th request at ``plan.offsets[k]`` only if the size and device match the plan and
+the slice overlaps no arena slice that is live right now (lifetimes may differ from the
+recording: two live tensors never share bytes). Everything else goes to the allocator. It
+records every request of the call (size, device, when it was freed, counted in requests) so
+that the Python planner can learn escapes, merge lifetimes or plan a new path. When a call
+departs from its plan (another size or device, more requests) it switches to another cached
+plan of the same signature whose requests so far are the same, or else leaves the rest of
+the call to the allocator.
+
+Frees reach the hook through ``Storage.planned_by`` from any thread; all bookkeeping is C code
+run under the GIL without calling back into Python, so it is atomic.
+"""
+cimport cython
+from libc.stdint cimport int64_t, uintptr_t
+from libc.stdlib cimport malloc, realloc, free
+from libc.string cimport memset
+
+from tensorlib._core.allocator cimport Storage, device, MemoryHook, ArenaBlock
+
+
+cdef int64_t* _grow(int64_t* p, int64_t n) except NULL:
+    cdef int64_t* q = <int64_t*>realloc(p, <size_t>(n if n > 0 else 1) * sizeof(int64_t))
+    if q == NULL:
+        raise MemoryError()
+    return q
+
+
+@cython.final
+cdef class PlanArrays:
+    """The replay view of one plan: request sizes (bytes), devices and arena offsets
+    (-1: served by the allocator, e.g. a tensor that escapes the call)."""
+    cdef readonly int64_t n
+    cdef int64_t* sizes
+    cdef int64_t* offsets
+    cdef list devices
+
+    def __init__(self, sizes, offsets, devices):
+        cdef int64_t i
+        if not (len(sizes) == len(offsets) == len(devices)):
+            raise ValueError("PlanArrays: sizes, offsets and devices differ in length")
+        self.n = len(sizes)
+        self.sizes = _grow(NULL, self.n)
+        self.offsets = _grow(NULL, self.n)
+        for i in range(self.n):
+            self.sizes[i] = sizes[i]
+            self.offsets[i] = offsets[i]
+        self.devices = list(devices)
+
+    def __dealloc__(self):
+        free(self.sizes)
+        free(self.offsets)
+
+
+@cython.final
+cdef class ArenaHook(MemoryHook):
+    """Serves one call at a time from an arena block (``None``: record only)."""
+    cdef readonly ArenaBlock block
+    cdef char* base
+    cdef readonly int64_t capacity
+    cdef readonly bint active
+    # the recorded paths of this signature, most recently used first; the ones still matching
+    # the requests seen so far in this call are candidates; offsets come from the current one
+    cdef list plans
+    cdef int nplans
+    cdef char cand[16]
+    cdef readonly int plan_index          # the current plan (index into plans)
+    # arena slices live now (any call): [start, end) offsets and request index
+    cdef int64_t* live_start
+    cdef int64_t* live_end
+    cdef int64_t* live_k
+    cdef readonly int64_t live_count
+    cdef int64_t live_cap
+    # this call's record
+    cdef int64_t k                        # requests so far
+    cdef int64_t* rec_size
+    cdef int64_t* rec_free                # request count at the free; -1 while alive
+    cdef int64_t* rec_arena               # 1 when served from the arena
+    cdef int64_t rec_cap
+    cdef list rec_dev
+    cdef dict ext                         # alloc_id -> k for requests the allocator served
+    cdef int64_t pending                  # request just declined, waiting for its storage
+    cdef readonly int64_t departed_at     # first request no recorded path has (or -1)
+    cdef readonly int64_t departed_plan   # plan_index in use at that point
+    cdef readonly int64_t n_served, n_conflicts, n_switches
+
+    def __init__(self, block=None):
+        if block is not None:
+            self.block = <ArenaBlock?>block
+            self.base = <char*><uintptr_t>block.address
+            self.capacity = block.nbytes
+        self.live_cap = 16
+        self.live_start = _grow(NULL, self.live_cap)
+        self.live_end = _grow(NULL, self.live_cap)
+        self.live_k = _grow(NULL, self.live_cap)
+        self.rec_cap = 0
+        self.ext = {}
+        self.pending = -1
+        self.departed_at = -1
+
+    def __dealloc__(self):
+        free(self.live_start)
+        free(self.live_end)
+        free(self.live_k)
+        free(self.rec_size)
+        free(self.rec_free)
+        free(self.rec_arena)
+
+    # ---- per call ----------------------------------------------------------------------------
+    def begin(self, plans=()):
+        """Start a call that replays one of ``plans`` (PlanArrays of the recorded paths of this
+        signature, most recently used first; none: record only)."""
+        cdef int64_t cap = 16
+        cdef int j
+        if self.active:
+            raise RuntimeError("ArenaHook.begin: a call is already using this arena")
+        if self.live_count:
+            raise RuntimeError("ArenaHook.begin: arena slices of an earlier call are still alive")
+        self.plans = list(plans)[:16]
+        self.nplans = len(self.plans)
+        for j in range(self.nplans):
+            self.cand[j] = 1
+            cap = max(cap, (<PlanArrays?>self.plans[j]).n + 16)
+        self.plan_index = 0
+        if cap > self.rec_cap:
+            self._grow_rec(cap)
+        self.rec_dev = []
+        self.ext.clear()
+        self.k = 0
+        self.pending = -1
+        self.departed_at = -1
+        self.departed_plan = -1
+        self.n_served = self.n_conflicts = self.n_switches = 0
+        self.active = True
+
+    def finish(self):
+        """End the call. Returns its record (sizes, free_at, devices, from_arena) per request,
+        free_at -1 for what is still alive (it escaped the call), and the index of the plan
+        whose path the call followed exactly (or -1)."""
+        cdef int64_t i
+        cdef int j
+        cdef int matched = -1
+        self.active = False
+        self.pending = -1
+        self.ext.clear()
+        if self.departed_at < 0:
+            for j in range(self.nplans):
+                if self.cand[j] and (<PlanArrays>self.plans[j]).n == self.k:
+                    matched = j
+                    break
+        sizes = [self.rec_size[i] for i in range(self.k)]
+        frees = [self.rec_free[i] for i in range(self.k)]
+        arena = [bool(self.rec_arena[i]) for i in range(self.k)]
+        devs = self.rec_dev
+        self.rec_dev = []
+        self.plans = None
+        self.nplans = 0
+        return sizes, frees, devs, arena, matched
+
+    cdef int _grow_rec(self, int64_t cap) except -1:
+        self.rec_size = _grow(self.rec_size, cap)
+        self.rec_free = _grow(self.rec_free, cap)
+        self.rec_arena = _grow(self.rec_arena, cap)
+        self.rec_cap = cap
+        return 0
+
+    # ---- the door's calls --------------------------------------------------------------------
+    cdef int64_t c_serve(self, int64_t nbytes, device dev) except -1:
+        cdef int64_t k, off, end, i
+        cdef int j, alive
+        cdef bint escapes
+        cdef PlanArrays q
+        if not self.active:
+            return 0
+        k = self.k
+        if k >= self.rec_cap:
+            self._grow_rec(2 * self.rec_cap + 16)
+        self.k = k + 1
+        self.rec_size[k] = nbytes
+        self.rec_free[k] = -1
+        self.rec_arena[k] = 0
+        self.rec_dev.append(dev)
+        self.pending = k
+        if self.nplans == 0 or self.base == NULL or self.departed_at >= 0:
+            return 0
+        # which recorded paths still match; any that lets request k escape sends it to the
+        # allocator (the call may be on that path: its result must not live in the arena)
+        alive = 0
+        escapes = False
+        for j in range(self.nplans):
+            if not self.cand[j]:
+                continue
+            q = <PlanArrays>self.plans[j]
+            if k >= q.n or q.sizes[k] != nbytes or (q.devices[k] is not dev and q.devices[k] != dev):
+                self.cand[j] = 0
+                continue
+            alive += 1
+            if q.offsets[k] < 0:
+                escapes = True
+        if alive == 0:
+            self.departed_at = k
+            self.departed_plan = self.plan_index
+            return 0
+        if not self.cand[self.plan_index]:
+            for j in range(self.nplans):
+                if self.cand[j]:
+                    self.plan_index = j
+                    self.n_switches += 1
+                    break
+        if escapes or dev is not self.block.device:
+            return 0
+        off = (<PlanArrays>self.plans[self.plan_index]).offsets[k]
+        end = off + nbytes
+        if end > self.capacity:
+            return 0
+        for i in range(self.live_count):
+            if self.live_start[i] < end and off < self.live_end[i]:
+                self.n_conflicts += 1          # lifetimes differ from the plan's: allocator
+                return 0
+        if self.live_count == self.live_cap:
+            self.live_cap *= 2
+            self.live_start = _grow(self.live_start, self.live_cap)
+            self.live_end = _grow(self.live_end, self.live_cap)
+            self.live_k = _grow(self.live_k, self.live_cap)
+        i = self.live_count
+        self.live_start[i] = off
+        self.live_end[i] = end
+        self.live_k[i] = k
+        self.live_count = i + 1
+        self.rec_arena[k] = 1
+        self.n_served += 1
+        self.pending = -1
+        return <int64_t><uintptr_t>(self.base + off)
+
+    cdef int c_after_alloc(self, Storage s) except -1:
+        if self.pending >= 0:
+            if s.planned_by is not self:
+                self.ext[s.alloc_id] = self.pending
+            self.pending = -1
+        return 0
+
+    cdef int c_on_free(self, Storage s) except -1:
+        cdef int64_t off, i, last, k
+        if s.planned_by is self:
+            off = s.data - self.base
+            for i in range(self.live_count):
+                if self.live_start[i] == off:
+                    k = self.live_k[i]
+                    last = self.live_count - 1
+                    self.live_start[i] = self.live_start[last]
+                    self.live_end[i] = self.live_end[last]
+                    self.live_k[i] = self.live_k[last]
+                    self.live_count = last
+                    if self.active and k < self.k:
+                        self.rec_free[k] = self.k
+                    return 0
+            return 0
+        if self.active and self.ext:
+            kk = self.ext.pop(s.alloc_id, None)
+            if kk is not None:
+                self.rec_free[<int64_t>kk] = self.k
+        return 0
+
+    cdef int c_on_role(self, Storage s, int old_role, int new_role) except -1:
+        return 0
+
+    # the plain-Python protocol of MEMHOOKS.md (for doors without the C fast path)
+    def serve(self, int64_t nbytes, device dev):
+        return self.c_serve(nbytes, dev)
+
+    def after_alloc(self, Storage s):
+        self.c_after_alloc(s)
+
+    def on_free(self, Storage s):
+        self.c_on_free(s)
+
+    @property
+    def requests(self):
+        return self.k
+
+    def __repr__(self):
+        return (f"<ArenaHook capacity={self.capacity} live={self.live_count} "
+                f"active={bool(self.active)}>")

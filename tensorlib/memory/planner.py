@@ -1,0 +1,496 @@
+"""Memory planning: record one call's allocations, pack them into one arena, replay.
+
+``tensorlib.memory.plan(fn)`` (also a decorator) returns a callable. The first call for an
+input signature runs ``fn`` while recording its allocation requests and their lifetimes, then
+assigns every request that dies inside the call an offset in one arena (greedy by size with
+best fit among the blocks whose lifetimes overlap, Pisarchyk & Lee 2020, keeping the best of
+a few orderings). Later calls replay: the k-th request is served from its arena slice, with no
+allocator traffic, when its size and device match the recording and the slice overlaps no
+arena tensor alive at that moment.
+
+Safety first: tensors that escape the call (returned, stored anywhere, still referenced after
+``fn`` returns) are never arena-backed; a call that departs from its recording (a dynamic
+graph took another branch) switches to another recorded path with the same requests so far,
+or finishes on the allocator and a plan is recorded for the new path; an arena tensor still
+alive when a new call begins is never overwritten (that call runs on the allocator). Planned
+results are bit-identical to unplanned ones.
+
+>>> import tensorlib
+>>> @tensorlib.memory.plan
+... def f(x):
+...     return (x * 2).exp() + 1
+>>> x = tensorlib.ones(1000)
+>>> y1 = f(x); y2 = f(x)                   # recorded, then replayed
+>>> y1.equal(y2)
+True
+>>> f.stats.recordings, f.stats.replays
+(1, 1)
+"""
+import functools
+import heapq
+import threading
+import time
+import types
+from collections import OrderedDict
+
+from tensorlib._core import tensor as _C
+from tensorlib._core.allocator import (
+    _push_memory_hook, _pop_memory_hook, _new_arena_block, device as _device)
+from tensorlib._core.dtype import dtype as _dtype
+from tensorlib._core.memplan import ArenaHook, PlanArrays
+from tensorlib._core.tensor import TensorBase
+
+__all__ = ["plan", "Planned", "Plan", "PlanStats", "solve"]
+
+ALIGN = 64                     # arena slices start on cache lines
+MAX_PLANS = 4                  # plans kept per input signature (paths of a dynamic graph)
+MAX_SIGNATURES = 16            # input signatures kept per planned function (LRU)
+_ALIVE = -1                    # free_at of a request still alive when the call returned
+
+
+def _round(n):
+    return (n + ALIGN - 1) // ALIGN * ALIGN
+
+
+def _fmt_bytes(n):
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= scale:
+            return f"{n / scale:.2f} {unit}"
+    return f"{n} B"
+
+
+# ---- the offset problem --------------------------------------------------------------------
+
+def _overlaps(free_at, blocks):
+    """Pairs of blocks alive at the same time, as neighbour lists. Request i is alive from its
+    request (time i) until the request count reached free_at[i]; i < j overlap iff
+    free_at[i] > j."""
+    nbrs = {b: [] for b in blocks}
+    live = []                                   # heap of (free_at, block)
+    for j in blocks:                            # blocks in request order
+        while live and live[0][0] <= j:
+            heapq.heappop(live)
+        for _, i in live:
+            nbrs[i].append(j)
+            nbrs[j].append(i)
+        heapq.heappush(live, (free_at[j], j))
+    return nbrs
+
+
+def _live_profile(size, free_at, blocks, n):
+    """Bytes alive just after each request (a difference array over request times)."""
+    d = [0] * (n + 1)
+    for b in blocks:
+        d[b] += size[b]
+        d[min(free_at[b], n)] -= size[b]
+    out, acc = [], 0
+    for t in range(n):
+        acc += d[t]
+        out.append(acc)
+    return out
+
+
+def _greedy(order, size, nbrs, placed):
+    """Place blocks in ``order``: each goes into the smallest gap between the blocks already
+    placed that overlap it in time (best fit), or above them all."""
+    off = dict(placed)
+    for b in order:
+        if b in off:
+            continue
+        sz = size[b]
+        taken = sorted((off[x], off[x] + size[x]) for x in nbrs[b] if x in off)
+        best, best_gap, prev = -1, None, 0
+        for lo, hi in taken:
+            gap = lo - prev
+            if gap >= sz and (best_gap is None or gap < best_gap):
+                best, best_gap = prev, gap
+            if hi > prev:
+                prev = hi
+        off[b] = prev if best < 0 else best
+    return off
+
+
+def _pinned_ok(pinned, size, nbrs):
+    """The pinned blocks that can keep their offsets: in request order, drop any that would
+    share bytes with an earlier kept one it overlaps in time."""
+    kept = {}
+    for b in sorted(pinned):
+        lo, hi = pinned[b], pinned[b] + size[b]
+        if all(not (kept[x] < hi and lo < kept[x] + size[x]) for x in nbrs[b] if x in kept):
+            kept[b] = lo
+    return kept
+
+
+def solve(sizes, free_at, pinned=None):
+    """Offsets for requests (``sizes`` in bytes, ``free_at[k]``: how many requests had been
+    made when request k was freed, or -1 if it outlived the call) in one arena.
+
+    Returns ``(offsets, arena_bytes, lower_bound_bytes, naive_bytes, ordering)``; offsets are
+    -1 for requests left to the allocator. Sizes are rounded up to 64 bytes; the lower bound
+    (largest sum of bytes alive at once) and the naive total use the same rounding.
+
+    >>> solve([100, 100, 100], [1, 2, 3])[:4]      # a chain: one slot reused
+    ([0, 0, 0], 128, 128, 384)
+    >>> solve([64, 64], [2, -1])[:4]               # the second escapes: not in the arena
+    ([0, -1], 64, 64, 64)
+    """
+    n = len(sizes)
+    blocks = [k for k in range(n) if free_at[k] != _ALIVE and sizes[k] > 0]
+    size = {k: _round(sizes[k]) for k in blocks}
+    naive = sum(size.values())
+    offsets = [-1] * n
+    if not blocks:
+        return offsets, 0, 0, 0, "none"
+    nbrs = _overlaps(free_at, blocks)
+    prof = _live_profile(size, free_at, blocks, n)
+    lower = max(prof)
+    life = {b: free_at[b] - b for b in blocks}
+    # the live bytes at the busiest moment of each block's life ("breadth" first)
+    pressure = {b: max(prof[b:min(free_at[b], n)] or [0]) for b in blocks}
+    orderings = {
+        "size": sorted(blocks, key=lambda b: (-size[b], -life[b], b)),
+        "size, then first": sorted(blocks, key=lambda b: (-size[b], b)),
+        "breadth": sorted(blocks, key=lambda b: (-pressure[b], -size[b], b)),
+        "area": sorted(blocks, key=lambda b: (-size[b] * life[b], b)),
+        "lifetime": sorted(blocks, key=lambda b: (-life[b], -size[b], b)),
+    }
+    placed = _pinned_ok({b: o for b, o in (pinned or {}).items() if b in size}, size, nbrs)
+    best = None
+    for name, order in orderings.items():
+        off = _greedy(order, size, nbrs, placed)
+        arena = max(off[b] + size[b] for b in blocks)
+        if best is None or arena < best[1]:
+            best = (off, arena, name)
+        if arena == lower:
+            break                                # optimal: no ordering can do better
+    off, arena, name = best
+    for b in blocks:
+        offsets[b] = off[b]
+    return offsets, arena, lower, naive, name
+
+
+def check_plan(sizes, free_at, offsets):
+    """Raise AssertionError if two requests alive at the same time share bytes."""
+    blocks = [k for k in range(len(sizes)) if offsets[k] >= 0]
+    nbrs = _overlaps(free_at, blocks)
+    for b in blocks:
+        for x in nbrs[b]:
+            if offsets[x] < offsets[b] + sizes[b] and offsets[b] < offsets[x] + sizes[x]:
+                raise AssertionError(f"requests {b} and {x} are alive together and share bytes")
+
+
+# ---- plans ------------------------------------------------------------------------------------
+
+class Plan:
+    """One recorded path of a planned function and its arena layout.
+
+    ``arena_bytes`` (the arena), ``lower_bound_bytes`` (the largest sum of planned bytes
+    alive at one time: no layout can use less), ``naive_bytes`` (every request its own
+    block), ``num_requests``, ``num_escaping`` (served by the allocator because they outlive
+    the call); ``report()`` says it in words.
+    """
+
+    def __init__(self, sizes, devices, free_at, pinned=None):
+        t0 = time.perf_counter()
+        self.sizes = list(sizes)
+        self.devices = list(devices)
+        self.free_at = list(free_at)
+        (self.offsets, self.arena_bytes, self.lower_bound_bytes, self.naive_bytes,
+         self.ordering) = solve(self.sizes, self.free_at, pinned)
+        self.solve_seconds = time.perf_counter() - t0
+        by_dev = {}
+        for k, o in enumerate(self.offsets):
+            if o >= 0:
+                by_dev[self.devices[k]] = by_dev.get(self.devices[k], 0) + self.sizes[k]
+        # one arena, on the device with the most planned bytes; other devices' requests go to
+        # their allocators
+        self.device = max(by_dev, key=by_dev.get) if by_dev else None
+        offs = [o if (o >= 0 and self.devices[k] == self.device) else -1
+                for k, o in enumerate(self.offsets)]
+        self.arrays = PlanArrays(self.sizes, offs, self.devices)
+        self.path = (tuple(self.sizes), tuple(str(d) for d in self.devices))
+
+    @property
+    def num_requests(self):
+        return len(self.sizes)
+
+    @property
+    def num_escaping(self):
+        return sum(1 for f in self.free_at if f == _ALIVE)
+
+    @property
+    def escaping_bytes(self):
+        return sum(s for s, f in zip(self.sizes, self.free_at) if f == _ALIVE)
+
+    def report(self):
+        """The plan in a few lines.
+
+        >>> print(tensorlib.memory.planner.Plan([4096, 4096], ["cpu", "cpu"], [1, 2]).report())
+        ... # doctest: +ELLIPSIS
+        memory plan: 2 requests (0 outlive the call: served by the allocator)
+        ...
+        """
+        lb, ar, nv = self.lower_bound_bytes, self.arena_bytes, self.naive_bytes
+        ratio = f"{ar / lb:.3f}x the lower bound" if lb else "nothing to plan"
+        lines = [
+            f"memory plan: {self.num_requests} requests ({self.num_escaping} outlive the call: "
+            f"served by the allocator)",
+            f"  arena        {_fmt_bytes(ar):>11}   {ratio}",
+            f"  lower bound  {_fmt_bytes(lb):>11}   largest sum of planned bytes alive at once",
+            f"  naive        {_fmt_bytes(nv):>11}   every request its own block"
+            + (f" ({nv / ar:.1f}x the arena)" if ar else ""),
+            f"  solved in {self.solve_seconds * 1e3:.1f} ms (best ordering: {self.ordering})",
+        ]
+        return "\n".join(lines)
+
+    def __repr__(self):
+        return (f"<Plan requests={self.num_requests} arena={self.arena_bytes} "
+                f"lower_bound={self.lower_bound_bytes} naive={self.naive_bytes}>")
+
+
+def _merge(a, b):
+    """Lifetimes that cover both recordings (a request alive at the end in either escapes)."""
+    return [_ALIVE if (x == _ALIVE or y == _ALIVE) else max(x, y) for x, y in zip(a, b)]
+
+
+def _solved(sizes, devs, frees, pins):
+    """A plan that keeps the offsets in ``pins`` where it can (so a call can move between
+    the old layout and the new one mid-way without conflicts), unless that costs more than 5%
+    of arena over a free layout."""
+    free = Plan(sizes, devs, frees)
+    if not pins:
+        return free
+    pinned = Plan(sizes, devs, frees, pinned=pins)
+    return pinned if pinned.arena_bytes <= free.arena_bytes * 1.05 else free
+
+
+class PlanStats:
+    """What the calls of a planned function did: ``calls``, ``recordings`` (first calls of a
+    path), ``replays`` (calls served from a plan), ``fallbacks`` (calls, or their ends, that
+    ran on the allocator: a new path, an arena tensor still alive, a re-entrant call),
+    ``switches`` (departures continued on another recorded path), ``served`` (requests
+    served from an arena), ``conflicts`` (requests the allocator served because their slice
+    was still in use: lifetimes that differ from the recording)."""
+
+    _fields = ("calls", "recordings", "replays", "fallbacks", "switches", "served", "conflicts")
+
+    def __init__(self):
+        for f in self._fields:
+            setattr(self, f, 0)
+
+    def as_dict(self):
+        return {f: getattr(self, f) for f in self._fields}
+
+    def __repr__(self):
+        return "PlanStats(" + ", ".join(f"{k}={v}" for k, v in self.as_dict().items()) + ")"
+
+
+# ---- signatures -------------------------------------------------------------------------------
+
+_VALUE_TYPES = (int, float, complex, str, bytes, bool, type(None), type(Ellipsis), _dtype, _device)
+
+
+def _sig(x):
+    if isinstance(x, TensorBase):
+        return ("T", tuple(x.shape), x.stride(), x.dtype, str(x.device), x.requires_grad)
+    if isinstance(x, _VALUE_TYPES):
+        return x if not (isinstance(x, float) and x != x) else ("nan",)
+    if isinstance(x, (tuple, list)):
+        return (type(x).__name__,) + tuple(_sig(v) for v in x)
+    if isinstance(x, dict):
+        return ("dict",) + tuple((k, _sig(v)) for k, v in x.items())
+    if isinstance(x, slice):
+        return ("slice", _sig(x.start), _sig(x.stop), _sig(x.step))
+    # any other object: by identity (without keeping it alive)
+    return ("id", type(x).__qualname__, id(x))
+
+
+def signature(args, kwargs):
+    """The key a call is planned under: tensor shapes, strides, dtypes, devices and
+    requires_grad, the grad mode, and the other arguments."""
+    return (_C._is_grad_enabled(), _C._is_inference_mode(),
+            tuple(_sig(a) for a in args),
+            tuple((k, _sig(v)) for k, v in kwargs.items()) if kwargs else ())
+
+
+# ---- the planned callable ---------------------------------------------------------------------
+
+class _ThreadState(threading.local):
+    hook = None          # this thread's ArenaHook (its arena) for this function
+    busy = False         # a call of this function is running on this thread
+
+
+class Planned:
+    """``fn`` with planned memory; see ``tensorlib.memory.plan``."""
+
+    def __init__(self, fn, max_plans=MAX_PLANS):
+        functools.update_wrapper(self, fn)
+        self._fn = fn
+        self._max_plans = max_plans
+        self._sets = OrderedDict()          # signature -> [Plan], most recently used first
+        self._tls = _ThreadState()
+        self._lock = threading.Lock()
+        self.stats = PlanStats()
+        self.last_plan = None
+
+    def __get__(self, obj, objtype=None):
+        return self if obj is None else types.MethodType(self, obj)
+
+    @property
+    def plans(self):
+        """Every plan kept (all signatures and paths)."""
+        return [p for ps in list(self._sets.values()) for p in ps]
+
+    def reset(self):
+        """Forget every plan and arena (the next call records again)."""
+        with self._lock:
+            self._sets.clear()
+        self._tls.hook = None
+        self.last_plan = None
+
+    def __call__(self, *args, **kwargs):
+        st, tls = self.stats, self._tls
+        st.calls += 1
+        if tls.busy:                          # re-entered on this thread: run it plainly
+            st.fallbacks += 1
+            return self._fn(*args, **kwargs)
+        key = signature(args, kwargs)
+        plans = self._sets.get(key)
+        if not plans:
+            return self._run(key, None, args, kwargs)
+        first = plans[0]
+        hook = tls.hook
+        if hook is not None and hook.live_count:
+            # an arena tensor of an earlier call is still alive: never overwrite it. This call
+            # runs on the allocator; that arena is given up (it lives as long as its tensors).
+            tls.hook = None
+            st.fallbacks += 1
+            self.last_plan = first
+            return self._fn(*args, **kwargs)
+        if first.device is None and len(plans) == 1:
+            st.replays += 1                   # nothing to plan: every request escapes
+            self.last_plan = first
+            return self._fn(*args, **kwargs)
+        need = max(p.arena_bytes for p in self.plans if p.device == first.device)
+        if hook is None or hook.capacity < need or hook.block.device != first.device:
+            hook = tls.hook = ArenaHook(_new_arena_block(need, first.device))
+        return self._run(key, hook, args, kwargs, plans)
+
+    def _run(self, key, hook, args, kwargs, plans=None):
+        tls = self._tls
+        recording = hook is None
+        if recording:
+            hook = ArenaHook(None)
+            hook.begin()
+        else:
+            hook.begin([p.arrays for p in plans])
+        tls.busy = True
+        _push_memory_hook(hook)
+        try:
+            result = self._fn(*args, **kwargs)
+        except BaseException:
+            _pop_memory_hook(hook)
+            hook.finish()
+            tls.busy = False
+            self.stats.fallbacks += 0 if recording else 1
+            raise
+        _pop_memory_hook(hook)
+        rec = hook.finish()               # what is alive now (result included) escaped
+        tls.busy = False
+        self._learn(key, hook, rec, plans)
+        return result
+
+    def _learn(self, key, hook, rec, plans):
+        st = self.stats
+        sizes, frees, devs, _, matched = rec
+        st.served += hook.n_served
+        st.conflicts += hook.n_conflicts
+        st.switches += 1 if matched > 0 else 0   # followed another path than the first guess
+        with self._lock:
+            if plans is None:
+                st.recordings += 1
+                self.last_plan = self._add(key, Plan(sizes, devs, frees))
+                return
+            if matched < 0:
+                # a path not recorded yet: the call finished on the allocator from where it
+                # departed; plan the new path, keeping the offsets of the common prefix
+                st.fallbacks += 1
+                base = plans[hook.departed_plan] if 0 <= hook.departed_plan < len(plans) else plans[0]
+                cut = hook.departed_at if hook.departed_at >= 0 else len(sizes)
+                self.last_plan = self._new_path(key, plans, sizes, devs, frees, base, cut)
+                return
+            st.replays += 1
+            used = plans[matched]
+            merged = _merge(used.free_at, frees)
+            if merged != used.free_at:
+                # lifetimes grew (or a tensor escaped): plan again, for both lifetimes
+                new = _solved(sizes, devs, merged, self._pins(used, merged, len(sizes)))
+                self._replace(key, used, new)
+                used = new
+            else:
+                self._touch(key, used)
+            self.last_plan = used
+
+    def _pins(self, base, free_at, cut):
+        """Keep the offsets of ``base`` for requests 0..cut-1 where possible, so a call that
+        departs from ``base`` there can switch to the new plan without conflicts."""
+        return {k: base.offsets[k] for k in range(min(cut, base.num_requests))
+                if base.offsets[k] >= 0 and free_at[k] != _ALIVE}
+
+    def _new_path(self, key, plans, sizes, devs, frees, base, cut):
+        path = (tuple(sizes), tuple(str(d) for d in devs))
+        for p in plans:
+            if p.path == path:                 # a path seen before: merge lifetimes
+                merged = _merge(p.free_at, frees)
+                if merged != p.free_at:
+                    new = _solved(sizes, devs, merged, self._pins(base, merged, cut))
+                    self._replace(key, p, new)
+                    return new
+                self._touch(key, p)
+                return p
+        return self._add(key, _solved(sizes, devs, frees, self._pins(base, frees, cut)))
+
+    def _add(self, key, p):
+        ps = self._sets.get(key)
+        if ps is None:
+            ps = self._sets[key] = []
+            while len(self._sets) > MAX_SIGNATURES:
+                self._sets.popitem(last=False)
+        ps.insert(0, p)
+        del ps[self._max_plans:]
+        self._sets.move_to_end(key)
+        return p
+
+    def _touch(self, key, p):
+        ps = self._sets.get(key)
+        if ps and ps[0] is not p and p in ps:
+            ps.remove(p)
+            ps.insert(0, p)
+
+    def _replace(self, key, old, new):
+        ps = self._sets.get(key)
+        if ps is None:
+            return
+        if old in ps:
+            ps.remove(old)
+        ps.insert(0, new)
+
+    def __repr__(self):
+        return f"<planned {getattr(self._fn, '__qualname__', self._fn)!r} {self.stats}>"
+
+
+def plan(fn=None, *, max_plans=MAX_PLANS):
+    """Plan the memory of ``fn``: returns a callable that records the first call of each input
+    signature and replays later calls from one arena (see the module's docstring). Usable as a
+    decorator, with or without arguments.
+
+    >>> planned = tensorlib.memory.plan(lambda x: (x + 1) * 2)
+    >>> x = tensorlib.arange(4.)
+    >>> planned(x).tolist(), planned(x).tolist()
+    ([2.0, 4.0, 6.0, 8.0], [2.0, 4.0, 6.0, 8.0])
+    >>> planned.last_plan.num_requests
+    2
+    """
+    if fn is None:
+        return lambda f: Planned(f, max_plans=max_plans)
+    return Planned(fn, max_plans=max_plans)
