@@ -1,11 +1,18 @@
-"""A short tour of what tensorlib does today: ``python -m tensorlib.demo``.
+"""Memory you can see and plan: ``python -m tensorlib.demo [output folder]``.
 
-Tensors that print as their values, views that share memory (with each other and with
-NumPy), the version counter every write bumps, and memory counters that are exact.
+An inference loop of a small model, first profiled (what is alive at the peak, by role and by
+source line), then planned (one arena, replayed with no allocator traffic, bit-identical
+outputs), then a training-style loop that leaks, and the leak found on its source line. The
+timeline picture (SVG) and a Chrome/Perfetto trace are written to the output folder (the
+current directory by default).
 """
-import numpy as np
+import os
+import sys
 
 import tensorlib as torch
+from tensorlib import memory
+
+HAS_MM = hasattr(torch, "matmul")
 
 
 def _title(text):
@@ -14,100 +21,110 @@ def _title(text):
     print("-" * len(text))
 
 
-W = 38      # width of the label column
+def _indent(text, pad="  "):
+    return "\n".join(pad + line for line in text.splitlines())
 
 
-def _show(label, value):
-    lines = (value if isinstance(value, str) else repr(value)).splitlines() or [""]
-    print(f"  {label:<{W}}{lines[0]}")
-    for line in lines[1:]:
-        print(" " * (W + 2) + line)
+def mm(a, b):
+    """``a @ b`` (by a loop of multiply-adds where matmul has not landed yet)."""
+    if HAS_MM:
+        return a @ b
+    out = a[..., 0:1] * b[0:1, :]
+    for k in range(1, a.shape[-1]):
+        out = out + a[..., k:k + 1] * b[k:k + 1, :]
+    return out
 
 
-def _line(label, text):
-    print(f"  {label:<{W}}{text}")
+def make_model(sizes, seed=0):
+    g = torch.Generator().manual_seed(seed)
+    layers = [(torch.randn(a, b, generator=g) * (1 / a ** 0.5), torch.randn(b, generator=g) * 0.1)
+              for a, b in zip(sizes, sizes[1:])]
+    for w, b in layers:
+        w.untyped_storage().role = 1           # parameters (nn will mark its own)
+        b.untyped_storage().role = 1
+
+    def model(x):
+        for w, b in layers[:-1]:
+            x = torch.gelu(mm(x, w) + b)       # the hidden layers
+        w, b = layers[-1]
+        return (mm(x, w) + b).sigmoid()        # the head
+
+    return model, layers
 
 
-def tensors():
-    _title("1. A tensor is its values (PyTorch's API: `import tensorlib as torch`)")
-    x = torch.arange(12.).view(3, 4)
-    _show("x = torch.arange(12.).view(3, 4)", x)
-    _show("x.shape, x.stride(), x.dtype", (x.shape, x.stride(), x.dtype))
-    _show("torch.tensor([[1, 2], [3, 4]])", torch.tensor([[1, 2], [3, 4]]))
-    _show("torch.zeros(2, dtype=torch.float16)", torch.zeros(2, dtype=torch.float16))
-    return x
+def inference(model, batches):
+    return [model(x) for x in batches]
 
 
-def views(x):
-    _title("2. Views never copy: they share storage (and memory with NumPy)")
-    col = x[:, 1]
-    _show("col = x[:, 1]", col)
-    _show("col.stride(), col.storage_offset()", (col.stride(), col.storage_offset()))
-    col[0] = 100.
-    _show("after col[0] = 100., x[0]", x[0])
-    xt = x.t()
-    _show("x.t().is_contiguous()", xt.is_contiguous())
-    try:
-        xt.view(12)
-    except RuntimeError as e:
-        _show("x.t().view(12) raises", f"RuntimeError: {str(e)[:40]}...")
-    _show("x.t().reshape(12) copies instead", xt.reshape(12)[:4])
-    a = x.numpy()
-    a[2, 3] = -1.
-    _show("a = x.numpy(); a[2, 3] = -1; x[2]", x[2])
-    n = np.zeros(3, dtype=np.float32)
-    t = torch.from_numpy(n)
-    t[1] = 7.
-    _show("t = from_numpy(n); t[1] = 7; n", n)
+def main(out_dir=None):
+    out_dir = out_dir or os.getcwd()
+    sizes = [64, 256, 256, 10] if HAS_MM else [16, 48, 48, 4]
+    model, _ = make_model(sizes)
+    g = torch.Generator().manual_seed(1)
+    batches = [torch.randn(32, sizes[0], generator=g) for _ in range(5)]
+    print(f"tensorlib {torch.__version__}: memory you can see and plan")
+    print(f"model: MLP {'-'.join(map(str, sizes))}, batch 32, {len(batches)} batches, no_grad"
+          f"{'' if HAS_MM else ' (matmul by a loop of multiply-adds: not merged yet)'}")
 
+    _title("1. An inference loop, profiled: with tensorlib.memory.profile() as prof")
+    with torch.no_grad(), memory.profile() as prof:
+        for x in batches:
+            y = model(x)
+            prof.step()
+        del y
+    print(_indent(prof.summary()))
 
-def versions():
-    _title("3. Every write bumps a version counter shared by a tensor and its views")
-    x = torch.zeros(4)
-    v = x[1:3]
-    _show("x._version, v._version", (x._version, v._version))
-    v[0] = 1.
-    _show("after v[0] = 1.", (x._version, v._version))
-    x.fill_(2.)
-    _show("after x.fill_(2.)", (x._version, v._version))
-    _show("x.detach() shares it: ._version", x.detach()._version)
+    _title("2. The same loop, planned: planned = tensorlib.memory.plan(model)")
+    planned = memory.plan(model)
+    with torch.no_grad():
+        ref = inference(model, batches)
+        before = memory.memory_stats()["allocation.all.allocated"]
+        model(batches[0])
+        plain_reqs = memory.memory_stats()["allocation.all.allocated"] - before
+        planned(batches[0])                    # the first call records
+        with memory.profile() as pprof:
+            outs = [planned(x) for x in batches]   # later calls replay
+        before = memory.memory_stats()["allocation.all.allocated"]
+        planned(batches[1])
+        plan_reqs = memory.memory_stats()["allocation.all.allocated"] - before
+    same = all(o.equal(r) for o, r in zip(outs, ref))
+    print(_indent(planned.last_plan.report()))
+    served = sum(1 for e in pprof.events if e.kind == "alloc" and e.planned)
+    allocs = sum(1 for e in pprof.events if e.kind == "alloc")
+    print(f"  allocator requests per call: unplanned {plain_reqs}, planned {plan_reqs} "
+          f"(the output, which outlives the call)")
+    print(f"  profiled planned loop: {served} of {allocs} allocations served from the arena")
+    print(f"  outputs bit-identical to the unplanned loop: {same}")
+    print(f"  {planned.stats}")
 
+    _title("3. A leak, found: a training-style loop that keeps its losses")
+    w = torch.randn(256, generator=g).requires_grad_()
+    losses = []
+    with memory.profile() as lprof:
+        for i in range(6):
+            x = torch.randn(256, generator=g)
+            h = (x * w).tanh()
+            loss = h * h
+            losses.append(loss)                # keeps each graph and what it saved
+            lprof.step()
+    for s in lprof.leaks()[:3]:
+        grow = f", growing {s.growth_per_step} B/step" if s.growing else ""
+        print(f"  {s.site}: {s.bytes:,} bytes in {s.count} tensors, {s.role}{grow}")
+    print("  (the fix: losses.append(loss.item()) or loss.detach())")
+    del losses, loss, h
 
-def memory():
-    _title("4. Memory you can see: exact counters (tensorlib.memory)")
-    mem = torch.memory
-    base = mem.memory_allocated()
-    _line("memory_allocated() at the start", f"{base:,} bytes")
-    x = torch.empty(1000, 1000)
-    grew = mem.memory_allocated() - base
-    _line("x = torch.empty(1000, 1000)", f"+{grew:,} bytes (x.nbytes = {x.nbytes:,}, rounded up to 512s)")
-    views = [x[i] for i in range(100)] + [x.t(), x.view(-1), x[::2, 10:]]
-    _line(f"{len(views)} views of x", f"+{mem.memory_allocated() - base - grew} bytes more")
-    y = x.clone()
-    _line("y = x.clone()", f"+{mem.memory_allocated() - base - grew:,} bytes more")
-    s = mem.memory_stats()
-    _line("memory_stats(): live blocks, peak", f"{s['allocation.all.current']} blocks, "
-          f"{s['allocated_bytes.all.peak']:,} bytes")
-    del x, y
-    _line("del x, y (the views still hold x)", f"+{mem.memory_allocated() - base:,} bytes over the start")
-    del views
-    _line("del views", f"+{mem.memory_allocated() - base} bytes: back where we started")
-    n = np.ones(1000)
-    t = torch.from_numpy(n)
-    _line("t = torch.from_numpy(np.ones(1000))", f"+{mem.memory_allocated() - base} bytes "
-          f"(borrowed from NumPy: not ours to count)")
-    del t
-
-
-def main():
-    print(f"tensorlib {torch.__version__}: PyTorch's programming model on a Cython core")
-    x = tensors()
-    views(x)
-    versions()
-    memory()
-    print()
-    print("More: README.md (quickstart, differences from PyTorch) and bench/bench_core.py.")
+    _title("4. Pictures")
+    svg = prof.save_timeline(os.path.join(out_dir, "tensorlib_memory_timeline.svg"),
+                             title="inference loop: bytes alive by role")
+    lsvg = lprof.save_timeline(os.path.join(out_dir, "tensorlib_leak_timeline.svg"),
+                               title="leaking loop: bytes alive by role")
+    trace = prof.export_chrome_trace(os.path.join(out_dir, "tensorlib_memory_trace.json"))
+    print(f"  timeline of the inference loop: {svg}")
+    print(f"  timeline of the leaking loop:   {lsvg}")
+    print(f"  Chrome/Perfetto trace:          {trace} (open in ui.perfetto.dev)")
+    return {"profile": prof, "planned": planned, "leaks": lprof, "same": same,
+            "requests": (plain_reqs, plan_reqs), "files": (svg, lsvg, trace)}
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1] if len(sys.argv) > 1 else None)

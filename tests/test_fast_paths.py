@@ -172,13 +172,17 @@ def _check_alignment_and_counters(n):
     assert tensorlib.memory.memory_allocated() == before
 
 
-def test_demo_runs_quickly():
+def test_demo_runs_quickly(tmp_path):
     from tensorlib import demo
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        demo.main()
+        result = demo.main(str(tmp_path))
     text = out.getvalue()
-    assert "back where we started" in text and "+0 bytes more" in text
+    assert "memory plan:" in text and "bit-identical to the unplanned loop: True" in text
+    assert result["same"] and result["requests"][1] == 1
+    assert result["leaks"].leaks()[0].growing
+    for path in result["files"]:
+        assert os.path.getsize(path) > 1000
 
 
 def test_bench_smoke():

@@ -20,7 +20,12 @@ from libc.stdint cimport int64_t, uintptr_t
 from libc.stdlib cimport malloc, realloc, free
 from libc.string cimport memset
 
+from cpython.long cimport PyLong_FromLongLong
+from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
+from cpython.ref cimport Py_INCREF
+
 from tensorlib._core.allocator cimport Storage, device, MemoryHook, ArenaBlock
+from tensorlib._core.tensor cimport TensorBase
 
 
 cdef int64_t* _grow(int64_t* p, int64_t n) except NULL:
@@ -30,30 +35,95 @@ cdef int64_t* _grow(int64_t* p, int64_t n) except NULL:
     return q
 
 
+# ---- input signatures ---------------------------------------------------------------------------
+
+cdef object _sig_fallback = None        # the Python signature of other objects (planner.py)
+
+
+def _register_sig_fallback(fn):
+    global _sig_fallback
+    _sig_fallback = fn
+
+
+cdef tuple _ints(int n, const int64_t* v):
+    cdef tuple t = PyTuple_New(n)
+    cdef int i
+    for i in range(n):
+        o = PyLong_FromLongLong(v[i])
+        Py_INCREF(o)
+        PyTuple_SET_ITEM(t, i, o)
+    return t
+
+
+cpdef object sig_of(object x):
+    """What part of a call's signature ``x`` is: a tensor by its shape, strides, dtype,
+    device and requires_grad; numbers, strings and containers by value; other objects as
+    the planner's Python fallback says."""
+    cdef TensorBase t
+    cdef type tp = type(x)
+    cdef device d
+    if isinstance(x, TensorBase):
+        t = <TensorBase>x
+        d = t._storage.device
+        # only objects with C-level hashing and equality: the key is hashed on every call
+        return ("T", _ints(t._ndim, t._shape), _ints(t._ndim, t._strides), t._dtype,
+                d.type, d.index, t._requires_grad)
+    if tp is int or tp is bool or tp is str or x is None:
+        return x
+    if tp is float:
+        return x if x == x else ("nan",)
+    if tp is tuple or tp is list:
+        return (tp.__name__,) + tuple([sig_of(v) for v in x])
+    return _sig_fallback(x)
+
+
+def signature(tuple args, dict kwargs, grad_mode, inference_mode):
+    """The key a call is planned under."""
+    return (grad_mode, inference_mode, tuple([sig_of(a) for a in args]),
+            tuple([(k, sig_of(v)) for k, v in kwargs.items()]) if kwargs else ())
+
+
+# ---- plans -------------------------------------------------------------------------------------
+
 @cython.final
 cdef class PlanArrays:
-    """The replay view of one plan: request sizes (bytes), devices and arena offsets
-    (-1: served by the allocator, e.g. a tensor that escapes the call)."""
+    """The replay view of one plan: request sizes (bytes), devices, arena offsets (-1: served
+    by the allocator, e.g. a tensor that escapes the call) and the recorded lifetimes
+    (``free_at``: requests made when it was freed, -1 if it outlived the call)."""
     cdef readonly int64_t n
     cdef int64_t* sizes
     cdef int64_t* offsets
+    cdef int64_t* free_at
     cdef list devices
+    cdef object single_device             # the device of every request, or None
 
-    def __init__(self, sizes, offsets, devices):
+    def __init__(self, sizes, offsets, devices, free_at):
         cdef int64_t i
-        if not (len(sizes) == len(offsets) == len(devices)):
-            raise ValueError("PlanArrays: sizes, offsets and devices differ in length")
+        if not (len(sizes) == len(offsets) == len(devices) == len(free_at)):
+            raise ValueError("PlanArrays: sizes, offsets, devices and free_at differ in length")
         self.n = len(sizes)
         self.sizes = _grow(NULL, self.n)
         self.offsets = _grow(NULL, self.n)
+        self.free_at = _grow(NULL, self.n)
         for i in range(self.n):
             self.sizes[i] = sizes[i]
             self.offsets[i] = offsets[i]
+            self.free_at[i] = free_at[i]
         self.devices = list(devices)
+        if self.devices and all(d is self.devices[0] for d in self.devices):
+            self.single_device = self.devices[0]
 
     def __dealloc__(self):
         free(self.sizes)
         free(self.offsets)
+        free(self.free_at)
+
+
+cdef inline bint _same_device(PlanArrays q, int64_t k, object dev) except -1:
+    if q.single_device is dev:
+        return True
+    d = q.devices[k]
+    return d is dev or d == dev
 
 
 @cython.final
@@ -81,7 +151,10 @@ cdef class ArenaHook(MemoryHook):
     cdef int64_t* rec_free                # request count at the free; -1 while alive
     cdef int64_t* rec_arena               # 1 when served from the arena
     cdef int64_t rec_cap
-    cdef list rec_dev
+    cdef int* rec_devi                    # per request: index into devs
+    cdef list devs                        # the devices seen (usually one)
+    cdef object last_dev
+    cdef int last_devi
     cdef dict ext                         # alloc_id -> k for requests the allocator served
     cdef int64_t pending                  # request just declined, waiting for its storage
     cdef readonly int64_t departed_at     # first request no recorded path has (or -1)
@@ -98,6 +171,8 @@ cdef class ArenaHook(MemoryHook):
         self.live_end = _grow(NULL, self.live_cap)
         self.live_k = _grow(NULL, self.live_cap)
         self.rec_cap = 0
+        self.devs = []
+        self.last_devi = -1
         self.ext = {}
         self.pending = -1
         self.departed_at = -1
@@ -109,6 +184,7 @@ cdef class ArenaHook(MemoryHook):
         free(self.rec_size)
         free(self.rec_free)
         free(self.rec_arena)
+        free(self.rec_devi)
 
     # ---- per call ----------------------------------------------------------------------------
     def begin(self, plans=()):
@@ -128,7 +204,6 @@ cdef class ArenaHook(MemoryHook):
         self.plan_index = 0
         if cap > self.rec_cap:
             self._grow_rec(cap)
-        self.rec_dev = []
         self.ext.clear()
         self.k = 0
         self.pending = -1
@@ -138,10 +213,8 @@ cdef class ArenaHook(MemoryHook):
         self.active = True
 
     def finish(self):
-        """End the call. Returns its record (sizes, free_at, devices, from_arena) per request,
-        free_at -1 for what is still alive (it escaped the call), and the index of the plan
-        whose path the call followed exactly (or -1)."""
-        cdef int64_t i
+        """End the call. Returns the index of the plan whose path the call followed exactly,
+        or -1 (a new path). ``record()`` then gives what the call did."""
         cdef int j
         cdef int matched = -1
         self.active = False
@@ -152,19 +225,41 @@ cdef class ArenaHook(MemoryHook):
                 if self.cand[j] and (<PlanArrays>self.plans[j]).n == self.k:
                     matched = j
                     break
-        sizes = [self.rec_size[i] for i in range(self.k)]
-        frees = [self.rec_free[i] for i in range(self.k)]
-        arena = [bool(self.rec_arena[i]) for i in range(self.k)]
-        devs = self.rec_dev
-        self.rec_dev = []
         self.plans = None
         self.nplans = 0
-        return sizes, frees, devs, arena, matched
+        return matched
+
+    def record(self):
+        """The last call's requests: (sizes, free_at, devices, from_arena), free_at -1 for
+        what was still alive when it returned (it escaped the call)."""
+        cdef int64_t i
+        if self.active:
+            raise RuntimeError("ArenaHook.record: the call is still running")
+        return ([self.rec_size[i] for i in range(self.k)],
+                [self.rec_free[i] for i in range(self.k)],
+                [self.devs[self.rec_devi[i]] for i in range(self.k)],
+                [bool(self.rec_arena[i]) for i in range(self.k)])
+
+    def lifetimes_grew(self, PlanArrays p):
+        """Whether some request of the last call lived longer than ``p`` recorded (or escaped
+        where it had not): ``p`` should then be planned again."""
+        cdef int64_t i
+        if p.n != self.k:
+            return True
+        for i in range(self.k):
+            if p.free_at[i] == -1:
+                continue
+            if self.rec_free[i] == -1 or self.rec_free[i] > p.free_at[i]:
+                return True
+        return False
 
     cdef int _grow_rec(self, int64_t cap) except -1:
         self.rec_size = _grow(self.rec_size, cap)
         self.rec_free = _grow(self.rec_free, cap)
         self.rec_arena = _grow(self.rec_arena, cap)
+        self.rec_devi = <int*>realloc(self.rec_devi, <size_t>cap * sizeof(int))
+        if self.rec_devi == NULL:
+            raise MemoryError()
         self.rec_cap = cap
         return 0
 
@@ -183,8 +278,11 @@ cdef class ArenaHook(MemoryHook):
         self.rec_size[k] = nbytes
         self.rec_free[k] = -1
         self.rec_arena[k] = 0
-        self.rec_dev.append(dev)
+        if dev is not self.last_dev:
+            self._devi(dev)
+        self.rec_devi[k] = self.last_devi
         self.pending = k
+        self.c_wants_after_alloc = True
         if self.nplans == 0 or self.base == NULL or self.departed_at >= 0:
             return 0
         # which recorded paths still match; any that lets request k escape sends it to the
@@ -195,7 +293,7 @@ cdef class ArenaHook(MemoryHook):
             if not self.cand[j]:
                 continue
             q = <PlanArrays>self.plans[j]
-            if k >= q.n or q.sizes[k] != nbytes or (q.devices[k] is not dev and q.devices[k] != dev):
+            if k >= q.n or q.sizes[k] != nbytes or not _same_device(q, k, dev):
                 self.cand[j] = 0
                 continue
             alive += 1
@@ -234,7 +332,20 @@ cdef class ArenaHook(MemoryHook):
         self.rec_arena[k] = 1
         self.n_served += 1
         self.pending = -1
+        self.c_wants_after_alloc = False      # served: nothing to link
         return <int64_t><uintptr_t>(self.base + off)
+
+    cdef int _devi(self, object dev) except -1:
+        cdef int i
+        for i in range(len(self.devs)):
+            if self.devs[i] is dev:
+                break
+        else:
+            self.devs.append(dev)
+            i = len(self.devs) - 1
+        self.last_dev = dev
+        self.last_devi = i
+        return 0
 
     cdef int c_after_alloc(self, Storage s) except -1:
         if self.pending >= 0:

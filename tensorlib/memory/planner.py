@@ -37,6 +37,7 @@ from tensorlib._core import tensor as _C
 from tensorlib._core.allocator import (
     _push_memory_hook, _pop_memory_hook, _new_arena_block, device as _device)
 from tensorlib._core.dtype import dtype as _dtype
+from tensorlib._core import memplan as _memplan
 from tensorlib._core.memplan import ArenaHook, PlanArrays
 from tensorlib._core.tensor import TensorBase
 
@@ -49,7 +50,13 @@ _ALIVE = -1                    # free_at of a request still alive when the call 
 
 
 def _round(n):
-    return (n + ALIGN - 1) // ALIGN * ALIGN
+    """A request's bytes in the arena: whole cache lines, plus one more for blocks of 2 KiB
+    and up. Without that pad, same-size blocks side by side sit a multiple of 4 KiB apart,
+    and an op reading one while writing the other stalls on 4K aliasing (loads and stores
+    whose addresses agree in their low 12 bits look dependent): 3% slower replays of a chain
+    of 4 KiB elementwise ops. The lower bound and the naive total use the same rounding."""
+    r = (n + ALIGN - 1) // ALIGN * ALIGN
+    return r + ALIGN if r >= 2048 else r
 
 
 def _fmt_bytes(n):
@@ -207,7 +214,7 @@ class Plan:
         self.device = max(by_dev, key=by_dev.get) if by_dev else None
         offs = [o if (o >= 0 and self.devices[k] == self.device) else -1
                 for k, o in enumerate(self.offsets)]
-        self.arrays = PlanArrays(self.sizes, offs, self.devices)
+        self.arrays = PlanArrays(self.sizes, offs, self.devices, self.free_at)
         self.path = (tuple(self.sizes), tuple(str(d) for d in self.devices))
 
     @property
@@ -268,7 +275,8 @@ class PlanStats:
     """What the calls of a planned function did: ``calls``, ``recordings`` (first calls of a
     path), ``replays`` (calls served from a plan), ``fallbacks`` (calls, or their ends, that
     ran on the allocator: a new path, an arena tensor still alive, a re-entrant call),
-    ``switches`` (departures continued on another recorded path), ``served`` (requests
+    ``switches`` (replays that followed another recorded path than the one tried first:
+    a branch of a dynamic graph), ``served`` (requests
     served from an arena), ``conflicts`` (requests the allocator served because their slice
     was still in use: lifetimes that differ from the recording)."""
 
@@ -287,30 +295,38 @@ class PlanStats:
 
 # ---- signatures -------------------------------------------------------------------------------
 
-_VALUE_TYPES = (int, float, complex, str, bytes, bool, type(None), type(Ellipsis), _dtype, _device)
-
-
 def _sig(x):
-    if isinstance(x, TensorBase):
-        return ("T", tuple(x.shape), x.stride(), x.dtype, str(x.device), x.requires_grad)
-    if isinstance(x, _VALUE_TYPES):
-        return x if not (isinstance(x, float) and x != x) else ("nan",)
+    """The signature of arguments the C ``sig_of`` leaves to Python."""
+    sig = _memplan.sig_of
+    if isinstance(x, _device):
+        return ("device", x.type, x.index)
+    if isinstance(x, (_dtype, complex, bytes, type(Ellipsis))):
+        return x
+    if isinstance(x, float):                     # float subclasses
+        return float(x) if x == x else ("nan",)
+    if isinstance(x, (int, str)):
+        return x
     if isinstance(x, (tuple, list)):
-        return (type(x).__name__,) + tuple(_sig(v) for v in x)
+        return (type(x).__name__,) + tuple(sig(v) for v in x)
     if isinstance(x, dict):
-        return ("dict",) + tuple((k, _sig(v)) for k, v in x.items())
+        return ("dict",) + tuple((k, sig(v)) for k, v in x.items())
     if isinstance(x, slice):
-        return ("slice", _sig(x.start), _sig(x.stop), _sig(x.step))
+        return ("slice", sig(x.start), sig(x.stop), sig(x.step))
     # any other object: by identity (without keeping it alive)
     return ("id", type(x).__qualname__, id(x))
 
 
+_memplan._register_sig_fallback(_sig)
+
+
 def signature(args, kwargs):
     """The key a call is planned under: tensor shapes, strides, dtypes, devices and
-    requires_grad, the grad mode, and the other arguments."""
-    return (_C._is_grad_enabled(), _C._is_inference_mode(),
-            tuple(_sig(a) for a in args),
-            tuple((k, _sig(v)) for k, v in kwargs.items()) if kwargs else ())
+    requires_grad, the grad mode, and the other arguments.
+
+    >>> signature((tensorlib.ones(2, 3), 2), {})[2]
+    (('T', (2, 3), (3, 1), tensorlib.float32, 'cpu', None, False), 2)
+    """
+    return _memplan.signature(args, kwargs, _C._is_grad_enabled(), _C._is_inference_mode())
 
 
 # ---- the planned callable ---------------------------------------------------------------------
@@ -327,7 +343,10 @@ class Planned:
         functools.update_wrapper(self, fn)
         self._fn = fn
         self._max_plans = max_plans
-        self._sets = OrderedDict()          # signature -> [Plan], most recently used first
+        # signature -> ([Plan], [PlanArrays]), most recently used first (replaced, never
+        # mutated in place: a call reads them without the lock)
+        self._sets = OrderedDict()
+        self._need = {}                     # device -> the largest arena of the plans kept
         self._tls = _ThreadState()
         self._lock = threading.Lock()
         self.stats = PlanStats()
@@ -339,12 +358,13 @@ class Planned:
     @property
     def plans(self):
         """Every plan kept (all signatures and paths)."""
-        return [p for ps in list(self._sets.values()) for p in ps]
+        return [p for ps, _ in list(self._sets.values()) for p in ps]
 
     def reset(self):
         """Forget every plan and arena (the next call records again)."""
         with self._lock:
             self._sets.clear()
+            self._need = {}
         self._tls.hook = None
         self.last_plan = None
 
@@ -354,10 +374,11 @@ class Planned:
         if tls.busy:                          # re-entered on this thread: run it plainly
             st.fallbacks += 1
             return self._fn(*args, **kwargs)
-        key = signature(args, kwargs)
-        plans = self._sets.get(key)
-        if not plans:
-            return self._run(key, None, args, kwargs)
+        key = _memplan.signature(args, kwargs, _C._is_grad_enabled(), _C._is_inference_mode())
+        entry = self._sets.get(key)
+        if entry is None:
+            return self._run(key, None, None, args, kwargs)
+        plans, arrays = entry
         first = plans[0]
         hook = tls.hook
         if hook is not None and hook.live_count:
@@ -367,23 +388,25 @@ class Planned:
             st.fallbacks += 1
             self.last_plan = first
             return self._fn(*args, **kwargs)
-        if first.device is None and len(plans) == 1:
-            st.replays += 1                   # nothing to plan: every request escapes
-            self.last_plan = first
-            return self._fn(*args, **kwargs)
-        need = max(p.arena_bytes for p in self.plans if p.device == first.device)
-        if hook is None or hook.capacity < need or hook.block.device != first.device:
-            hook = tls.hook = ArenaHook(_new_arena_block(need, first.device))
-        return self._run(key, hook, args, kwargs, plans)
+        dev = first.device
+        if dev is None:
+            if len(plans) == 1:
+                st.replays += 1               # nothing to plan: every request escapes
+                self.last_plan = first
+                return self._fn(*args, **kwargs)
+            dev = next((p.device for p in plans if p.device is not None), None)
+        need = self._need.get(dev, 0)
+        if hook is None or hook.capacity < need or hook.block.device != dev:
+            hook = tls.hook = ArenaHook(_new_arena_block(need, dev))
+        return self._run(key, hook, entry, args, kwargs)
 
-    def _run(self, key, hook, args, kwargs, plans=None):
+    def _run(self, key, hook, entry, args, kwargs):
         tls = self._tls
-        recording = hook is None
-        if recording:
-            hook = ArenaHook(None)
+        if hook is None:
+            hook = ArenaHook(None)            # recording: the allocator serves everything
             hook.begin()
         else:
-            hook.begin([p.arrays for p in plans])
+            hook.begin(entry[1])
         tls.busy = True
         _push_memory_hook(hook)
         try:
@@ -392,44 +415,51 @@ class Planned:
             _pop_memory_hook(hook)
             hook.finish()
             tls.busy = False
-            self.stats.fallbacks += 0 if recording else 1
+            if entry is not None:
+                self.stats.fallbacks += 1
             raise
         _pop_memory_hook(hook)
-        rec = hook.finish()               # what is alive now (result included) escaped
+        matched = hook.finish()           # what is alive now (result included) escaped
         tls.busy = False
-        self._learn(key, hook, rec, plans)
+        self._learn(key, hook, entry, matched)
         return result
 
-    def _learn(self, key, hook, rec, plans):
+    def _learn(self, key, hook, entry, matched):
         st = self.stats
-        sizes, frees, devs, _, matched = rec
         st.served += hook.n_served
         st.conflicts += hook.n_conflicts
-        st.switches += 1 if matched > 0 else 0   # followed another path than the first guess
-        with self._lock:
-            if plans is None:
-                st.recordings += 1
+        if entry is None:
+            sizes, frees, devs, _ = hook.record()
+            st.recordings += 1
+            with self._lock:
                 self.last_plan = self._add(key, Plan(sizes, devs, frees))
-                return
-            if matched < 0:
-                # a path not recorded yet: the call finished on the allocator from where it
-                # departed; plan the new path, keeping the offsets of the common prefix
-                st.fallbacks += 1
-                base = plans[hook.departed_plan] if 0 <= hook.departed_plan < len(plans) else plans[0]
-                cut = hook.departed_at if hook.departed_at >= 0 else len(sizes)
-                self.last_plan = self._new_path(key, plans, sizes, devs, frees, base, cut)
-                return
-            st.replays += 1
-            used = plans[matched]
+            return
+        plans = entry[0]
+        if matched < 0:
+            # a path not recorded yet: the call finished on the allocator from where it
+            # departed; plan the new path, keeping the offsets of the common prefix
+            st.fallbacks += 1
+            sizes, frees, devs, _ = hook.record()
+            base = plans[hook.departed_plan] if 0 <= hook.departed_plan < len(plans) else plans[0]
+            cut = hook.departed_at if hook.departed_at >= 0 else len(sizes)
+            with self._lock:
+                self.last_plan = self._new_path(key, sizes, devs, frees, base, cut)
+            return
+        st.replays += 1
+        st.switches += matched > 0            # followed another path than the first guess
+        used = plans[matched]
+        if hook.lifetimes_grew(used.arrays):
+            # lifetimes grew (or a tensor escaped): plan again, for both lifetimes
+            sizes, frees, devs, _ = hook.record()
             merged = _merge(used.free_at, frees)
-            if merged != used.free_at:
-                # lifetimes grew (or a tensor escaped): plan again, for both lifetimes
-                new = _solved(sizes, devs, merged, self._pins(used, merged, len(sizes)))
+            new = _solved(sizes, devs, merged, self._pins(used, merged, len(sizes)))
+            with self._lock:
                 self._replace(key, used, new)
-                used = new
-            else:
-                self._touch(key, used)
-            self.last_plan = used
+            used = new
+        elif matched > 0:
+            with self._lock:
+                self._replace(key, used, used)
+        self.last_plan = used
 
     def _pins(self, base, free_at, cut):
         """Keep the offsets of ``base`` for requests 0..cut-1 where possible, so a call that
@@ -437,43 +467,42 @@ class Planned:
         return {k: base.offsets[k] for k in range(min(cut, base.num_requests))
                 if base.offsets[k] >= 0 and free_at[k] != _ALIVE}
 
-    def _new_path(self, key, plans, sizes, devs, frees, base, cut):
+    def _new_path(self, key, sizes, devs, frees, base, cut):
         path = (tuple(sizes), tuple(str(d) for d in devs))
-        for p in plans:
+        entry = self._sets.get(key)
+        for p in (entry[0] if entry else ()):
             if p.path == path:                 # a path seen before: merge lifetimes
                 merged = _merge(p.free_at, frees)
-                if merged != p.free_at:
-                    new = _solved(sizes, devs, merged, self._pins(base, merged, cut))
-                    self._replace(key, p, new)
-                    return new
-                self._touch(key, p)
-                return p
+                new = p if merged == p.free_at else \
+                    _solved(sizes, devs, merged, self._pins(base, merged, cut))
+                self._replace(key, p, new)
+                return new
         return self._add(key, _solved(sizes, devs, frees, self._pins(base, frees, cut)))
 
-    def _add(self, key, p):
-        ps = self._sets.get(key)
-        if ps is None:
-            ps = self._sets[key] = []
-            while len(self._sets) > MAX_SIGNATURES:
-                self._sets.popitem(last=False)
-        ps.insert(0, p)
-        del ps[self._max_plans:]
+    # the plan sets (under self._lock)
+    def _store(self, key, plans):
+        plans = plans[:self._max_plans]
+        self._sets[key] = (plans, [p.arrays for p in plans])
         self._sets.move_to_end(key)
+        while len(self._sets) > MAX_SIGNATURES:
+            self._sets.popitem(last=False)
+        need = {}
+        for ps, _ in self._sets.values():
+            for p in ps:
+                if p.device is not None:
+                    need[p.device] = max(need.get(p.device, 0), p.arena_bytes)
+        self._need = need
+
+    def _add(self, key, p):
+        entry = self._sets.get(key)
+        self._store(key, [p] + (entry[0] if entry else []))
         return p
 
-    def _touch(self, key, p):
-        ps = self._sets.get(key)
-        if ps and ps[0] is not p and p in ps:
-            ps.remove(p)
-            ps.insert(0, p)
-
     def _replace(self, key, old, new):
-        ps = self._sets.get(key)
-        if ps is None:
-            return
-        if old in ps:
-            ps.remove(old)
-        ps.insert(0, new)
+        """``new`` in place of ``old``, first (most recently used)."""
+        entry = self._sets.get(key)
+        if entry is not None:
+            self._store(key, [new] + [p for p in entry[0] if p is not old])
 
     def __repr__(self):
         return f"<planned {getattr(self._fn, '__qualname__', self._fn)!r} {self.stats}>"
