@@ -50,13 +50,9 @@ _ALIVE = -1                    # free_at of a request still alive when the call 
 
 
 def _round(n):
-    """A request's bytes in the arena: whole cache lines, plus one more for blocks of 2 KiB
-    and up. Without that pad, same-size blocks side by side sit a multiple of 4 KiB apart,
-    and an op reading one while writing the other stalls on 4K aliasing (loads and stores
-    whose addresses agree in their low 12 bits look dependent): 3% slower replays of a chain
-    of 4 KiB elementwise ops. The lower bound and the naive total use the same rounding."""
-    r = (n + ALIGN - 1) // ALIGN * ALIGN
-    return r + ALIGN if r >= 2048 else r
+    """A request's bytes in the arena: whole cache lines (so every slice is 64-byte aligned).
+    The lower bound and the naive total use the same rounding."""
+    return (n + ALIGN - 1) // ALIGN * ALIGN
 
 
 def _fmt_bytes(n):
