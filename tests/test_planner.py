@@ -668,3 +668,125 @@ def test_costs_nothing_outside_a_planned_call():
     before = _stats()["allocation.all.allocated"]
     torch.ones(3) + 1
     assert _stats()["allocation.all.allocated"] - before == 2
+
+
+def test_a_training_step_with_backward_inside_the_planned_call():
+    w = torch.randn(512).requires_grad_()
+    v = torch.randn(512).requires_grad_()
+
+    def step(x):
+        h = (x * w).tanh()
+        loss = ((h + v) * h).exp()
+        loss.backward(torch.ones_like(loss))     # gradients accumulate across calls
+        return loss.detach()
+
+    f = plan(step)
+    xs = [torch.randn(512, generator=torch.Generator().manual_seed(i)) for i in range(8)]
+    ref_losses = [step(x) for x in xs]
+    ref_grads = (w.grad.clone(), v.grad.clone())
+    w.grad = v.grad = None
+    losses = [f(x) for x in xs]
+    for a, b in zip(losses, ref_losses):
+        _same(a, b)
+    _same(w.grad, ref_grads[0])
+    _same(v.grad, ref_grads[1])
+    # the first call makes .grad, later ones add into it (another path, whose new .grad
+    # escapes from an arena slice once: the call after it leaves that arena alone); from
+    # the fourth call on, every call replays
+    assert f.stats.recordings == 1 and f.stats.fallbacks == 2 and f.stats.replays == 5
+
+
+# ---- the door's contract (MEMHOOKS.md), as the planner relies on it ------------------------
+
+class ServingHook:
+    """A plain-Python hook serving requests from an arena block, logging what it hears."""
+
+    def __init__(self, nbytes):
+        from tensorlib._core.allocator import _new_arena_block
+        self.block = _new_arena_block(nbytes)
+        self.used = 0
+        self.log = []
+
+    def serve(self, nbytes, device):
+        off = self.used
+        if off + nbytes > self.block.nbytes:
+            return 0
+        self.used += (nbytes + 63) // 64 * 64
+        return self.block.address + off
+
+    def after_alloc(self, s):
+        self.log.append(("alloc", s.alloc_id, s.planned_by is self))
+
+    def on_free(self, s):
+        self.log.append(("free", s.alloc_id))
+
+    def on_role(self, s, old, new):
+        self.log.append(("role", s.alloc_id, old, new))
+
+
+def test_door_serves_from_a_hook_and_counts_slices_as_allocated_bytes():
+    from tensorlib._core.allocator import _push_memory_hook, _pop_memory_hook
+    h = ServingHook(1 << 16)
+    before = _stats()
+    _push_memory_hook(h)
+    try:
+        t = torch.empty(1000)                     # 4000 bytes from the hook
+        t.fill_(2.5)
+        big = torch.empty(100000)                 # too big for the hook: the allocator
+    finally:
+        _pop_memory_hook(h)
+    s = t.untyped_storage()
+    assert s.planned_by is h and not s.is_borrowed and t.data_ptr() == h.block.address
+    mid = _stats()
+    assert mid["allocation.all.allocated"] - before["allocation.all.allocated"] == 1   # big only
+    assert mid["allocated_bytes.all.current"] - before["allocated_bytes.all.current"] == 4096 + 400384
+    assert h.log[:2] == [("alloc", s.alloc_id, True), ("alloc", big.untyped_storage().alloc_id, False)]
+    s.role = 4
+    assert ("role", s.alloc_id, 0, 4) not in h.log   # popped: role changes are not heard
+    del s
+    freed = t.untyped_storage().alloc_id
+    box = [t]
+    del t
+    th = threading.Thread(target=box.clear)       # freed on another thread, after the pop:
+    th.start(); th.join()                         # planned_by still hears of it
+    assert h.log[-1] == ("free", freed)
+    del big
+    assert _stats()["allocated_bytes.all.current"] == before["allocated_bytes.all.current"]
+
+
+def test_door_hooks_nest_innermost_first_and_hear_roles():
+    from tensorlib._core.allocator import _push_memory_hook, _pop_memory_hook
+    outer, inner = ServingHook(1 << 14), ServingHook(1 << 14)
+    _push_memory_hook(outer)
+    _push_memory_hook(inner)
+    try:
+        assert _memory_hooks() == [outer, inner]
+        t = torch.empty(100)
+        t.untyped_storage().role = 5
+    finally:
+        _pop_memory_hook(inner)
+        _pop_memory_hook(outer)
+    s = t.untyped_storage()
+    assert s.planned_by is inner
+    sid = s.alloc_id
+    assert ("alloc", sid, True) in inner.log and ("alloc", sid, False) in outer.log
+    assert ("role", sid, 0, 5) in inner.log and ("role", sid, 0, 5) in outer.log
+    assert s.role_name == "saved-for-backward"
+    with pytest.raises(ValueError):
+        s.role = 99
+    with pytest.raises(ValueError):
+        _pop_memory_hook(inner)
+    del s, t
+    assert inner.log[-1] == ("free", sid) and ("free", sid) not in outer.log
+
+
+def test_alloc_ids_increase_and_current_op_is_per_thread():
+    from tensorlib._core.allocator import _set_current_op, _get_current_op
+    a, b = torch.empty(3), torch.empty(3)
+    assert b.untyped_storage().alloc_id > a.untyped_storage().alloc_id
+    prev = _set_current_op("matmul")
+    seen = []
+    th = threading.Thread(target=lambda: seen.append(_get_current_op()))
+    th.start(); th.join()
+    assert _get_current_op() == "matmul" and seen == [None]
+    _set_current_op(prev)

@@ -2,15 +2,16 @@
 slices of one arena, in C (the door calls it through the MemoryHook vtable, so a replayed
 request costs less than a malloc).
 
-One ``ArenaHook`` owns one arena block and is used by one call at a time. During a call it
-serves the k-th request at ``plan.offsets[k]`` only if the size and device match the plan and
-the slice overlaps no arena slice that is live right now (lifetimes may differ from the
-recording: two live tensors never share bytes). Everything else goes to the allocator. It
-records every request of the call (size, device, when it was freed, counted in requests) so
-that the Python planner can learn escapes, merge lifetimes or plan a new path. When a call
-departs from its plan (another size or device, more requests) it switches to another cached
-plan of the same signature whose requests so far are the same, or else leaves the rest of
-the call to the allocator.
+One ``ArenaHook`` owns one arena block and is used by one call at a time. A call starts
+with the recorded paths (plans) of its signature, most recently used first; the ones whose
+requests so far match the call's (size and device) stay candidates. The k-th request is
+served at the current candidate's ``offsets[k]`` only if no candidate lets request k escape
+(the call may be on that path, where it is the result) and the slice overlaps no arena slice
+alive right now (lifetimes may differ from the recording: two live tensors never share
+bytes). When the current candidate stops matching, the next one takes over; when none is
+left, the rest of the call goes to the allocator. The hook records every request of the call
+(size, device, and when it was freed, counted in requests) so that the Python planner can
+learn escapes, merge lifetimes or plan a new path.
 
 Frees reach the hook through ``Storage.planned_by`` from any thread; all bookkeeping is C code
 run under the GIL without calling back into Python, so it is atomic.

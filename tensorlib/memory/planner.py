@@ -364,11 +364,17 @@ class Planned:
         self._tls.hook = None
         self.last_plan = None
 
+    def _count(self, **deltas):
+        """Stats change under the lock: calls from several threads must not lose counts."""
+        with self._lock:
+            st = self.stats
+            for k, v in deltas.items():
+                setattr(st, k, getattr(st, k) + v)
+
     def __call__(self, *args, **kwargs):
-        st, tls = self.stats, self._tls
-        st.calls += 1
+        tls = self._tls
         if tls.busy:                          # re-entered on this thread: run it plainly
-            st.fallbacks += 1
+            self._count(calls=1, fallbacks=1)
             return self._fn(*args, **kwargs)
         key = _memplan.signature(args, kwargs, _C._is_grad_enabled(), _C._is_inference_mode())
         entry = self._sets.get(key)
@@ -381,13 +387,13 @@ class Planned:
             # an arena tensor of an earlier call is still alive: never overwrite it. This call
             # runs on the allocator; that arena is given up (it lives as long as its tensors).
             tls.hook = None
-            st.fallbacks += 1
+            self._count(calls=1, fallbacks=1)
             self.last_plan = first
             return self._fn(*args, **kwargs)
         dev = first.device
         if dev is None:
             if len(plans) == 1:
-                st.replays += 1               # nothing to plan: every request escapes
+                self._count(calls=1, replays=1)   # nothing to plan: every request escapes
                 self.last_plan = first
                 return self._fn(*args, **kwargs)
             dev = next((p.device for p in plans if p.device is not None), None)
@@ -411,8 +417,7 @@ class Planned:
             _pop_memory_hook(hook)
             hook.finish()
             tls.busy = False
-            if entry is not None:
-                self.stats.fallbacks += 1
+            self._count(calls=1, fallbacks=0 if entry is None else 1)
             raise
         _pop_memory_hook(hook)
         matched = hook.finish()           # what is alive now (result included) escaped
@@ -421,41 +426,41 @@ class Planned:
         return result
 
     def _learn(self, key, hook, entry, matched):
-        st = self.stats
-        st.served += hook.n_served
-        st.conflicts += hook.n_conflicts
+        d = {"calls": 1, "served": hook.n_served, "conflicts": hook.n_conflicts}
         if entry is None:
             sizes, frees, devs, _ = hook.record()
-            st.recordings += 1
+            new = Plan(sizes, devs, frees)
             with self._lock:
-                self.last_plan = self._add(key, Plan(sizes, devs, frees))
-            return
-        plans = entry[0]
-        if matched < 0:
+                self._add(key, new)
+            self.last_plan = new
+            d["recordings"] = 1
+        elif matched < 0:
             # a path not recorded yet: the call finished on the allocator from where it
             # departed; plan the new path, keeping the offsets of the common prefix
-            st.fallbacks += 1
+            plans = entry[0]
             sizes, frees, devs, _ = hook.record()
             base = plans[hook.departed_plan] if 0 <= hook.departed_plan < len(plans) else plans[0]
             cut = hook.departed_at if hook.departed_at >= 0 else len(sizes)
             with self._lock:
                 self.last_plan = self._new_path(key, sizes, devs, frees, base, cut)
-            return
-        st.replays += 1
-        st.switches += matched > 0            # followed another path than the first guess
-        used = plans[matched]
-        if hook.lifetimes_grew(used.arrays):
-            # lifetimes grew (or a tensor escaped): plan again, for both lifetimes
-            sizes, frees, devs, _ = hook.record()
-            merged = _merge(used.free_at, frees)
-            new = _solved(sizes, devs, merged, self._pins(used, merged, len(sizes)))
-            with self._lock:
-                self._replace(key, used, new)
-            used = new
-        elif matched > 0:
-            with self._lock:
-                self._replace(key, used, used)
-        self.last_plan = used
+            d["fallbacks"] = 1
+        else:
+            used = entry[0][matched]
+            d["replays"] = 1
+            d["switches"] = int(matched > 0)      # followed another path than the first guess
+            if hook.lifetimes_grew(used.arrays):
+                # lifetimes grew (or a tensor escaped): plan again, for both lifetimes
+                sizes, frees, devs, _ = hook.record()
+                merged = _merge(used.free_at, frees)
+                new = _solved(sizes, devs, merged, self._pins(used, merged, len(sizes)))
+                with self._lock:
+                    self._replace(key, used, new)
+                used = new
+            elif matched > 0:
+                with self._lock:
+                    self._replace(key, used, used)
+            self.last_plan = used
+        self._count(**d)
 
     def _pins(self, base, free_at, cut):
         """Keep the offsets of ``base`` for requests 0..cut-1 where possible, so a call that
