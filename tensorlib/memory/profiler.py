@@ -405,8 +405,9 @@ class Profile:
                 lines.append(f"    {name:<20}{_fmt_bytes(b):>12}  {100 * b / self._peak:5.1f}%")
             lines.append("  top sites at the peak:")
             for s in self.top_sites(k):
+                ops = ", ".join(o for o in s.ops[:3] if o)
                 lines.append(f"    {s.site:<40}{_fmt_bytes(s.bytes):>12}  {s.count:>4} tensors  "
-                             f"{s.role} ({', '.join(str(o) for o in s.ops[:3])})")
+                             f"{s.role}{f' ({ops})' if ops else ''}")
         leaks = self.leaks()
         if leaks:
             lines.append("  alive at the end or growing step after step:")

@@ -82,7 +82,7 @@ def render_svg(series, role_names, peak=None, steps=(), title="tensorlib memory 
         series = [(0.0, [0] * len(role_names))]
     used = [i for i in range(len(role_names)) if any(s[1][i] for s in series)]
     pts = _downsample(series, pw)
-    t0 = pts[0][0]
+    t0 = min(0.0, pts[0][0])              # time since the profile began
     t1 = max(pts[-1][0], t0 + 1e-9)
     top = max(max(sum(s[1]) for s in pts), peak[1] if peak else 0, 1)
     yt = _nice_ticks(top, binary=True)
