@@ -25,60 +25,31 @@ if any(os.path.exists(os.path.join(_ROOT, "tensorlib", "_core", "tensor" + suffi
 import tensorlib as torch  # noqa: E402
 from tensorlib import memory  # noqa: E402
 
-HAS_MM = hasattr(torch, "matmul")
-HAS_SUM = hasattr(torch.Tensor, "sum") and hasattr(torch.Tensor, "amax")
 
 
-# ---- workloads (matmul and reductions by loops of elementwise ops until they land) ---------
-
-def mm(a, b):
-    if HAS_MM:
-        return a @ b
-    out = a[..., 0:1] * b[..., 0:1, :]
-    for k in range(1, a.shape[-1]):
-        out = out + a[..., k:k + 1] * b[..., k:k + 1, :]
-    return out
-
-
-def rowsum(x):
-    if HAS_SUM:
-        return x.sum(-1, keepdim=True)
-    s = x[..., 0:1]
-    for j in range(1, x.shape[-1]):
-        s = s + x[..., j:j + 1]
-    return s
-
-
-def rowmax(x):
-    if HAS_SUM:
-        return x.amax(-1, keepdim=True)
-    m = x[..., 0:1]
-    for j in range(1, x.shape[-1]):
-        m = torch.maximum(m, x[..., j:j + 1])
-    return m
-
+# ---- workloads ----------------------------------------------------------------------------
 
 def layer_norm(x, eps=1e-5):
     n = x.shape[-1]
-    d = x - rowsum(x) / n
-    return d * (rowsum(d * d) / n + eps).rsqrt()
+    d = x - x.sum(-1, keepdim=True) / n
+    return d * ((d * d).sum(-1, keepdim=True) / n + eps).rsqrt()
 
 
 def mlp(x, ws):
     for w, b in ws[:-1]:
-        x = (mm(x, w) + b).relu()
+        x = (x @ w + b).relu()
     w, b = ws[-1]
-    return mm(x, w) + b
+    return x @ w + b
 
 
 def block(x, p):
     h = layer_norm(x)
-    q, k, v = mm(h, p["wq"]), mm(h, p["wk"]), mm(h, p["wv"])
-    s = mm(q, k.transpose(-1, -2)) * (1.0 / q.shape[-1] ** 0.5)
-    e = (s - rowmax(s)).exp()
-    x = x + mm(mm(e / rowsum(e), v), p["wo"])
+    q, k, v = h @ p["wq"], h @ p["wk"], h @ p["wv"]
+    s = q @ k.transpose(-1, -2) * (1.0 / q.shape[-1] ** 0.5)
+    e = (s - s.amax(-1, keepdim=True)).exp()
+    x = x + (e / e.sum(-1, keepdim=True) @ v) @ p["wo"]
     h = layer_norm(x)
-    return x + mm(torch.gelu(mm(h, p["w1"])), p["w2"])
+    return x + torch.gelu(h @ p["w1"]) @ p["w2"]
 
 
 def chain(x, n=200):
@@ -89,12 +60,8 @@ def chain(x, n=200):
 
 def workloads():
     g = torch.Generator().manual_seed(0)
-    if HAS_MM:
-        sizes, batch = [512, 1024, 1024, 512], 64
-        d, hidden, seq, b = 128, 512, 64, 4
-    else:                              # loop matmul: keep the op count sane
-        sizes, batch = [32, 64, 64, 16], 256
-        d, hidden, seq, b = 16, 32, 16, 2
+    sizes, batch = [512, 1024, 1024, 512], 64
+    d, hidden, seq, b = 128, 512, 64, 4
     ws = [(torch.randn(a, c, generator=g) * (1 / a ** 0.5), torch.randn(c, generator=g) * 0.1)
           for a, c in zip(sizes, sizes[1:])]
     p = {n: torch.randn(d, d, generator=g) * (1 / d ** 0.5) for n in ("wq", "wk", "wv", "wo")}
@@ -152,8 +119,7 @@ def main():
     ap.add_argument("--seconds", type=float, default=None, help="timing per workload")
     args = ap.parse_args()
     seconds = args.seconds or (0.5 if args.quick else 5.0)
-    print(f"tensorlib planner bench: matmul {'@' if HAS_MM else 'by loops (not merged yet)'}, "
-          f"reductions {'native' if HAS_SUM else 'by loops'}, {torch.get_num_threads()} threads")
+    print(f"tensorlib planner bench: {torch.get_num_threads()} threads")
     missed = []
     with torch.no_grad():
         for name, fn, fargs in workloads():

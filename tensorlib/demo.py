@@ -12,9 +12,6 @@ import sys
 import tensorlib as torch
 from tensorlib import memory
 
-HAS_MM = hasattr(torch, "matmul")
-
-
 def _title(text):
     print()
     print(text)
@@ -23,16 +20,6 @@ def _title(text):
 
 def _indent(text, pad="  "):
     return "\n".join(pad + line for line in text.splitlines())
-
-
-def mm(a, b):
-    """``a @ b`` (by a loop of multiply-adds where matmul has not landed yet)."""
-    if HAS_MM:
-        return a @ b
-    out = a[..., 0:1] * b[0:1, :]
-    for k in range(1, a.shape[-1]):
-        out = out + a[..., k:k + 1] * b[k:k + 1, :]
-    return out
 
 
 def make_model(sizes, seed=0):
@@ -45,9 +32,9 @@ def make_model(sizes, seed=0):
 
     def model(x):
         for w, b in layers[:-1]:
-            x = torch.gelu(mm(x, w) + b)       # the hidden layers
+            x = torch.gelu(x @ w + b)       # the hidden layers
         w, b = layers[-1]
-        return (mm(x, w) + b).sigmoid()        # the head
+        return (x @ w + b).sigmoid()        # the head
 
     return model, layers
 
@@ -58,13 +45,12 @@ def inference(model, batches):
 
 def main(out_dir=None):
     out_dir = out_dir or os.getcwd()
-    sizes = [64, 256, 256, 10] if HAS_MM else [16, 48, 48, 4]
+    sizes = [64, 256, 256, 10]
     model, _ = make_model(sizes)
     g = torch.Generator().manual_seed(1)
     batches = [torch.randn(32, sizes[0], generator=g) for _ in range(5)]
     print(f"tensorlib {torch.__version__}: memory you can see and plan")
-    print(f"model: MLP {'-'.join(map(str, sizes))}, batch 32, {len(batches)} batches, no_grad"
-          f"{'' if HAS_MM else ' (matmul by a loop of multiply-adds: not merged yet)'}")
+    print(f"model: MLP {'-'.join(map(str, sizes))}, batch 32, {len(batches)} batches, no_grad")
 
     _title("1. An inference loop, profiled: with tensorlib.memory.profile() as prof")
     with torch.no_grad(), memory.profile() as prof:
@@ -97,7 +83,10 @@ def main(out_dir=None):
     print(f"  outputs bit-identical to the unplanned loop: {same}")
     print(f"  {planned.stats}")
 
-    _title("3. A leak, found: a training-style loop that keeps its losses")
+    _title("3. The allocator's counters after both loops: tensorlib.memory.memory_summary()")
+    print(_indent(memory.memory_summary(abbreviated=True)))
+
+    _title("4. A leak, found: a training-style loop that keeps its losses")
     w = torch.randn(256, generator=g).requires_grad_()
     losses = []
     with memory.profile() as lprof:
@@ -113,7 +102,7 @@ def main(out_dir=None):
     print("  (the fix: losses.append(loss.item()) or loss.detach())")
     del losses, loss, h
 
-    _title("4. Pictures")
+    _title("5. Pictures")
     svg = prof.save_timeline(os.path.join(out_dir, "tensorlib_memory_timeline.svg"),
                              title="inference loop: bytes alive by role")
     lsvg = lprof.save_timeline(os.path.join(out_dir, "tensorlib_leak_timeline.svg"),
