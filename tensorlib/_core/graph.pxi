@@ -886,6 +886,8 @@ def _max_backward(grads, self, result, indices, dim, keepdim, other=None, bigger
 
 
 def _var_backward(grad, self, dim, correction, keepdim, unbiased):
+    if isinstance(dim, bool):          # legacy var(input, unbiased) form: no dim
+        unbiased, dim = dim, None
     c = 1 if correction is None and (unbiased is None or unbiased) else (0 if correction is None else correction)
     sizes = tuple(self.shape)
     n = _bw_reduced_count(sizes, dim)
