@@ -855,6 +855,8 @@ def _matmul_backward(grad, self, other, int which):
     """Gradient of matmul for either operand, every rank case: 1-D operands are treated as a
     row (left) or column (right) vector, then the added dim is removed again; broadcast batch
     dims are summed back by the engine."""
+    if self.dim() == 1 and other.dim() == 1:          # a dot product: grad is 0-d
+        return grad * (other if which == 0 else self)
     a = self.unsqueeze(0) if self.dim() == 1 else self
     b = other.unsqueeze(-1) if other.dim() == 1 else other
     g = grad
@@ -918,13 +920,18 @@ def _evenly_distribute(grad, self, value, dim, keepdim):
     return _expand_reduced(grad, tuple(self.shape), dim, keepdim) * mask / count
 
 
-def _max_backward(grads, self, result, indices, dim, keepdim):
+def _max_backward(grads, self, result, indices, dim, keepdim, other=None, bigger=True):
+    if other is not None or isinstance(dim, TensorBase):      # max(input, other): maximum
+        return _max_min_share(grads[0], self, dim if other is None else other, bigger)
     if indices is not None:
         return _take_along_backward(grads[0], tuple(self.shape), dim, indices, bool(keepdim))
-    return _evenly_distribute(grads[0], self, result, None, False)
+    # max(): equal elements share the gradient, NaNs too when the result is NaN (PyTorch)
+    return _evenly_distribute_all(grads[0], self, result)
 
 
 def _var_backward(grad, self, dim, correction, keepdim, unbiased):
+    if isinstance(dim, bool):          # legacy var(input, unbiased) form: no dim
+        unbiased, dim = dim, None
     c = 1 if correction is None and (unbiased is None or unbiased) else (0 if correction is None else correction)
     sizes = tuple(self.shape)
     n = _bw_reduced_count(sizes, dim)

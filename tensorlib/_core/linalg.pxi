@@ -897,6 +897,8 @@ cdef TensorBase _tensordot(TensorBase a, TensorBase b, object dims, object out):
     free_b = [i for i in range(b._ndim) if i not in wb]
     pa = free_a + wa
     pb = wb + free_b
+    if out is None and tl_grad_enabled and (a._requires_grad or b._requires_grad):
+        return _tensordot_recorded(a, b, sa, sb, pa, pb, len(free_a), len(free_b))
     ap = _view_of(a, [sa[i] for i in pa], [sta[i] for i in pa], a._offset)
     bp = _view_of(b, [sb[i] for i in pb], [stb[i] for i in pb], b._offset)
     out_shape = [sa[i] for i in free_a] + [sb[i] for i in free_b]
@@ -1089,6 +1091,8 @@ cdef object _einsum_eq(str eq, list ops):
                 raise RuntimeError(f"einsum(): output subscript {_la_lab_char(L)} appears more than once in "
                                    f"the output")
             out.append(L)
+    if any([(<TensorBase>x)._requires_grad for x in ops]) and tl_grad_enabled:
+        return _einsum_recorded(ops, labels, out)
     prepped = [_einsum_diag(ops[k], labels[k]) for k in range(n)]
     if n == 1:
         return _einsum_single(prepped[0][0], prepped[0][1], out)
@@ -1221,3 +1225,109 @@ cdef TensorBase _einsum_multi(list prepped, list out, dict size):
         ct = _reshape(P, tuple([size[L] for L in cl]))
     # a permuted view when the output order is not (batch, left, right), as in PyTorch
     return _einsum_arrange(ct, cl, out)
+
+
+# ---- backward helpers (autograd formulas in decl.py call these)
+# tensordot and einsum have no node of their own (as in PyTorch): when an input requires grad
+# they are built from recorded ops (expand/diagonal/permute/reshape/sum/mul/mm/bmm), so the
+# gradient flows through those ops' formulas and create_graph works.
+
+def _tensordot_recorded(a, b, list sa, list sb, list pa, list pb, int nfa, int nfb):
+    """tensordot as permute + reshape + mm + reshape (the result's grad_fn is a
+    ViewBackward0, as in PyTorch). ``sa``/``sb`` are the shapes with size-1 contracted dims
+    broadcast against the other side."""
+    if list(a.shape) != sa:
+        a = a.expand(tuple(sa))
+    if list(b.shape) != sb:
+        b = b.expand(tuple(sb))
+    fa = [sa[i] for i in pa[:nfa]]
+    fb = [sb[i] for i in pb[len(pb) - nfb:]]
+    cdef int64_t Ma = _la_prod(fa), Nb = _la_prod(fb)
+    cdef int64_t K = _la_prod([sa[i] for i in pa[nfa:]])
+    r = a.permute(tuple(pa)).reshape(Ma, K).mm(b.permute(tuple(pb)).reshape(K, Nb))
+    return r.reshape(tuple(fa + fb))
+
+
+def _einsum_align(t, list labs, list new):
+    """t (labels labs) with its dims in the order of ``new`` and size 1 where a label of new
+    is absent (so that products broadcast)."""
+    present = [L for L in new if L in labs]
+    if present != labs:
+        t = t.permute(tuple([labs.index(L) for L in present]))
+    shape = tuple([t.shape[present.index(L)] if L in labs else 1 for L in new])
+    return t if tuple(t.shape) == shape else t.reshape(shape)
+
+
+def _einsum_recorded(list ops, list labels, list out):
+    """einsum from recorded ops: repeated labels -> diagonal; single operand -> permute
+    (+ sum); pairs contracted left to right as batched products (bmm), or multiplied
+    elementwise when nothing is contracted."""
+    prepped = []
+    for t, labs in zip(ops, labels):
+        labs = list(labs)
+        while len(set(labs)) != len(labs):
+            i = next(k for k in range(len(labs)) if labs[k] in labs[k + 1:])
+            j = labs.index(labs[i], i + 1)
+            L = labs[i]
+            t = t.diagonal(0, i, j)                       # the diagonal becomes the last dim
+            labs = [labs[k] for k in range(len(labs)) if k != i and k != j] + [L]
+        prepped.append((t, labs))
+    ct, cl = prepped[0]
+    if len(prepped) == 1:
+        sum_labs = [L for L in cl if L not in out]
+        ct = ct.permute(tuple([cl.index(L) for L in out + sum_labs]))
+        if sum_labs:
+            ct = ct.sum(tuple(range(len(out), len(cl))))
+        return ct
+    for k in range(1, len(prepped)):
+        rt, rl = prepped[k]
+        later = set(out)
+        for j in range(k + 1, len(prepped)):
+            later.update(prepped[j][1])
+        shared = [L for L in cl if L in rl]
+        contr = [L for L in shared if L not in later]
+        ls = [L for L in cl if L not in rl and L not in later]
+        rs = [L for L in rl if L not in cl and L not in later]
+        if ct.dtype != rt.dtype and (contr or ls or rs):
+            raise RuntimeError(f"expected scalar type {_la_st(ct)} but found {_la_st(rt)}")
+        if ls:
+            ct = ct.sum(tuple([cl.index(L) for L in ls]))
+            cl = [L for L in cl if L not in ls]
+        if rs:
+            rt = rt.sum(tuple([rl.index(L) for L in rs]))
+            rl = [L for L in rl if L not in rs]
+        # size-1 shared dims broadcast against the other side
+        cs = list(ct.shape)
+        rsz = list(rt.shape)
+        for L in shared:
+            x, y = cl.index(L), rl.index(L)
+            if cs[x] == 1 and rsz[y] != 1:
+                cs[x] = rsz[y]
+            elif rsz[y] == 1 and cs[x] != 1:
+                rsz[y] = cs[x]
+        if cs != list(ct.shape):
+            ct = ct.expand(tuple(cs))
+        if rsz != list(rt.shape):
+            rt = rt.expand(tuple(rsz))
+        batch = [L for L in shared if L in later]
+        left = [L for L in cl if L not in rl]
+        right = [L for L in rl if L not in cl]
+        new = batch + left + right
+        if not contr:
+            ct = _einsum_align(ct, cl, new) * _einsum_align(rt, rl, new)
+            cl = new
+            continue
+        bs = [cs[cl.index(L)] for L in batch]
+        lsz = [cs[cl.index(L)] for L in left]
+        rsz2 = [rsz[rl.index(L)] for L in right]
+        K = _la_prod([cs[cl.index(L)] for L in contr])
+        A = ct.permute(tuple([cl.index(L) for L in batch + left + contr])).reshape(
+            _la_prod(bs), _la_prod(lsz), K)
+        Bm = rt.permute(tuple([rl.index(L) for L in batch + contr + right])).reshape(
+            _la_prod(bs), K, _la_prod(rsz2))
+        ct = A.bmm(Bm).reshape(tuple(bs + lsz + rsz2))
+        cl = new
+    perm = [cl.index(L) for L in out]
+    if perm != list(range(len(perm))):
+        ct = ct.permute(tuple(perm))
+    return ct

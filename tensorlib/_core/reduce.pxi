@@ -617,3 +617,128 @@ cdef TensorBase _cumsum(TensorBase x, int64_t dim, object dtype, object out, bin
 
 cdef TensorBase _cumprod(TensorBase x, int64_t dim, object dtype, object out, bint inplace):
     return _cumulative(x, dim, dtype, out, inplace, True)
+
+
+# ---- backward helpers (autograd formulas in decl.py call these)
+# Written in tensorlib ops (recorded), so create_graph=True differentiates through them.
+
+def _has_zero(t):
+    return bool((t == 0).any())
+
+
+def _rev_cumsum(t, int d):
+    """Sums from each position to the end of dim d."""
+    return t.flip(d).cumsum(d).flip(d)
+
+
+def _prod_others(x, int d):
+    """For each element, the product of the other elements along dim d: an exclusive prefix
+    product times an exclusive suffix product. Exact with any number of zeros, and a
+    polynomial in x (so its derivatives are right at zeros too)."""
+    cdef int64_t n = x.shape[d]
+    one = _GENERATED_FUNCTIONS["ones_like"](x.narrow(d, 0, 1))
+    cat = _GENERATED_FUNCTIONS["cat"]
+    pre = cat([one, x.narrow(d, 0, n - 1)], d).cumprod(d)
+    suf = cat([x.narrow(d, 1, n - 1), one], d).flip(d).cumprod(d).flip(d)
+    return pre * suf
+
+
+def _prod_backward(grad, self, result, dim, keepdim):
+    """d prod / d x_j = the product of the other elements: result / x_j when no element is
+    zero; otherwise the exact prefix/suffix form (one zero: only the zero gets a gradient;
+    two or more: all gradients are zero)."""
+    sizes = tuple(self.shape)
+    if self.dim() == 0:
+        return grad.reshape(())
+    if self.numel() == 0:
+        return _GENERATED_FUNCTIONS["zeros_like"](self)
+    if dim is None:
+        if not _has_zero(self):
+            return grad * result / self
+        return (grad * _prod_others(self.reshape(-1), 0)).reshape(sizes)
+    d = int(dim) % self.dim()
+    g = _expand_reduced(grad, sizes, d, keepdim)
+    if not _has_zero(self):
+        return g * _expand_reduced(result, sizes, d, keepdim) / self
+    return g * _prod_others(self, d)
+
+
+def _cumprod_backward(grad, self, dim, result):
+    """d/dx_j of sum_i g_i * prod_{k<=i} x_k = sum_{i>=j} g_i * prod_{k<=i, k!=j} x_k.
+    Without zeros that is rev_cumsum(g * y)_j / x_j. With zeros: the exact O(n) form for a
+    plain backward, and under create_graph the polynomial O(n^2) form, whose own derivatives
+    are right at the zeros as well."""
+    if self.dim() == 0:
+        return grad
+    if self.numel() == 0:
+        return _GENERATED_FUNCTIONS["zeros_like"](self)
+    d = int(dim) % self.dim()
+    if not _has_zero(self):
+        return _rev_cumsum(grad * result, d) / self
+    if tl_grad_enabled:
+        return _cumprod_backward_poly(grad, self, d)
+    return _cumprod_backward_zeros(grad, self, d, result)
+
+
+def _cumprod_backward_zeros(grad, self, int d, result):
+    """Before a slice's first zero the division form holds (later products are zero on both
+    sides); at the first zero z the gradient is sum_{i>=z} g_i * y'_i where y' is the running
+    product with x_z replaced by 1; after it, every term holds x_z = 0."""
+    where = _GENERATED_FUNCTIONS["where"]
+    is0 = self == 0
+    zc = is0.cumsum(d)
+    before = zc == 0
+    first = is0 & (zc == 1)
+    a = where(before, _rev_cumsum(grad * result, d) / where(before, self, 1.0), 0.0)
+    y1 = where(first, 1.0, self).cumprod(d)
+    b = where(first, _rev_cumsum(grad * y1, d), 0.0)
+    return a + b
+
+
+def _cumprod_backward_poly(grad, self, int d):
+    """grad_j = (prod_{k<j} x_k) * sum_{i>=j} g_i * prod_{j<k<=i} x_k, built from an (n, n)
+    table of running products: no division, a polynomial in x."""
+    where = _GENERATED_FUNCTIONS["where"]
+    x = self.movedim(d, -1)
+    g = grad.movedim(d, -1)
+    cdef int64_t n = x.shape[-1]
+    ar = _GENERATED_FUNCTIONS["arange"](n)
+    later = ar.unsqueeze(0) > ar.unsqueeze(1)           # [j, i]: i > j
+    table = where(later, x.unsqueeze(-2), 1.0).cumprod(-1)   # [.., j, i] = prod_{j<k<=i} x_k
+    s = (where(ar.unsqueeze(0) >= ar.unsqueeze(1), table, 0.0) * g.unsqueeze(-2)).sum(-1)
+    one = _GENERATED_FUNCTIONS["ones_like"](x.narrow(-1, 0, 1))
+    pre = _GENERATED_FUNCTIONS["cat"]([one, x.narrow(-1, 0, n - 1)], -1).cumprod(-1)
+    return (pre * s).movedim(-1, d)
+
+
+def _evenly_distribute_all(grad, self, value):
+    """max()/median() over all elements: the elements equal to the result share the
+    gradient evenly; when the result is NaN, the NaNs share it (PyTorch)."""
+    mask = (self == value) | (self.isnan() & value.isnan())
+    return grad * mask / mask.sum()
+
+
+def _max_other_backward(grads, self, dim, other, bigger):
+    """The gradient of ``other`` in max(input, other) (``other`` may arrive as ``dim``)."""
+    o = other if other is not None else dim
+    if not isinstance(o, TensorBase):
+        return None
+    return _max_min_share(grads[0], o, self, bigger)
+
+
+def _var_mean_backward(grads, self, dim, correction, keepdim, unbiased, take_sqrt):
+    """var_mean/std_mean: the gradients from both outputs, added."""
+    if isinstance(dim, bool):              # legacy var_mean(input, unbiased) form
+        unbiased, dim = dim, None
+    gv, gm = grads[0], grads[1]
+    sizes = tuple(self.shape)
+    out = None
+    if gv is not None:
+        if take_sqrt:
+            std = _GENERATED_FUNCTIONS["std"](self, dim, unbiased, keepdim, correction=correction)
+            gv = gv / (2 * std)
+        out = _var_backward(gv, self, dim, correction, keepdim, unbiased)
+    if gm is not None:
+        t = _expand_reduced(gm, sizes, dim, keepdim) / _bw_reduced_count(sizes, dim)
+        out = t if out is None else out + t
+    return out

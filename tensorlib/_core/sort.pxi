@@ -491,3 +491,26 @@ cdef object _unique_consecutive(TensorBase t, bint return_inverse, bint return_c
         return _unique_flat(t, True, return_inverse, return_counts)
     cdef int d = _wrap_dim(_iarg(dim, "unique_consecutive", "dim", 4), t._ndim, False)
     return _unique_dim(t, d, True, return_inverse, return_counts)
+
+
+# ---- backward helpers (autograd formulas in decl.py call these)
+
+def _median_backward(grads, self, result, indices, dim, keepdim):
+    """median/nanmedian: with a dim the gradient goes to the returned index; over all
+    elements, PyTorch shares it evenly among the elements equal to the median."""
+    if indices is not None:
+        return _take_along_backward(grads[0], tuple(self.shape), int(dim), indices, keepdim)
+    return _evenly_distribute_all(grads[0], self, result)
+
+
+def _msort_backward(grad, self):
+    """msort is sort(0).values: the kernel is stable, so argsort(0) gives the same order."""
+    if self.dim() == 0:
+        return grad
+    return _take_along_backward(grad, tuple(self.shape), 0, self.argsort(0, stable=True), True)
+
+
+def _not_implemented_backward(str name):
+    """unique/unique_consecutive record a node (the values output has a grad_fn, as in
+    PyTorch) whose backward raises PyTorch's error."""
+    raise NotImplementedError(f"the derivative for '{name}' is not implemented.")

@@ -306,8 +306,14 @@ cdef tuple _broadcast_shape_of(tensors):
 
 
 cdef tuple _broadcast_tensors(tensors):
+    """An input that already has the common shape comes back as is (as in PyTorch: its
+    grad_fn is its own); the others are expanded, through the recorded ``expand`` (so each
+    gets an ExpandBackward0) when autograd is recording."""
     shape = _broadcast_shape_of(tensors)
-    return tuple([_expand(<TensorBase>x, shape) for x in tensors])
+    cdef bint rec = tl_grad_enabled and any([_req(x) for x in tensors])
+    return tuple([x if tuple((<TensorBase>x).shape) == shape
+                  else (x.expand(shape) if rec else _expand(<TensorBase>x, shape))
+                  for x in tensors])
 
 
 cdef object _slice_index(object x):

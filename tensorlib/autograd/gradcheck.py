@@ -18,6 +18,11 @@ def _as_tuple(x):
     return x if isinstance(x, tuple) else (x,)
 
 
+def _position(inputs, t):
+    """Index of ``t`` in ``inputs`` by identity (``==`` on tensors is elementwise)."""
+    return next(i for i, x in enumerate(inputs) if x is t)
+
+
 def _differentiable_outputs(fn, inputs):
     return [o for o in _as_tuple(fn(*inputs)) if isinstance(o, TensorBase) and o.requires_grad]
 
@@ -63,7 +68,7 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
     for t in targets:
         if t.dtype is not tensorlib.float64:
             import warnings
-            warnings.warn(f"Input #{inputs.index(t)} requires gradient and is not a double "
+            warnings.warn(f"Input #{_position(inputs, t)} requires gradient and is not a double "
                           f"precision floating point. gradcheck is meant for float64 inputs.")
     outputs = _differentiable_outputs(func, inputs)
     for k, out in enumerate(outputs):
@@ -86,7 +91,7 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
                 ana = a[j]
                 if not tensorlib.allclose(ana, num, rtol=rtol, atol=atol):
                     msg = (f"Jacobian mismatch for output {k} with respect to input "
-                           f"{inputs.index(t)}, element {j}:\nnumerical:{num}\nanalytical:{ana}\n")
+                           f"{_position(inputs, t)}, element {j}:\nnumerical:{num}\nanalytical:{ana}\n")
                     if raise_exception:
                         raise GradcheckError(msg)
                     return False

@@ -236,8 +236,13 @@ def emit_autograd(decl, params):
     if list_input and len(diff) != 1:
         raise ValueError(f"{op}: a Tensor[] input must be the only differentiable input")
     inputs = f"tuple({diff[0]})" if list_input else "(" + ", ".join(diff) + ("," if len(diff) == 1 else "") + ")"
+    # ``node_if``: (name, condition) pairs for overloads with their own node name in PyTorch
+    # (prod(dim) is ProdBackward1, prod() ProdBackward0); the first true condition wins
+    cls = f"_NODE_{node}"
+    for alt, cond in reversed(decl.get("node_if", ())):
+        cls = f"(_NODE_{alt} if ({cond}) else {cls})"
     rec = [f"cdef int _rec_{op}(object result{', ' if pdecl else ''}{pdecl}, bint _inplace_, object _orig_self_) except -1:",
-           f"    cdef Node n = _new_node(_NODE_{node}, _bw_{op}, {inputs})"]
+           f"    cdef Node n = _new_node({cls}, _bw_{op}, {inputs})"]
     for d in diff:
         rec.append(f"    cdef bint r_{d} = _req_any({d})")
     items = []
@@ -311,8 +316,9 @@ def generate(ops):
         if decl.get("backward"):
             if not decl.get("node"):
                 raise ValueError(f"{decl['name']}: backward formulas need a node name")
-            if decl["node"] not in node_classes:
-                node_classes.append(decl["node"])
+            for n in [decl["node"]] + [alt for alt, _ in decl.get("node_if", ())]:
+                if n not in node_classes:
+                    node_classes.append(n)
             out += emit_autograd(decl, params)
             out.append(emit_call(decl, params))
         variants = decl.get("variants", "function method").split()

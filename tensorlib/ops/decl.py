@@ -22,14 +22,16 @@ LIKE = "dtype? dtype=None, object layout=None, device? device=None, bool require
 
 
 def op(name, sig, variants=FM, impl=None, doc=None, aliases=(), node=None, view_of=None,
-       backward=None, input_name="input", outputs="single"):
+       backward=None, input_name="input", outputs="single", node_if=()):
     """One declaration. ``backward`` maps each differentiable input to its gradient formula
     (tensorlib ops over ``grad``/``grads``, the inputs, ``result`` and ``X_sizes``-style
     metadata); what the node saves is derived from it (codegen.autograd_plan).
-    ``outputs="multi"``: the op returns a tuple of tensors, each an output of the node."""
+    ``outputs="multi"``: the op returns a tuple of tensors, each an output of the node.
+    ``node_if``: ((node name, condition over the arguments), ...) for overloads PyTorch gives
+    another node name (``sum(dim)`` is SumBackward1); the first true condition wins."""
     return dict(name=name, sig=sig, variants=variants, impl=impl, doc=doc, aliases=aliases,
                 node=node, view_of=view_of, backward=backward, input_name=input_name,
-                outputs=outputs)
+                outputs=outputs, node_if=node_if)
 
 
 OPS = [
@@ -330,7 +332,14 @@ OPS = [
     op("matmul", "Tensor self, Tensor other, *, object out=None", impl="_matmul({self}, {other}, {out})",
        doc="Matrix product for every rank: dot (1-D, 1-D), mv, mm, and batched products with "
            "broadcast batch dims (a 1-D operand is a row on the left, a column on the right).\n\n"
-           "    >>> tensorlib.matmul(tensorlib.ones(5, 2, 3), tensorlib.ones(3)).shape\n    tensorlib.Size([5, 2])", node="MmBackward0", backward={'self': '_matmul_backward(grad, self, other, 0)', 'other': '_matmul_backward(grad, self, other, 1)'}),
+           "    >>> tensorlib.matmul(tensorlib.ones(5, 2, 3), tensorlib.ones(3)).shape\n    tensorlib.Size([5, 2])", node="MmBackward0",
+       # PyTorch names the node after what matmul reduced to (batched forms end in a view;
+       # where it broadcasts a 2-D left operand against a batch it shows CloneBackward0)
+       node_if=(("DotBackward0", "self.dim() == 1 and other.dim() == 1"),
+                ("MvBackward0", "self.dim() == 2 and other.dim() == 1"),
+                ("SqueezeBackward4", "self.dim() == 1 and other.dim() == 2"),
+                ("UnsafeViewBackward0", "self.dim() > 2 or other.dim() > 2")),
+       backward={'self': '_matmul_backward(grad, self, other, 0)', 'other': '_matmul_backward(grad, self, other, 1)'}),
     op("bmm", "Tensor self, Tensor mat2, *, object out=None", impl="_bmm({self}, {mat2}, {out})",
        node="BmmBackward0", backward={'self': 'grad.bmm(mat2.transpose(1, 2))', 'mat2': 'self.transpose(1, 2).bmm(grad)'},
        doc="Batched matrix product of two 3-D tensors with the same batch size.\n\n"
@@ -609,6 +618,7 @@ OPS += [
        doc="The indices that sort ``dim`` (``sort(...).indices``).\n\n"
            "    >>> tensorlib.tensor([3., 1., 2.]).argsort(descending=True).tolist()\n    [0, 2, 1]"),
     op("msort", "Tensor self, *, object out=None", impl="_msort({self}, {out})", node="SortBackward0",
+       backward={'self': '_msort_backward(grad, self)'},
        doc="Values sorted along dim 0.\n\n"
            "    >>> tensorlib.msort(tensorlib.tensor([[2, 0], [1, 3]])).tolist()\n    [[1, 0], [2, 3]]"),
     op("topk", "Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True, *, object out=None",
@@ -623,28 +633,36 @@ OPS += [
     # median/nanmedian: PyTorch's node is MedianBackward0/NanmedianBackward0 for the whole-tensor
     # form and MedianBackward1/NanmedianBackward1 with a dim.
     op("median", "Tensor self, object dim=None, bool keepdim=False, *, object out=None",
-       impl="_median({self}, {dim}, {keepdim}, {out})", node="MedianBackward0",
+       impl="_median({self}, {dim}, {keepdim}, {out})", node="MedianBackward0", outputs="auto",
+       node_if=(("MedianBackward1", "dim is not None"),),
+       backward={'self': '_median_backward(grads, self, result, indices, dim, keepdim)'},
        doc="The lower median (of an even count, the smaller middle value): of all elements, or "
            "along ``dim`` as ``(values, indices)``. NaN if there is a NaN.\n\n"
            "    >>> tensorlib.median(tensorlib.tensor([4., 1., 3., 2.])).item()\n    2.0"),
     op("nanmedian", "Tensor self, object dim=None, bool keepdim=False, *, object out=None",
-       impl="_nanmedian({self}, {dim}, {keepdim}, {out})", node="NanmedianBackward0",
+       impl="_nanmedian({self}, {dim}, {keepdim}, {out})", node="NanmedianBackward0", outputs="auto",
+       node_if=(("NanmedianBackward1", "dim is not None"),),
+       backward={'self': '_median_backward(grads, self, result, indices, dim, keepdim)'},
        doc="median() ignoring NaNs (NaN only where every value is NaN).\n\n"
            "    >>> tensorlib.nanmedian(tensorlib.tensor([4., float('nan'), 1.])).item()\n    1.0"),
     op("mode", "Tensor self, int dim=-1, bool keepdim=False, *, object out=None",
-       impl="_mode({self}, {dim}, {keepdim}, {out})", node="ModeBackward0",
+       impl="_mode({self}, {dim}, {keepdim}, {out})", node="ModeBackward0", outputs="multi",
+       backward={'self': '_take_along_backward(grads[0], self_sizes, dim, indices, keepdim)'},
        doc="The most frequent value along ``dim`` (the smallest of equally frequent ones) and an "
            "index where it occurs (the last).\n\n"
            "    >>> tensorlib.mode(tensorlib.tensor([2, 1, 2, 1, 3])).values.item()\n    1"),
     op("unique", "Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False, object dim=None",
        impl="_unique({self}, {sorted}, {return_inverse}, {return_counts}, {dim})", node="Unique2Backward0",
+       node_if=(("UniqueDimBackward0", "dim is not None"),), outputs="auto",
+       backward={'self': "_not_implemented_backward('unique_dim' if dim is not None else '_unique2')"},
        doc="The sorted distinct elements (or slices along ``dim``), optionally with each "
            "element's position in them and each one's count.\n\n"
            "    >>> tensorlib.unique(tensorlib.tensor([3, 1, 3]), return_counts=True)\n"
            "    (tensor([1, 3]), tensor([1, 2]))"),
     op("unique_consecutive", "Tensor self, bool return_inverse=False, bool return_counts=False, object dim=None",
        impl="_unique_consecutive({self}, {return_inverse}, {return_counts}, {dim})",
-       node="UniqueConsecutiveBackward0",
+       node="UniqueConsecutiveBackward0", outputs="auto",
+       backward={'self': "_not_implemented_backward('unique_consecutive')"},
        doc="Collapse each run of equal consecutive elements (or slices along ``dim``) to one.\n\n"
            "    >>> tensorlib.unique_consecutive(tensorlib.tensor([1, 1, 2, 1])).tolist()\n    [1, 2, 1]"),
     # ------------------------------------------------------------------ indexing
@@ -742,15 +760,16 @@ OPS += [
            "    [[0.0, 0.0], [0.0, 9.0]]"),
     # ---- reductions
     op("sum", "Tensor self, object dim=None, bool keepdim=False, *, dtype? dtype=None, object out=None",
-       node="SumBackward0", backward={'self': '_expand_reduced(grad, self_sizes, dim, keepdim)'},
+       node="SumBackward0", node_if=(("SumBackward1", "dim is not None"),), backward={'self': '_expand_reduced(grad, self_sizes, dim, keepdim)'},
        doc="Sum over all dims, a dim or a tuple of dims (bool and integers give int64).\n\n"
            "    >>> tensorlib.arange(6).view(2, 3).sum(1).tolist()\n    [3, 12]"),
     op("mean", "Tensor self, object dim=None, bool keepdim=False, *, dtype? dtype=None, object out=None",
-       node="MeanBackward0", backward={'self': '_expand_reduced(grad, self_sizes, dim, keepdim) / _bw_reduced_count(self_sizes, dim)'},
+       node="MeanBackward0", node_if=(("MeanBackward1", "dim is not None"),), backward={'self': '_expand_reduced(grad, self_sizes, dim, keepdim) / _bw_reduced_count(self_sizes, dim)'},
        doc="Mean over all dims, a dim or a tuple of dims (floating-point input or dtype).\n\n"
            "    >>> tensorlib.tensor([[1., 2.], [3., 5.]]).mean(0).tolist()\n    [2.0, 3.5]"),
     op("prod", "Tensor self, object dim=None, bool keepdim=False, *, dtype? dtype=None, object out=None",
-       node="ProdBackward0",
+       node="ProdBackward0", node_if=(("ProdBackward1", "dim is not None"),),
+       backward={'self': '_prod_backward(grad, self, result, dim, keepdim)'},
        doc="Product over all elements or along one dim (bool and integers give int64).\n\n"
            "    >>> tensorlib.tensor([[1, 2], [3, 4]]).prod(1).tolist()\n    [2, 12]"),
     op("var", "Tensor self, object dim=None, object unbiased=None, bool keepdim=False, *, object correction=None, object out=None",
@@ -762,21 +781,31 @@ OPS += [
        doc="Standard deviation: the square root of var (unbiased by default).\n\n"
            "    >>> tensorlib.tensor([1., 3.]).std().item()\n    1.4142135381698608"),
     op("var_mean", "Tensor self, object dim=None, object unbiased=None, bool keepdim=False, *, object correction=None", F,
-       node="VarMeanBackward0",
+       node="VarMeanBackward0", outputs="multi",
+       backward={'self': '_var_mean_backward(grads, self, dim, correction, keepdim, unbiased, False)'},
        doc="``(var, mean)`` in one call.\n\n"
            "    >>> [t.item() for t in tensorlib.var_mean(tensorlib.tensor([1., 3.]))]\n    [2.0, 2.0]"),
     op("std_mean", "Tensor self, object dim=None, object unbiased=None, bool keepdim=False, *, object correction=None", F,
-       node="StdMeanBackward0",
+       node="StdMeanBackward0", outputs="multi",
+       backward={'self': '_var_mean_backward(grads, self, dim, correction, keepdim, unbiased, True)'},
        doc="``(std, mean)`` in one call.\n\n"
            "    >>> [t.item() for t in tensorlib.std_mean(tensorlib.tensor([1., 1.]))]\n    [0.0, 1.0]"),
     op("max", "Tensor self, object dim=None, object keepdim=None, *, object other=None, object out=None",
-       impl="_max_min({self}, {dim}, {keepdim}, {other}, {out}, True)", node="MaxBackward1", backward={'self': '_max_backward(grads, self, result, indices, dim, keepdim)'}, outputs="auto",
+       impl="_max_min({self}, {dim}, {keepdim}, {other}, {out}, True)", node="MaxBackward1", outputs="auto",
+       node_if=(("MaximumBackward0", "other is not None or isinstance(dim, TensorBase)"), ("MaxBackward0", "dim is not None")),
+       backward={'self': '_max_backward(grads, self, result, indices, dim, keepdim, other, True)',
+                 'dim': '_max_other_backward(grads, self, dim, other, True)',
+                 'other': '_max_other_backward(grads, self, dim, other, True)'},
        doc="The largest element (NaN if any); with ``dim`` a ``(values, indices)`` named tuple "
            "(first index on ties); ``max(input, other)`` is ``maximum``.\n\n"
            "    >>> values, indices = tensorlib.tensor([[1, 5, 5]]).max(1)\n"
            "    >>> values.tolist(), indices.tolist()\n    ([5], [1])"),
     op("min", "Tensor self, object dim=None, object keepdim=None, *, object other=None, object out=None",
-       impl="_max_min({self}, {dim}, {keepdim}, {other}, {out}, False)", node="MinBackward1", backward={'self': '_max_backward(grads, self, result, indices, dim, keepdim)'}, outputs="auto",
+       impl="_max_min({self}, {dim}, {keepdim}, {other}, {out}, False)", node="MinBackward1", outputs="auto",
+       node_if=(("MinimumBackward0", "other is not None or isinstance(dim, TensorBase)"), ("MinBackward0", "dim is not None")),
+       backward={'self': '_max_backward(grads, self, result, indices, dim, keepdim, other, False)',
+                 'dim': '_max_other_backward(grads, self, dim, other, False)',
+                 'other': '_max_other_backward(grads, self, dim, other, False)'},
        doc="The smallest element (NaN if any); with ``dim`` a ``(values, indices)`` named tuple; "
            "``min(input, other)`` is ``minimum``.\n\n"
            "    >>> tensorlib.tensor([[4, 2], [1, 3]]).min(0).indices.tolist()\n    [1, 0]"),
@@ -822,7 +851,7 @@ OPS += [
        doc="Running sums along ``dim`` (bool and integers give int64).\n\n"
            "    >>> tensorlib.tensor([1, 2, 3]).cumsum(0).tolist()\n    [1, 3, 6]"),
     op("cumprod", "Tensor self, int dim, *, dtype? dtype=None, object out=None", "function method inplace",
-       impl="_cumprod({self}, {dim}, {dtype}, {out}, {inplace})", node="CumprodBackward0",
+       impl="_cumprod({self}, {dim}, {dtype}, {out}, {inplace})", node="CumprodBackward0", backward={'self': '_cumprod_backward(grad, self, dim, result)'},
        doc="Running products along ``dim`` (bool and integers give int64).\n\n"
            "    >>> tensorlib.tensor([1, 2, 3]).cumprod(0).tolist()\n    [1, 2, 6]"),
     op("softmax", "Tensor self, int dim, dtype? dtype=None", node="SoftmaxBackward0", backward={'self': 'result * (grad - (grad * result).sum(dim, keepdim=True))'},
