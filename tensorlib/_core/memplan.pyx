@@ -23,7 +23,7 @@ from libc.string cimport memset
 
 from cpython.long cimport PyLong_FromLongLong
 from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
-from cpython.ref cimport Py_INCREF
+from cpython.ref cimport Py_INCREF, PyObject
 
 from tensorlib._core.allocator cimport Storage, device, MemoryHook, ArenaBlock
 from tensorlib._core.tensor cimport TensorBase
@@ -136,9 +136,15 @@ cdef class ArenaHook(MemoryHook):
     cdef readonly bint active
     # the recorded paths of this signature, most recently used first; the ones still matching
     # the requests seen so far in this call are candidates; offsets come from the current one
-    cdef list plans
+    cdef list plans                       # keeps the PlanArrays below alive during a call
     cdef int nplans
     cdef char cand[16]
+    # the candidate plans' arrays as raw pointers, so a request reads them with no list
+    # indexing or reference counting (c_serve runs once per allocation of a replayed call)
+    cdef int64_t p_n[16]
+    cdef int64_t* p_sizes[16]
+    cdef int64_t* p_offsets[16]
+    cdef PyObject* p_single[16]            # borrowed: the plan's single device, or NULL
     cdef readonly int plan_index          # the current plan (index into plans)
     # arena slices live now (any call): [start, end) offsets and request index
     cdef int64_t* live_start
@@ -193,6 +199,7 @@ cdef class ArenaHook(MemoryHook):
         signature, most recently used first; none: record only)."""
         cdef int64_t cap = 16
         cdef int j
+        cdef PlanArrays q
         if self.active:
             raise RuntimeError("ArenaHook.begin: a call is already using this arena")
         if self.live_count:
@@ -200,8 +207,13 @@ cdef class ArenaHook(MemoryHook):
         self.plans = list(plans)[:16]
         self.nplans = len(self.plans)
         for j in range(self.nplans):
+            q = <PlanArrays?>self.plans[j]
             self.cand[j] = 1
-            cap = max(cap, (<PlanArrays?>self.plans[j]).n + 16)
+            self.p_n[j] = q.n
+            self.p_sizes[j] = q.sizes
+            self.p_offsets[j] = q.offsets
+            self.p_single[j] = <PyObject*>q.single_device if q.single_device is not None else NULL
+            cap = max(cap, q.n + 16)
         self.plan_index = 0
         if cap > self.rec_cap:
             self._grow_rec(cap)
@@ -269,7 +281,6 @@ cdef class ArenaHook(MemoryHook):
         cdef int64_t k, off, end, i
         cdef int j, alive
         cdef bint escapes
-        cdef PlanArrays q
         if not self.active:
             return 0
         k = self.k
@@ -293,12 +304,13 @@ cdef class ArenaHook(MemoryHook):
         for j in range(self.nplans):
             if not self.cand[j]:
                 continue
-            q = <PlanArrays>self.plans[j]
-            if k >= q.n or q.sizes[k] != nbytes or not _same_device(q, k, dev):
+            if k >= self.p_n[j] or self.p_sizes[j][k] != nbytes or (
+                    self.p_single[j] != <PyObject*>dev
+                    and not _same_device(<PlanArrays>self.plans[j], k, dev)):
                 self.cand[j] = 0
                 continue
             alive += 1
-            if q.offsets[k] < 0:
+            if self.p_offsets[j][k] < 0:
                 escapes = True
         if alive == 0:
             self.departed_at = k
@@ -312,7 +324,7 @@ cdef class ArenaHook(MemoryHook):
                     break
         if escapes or dev is not self.block.device:
             return 0
-        off = (<PlanArrays>self.plans[self.plan_index]).offsets[k]
+        off = self.p_offsets[self.plan_index][k]
         end = off + nbytes
         if end > self.capacity:
             return 0
