@@ -770,13 +770,11 @@ def _bw_advanced_index(Node node, tuple grads):
     sizes, index = s
     grad = grads[0]
     z = _GENERATED_FUNCTIONS["zeros"](sizes, dtype=grad.dtype)
-    # repeated indices accumulate (index_put_ with accumulate=True)
-    _index_put_accumulate(z, index, grad)
+    # repeated indices accumulate: z[index] += grad as index_put_ (accumulate=True) on the view
+    # the subscript's basic part selects (recorded, so create_graph gives double backward)
+    r, ind = _subscript_put(z, index)
+    _call_index_put(r, ind, grad, True, True)
     return (z,)
-
-
-cdef object _index_put_accumulate(object z, object index, object grad):
-    return z.index_put_(index if isinstance(index, tuple) else (index,), grad, accumulate=True)
 
 
 cdef int _record_getitem(TensorBase self, object r, object index) except -1:

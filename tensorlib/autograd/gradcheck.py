@@ -86,7 +86,7 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
                 ana = a[j]
                 if not tensorlib.allclose(ana, num, rtol=rtol, atol=atol):
                     msg = (f"Jacobian mismatch for output {k} with respect to input "
-                           f"{inputs.index(t)}, element {j}:\nnumerical:{num}\nanalytical:{ana}\n")
+                           f"{[i for i, x in enumerate(inputs) if x is t][0]}, element {j}:\nnumerical:{num}\nanalytical:{ana}\n")
                     if raise_exception:
                         raise GradcheckError(msg)
                     return False

@@ -163,10 +163,10 @@ def autograd_plan(decl, params):
             kind = None
             if ident == "result":
                 kind = ("result", None)
+            elif ident in pnames:            # (index_put's argument is called indices)
+                kind = ("param", ident)
             elif ident == "indices":         # the indices output of a (values, indices) op
                 kind = ("indices", None)
-            elif ident in pnames:
-                kind = ("param", ident)
             else:
                 for suf in META_SUFFIXES:
                     if ident.endswith(suf) and ident[: -len(suf)] in pnames + ["result"]:
@@ -233,8 +233,11 @@ def emit_autograd(decl, params):
     if list_input and len(diff) != 1:
         raise ValueError(f"{op}: a Tensor[] input must be the only differentiable input")
     inputs = f"tuple({diff[0]})" if list_input else "(" + ", ".join(diff) + ("," if len(diff) == 1 else "") + ")"
+    # node_select: an expression over the arguments giving the node type, for ops whose
+    # PyTorch node name depends on the overload (scatter value/src: ScatterBackward1/0)
+    cls = decl.get("node_select") or f"_NODE_{node}"
     rec = [f"cdef int _rec_{op}(object result{', ' if pdecl else ''}{pdecl}, bint _inplace_, object _orig_self_) except -1:",
-           f"    cdef Node n = _new_node(_NODE_{node}, _bw_{op}, {inputs})"]
+           f"    cdef Node n = _new_node({cls}, _bw_{op}, {inputs})"]
     for d in diff:
         rec.append(f"    cdef bint r_{d} = _req_any({d})")
     items = []
