@@ -1371,7 +1371,8 @@ cdef int _index_set_recorded(TensorBase t, object index, object value) except -1
     if isinstance(value, TensorBase):
         v = <TensorBase>value
         if v._dtype is not r._dtype:
-            v = v.to(r.dtype)
+            # a recorded cast (copy_ into a fresh tensor: the gradient returns in v's dtype)
+            v = _GENERATED_FUNCTIONS["empty"](tuple(v.shape), dtype=r.dtype).copy_(v)
         # the indexing result's rank: what leading size-1 dims of the value may be dropped to
         res_nd = _index_result_ndim(r, list(ind))
         while v._ndim - lead > res_nd and v._shape[lead] == 1:
@@ -1406,6 +1407,22 @@ ScatterBackward1 = type("ScatterBackward1", (Node,), {"__slots__": (), "__module
 IndexFillBackward1 = type("IndexFillBackward1", (Node,), {"__slots__": (), "__module__": "tensorlib.autograd"})
 # PyTorch's placeholder node for an op it records but cannot differentiate (scatter with reduce=)
 _NotImplementedNode = type("NotImplemented", (Node,), {"__slots__": (), "__module__": "tensorlib.autograd"})
+
+
+_ErrorNode = type("Error", (Node,), {"__slots__": (), "__module__": "tensorlib.autograd"})
+
+
+def _bw_error(Node node, tuple grads):
+    raise RuntimeError(_saved_of(node)[0])
+
+
+cdef object _error_node_output(TensorBase t, str msg):
+    """t's values, with a node that raises ``msg`` if it is ever differentiated."""
+    cdef TensorBase r = _alias(t, t._vc)
+    cdef Node n = _new_node(_ErrorNode, _bw_error, (t,))
+    n._saved = (msg,)
+    _set_history(r, n)
+    return r
 
 
 def _scatter_node(src, reduce):
@@ -1493,11 +1510,10 @@ def _scatter_reduce_backward(grad, self, dim, index, src, reduce, include_self, 
     elif reduce == "prod":
         gs = gsrc = None
         if which == 0 and include_self:
-            # the product of the others: result / self, or (self == 0) the group's src product
-            self_zero = self == 0
-            src_prod = _GENERATED_FUNCTIONS["ones_like"](self.detach()).scatter_reduce(
+            # the product of the others in self's group: the src values scattered there (no
+            # division, so zeros are exact and the formula does not read self)
+            gs = grad * _GENERATED_FUNCTIONS["ones_like"](self.detach()).scatter_reduce(
                 dim, index, s, "prod")
-            gs = grad * where(self_zero, src_prod, result / where(self_zero, 1.0, self))
         elif which == 0:
             gs = grad
         else:
@@ -1510,6 +1526,12 @@ def _scatter_reduce_backward(grad, self, dim, index, src, reduce, include_self, 
                                           include_self=include_self)
             gsrc = where(lone_zero, (grad * without).gather(dim, index),
                          (grad * result).gather(dim, index) / where(src_zero, 1.0, s))
+            if tl_grad_enabled and gsrc.requires_grad and bool((zeros_in_group > 1).any()):
+                # exact to first order only when zeros repeat in a group: differentiating it
+                # again raises (PyTorch's Error node)
+                gsrc = _error_node_output(gsrc, "scatter_reduce(): Double backward is "
+                                          "unsupported for src when >1 zeros in src are "
+                                          "scattered to the same position in self")
     else:
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
     if which:
