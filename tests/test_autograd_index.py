@@ -450,3 +450,20 @@ def test_prod_repeated_zeros_refuse_double_backward_like_torch(torch):
         y = a.scatter_reduce(0, i64(L, [0, 0, 1]), s, "prod")
         (g,) = L.autograd.grad(y.sum(), s)            # first order is fine
         assert g.tolist() == [0.0, 0.0, 2.0]
+
+
+def test_indexed_augmented_assignment_matches_torch(torch):
+    # x[idx] += v: a getitem (IndexBackward0), an add, then index_put_
+    def run(L):
+        a, v = leaves(L, [arr(4, 2), arr(2, seed=1)])
+        y = a * 1
+        y[i64(L, [3, 0])] += v
+        y.backward(L.tensor(arr(4, 2, seed=2).tolist(), dtype=L.float64))
+        return type(y.grad_fn).__name__, y.tolist(), a.grad.tolist(), v.grad.tolist()
+    assert run(tensorlib) == run(torch)
+
+
+def test_public_index_put_takes_tensors_only(torch):
+    for L in (tensorlib, torch):
+        with pytest.raises(TypeError, match="expected Tensor as element 0"):
+            L.zeros(2, 3).index_put_((None, i64(L, [1])), L.tensor(1.0))

@@ -685,6 +685,9 @@ def _sum_to_shape(TensorBase g, shape):
     """Reduce a broadcast gradient back to ``shape``: sum the leading dims it gained and the
     dims where the input had size 1."""
     cdef int lead = g._ndim - len(shape)
+    if lead < 0:
+        # fewer dims than the input (leading size-1 dims dropped): the sizes must agree
+        return g.reshape(tuple(shape))
     dims = list(range(lead))
     for i in range(len(shape)):
         if shape[i] == 1 and g._shape[lead + i] != 1:
