@@ -681,7 +681,11 @@ cdef tuple _index_put_parse(TensorBase self, object indices, str op):
     cdef list users = []
     cdef int dim = 0, i
     cdef TensorBase it
+    cdef bint internal = type(indices) is _PutIndices
     for k, x in enumerate(indices):
+        if x is None and internal:
+            dim += 1                    # a dim taken whole (x[:, idx] = v)
+            continue
         if not isinstance(x, TensorBase):
             raise TypeError(f"expected Tensor as element {k} in argument 0, but got "
                             f"{_pytype_name(x)}")
@@ -1317,3 +1321,264 @@ cdef TensorBase _put(TensorBase self, TensorBase index, TensorBase source, bint 
     prepare_write(target, None)
     _plan_scatter(_flat1(target), [0], (offs._numel,), offs, 0, src, TL_IDX_ADD if accumulate else TL_IDX_COPY)
     return target
+
+
+# ---------------------------------------------------------------------------------------------
+# x[advanced index] = v with autograd: recorded as index_put_ (as PyTorch does), on the view
+# the basic part of the subscript selects
+
+class _PutIndices(tuple):
+    """index_put_'s indices built from a subscript: a None entry takes a dim whole (the ``:``
+    of ``x[:, idx]``). Only made internally; the public index_put_ takes tensors only, as
+    PyTorch's Python API does."""
+    __slots__ = ()
+
+
+cdef tuple _subscript_put(TensorBase t, object index):
+    """(view, indices) such that ``view.index_put_(indices, v)`` is ``t[index] = v``. The view
+    is t itself when the basic part of the subscript leaves t's geometry alone (``x[:, idx]``,
+    ``x[..., idx]``: PyTorch's grad_fn is then IndexPutBackward0, not CopySlices)."""
+    r, adv, users = _index_parse(t, _index_tuple(index))
+    cdef TensorBase v = <TensorBase>r
+    cdef list ind = []
+    cdef int i, pos = 0, d
+    cdef TensorBase it
+    for d, it, is_mask in adv:
+        while pos < d:
+            ind.append(None)
+            pos += 1
+        ind.append(it)
+        pos += it._ndim if is_mask else 1
+    if v._ndim == t._ndim and v._offset == t._offset:
+        for i in range(t._ndim):
+            if v._shape[i] != t._shape[i] or v._strides[i] != t._strides[i]:
+                break
+        else:
+            v = t
+    return (v, _PutIndices(ind))
+
+
+cdef int _index_set_recorded(TensorBase t, object index, object value) except -1:
+    """``t[index] = value`` for an advanced index while grad mode is on and t or the value
+    requires grad: an index_put_ on the view of t the basic part selects (in place on a view,
+    so t's base gets a CopySlices history), the value cast and stripped of leading size-1
+    dims through recorded ops so its gradient flows back."""
+    v_, ind = _subscript_put(t, index)
+    cdef TensorBase r = <TensorBase>v_, v
+    cdef int lead = 0
+    if r is not t and t._requires_grad:
+        _record_getitem(t, r, None)        # the view carries t's history into the in-place op
+    if isinstance(value, TensorBase):
+        v = <TensorBase>value
+        if v._dtype is not r._dtype:
+            # a recorded cast (copy_ into a fresh tensor: the gradient returns in v's dtype)
+            v = _GENERATED_FUNCTIONS["empty"](tuple(v.shape), dtype=r.dtype).copy_(v)
+        # the indexing result's rank: what leading size-1 dims of the value may be dropped to
+        res_nd = _index_result_ndim(r, list(ind))
+        while v._ndim - lead > res_nd and v._shape[lead] == 1:
+            lead += 1
+        if lead:
+            v = v.reshape(tuple(v.shape)[lead:])
+    else:
+        v = _value_tensor(value, r, False)
+    _call_index_put(r, ind, v, False, True)
+    return 0
+
+
+cdef int _index_result_ndim(TensorBase r, list ind) except -1:
+    """The rank of r[ind]: r's dims not indexed, plus the broadcast rank of the indices (a
+    mask contributes one dim)."""
+    cdef int consumed = 0, nb = 0, k
+    cdef TensorBase it
+    for x in ind:
+        if x is None:
+            continue
+        it = <TensorBase>x
+        mask = it._dtype.code == DT_BOOL or it._dtype.code == DT_UINT8
+        consumed += it._ndim if mask else 1
+        k = 1 if mask else it._ndim
+        nb = k if k > nb else nb
+    return r._ndim - consumed + nb
+
+
+# ---- backward helpers (autograd formulas in decl.py call these)
+
+# PyTorch's placeholder node for an op it records but cannot differentiate (scatter with reduce=)
+_NotImplementedNode = type("NotImplemented", (Node,), {"__slots__": (), "__module__": "tensorlib.autograd"})
+
+
+_ErrorNode = type("Error", (Node,), {"__slots__": (), "__module__": "tensorlib.autograd"})
+
+
+def _bw_error(Node node, tuple grads):
+    raise RuntimeError(_saved_of(node)[0])
+
+
+cdef object _error_node_output(TensorBase t, str msg):
+    """t's values, with a node that raises ``msg`` if it is ever differentiated."""
+    cdef TensorBase r = _alias(t, t._vc)
+    cdef Node n = _new_node(_ErrorNode, _bw_error, (t,))
+    n._saved = (msg,)
+    _set_history(r, n)
+    return r
+
+
+def _zeros_of(sizes, like):
+    return _GENERATED_FUNCTIONS["zeros"](tuple(sizes), dtype=like.dtype)
+
+
+def _narrow_to(t, sizes):
+    """The leading ``sizes`` block of t (the part of a scatter source the index reaches)."""
+    sizes = tuple(sizes)
+    if tuple(t.shape) == sizes:
+        return t
+    return t[tuple([slice(0, n) for n in sizes])]
+
+
+def _pad_to(g, sizes):
+    """g placed in the leading block of zeros of ``sizes`` (elements the op never read get 0)."""
+    sizes = tuple(sizes)
+    if tuple(g.shape) == sizes:
+        return g
+    return _embed_backward(g, sizes, lambda z: z[tuple([slice(0, n) for n in g.shape])])
+
+
+def _index_select_backward(grad, sizes, dim, index):
+    if len(sizes) == 0:
+        return grad.reshape(())
+    return _zeros_of(sizes, grad).index_add(dim, index, grad)
+
+
+def _gather_backward(grad, sizes, dim, index):
+    return _zeros_of(sizes, grad).scatter_add(dim, index, grad)
+
+
+def _scatter_not_implemented(reduce):
+    if reduce is not None:
+        raise RuntimeError("derivative for aten::scatter is not implemented")
+
+
+def _scatter_self_backward(grad, dim, index, reduce):
+    _scatter_not_implemented(reduce)
+    return grad.scatter(dim, index, 0)
+
+
+def _scatter_src_backward(grad, dim, index, src_sizes, reduce):
+    """src's gradient: what reached each written position. PyTorch fails when src is larger
+    than index (a shape error in its engine); the elements the op never read get 0 here."""
+    _scatter_not_implemented(reduce)
+    return _pad_to(grad.gather(dim, index), src_sizes)
+
+
+def _scatter_reduce_backward(grad, self, dim, index, src, reduce, include_self, result, which):
+    """Gradient of scatter_reduce for self (which=0) or src (which=1). Each output element is
+    a reduction over a group: self's element (when include_self) and the src elements
+    scattered there. sum/mean: the (averaged) gradient; prod: the product of the group's
+    other elements (zeros included exactly); amax/amin: shared evenly by the elements equal
+    to the result (PyTorch counts self's element among the ties even when include_self is
+    False, and then gives self no gradient)."""
+    s = _narrow_to(src, index.shape)
+    dt = grad.dtype
+    zeros_like = _GENERATED_FUNCTIONS["zeros_like"]
+    where = _GENERATED_FUNCTIONS["where"]
+    if reduce == "sum":
+        gs, gsrc = grad, (grad.gather(dim, index) if which else None)
+    elif reduce == "mean":
+        base = _GENERATED_FUNCTIONS["ones_like"](self.detach()) if include_self else zeros_like(self.detach())
+        count = base.scatter_add(dim, index, _GENERATED_FUNCTIONS["ones_like"](s.detach())).clamp(min=1)
+        g = grad / count
+        gs, gsrc = g, (g.gather(dim, index) if which else None)
+    elif reduce in ("amax", "amin"):
+        self_is = (self == result).to(dt)
+        value = result.gather(dim, index)
+        src_is = (s == value).to(dt)
+        g = grad / self_is.scatter_add(dim, index, src_is)
+        gs = g * self_is
+        gsrc = g.gather(dim, index) * src_is if which else None
+    elif reduce == "prod":
+        gs = gsrc = None
+        if which == 0 and include_self:
+            # the product of the others in self's group: the src values scattered there (no
+            # division, so zeros are exact and the formula does not read self)
+            gs = grad * _GENERATED_FUNCTIONS["ones_like"](self.detach()).scatter_reduce(
+                dim, index, s, "prod")
+        elif which == 0:
+            gs = grad
+        else:
+            src_zero = s == 0
+            zeros_in_group = zeros_like(self.detach()).scatter_add(
+                dim, index, src_zero.to(dt)).gather(dim, index)
+            lone_zero = src_zero & (zeros_in_group == 1)
+            # a lone zero's others: the group's product with that zero read as 1
+            without = self.scatter_reduce(dim, index, where(lone_zero, 1.0, s), "prod",
+                                          include_self=include_self)
+            gsrc = where(lone_zero, (grad * without).gather(dim, index),
+                         (grad * result).gather(dim, index) / where(src_zero, 1.0, s))
+            if tl_grad_enabled and gsrc.requires_grad and bool((zeros_in_group > 1).any()):
+                # exact to first order only when zeros repeat in a group: differentiating it
+                # again raises (PyTorch's Error node)
+                gsrc = _error_node_output(gsrc, "scatter_reduce(): Double backward is "
+                                          "unsupported for src when >1 zeros in src are "
+                                          "scattered to the same position in self")
+    else:
+        raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
+    if which:
+        return _pad_to(gsrc, src.shape)
+    if not include_self:
+        gs = gs.scatter(dim, index, 0)       # self's elements that were written over
+    return gs
+
+
+def _index_source_backward(grad, dim, index, source_sizes, alpha):
+    """index_add/index_copy: each source slice gets the gradient of the slice it went to."""
+    g = grad.index_select(dim, index) if grad.dim() else grad
+    return _scale(g, alpha).reshape(tuple(source_sizes))
+
+
+def _index_fill_value_backward(grad, dim, index):
+    """The filled positions' gradients summed (each position once, repeated indices or not)."""
+    return (grad - grad.index_fill(dim, index, 0)).sum()
+
+
+def _put_subscript(indices):
+    """index_put_'s indices as a subscript of x[...]."""
+    return tuple([slice(None) if i is None else i for i in indices])
+
+
+def _index_put_self_backward(grad, indices, accumulate):
+    if accumulate:
+        return grad
+    return grad.index_put(indices, _GENERATED_FUNCTIONS["zeros"]((), dtype=grad.dtype))
+
+
+def _index_put_values_backward(grad, indices):
+    # broadcast values: the engine sums the gradient back to the values' shape
+    return grad[_put_subscript(indices)]
+
+
+def _masked_select_backward(grad, sizes, mask):
+    z = _zeros_of(sizes, grad)
+    if tuple(mask.shape) != tuple(sizes):
+        z = z.expand(_broadcast_shape_of((z, mask))).contiguous()
+    return z.masked_scatter(mask, grad)
+
+
+def _masked_scatter_source_backward(grad, mask, source_sizes):
+    """The gradients of the masked positions in order; source elements never read get 0."""
+    g = grad.masked_select(mask)
+    total = 1
+    for n in source_sizes:
+        total *= n
+    if g.numel() < total:
+        g = _GENERATED_FUNCTIONS["cat"]([g, _zeros_of((total - g.numel(),), grad)])
+    return g.reshape(tuple(source_sizes))
+
+
+def _take_backward(grad, sizes, index):
+    return _zeros_of(sizes, grad).put(index, grad, accumulate=True)
+
+
+def _put_self_backward(grad, index, accumulate):
+    if accumulate:
+        return grad
+    return grad.put(index, _zeros_of(tuple(index.shape), grad))

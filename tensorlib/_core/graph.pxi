@@ -729,6 +729,9 @@ def _sum_to_shape(TensorBase g, shape):
     """Reduce a broadcast gradient back to ``shape``: sum the leading dims it gained and the
     dims where the input had size 1."""
     cdef int lead = g._ndim - len(shape)
+    if lead < 0:
+        # fewer dims than the input (leading size-1 dims dropped): the sizes must agree
+        return g.reshape(tuple(shape))
     dims = list(range(lead))
     for i in range(len(shape)):
         if shape[i] == 1 and g._shape[lead + i] != 1:
@@ -814,13 +817,11 @@ def _bw_advanced_index(Node node, tuple grads):
     sizes, index = s
     grad = grads[0]
     z = _GENERATED_FUNCTIONS["zeros"](sizes, dtype=grad.dtype)
-    # repeated indices accumulate (index_put_ with accumulate=True)
-    _index_put_accumulate(z, index, grad)
+    # repeated indices accumulate: z[index] += grad as index_put_ (accumulate=True) on the view
+    # the subscript's basic part selects (recorded, so create_graph gives double backward)
+    r, ind = _subscript_put(z, index)
+    _call_index_put(r, ind, grad, True, True)
     return (z,)
-
-
-cdef object _index_put_accumulate(object z, object index, object grad):
-    return z.index_put_(index if isinstance(index, tuple) else (index,), grad, accumulate=True)
 
 
 cdef int _record_getitem(TensorBase self, object r, object index) except -1:

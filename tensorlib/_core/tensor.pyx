@@ -715,13 +715,14 @@ cdef class TensorBase:
 
     def __setitem__(self, index, value):
         if tl_grad_enabled and (self._requires_grad or _req(value)):
+            if not _is_basic_only(index if type(index) is tuple else (index,)):
+                # an advanced index: recorded as index_put_, as PyTorch does (advindex.pxi)
+                _index_set_recorded(self, index, value)
+                return
             # x[index] = v is x[index].copy_(v): autograd sees an in-place write into a view
             dst = _getitem(self, index)
             if self._requires_grad:
                 _record_getitem(self, dst, index)
-            if (<TensorBase>dst)._storage is not self._storage:
-                raise RuntimeError("assignment through advanced indexing is not differentiable yet; "
-                                   "use index_put_ or a basic index")
             if isinstance(value, TensorBase):
                 _call_copy_(dst, value, False, True)
             else:

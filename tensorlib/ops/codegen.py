@@ -163,10 +163,10 @@ def autograd_plan(decl, params):
             kind = None
             if ident == "result":
                 kind = ("result", None)
+            elif ident in pnames:            # (index_put's argument is called indices)
+                kind = ("param", ident)
             elif ident == "indices":         # the indices output of a (values, indices) op
                 kind = ("indices", None)
-            elif ident in pnames:
-                kind = ("param", ident)
             else:
                 for suf in META_SUFFIXES:
                     if ident.endswith(suf) and ident[: -len(suf)] in pnames + ["result"]:
@@ -237,10 +237,11 @@ def emit_autograd(decl, params):
         raise ValueError(f"{op}: a Tensor[] input must be the only differentiable input")
     inputs = f"tuple({diff[0]})" if list_input else "(" + ", ".join(diff) + ("," if len(diff) == 1 else "") + ")"
     # ``node_if``: (name, condition) pairs for overloads with their own node name in PyTorch
-    # (prod(dim) is ProdBackward1, prod() ProdBackward0); the first true condition wins
+    # (prod(dim) is ProdBackward1, prod() ProdBackward0); the first true condition wins. A
+    # name starting with "_" is a node class defined by hand in a .pxi (not generated).
     cls = f"_NODE_{node}"
     for alt, cond in reversed(decl.get("node_if", ())):
-        cls = f"(_NODE_{alt} if ({cond}) else {cls})"
+        cls = f"({alt if alt.startswith('_') else '_NODE_' + alt} if ({cond}) else {cls})"
     rec = [f"cdef int _rec_{op}(object result{', ' if pdecl else ''}{pdecl}, bint _inplace_, object _orig_self_) except -1:",
            f"    cdef Node n = _new_node({cls}, _bw_{op}, {inputs})"]
     for d in diff:
@@ -316,7 +317,7 @@ def generate(ops):
         if decl.get("backward"):
             if not decl.get("node"):
                 raise ValueError(f"{decl['name']}: backward formulas need a node name")
-            for n in [decl["node"]] + [alt for alt, _ in decl.get("node_if", ())]:
+            for n in [decl["node"]] + [a for a, _ in decl.get("node_if", ()) if not a.startswith("_")]:
                 if n not in node_classes:
                     node_classes.append(n)
             out += emit_autograd(decl, params)
