@@ -247,6 +247,17 @@ cdef TensorBase _to_dtype(TensorBase t, DType dt, bint copy):
     return _clone(t, None, dt)
 
 
+cdef object _convert(TensorBase t, DType dt, bint copy):
+    """The user-facing dtype conversions (``to``, ``type``, ``float``, ...): self when nothing
+    changes; otherwise a copy, recorded (ToCopyBackward0) when the result is floating point.
+    An integer or bool result is never differentiable, as in PyTorch."""
+    if dt is t._dtype and not copy:
+        return t
+    if dt.is_floating_point:
+        return _call__to_copy(t, dt, False)
+    return _clone(t, None, dt)
+
+
 cdef object _legacy_type_to_dtype(object spec):
     """'torch.FloatTensor' / 'tensorlib.LongTensor' / a legacy class / a dtype -> dtype."""
     if isinstance(spec, str):
@@ -290,7 +301,7 @@ cdef object _to(TensorBase t, tuple args, dict kwargs):
     if dev is not None:
         _devarg(dev)                             # validates; only the CPU exists here
     cdef DType target = t._dtype if dt is None else _dtarg(dt, "to", "dtype")
-    return _to_dtype(t, target, bool(copy))
+    return _convert(t, target, bool(copy))
 
 
 cdef int _resize_out(TensorBase out, int ndim, const int64_t* shape) except -1:

@@ -449,8 +449,12 @@ cdef object _save_any(object x, bint is_output):
     return x
 
 
-cdef TensorBase _detached_clone(TensorBase t):
-    """A copy of an in-place op's input taken before it is overwritten (saved for backward)."""
+cdef TensorBase _original_of(TensorBase t):
+    """A copy of an in-place op's input taken before it is overwritten (saved for backward).
+    When t requires grad the copy is a recorded clone (CloneBackward0): the saved value then
+    carries t's history from before the write, so double backward reaches it."""
+    if _req(t):
+        return _call_clone(t, None, False)
     return _clone(t, None, None)
 
 

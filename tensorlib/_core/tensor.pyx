@@ -783,11 +783,11 @@ cdef class TensorBase:
         """
         if dtype is None:
             return "tensorlib." + self._dtype.legacy_name
-        return _to_dtype(self, _legacy_type_to_dtype(dtype), False)
+        return _convert(self, _legacy_type_to_dtype(dtype), False)
 
     def type_as(self, other):
         """This tensor converted to ``other``'s dtype."""
-        return _to_dtype(self, _targ(other, "type_as", "other", 1)._dtype, False)
+        return _convert(self, _targ(other, "type_as", "other", 1)._dtype, False)
 
     def to(self, *args, **kwargs):
         """Convert dtype and/or device: ``to(dtype)``, ``to(device, dtype)``, ``to(tensor)``.
@@ -803,34 +803,34 @@ cdef class TensorBase:
         return self
 
     def float(self, memory_format=None):
-        return _to_dtype(self, dtype_of(DT_FLOAT32), False)
+        return _convert(self, dtype_of(DT_FLOAT32), False)
 
     def double(self, memory_format=None):
-        return _to_dtype(self, dtype_of(DT_FLOAT64), False)
+        return _convert(self, dtype_of(DT_FLOAT64), False)
 
     def half(self, memory_format=None):
-        return _to_dtype(self, dtype_of(DT_FLOAT16), False)
+        return _convert(self, dtype_of(DT_FLOAT16), False)
 
     def bfloat16(self, memory_format=None):
-        return _to_dtype(self, dtype_of(DT_BFLOAT16), False)
+        return _convert(self, dtype_of(DT_BFLOAT16), False)
 
     def long(self, memory_format=None):
-        return _to_dtype(self, dtype_of(DT_INT64), False)
+        return _convert(self, dtype_of(DT_INT64), False)
 
     def int(self, memory_format=None):
-        return _to_dtype(self, dtype_of(DT_INT32), False)
+        return _convert(self, dtype_of(DT_INT32), False)
 
     def short(self, memory_format=None):
-        return _to_dtype(self, dtype_of(DT_INT16), False)
+        return _convert(self, dtype_of(DT_INT16), False)
 
     def char(self, memory_format=None):
-        return _to_dtype(self, dtype_of(DT_INT8), False)
+        return _convert(self, dtype_of(DT_INT8), False)
 
     def byte(self, memory_format=None):
-        return _to_dtype(self, dtype_of(DT_UINT8), False)
+        return _convert(self, dtype_of(DT_UINT8), False)
 
     def bool(self, memory_format=None):
-        return _to_dtype(self, dtype_of(DT_BOOL), False)
+        return _convert(self, dtype_of(DT_BOOL), False)
 
     # -- operators: C slots dispatching to the declared ops (elementwise.pxi) --------------
     def __add__(self, other):

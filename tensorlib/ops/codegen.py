@@ -201,7 +201,7 @@ def emit_call(decl, params):
     if "out" in cnames:
         lines.append(f"    if _rec and c_out is not None: _check_out_no_grad('{op}', ({', '.join(cnames[d] for d in diff)},))")
     if "self" in users:
-        lines.append("    _orig_self = _detached_clone(c_self) if (_rec and _inplace_) else None")
+        lines.append("    _orig_self = _original_of(c_self) if (_rec and _inplace_) else None")
     else:
         lines.append("    _orig_self = None")
     # while a memory profile is active on this thread, name the op for attribution
@@ -209,7 +209,10 @@ def emit_call(decl, params):
     lines.append(f"    result = {impl.format(**names)}")
     lines.append("    if tl_prof_depth: _op_exit(_prev_op_)")
     args = ", ".join(cnames[p.name] for p in params if p.name != "out")
-    lines.append(f"    if _rec: _rec_{op}(result, {args}{', ' if args else ''}_inplace_, _orig_self)")
+    # an op that may hand back its input unchanged (contiguous, to) records nothing then:
+    # the input keeps its own history (a leaf stays a leaf)
+    same = " and (_inplace_ or result is not c_self)" if "self" in cnames else ""
+    lines.append(f"    if _rec{same}: _rec_{op}(result, {args}{', ' if args else ''}_inplace_, _orig_self)")
     lines.append("    return result")
     return "\n".join(lines) + "\n"
 

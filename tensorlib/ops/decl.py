@@ -152,6 +152,12 @@ OPS = [
        node="CloneBackward0", backward={'self': 'grad'},
        doc="A copy with its own memory (same strides when they are dense).\n\n"
            "    >>> t = tensorlib.ones(2); c = t.clone(); c[0] = 5; t.tolist()\n    [1.0, 1.0]"),
+    op("_to_copy", "Tensor self, dtype? dtype=None", F, impl="_clone({self}, None, {dtype})",
+       node="ToCopyBackward0", backward={'self': 'grad.to(self_dtype)'},
+       doc="A copy converted to ``dtype``: what ``to``/``type``/``float``/... run when the dtype "
+           "changes (recorded, so gradients flow back in the input's dtype).\n\n"
+           "    >>> tensorlib._to_copy(tensorlib.ones(2), dtype=tensorlib.float64).dtype\n"
+           "    tensorlib.float64"),
     op("copy_", "Tensor self, object src, bool non_blocking=False", M,
        impl="_copy_({self}, {src}, {non_blocking})", node="CopyBackwards", backward={'self': '_zeros_grad(grad)', 'src': 'grad'},
        doc="Copy ``src`` into self in place, broadcasting and converting dtype.\n\n"
