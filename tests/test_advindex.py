@@ -458,8 +458,11 @@ def test_setitem_broadcast_and_casts():
     with pytest.raises(RuntimeError, match="without overflow"):
         x[[0]] = 300
     x = tl.zeros(3, 4)
-    x[[1]] = T([1, 2, 3, 4])                         # tensorlib casts tensor values too
-    check(x, [[0] * 4, [1, 2, 3, 4], [0] * 4])
+    with pytest.raises(RuntimeError, match="Index put requires the source and destination "
+                                           "dtypes match, got Float for the destination and "
+                                           "Long for the source"):
+        x[[1]] = T([1, 2, 3, 4])                     # a tensor value is not cast (PyTorch)
+    check(x, [[0] * 4] * 3)
     x = tl.zeros(3, 4)
     x[[1]] = [5, 6, 7, 8]
     check(x, [[0] * 4, [5, 6, 7, 8], [0] * 4])

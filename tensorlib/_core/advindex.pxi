@@ -618,17 +618,17 @@ cdef TensorBase _take1(TensorBase r, TensorBase idx):
     return out
 
 
-cdef TensorBase _value_tensor(object value, TensorBase like, bint strict):
-    """The right-hand side of an indexed write as a tensor of ``like``'s dtype."""
+cdef TensorBase _value_tensor(object value, TensorBase like):
+    """The right-hand side of an indexed write as a tensor of ``like``'s dtype: a tensor must
+    have it already (PyTorch's rule for index_put_ and ``x[adv] = v`` alike); numbers and
+    sequences are converted."""
     cdef TensorBase v
     if isinstance(value, TensorBase):
         v = <TensorBase>value
         if v._dtype is not like._dtype:
-            if strict:
-                raise RuntimeError(f"Index put requires the source and destination dtypes match, "
-                                   f"got {_tname_short(like._dtype)} for the destination and "
-                                   f"{_tname_short(v._dtype)} for the source.")
-            v = _to_dtype(v, like._dtype, False)
+            raise RuntimeError(f"Index put requires the source and destination dtypes match, "
+                               f"got {_tname_short(like._dtype)} for the destination and "
+                               f"{_tname_short(v._dtype)} for the source.")
         return v
     if isinstance(value, (bool, int, float)) or isinstance(value, np.generic):
         v = empty_tensor(0, NULL, like._dtype, like._storage.device)
@@ -640,8 +640,8 @@ cdef TensorBase _value_tensor(object value, TensorBase like, bint strict):
 cdef int _index_write(TensorBase r, list adv, list users, object value, bint accumulate,
                       bint strict) except -1:
     """r[adv] = value (or += with accumulate): validate, check overlap, then write.
-    strict: index_put_'s rules (same dtype, no dropping of leading size-1 value dims)."""
-    cdef TensorBase v = _value_tensor(value, r, strict)
+    strict: index_put_'s rule of no dropping of leading size-1 value dims."""
+    cdef TensorBase v = _value_tensor(value, r)
     dims, B, offs, pos = _adv_resolve(r, adv, v, not strict)
     for u in users:
         _assert_no_overlap(r, <TensorBase>u)
@@ -725,7 +725,7 @@ cdef TensorBase _index_put(TensorBase self, object indices, TensorBase values, b
     cdef TensorBase v
     if not adv or (adv[0][2] and (<TensorBase>adv[0][1])._ndim == 0):
         # no indices, or a lone 0-d mask: the whole tensor (or, for False, nothing)
-        v = _value_tensor(values, target, True)
+        v = _value_tensor(values, target)
         _value_strides(target, [], (), 0, v, False, NULL)
         if adv and not _item(<TensorBase>adv[0][1]):
             return target
@@ -1370,9 +1370,7 @@ cdef int _index_set_recorded(TensorBase t, object index, object value) except -1
         _record_getitem(t, r, None)        # the view carries t's history into the in-place op
     if isinstance(value, TensorBase):
         v = <TensorBase>value
-        if v._dtype is not r._dtype:
-            # a recorded cast (copy_ into a fresh tensor: the gradient returns in v's dtype)
-            v = _GENERATED_FUNCTIONS["empty"](tuple(v.shape), dtype=r.dtype).copy_(v)
+        _value_tensor(v, r)                 # the dtypes must match (raises as PyTorch does)
         # the indexing result's rank: what leading size-1 dims of the value may be dropped to
         res_nd = _index_result_ndim(r, list(ind))
         while v._ndim - lead > res_nd and v._shape[lead] == 1:
@@ -1380,7 +1378,7 @@ cdef int _index_set_recorded(TensorBase t, object index, object value) except -1
         if lead:
             v = v.reshape(tuple(v.shape)[lead:])
     else:
-        v = _value_tensor(value, r, False)
+        v = _value_tensor(value, r)
     _call_index_put(r, ind, v, False, True)
     return 0
 
