@@ -681,37 +681,9 @@ cdef int64_t _address(object got) except -1:
     return addr
 
 
-# Every call into a hook goes through these, with the door's hooks muted meanwhile (the hook
-# may allocate or free tensors without recursing into itself).
-
-cdef int64_t _hook_serve(object h, int64_t nbytes, device dev) except -1:
-    global tl_in_hook
-    tl_in_hook += 1
-    try:
-        if isinstance(h, MemoryHook):
-            return (<MemoryHook>h).c_serve(nbytes, dev)
-        f = getattr(h, "serve", None)
-        return _address(f(nbytes, dev)) if f is not None else 0
-    finally:
-        tl_in_hook -= 1
-
-
-cdef int _hook_after_alloc(object h, Storage s) except -1:
-    global tl_in_hook
-    if isinstance(h, MemoryHook) and not (<MemoryHook>h).c_wants_after_alloc:
-        return 0
-    tl_in_hook += 1
-    try:
-        if isinstance(h, MemoryHook):
-            (<MemoryHook>h).c_after_alloc(s)
-        else:
-            f = getattr(h, "after_alloc", None)
-            if f is not None:
-                f(s)
-    finally:
-        tl_in_hook -= 1
-    return 0
-
+# A hook runs with the door's hooks muted (it may allocate or free tensors without recursing
+# into itself): frees and role changes go through these, the door's requests through
+# _hooked_alloc.
 
 cdef void _hook_on_free(object h, Storage s) noexcept:
     # noexcept: an error is reported as unraisable and the free goes on
@@ -761,40 +733,57 @@ cdef void _notify_free(Storage s) noexcept:
 
 cdef int _hooked_alloc(Storage s, Allocator a, int64_t nbytes) except -1:
     """The door's path when hooks are installed: serve (innermost first), else the allocator;
-    then after_alloc for every hook."""
-    global tl_next_alloc_id, _n_live_planned
+    then after_alloc for every hook that wants it. The hooks run muted, once for the whole
+    request (muting per call cost more than a planner's whole replay of the request)."""
+    global tl_next_alloc_id, _n_live_planned, tl_in_hook
     # our own reference to the list, indexed with bounds checks: a hook may push or pop
     # meanwhile (a copy per request would cost more than the rest of this path)
     cdef list hooks = <list>tl_mem_hooks
     cdef int64_t rounded = 0, addr = 0
     cdef Py_ssize_t i
-    if nbytes > 0:
-        for i in range(len(hooks) - 1, -1, -1):
-            if i >= len(hooks):
-                continue
-            addr = _hook_serve(hooks[i], nbytes, s.device)
-            if addr == 0:
-                continue
-            if addr % ALIGNMENT != 0:
-                raise RuntimeError(f"memory hook {hooks[i]!r} served address {addr:#x}, which is "
-                                   f"not {ALIGNMENT}-byte aligned")
-            s.data = <char*><uintptr_t>addr
-            s.alloc_size = _rounded(nbytes)
-            s.planned_by = hooks[i]
-            a.note_external(s.alloc_size, nbytes, 1)
-            _n_live_planned += 1
-            break
-        else:
-            s.data = a.malloc(nbytes, &rounded)
-            s.allocator = a
-            s.alloc_size = rounded
-    s._nbytes = nbytes
-    tl_next_alloc_id += 1
-    s.alloc_id = tl_next_alloc_id       # from here on, hooks will hear of its free
-    i = 0
-    while i < len(hooks):
-        _hook_after_alloc(hooks[i], s)
-        i += 1
+    tl_in_hook += 1
+    try:
+        if nbytes > 0:
+            for i in range(len(hooks) - 1, -1, -1):
+                if i >= len(hooks):
+                    continue
+                h = hooks[i]
+                if isinstance(h, MemoryHook):
+                    addr = (<MemoryHook>h).c_serve(nbytes, s.device)
+                else:
+                    f = getattr(h, "serve", None)
+                    addr = _address(f(nbytes, s.device)) if f is not None else 0
+                if addr == 0:
+                    continue
+                if addr % ALIGNMENT != 0:
+                    raise RuntimeError(f"memory hook {h!r} served address {addr:#x}, which is "
+                                       f"not {ALIGNMENT}-byte aligned")
+                s.data = <char*><uintptr_t>addr
+                s.alloc_size = _rounded(nbytes)
+                s.planned_by = h
+                a.note_external(s.alloc_size, nbytes, 1)
+                _n_live_planned += 1
+                break
+            else:
+                s.data = a.malloc(nbytes, &rounded)
+                s.allocator = a
+                s.alloc_size = rounded
+        s._nbytes = nbytes
+        tl_next_alloc_id += 1
+        s.alloc_id = tl_next_alloc_id       # from here on, hooks will hear of its free
+        i = 0
+        while i < len(hooks):
+            h = hooks[i]
+            if isinstance(h, MemoryHook):
+                if (<MemoryHook>h).c_wants_after_alloc:
+                    (<MemoryHook>h).c_after_alloc(s)
+            else:
+                f = getattr(h, "after_alloc", None)
+                if f is not None:
+                    f(s)
+            i += 1
+    finally:
+        tl_in_hook -= 1
     return 0
 
 

@@ -39,6 +39,11 @@ from tensorlib._core.allocator import (
 from tensorlib._core.dtype import dtype as _dtype
 from tensorlib._core import memplan as _memplan
 from tensorlib._core.memplan import ArenaHook, PlanArrays
+
+# looked up once: they run on every planned call
+_signature = _memplan.signature
+_grad_enabled = _C._is_grad_enabled
+_inference_mode = _C._is_inference_mode
 from tensorlib._core.tensor import TensorBase
 
 __all__ = ["plan", "Planned", "Plan", "PlanStats", "solve"]
@@ -364,19 +369,25 @@ class Planned:
         self._tls.hook = None
         self.last_plan = None
 
-    def _count(self, **deltas):
-        """Stats change under the lock: calls from several threads must not lose counts."""
+    def _count(self, recordings=0, replays=0, fallbacks=0, switches=0, served=0, conflicts=0):
+        """One call's stats, changed under the lock: calls from several threads must not lose
+        counts. (Plain increments, no dict or getattr: this runs on every call.)"""
         with self._lock:
             st = self.stats
-            for k, v in deltas.items():
-                setattr(st, k, getattr(st, k) + v)
+            st.calls += 1
+            st.recordings += recordings
+            st.replays += replays
+            st.fallbacks += fallbacks
+            st.switches += switches
+            st.served += served
+            st.conflicts += conflicts
 
     def __call__(self, *args, **kwargs):
         tls = self._tls
         if tls.busy:                          # re-entered on this thread: run it plainly
-            self._count(calls=1, fallbacks=1)
+            self._count(fallbacks=1)
             return self._fn(*args, **kwargs)
-        key = _memplan.signature(args, kwargs, _C._is_grad_enabled(), _C._is_inference_mode())
+        key = _signature(args, kwargs, _grad_enabled(), _inference_mode())
         entry = self._sets.get(key)
         if entry is None:
             return self._run(key, None, None, args, kwargs)
@@ -387,13 +398,13 @@ class Planned:
             # an arena tensor of an earlier call is still alive: never overwrite it. This call
             # runs on the allocator; that arena is given up (it lives as long as its tensors).
             tls.hook = None
-            self._count(calls=1, fallbacks=1)
+            self._count(fallbacks=1)
             self.last_plan = first
             return self._fn(*args, **kwargs)
         dev = first.device
         if dev is None:
             if len(plans) == 1:
-                self._count(calls=1, replays=1)   # nothing to plan: every request escapes
+                self._count(replays=1)   # nothing to plan: every request escapes
                 self.last_plan = first
                 return self._fn(*args, **kwargs)
             dev = next((p.device for p in plans if p.device is not None), None)
@@ -417,7 +428,7 @@ class Planned:
             _pop_memory_hook(hook)
             hook.finish()
             tls.busy = False
-            self._count(calls=1, fallbacks=0 if entry is None else 1)
+            self._count(fallbacks=0 if entry is None else 1)
             raise
         _pop_memory_hook(hook)
         matched = hook.finish()           # what is alive now (result included) escaped
@@ -426,7 +437,7 @@ class Planned:
         return result
 
     def _learn(self, key, hook, entry, matched):
-        d = {"calls": 1, "served": hook.n_served, "conflicts": hook.n_conflicts}
+        d = {"served": hook.n_served, "conflicts": hook.n_conflicts}
         if entry is None:
             sizes, frees, devs, _ = hook.record()
             new = Plan(sizes, devs, frees)
