@@ -619,7 +619,10 @@ def test_python_threads_allocating_and_freeing_tensors():
 
 def _run(script, env=None):
     full_env = dict(os.environ, **(env or {}))
-    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    # Run the child beside the tensorlib this process imported (site-packages when installed,
+    # the checkout when built in place): `python -c` puts its cwd first on sys.path, so running
+    # it in the checkout would shadow an installed build with the unbuilt sources.
+    here = os.path.dirname(os.path.dirname(os.path.abspath(tensorlib.__file__)))
     return subprocess.run([sys.executable, "-c", textwrap.dedent(script)], cwd=here, env=full_env,
                           capture_output=True, text=True, timeout=120)
 
