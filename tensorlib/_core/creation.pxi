@@ -251,10 +251,15 @@ cdef tuple _meshgrid(tuple tensors, object indexing):
     sizes = tuple([(<TensorBase>t)._numel for t in ts])
     n = len(ts)
     out = []
+    # with an input that requires grad, through the recorded ops (ViewBackward0, ExpandBackward0)
+    cdef bint rec = tl_grad_enabled and any([_req(t) for t in ts])
     for i, t in enumerate(ts):
         shape = [1] * n
         shape[i] = sizes[i]
-        out.append(_expand(_view(<TensorBase>t, tuple(shape)), sizes))
+        if rec:
+            out.append(_GENERATED_METHODS["expand"](_GENERATED_METHODS["view"](t, *shape), *sizes))
+        else:
+            out.append(_expand(_view(<TensorBase>t, tuple(shape)), sizes))
     if swap:
         out[0], out[1] = out[1], out[0]
     return tuple(out)

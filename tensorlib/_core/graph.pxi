@@ -378,8 +378,11 @@ cdef tuple _saved_of(Node node):
 
 
 cdef int _set_history(object result, Node node, int output_nr=0) except -1:
-    """Make ``result`` an output of ``node``."""
+    """Make ``result`` an output of ``node``. Integer and bool outputs are not differentiable
+    (``x.view(torch.int64)``, ``x.long()``): they stay outside the graph, as in PyTorch."""
     cdef TensorBase t = <TensorBase>result
+    if not t._dtype.is_floating_point:
+        return 0
     t._grad_fn = node
     t._requires_grad = True
     if output_nr or t._autograd_meta is not None:
@@ -526,6 +529,18 @@ cdef int _set_history_inplace(object result, Node n) except -1:
     return 0
 
 
+cdef int _set_history_inplace_view(object result, Node n, TensorBase before) except -1:
+    """After an in-place geometry change (t_, transpose_, squeeze_, unsqueeze_): the node
+    becomes self's grad_fn. On a view, _set_geometry_inplace kept the view's grad_fn current
+    across the version bump, so the node's edge is the view's history before the op."""
+    cdef TensorBase t = <TensorBase>result
+    n._input_meta = ((before.shape, before._dtype),) + n._input_meta[1:]   # the shape before
+    _set_history(t, n)
+    if t._view_base is not None:
+        _meta(t).view_version = t._vc.version
+    return 0
+
+
 cdef object _view_grad_fn(TensorBase t):
     """grad_fn of a view whose base has changed history since the view's node was made."""
     cdef AutogradMeta m = t._autograd_meta
@@ -598,9 +613,34 @@ def _diagonal_backward(grad, sizes, offset, dim1, dim2):
     return _embed_backward(grad, sizes, lambda z: z.diagonal(offset, dim1, dim2))
 
 
+def _strided_positions(shape, strides, start):
+    """Storage positions of the elements of a geometry, as an int64 tensor of ``shape``."""
+    arange = _GENERATED_FUNCTIONS["arange"]
+    i64 = dtype_of(DT_INT64)
+    pos = _GENERATED_FUNCTIONS["full"]((), start, dtype=i64)
+    n = len(shape)
+    for d in range(n):
+        axis = arange(shape[d], dtype=i64) * strides[d]
+        pos = pos + axis.reshape((shape[d],) + (1,) * (n - 1 - d))
+    return pos.expand(tuple(shape)) if n else pos
+
+
 def _as_strided_backward(grad, sizes, strides, offset, size, stride, storage_offset):
-    return _embed_backward(grad, sizes, lambda z: z.as_strided(
-        size, stride, (offset if storage_offset is None else storage_offset) - offset))
+    """The input's gradient through storage positions, as PyTorch defines it: the output's
+    gradient is summed into the storage elements it read (several output elements may
+    read one), then read back at the input's own positions. Both geometries are absolute
+    in the storage, so an input that is itself a view at an offset works."""
+    out_start = offset if storage_offset is None else storage_offset
+    span = lambda shp, st, start: (start, start + sum((s - 1) * abs(t) for s, t in zip(shp, st))) \
+        if all(s > 0 for s in shp) else (start, start - 1)
+    lo_in, hi_in = span(sizes, strides, offset)
+    lo_out, hi_out = span(size, stride, out_start)
+    lo = min(lo_in, lo_out)
+    n = max(hi_in, hi_out) - lo + 1
+    buf = _GENERATED_FUNCTIONS["zeros"]((max(n, 0),), dtype=grad.dtype)
+    out_pos = _strided_positions(size, stride, out_start - lo).reshape(-1)
+    buf = buf.index_add(0, out_pos, grad.reshape(-1))
+    return buf.take(_strided_positions(sizes, strides, offset - lo))
 
 
 def _unfold_backward(grad, sizes, dim, size, step):
@@ -717,10 +757,20 @@ def _clamp_backward(grad, self, lo, hi):
     return grad * mask
 
 
-def _clamp_bound_backward(grad, self, bound, upper):
+def _clamp_bound_backward(grad, self, bound, upper, other=None):
+    """Gradient of a tensor bound of clamp: where the bound won. When min > max the result is
+    max everywhere (PyTorch's order: min first, then max), so max gets it all there."""
     if not isinstance(bound, TensorBase):
         return None
-    return grad * ((self > bound) if upper else (self < bound))
+    if upper:
+        mask = self > bound
+        if other is not None:
+            mask = mask | (bound < other)
+    else:
+        mask = self < bound
+        if other is not None:
+            mask = mask & (bound < other)
+    return grad * mask
 
 
 def _max_min_share(grad, self, other, bigger):
@@ -734,12 +784,16 @@ def _sum_to_shape(TensorBase g, shape):
     dims where the input had size 1."""
     cdef int lead = g._ndim - len(shape)
     if lead < 0:
-        # fewer dims than the input (leading size-1 dims dropped): the sizes must agree
+        # fewer dims than the input: only leading size-1 dims may be missing
+        if any([s != 1 for s in shape[:-lead]]) or tuple(g.shape) != tuple(shape[-lead:]):
+            raise RuntimeError(f"gradient of shape {list(g.shape)} does not fit {list(shape)}")
         return g.reshape(tuple(shape))
     dims = list(range(lead))
     for i in range(len(shape)):
         if shape[i] == 1 and g._shape[lead + i] != 1:
             dims.append(lead + i)
+        elif shape[i] != g._shape[lead + i]:
+            raise RuntimeError(f"gradient of shape {list(g.shape)} does not fit {list(shape)}")
     if dims:
         g = _sum_dims_keepdim(g, tuple(dims))
     if lead > 0 or g.shape != shape:
@@ -950,6 +1004,8 @@ def _norm_backward(grad, self, p, dim, keepdim, result):
     r = _expand_reduced(result, sizes, dim, keepdim)
     if p in ("fro", 2, 2.0, None):
         return g * self / _f_where(r == 0, 1.0, r)
+    if p == 0:                  # a count of nonzeros: piecewise constant
+        return g * 0
     if p == 1:
         return g * self.sign()
     if p in (float("inf"), float("-inf")):

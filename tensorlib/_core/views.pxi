@@ -616,8 +616,19 @@ cdef TensorBase _contiguous(TensorBase t):
 
 cdef TensorBase _set_geometry_inplace(TensorBase t, TensorBase v):
     """Metadata-changing in-place ops (t_, transpose_, squeeze_, ...): take v's geometry.
-    No data is written, but they are in-place ops, so (as in PyTorch) they bump the version."""
+    No data is written, but they are in-place ops, so (as in PyTorch) they bump the version,
+    and autograd's in-place rules apply (a leaf that requires grad raises)."""
+    cdef bint keep_grad_fn = False
+    if tl_grad_enabled and (t._requires_grad or t._view_base is not None):
+        _check_inplace(t)
+        # a view about to be recorded: its grad_fn (for the geometry before the op) is made
+        # current now and kept current across the version bump, so the op's node links to it
+        if t._requires_grad and t._view_base is not None and t._autograd_meta is not None:
+            _view_grad_fn(t)
+            keep_grad_fn = True
     _set_geometry(t, v._ndim, v._shape, v._strides)
     t._offset = v._offset
     t._vc.version += 1
+    if keep_grad_fn:
+        (<AutogradMeta>t._autograd_meta).view_version = t._vc.version
     return t

@@ -196,12 +196,17 @@ def emit_call(decl, params):
     names["inplace"] = "_inplace_"
     names.setdefault("out", "None")
     cond = " or ".join(f"_req_any({cnames[d]})" for d in diff)
+    if decl.get("record_inplace_only"):
+        cond = f"_inplace_ and ({cond})"
     lines = [f"cdef object _call_{op}({sig}{', ' if sig else ''}bint _inplace_):",
              f"    cdef bint _rec = tl_grad_enabled and ({cond})"]
     if "out" in cnames:
         lines.append(f"    if _rec and c_out is not None: _check_out_no_grad('{op}', ({', '.join(cnames[d] for d in diff)},))")
     if "self" in users:
         lines.append("    _orig_self = _original_of(c_self) if (_rec and _inplace_) else None")
+    elif decl.get("inplace_view"):
+        # the op changes self's geometry: keep an alias with the geometry from before it
+        lines.append("    _orig_self = _alias_of(c_self, False) if (_rec and _inplace_) else None")
     else:
         lines.append("    _orig_self = None")
     # while a memory profile is active on this thread, name the op for attribution
@@ -264,6 +269,8 @@ def emit_autograd(decl, params):
         else:
             base, suf = src
             target = "result" if base == "result" else base
+            if base == "self":           # an in-place op: self as it was before the op
+                target = "(self if _orig_self_ is None else _orig_self_)"
             expr = "(" + META_SUFFIXES[suf].format(target) + f" if isinstance({target}, (TensorBase, list, tuple)) else None)"
         items.append(f"        ({expr}) if ({cond}) else None,")
     rec.append("    n._saved = (")
@@ -279,6 +286,8 @@ def emit_autograd(decl, params):
     elif multi:
         creation = "CREATION_MULTI_OUTPUT" if view_of else "CREATION_DEFAULT"
         rec.append(f"    _set_history_multi(result, n, {creation})")
+    elif decl.get("inplace_view"):
+        rec.append("    _set_history_inplace_view(result, n, _orig_self_)")
     else:
         rec.append("    if _inplace_:")
         rec.append("        _set_history_inplace(result, n)")

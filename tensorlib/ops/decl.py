@@ -22,16 +22,22 @@ LIKE = "dtype? dtype=None, object layout=None, device? device=None, bool require
 
 
 def op(name, sig, variants=FM, impl=None, doc=None, aliases=(), node=None, view_of=None,
-       backward=None, input_name="input", outputs="single", node_if=()):
+       backward=None, input_name="input", outputs="single", node_if=(), inplace_view=False,
+       record_inplace_only=False):
     """One declaration. ``backward`` maps each differentiable input to its gradient formula
     (tensorlib ops over ``grad``/``grads``, the inputs, ``result`` and ``X_sizes``-style
     metadata); what the node saves is derived from it (codegen.autograd_plan).
     ``outputs="multi"``: the op returns a tuple of tensors, each an output of the node.
     ``node_if``: ((node name, condition over the arguments), ...) for overloads PyTorch gives
-    another node name (``sum(dim)`` is SumBackward1); the first true condition wins."""
+    another node name (``sum(dim)`` is SumBackward1); the first true condition wins.
+    ``inplace_view``: an in-place op that changes only the geometry (t_, squeeze_): the node
+    replaces self's grad_fn, or on a view the grad_fn is regenerated from the base.
+    ``record_inplace_only``: only the in-place variant is differentiable (``x.lt_(y)`` keeps
+    x's float dtype; ``x.lt(y)`` is bool), so the out-of-place one records nothing."""
     return dict(name=name, sig=sig, variants=variants, impl=impl, doc=doc, aliases=aliases,
                 node=node, view_of=view_of, backward=backward, input_name=input_name,
-                outputs=outputs, node_if=node_if)
+                outputs=outputs, node_if=node_if, inplace_view=inplace_view,
+                record_inplace_only=record_inplace_only)
 
 
 OPS = [
@@ -93,7 +99,8 @@ OPS = [
     op("unsqueeze", "Tensor self, int dim", node="UnsqueezeBackward0", backward={'self': 'grad.squeeze(dim)'}, view_of="self",
        doc="A view with a size-1 dim inserted at ``dim``.\n\n"
            "    >>> tensorlib.zeros(3).unsqueeze(0).shape\n    tensorlib.Size([1, 3])"),
-    op("squeeze", "Tensor self, object dim=None", node="SqueezeBackward0", backward={'self': 'grad.reshape(self_sizes)'}, view_of="self",
+    op("squeeze", "Tensor self, object dim=None", node="SqueezeBackward0",
+       node_if=(("SqueezeBackward2", "isinstance(dim, (tuple, list))"), ("SqueezeBackward1", "dim is not None")), backward={'self': 'grad.reshape(self_sizes)'}, view_of="self",
        doc="A view without size-1 dims (all, or those in ``dim``; a non-1 dim is left alone).\n\n"
            "    >>> tensorlib.zeros(1, 3, 1).squeeze().shape\n    tensorlib.Size([3])"),
     op("flatten", "Tensor self, int start_dim=0, int end_dim=-1", node="ViewBackward0", backward={'self': 'grad.reshape(self_sizes)'}, view_of="self",
@@ -116,7 +123,7 @@ OPS = [
        doc="A view of a diagonal, appended as the last dim.\n\n"
            "    >>> tensorlib.arange(9).view(3, 3).diagonal().tolist()\n    [0, 4, 8]"),
     op("split", "Tensor self, object split_size_or_sections, int dim=0", node="SplitBackward0", backward={'self': '_split_backward(grads, node, dim)'}, outputs='multi',
-       view_of="self",
+       node_if=(("SplitWithSizesBackward0", "isinstance(split_size_or_sections, (list, tuple))"),), view_of="self",
        doc="Views of equal pieces (the last may be smaller) or of the given sizes.\n\n"
            "    >>> [p.tolist() for p in tensorlib.arange(5).split(2)]\n    [[0, 1], [2, 3], [4]]"),
     op("chunk", "Tensor self, int chunks, int dim=0", node="SplitBackward0", backward={'self': '_split_backward(grads, node, dim)'}, outputs='multi', view_of="self",
@@ -133,18 +140,25 @@ OPS = [
        doc="Self when already contiguous, else a contiguous copy.\n\n"
            "    >>> t = tensorlib.zeros(2, 3); t.contiguous() is t\n    True"),
     # in-place metadata changes
+    # (recorded like PyTorch's TBackward1 ...; on a view, the view's grad_fn is regenerated
+    # from its base with the new geometry instead)
     op("t_", "Tensor self", M, impl="_set_geometry_inplace({self}, _t({self}))",
+       node="TBackward1", backward={'self': 'grad.t()'}, inplace_view=True,
        doc="Transpose in place (metadata only).\n\n    >>> tensorlib.zeros(2, 3).t_().shape\n"
            "    tensorlib.Size([3, 2])"),
     op("transpose_", "Tensor self, int dim0, int dim1", M, aliases=("swapaxes_", "swapdims_"),
        impl="_set_geometry_inplace({self}, _transpose({self}, {dim0}, {dim1}))",
+       node="TransposeBackward1", backward={'self': 'grad.transpose(dim0, dim1)'}, inplace_view=True,
        doc="Swap two dims in place (metadata only).\n\n    >>> tensorlib.zeros(2, 3).transpose_(0, 1).shape\n"
            "    tensorlib.Size([3, 2])"),
     op("squeeze_", "Tensor self, object dim=None", M,
        impl="_set_geometry_inplace({self}, _squeeze({self}, {dim}))",
+       node="SqueezeBackward3", node_if=(("SqueezeBackward4", "dim is not None"),),
+       backward={'self': 'grad.reshape(self_sizes)'}, inplace_view=True,
        doc="Squeeze in place.\n\n    >>> tensorlib.zeros(1, 2).squeeze_().shape\n    tensorlib.Size([2])"),
     op("unsqueeze_", "Tensor self, int dim", M,
        impl="_set_geometry_inplace({self}, _unsqueeze({self}, {dim}))",
+       node="UnsqueezeBackward1", backward={'self': 'grad.squeeze(dim)'}, inplace_view=True,
        doc="Unsqueeze in place.\n\n    >>> tensorlib.zeros(2).unsqueeze_(1).shape\n    tensorlib.Size([2, 1])"),
 
     # ------------------------------------------------------------------ copies
@@ -162,7 +176,9 @@ OPS = [
        impl="_copy_({self}, {src}, {non_blocking})", node="CopyBackwards", backward={'self': '_zeros_grad(grad)', 'src': 'grad'},
        doc="Copy ``src`` into self in place, broadcasting and converting dtype.\n\n"
            "    >>> tensorlib.zeros(2, 2).copy_(tensorlib.tensor([1, 2])).tolist()\n    [[1.0, 2.0], [1.0, 2.0]]"),
-    op("fill_", "Tensor self, Scalar value", M, node="FillBackward0", backward={'self': '_zeros_grad(grad)'},
+    op("fill_", "Tensor self, Scalar value", M, node="FillBackward2",
+       node_if=(("FillBackward3", "isinstance(value, TensorBase)"),),
+       backward={'self': '_zeros_grad(grad)', 'value': 'grad.sum()'},
        doc="Set every element to ``value``.\n\n    >>> tensorlib.zeros(2).fill_(3).tolist()\n    [3.0, 3.0]"),
     op("zero_", "Tensor self", M, node="ZeroBackward0", backward={'self': '_zeros_grad(grad)'},
        doc="Set every element to zero.\n\n    >>> tensorlib.ones(2).zero_().tolist()\n    [0.0, 0.0]"),
@@ -310,16 +326,21 @@ OPS = [
        doc="Random integers shaped like ``input``.\n\n    >>> tensorlib.randint_like(tensorlib.zeros(2), 5).shape\n"
            "    tensorlib.Size([2])"),
     op("uniform_", "Tensor self, float from_=0.0, float to=1.0, *, object generator=None", M,
+       node="UniformBackward0", backward={'self': '_zeros_grad(grad)'},
        doc="Fill with uniform samples on [from_, to).\n\n    >>> float(tensorlib.empty(3).uniform_(2, 3).min()) >= 2\n    True"),
     op("normal_", "Tensor self, float mean=0.0, float std=1.0, *, object generator=None", M,
+       node="NormalBackward0", backward={'self': '_zeros_grad(grad)'},
        doc="Fill with normal samples.\n\n    >>> tensorlib.empty(3).normal_(0, 1).shape\n    tensorlib.Size([3])"),
     op("random_", "Tensor self, object from_=None, object to=None, *, object generator=None", M,
+       node="RandomBackward0", node_if=(("RandomBackward2", "to is not None"), ("RandomBackward1", "from_ is not None")), backward={'self': '_zeros_grad(grad)'},
        doc="Fill with integers uniform on [from_, to) (``random_(to)``: [0, to)).\n\n"
            "    >>> tensorlib.empty(3).random_(0, 2).tolist() in ([a, b, c] for a in (0., 1.) for b in (0., 1.) for c in (0., 1.))\n    True"),
     op("bernoulli_", "Tensor self, object p=0.5, *, object generator=None", M,
+       node="BernoulliBackward2", node_if=(("BernoulliBackward1", "isinstance(p, TensorBase)"),), backward={'self': '_zeros_grad(grad)'},
        doc="Fill with 1 with probability ``p`` (a number or a tensor), else 0.\n\n"
            "    >>> set(tensorlib.empty(8).bernoulli_(0.5).tolist()) <= {0.0, 1.0}\n    True"),
     op("bernoulli", "Tensor self, object p=None, *, object generator=None",
+       node="BernoulliBackward0", backward={'self': '_zeros_grad(grad)'},
        doc="Samples 1 with the probability given by each element of ``input``.\n\n"
            "    >>> tensorlib.bernoulli(tensorlib.ones(3)).tolist()\n    [1.0, 1.0, 1.0]"),
     op("normal", f"object mean, object std=1.0, object size=None, *, object generator=None, object out=None, {FACTORY}", F,
@@ -462,9 +483,16 @@ _BINARY = [
     ("logical_or", "OP_LOGICAL_OR", None, (), "tensorlib.tensor([1, 0]).logical_or(tensorlib.tensor([0, 0])).tolist()", "[True, False]"),
     ("logical_xor", "OP_LOGICAL_XOR", None, (), "tensorlib.tensor([1, 0]).logical_xor(tensorlib.tensor([1, 1])).tolist()", "[False, True]"),
 ]
+# Comparisons are differentiable only in place: ``x.lt_(y)`` keeps x's float dtype and its
+# gradient (to x's old values and to y) is zero, as in PyTorch (LtBackward0/1).
+_COMPARISONS = {"eq", "ne", "lt", "le", "gt", "ge"}
 for _n, _op, _node, _al, _ex, _res in _BINARY:
-    OPS.append(op(_n, "Tensor self, object other, *, object out=None", FMI, aliases=_al, node=_node,
-                  backward=_GRAD.get(_n),
+    _cmp = _n in _COMPARISONS
+    OPS.append(op(_n, "Tensor self, object other, *, object out=None", FMI, aliases=_al,
+                  node=f"{_n.capitalize()}Backward0" if _cmp else _node,
+                  node_if=((f"{_n.capitalize()}Backward1", "isinstance(other, TensorBase)"),) if _cmp else (),
+                  record_inplace_only=_cmp,
+                  backward={"self": "_zeros_grad(grad)", "other": "_zeros_grad(grad)"} if _cmp else _GRAD.get(_n),
                   impl=f"_binary({_op}, {{self}}, {{other}}, {{out}}, {{inplace}})",
                   doc=f"Elementwise ``{_n}`` with broadcasting and type promotion.\n\n    >>> {_ex}\n    {_res}"))
 
@@ -525,11 +553,11 @@ OPS += [
        impl="_add({self}, {other}, {alpha}, {out}, {inplace}, True)", node="SubBackward0", backward={'self': 'grad', 'other': '_scale(grad, -alpha)'},
        doc="``input - alpha * other``.\n\n    >>> tensorlib.tensor([5]).sub(2).tolist()\n    [3]"),
     op("rsub", "Tensor self, object other, *, object alpha=1", F,
-       impl="_add({other}, {self}, {alpha}, None, False, True)", node="RsubBackward0", backward={'self': '_scale(grad, -alpha)', 'other': 'grad'},
+       impl="_add({other}, {self}, {alpha}, None, False, True)", node="RsubBackward0", node_if=(("RsubBackward1", "not isinstance(other, TensorBase)"),), backward={'self': '_scale(grad, -alpha)', 'other': 'grad'},
        doc="``other - alpha * input``.\n\n    >>> tensorlib.rsub(tensorlib.tensor([1]), 5).tolist()\n    [4]"),
     op("div", "object self, object other, *, object rounding_mode=None, object out=None", FMI,
        aliases=("divide", "true_divide"), impl="_div({self}, {other}, {rounding_mode}, {out}, {inplace})",
-       node="DivBackward0", backward={'self': '(grad / other) if rounding_mode is None else grad * 0', 'other': '(-grad * self / (other * other)) if rounding_mode is None else grad * 0'},
+       node="DivBackward0", node_if=(("DivBackward2", "rounding_mode is not None"),), backward={'self': '(grad / other) if rounding_mode is None else grad * 0', 'other': '(-grad * self / (other * other)) if rounding_mode is None else grad * 0'},
        doc="True division (integers give floats), or rounded with ``rounding_mode`` 'trunc'/'floor'.\n\n"
            "    >>> tensorlib.tensor([7, -7]).div(2, rounding_mode='floor').tolist()\n    [3, -4]"),
     op("floor_divide", "Tensor self, object other, *, object out=None", FMI,
@@ -537,19 +565,20 @@ OPS += [
        doc="Division rounded toward negative infinity (Python's ``//``).\n\n"
            "    >>> tensorlib.tensor([-7]).floor_divide(2).tolist()\n    [-4]"),
     op("remainder", "object self, object other, *, object out=None", FMI,
-       impl="_int_safe_binary(OP_REMAINDER, {self}, {other}, {out}, {inplace})", node="RemainderBackward0", backward={'self': 'grad', 'other': "-grad * self.div(other, rounding_mode='floor')"},
+       impl="_int_safe_binary(OP_REMAINDER, {self}, {other}, {out}, {inplace})", node="RemainderBackward0", node_if=(("RemainderBackward1", "isinstance(other, TensorBase)"),), backward={'self': 'grad', 'other': "-grad * self.div(other, rounding_mode='floor')"},
        doc="Python's modulus: the result has the sign of the divisor.\n\n"
            "    >>> tensorlib.tensor([-7]).remainder(3).tolist()\n    [2]"),
     op("fmod", "Tensor self, object other, *, object out=None", FMI,
-       impl="_int_safe_binary(OP_FMOD, {self}, {other}, {out}, {inplace})", node="FmodBackward0", backward={'self': 'grad', 'other': "-grad * self.div(other, rounding_mode='trunc')"},
+       impl="_int_safe_binary(OP_FMOD, {self}, {other}, {out}, {inplace})", node="FmodBackward0", node_if=(("FmodBackward1", "isinstance(other, TensorBase)"),), backward={'self': 'grad', 'other': "-grad * self.div(other, rounding_mode='trunc')"},
        doc="C's modulus: the result has the sign of the dividend.\n\n"
            "    >>> tensorlib.tensor([-7]).fmod(3).tolist()\n    [-1]"),
     op("pow", "object self, object exponent, *, object out=None", FMI,
-       impl="_pow({self}, {exponent}, {out}, {inplace})", node="PowBackward0", backward={'self': '_pow_backward_self(grad, self, exponent)', 'exponent': '_pow_backward_exponent(grad, self, exponent, result)'},
+       impl="_pow({self}, {exponent}, {out}, {inplace})", node="PowBackward0",
+       node_if=(("PowBackward2", "not isinstance(self, TensorBase)"), ("PowBackward1", "isinstance(exponent, TensorBase)")), backward={'self': '_pow_backward_self(grad, self, exponent)', 'exponent': '_pow_backward_exponent(grad, self, exponent, result)'},
        doc="``input ** exponent`` (either may be a number).\n\n"
            "    >>> tensorlib.pow(tensorlib.tensor([2, 3]), 2).tolist()\n    [4, 9]"),
     op("round", "Tensor self, *, int decimals=0, object out=None", FMI,
-       impl="_round({self}, {decimals}, {out}, {inplace})", node="RoundBackward0", backward={'self': 'grad * 0'},
+       impl="_round({self}, {decimals}, {out}, {inplace})", node="RoundBackward0", node_if=(("RoundBackward1", "decimals != 0"),), backward={'self': 'grad * 0'},
        doc="Round half to even (to ``decimals`` places).\n\n"
            "    >>> tensorlib.tensor([0.5, 1.5, 2.567]).round(decimals=1).tolist()[2]\n    2.6"),
     op("frac", "Tensor self, *, object out=None", FMI, impl="_frac({self}, {out}, {inplace})",
@@ -560,17 +589,20 @@ OPS += [
        doc="Replace NaN, +inf and -inf (by default with 0 and the dtype's extremes).\n\n"
            "    >>> tensorlib.tensor([float('nan'), 1.]).nan_to_num().tolist()\n    [0.0, 1.0]"),
     op("clamp", "Tensor self, object min=None, object max=None, *, object out=None", FMI, aliases=("clip",),
-       impl="_clamp({self}, {min}, {max}, {out}, {inplace})", node="ClampBackward1", backward={'self': '_clamp_backward(grad, self, min, max)', 'min': '_clamp_bound_backward(grad, self, min, False)', 'max': '_clamp_bound_backward(grad, self, max, True)'},
+       impl="_clamp({self}, {min}, {max}, {out}, {inplace})", node="ClampBackward1",
+       node_if=(("ClampBackward0", "isinstance(min, TensorBase) or isinstance(max, TensorBase)"),), backward={'self': '_clamp_backward(grad, self, min, max)', 'min': '_clamp_bound_backward(grad, self, min, False, max)', 'max': '_clamp_bound_backward(grad, self, max, True, min)'},
        doc="Limit values to [min, max] (numbers or tensors; either may be None).\n\n"
            "    >>> tensorlib.tensor([-2, 0, 5]).clamp(-1, 3).tolist()\n    [-1, 0, 3]"),
     op("clamp_min", "Tensor self, object min, *, object out=None", FMI,
-       impl="_clamp({self}, {min}, None, {out}, {inplace})", node="ClampMinBackward0", backward={'self': '_clamp_backward(grad, self, min, None)'},
+       impl="_clamp({self}, {min}, None, {out}, {inplace})", node="ClampMinBackward0", node_if=(("ClampMinBackward1", "isinstance(min, TensorBase)"),),
+       backward={'self': '_clamp_backward(grad, self, min, None)', 'min': '_clamp_bound_backward(grad, self, min, False)'},
        doc="``clamp(min=min)``.\n\n    >>> tensorlib.tensor([-2, 5]).clamp_min(0).tolist()\n    [0, 5]"),
     op("clamp_max", "Tensor self, object max, *, object out=None", FMI,
-       impl="_clamp({self}, None, {max}, {out}, {inplace})", node="ClampMaxBackward0", backward={'self': '_clamp_backward(grad, self, None, max)'},
+       impl="_clamp({self}, None, {max}, {out}, {inplace})", node="ClampMaxBackward0", node_if=(("ClampMaxBackward1", "isinstance(max, TensorBase)"),),
+       backward={'self': '_clamp_backward(grad, self, None, max)', 'max': '_clamp_bound_backward(grad, self, max, True)'},
        doc="``clamp(max=max)``.\n\n    >>> tensorlib.tensor([-2, 5]).clamp_max(0).tolist()\n    [-2, 0]"),
     op("lerp", "Tensor self, object end, object weight, *, object out=None", FMI,
-       impl="_lerp({self}, {end}, {weight}, {out}, {inplace})", node="LerpBackward0", backward={'self': 'grad * (1 - weight)', 'end': 'grad * weight', 'weight': 'grad * (end - self)'},
+       impl="_lerp({self}, {end}, {weight}, {out}, {inplace})", node="LerpBackward0", node_if=(("LerpBackward1", "isinstance(weight, TensorBase)"),), backward={'self': 'grad * (1 - weight)', 'end': 'grad * weight', 'weight': 'grad * (end - self)'},
        doc="Linear interpolation ``input + weight * (end - input)``.\n\n"
            "    >>> tensorlib.tensor([0.]).lerp(tensorlib.tensor([10.]), 0.25).tolist()\n    [2.5]"),
     op("where", "Tensor condition, object self, object other, *, object out=None", F,
@@ -578,7 +610,8 @@ OPS += [
        doc="Elements of ``input`` where ``condition`` holds, else of ``other``.\n\n"
            "    >>> tensorlib.where(tensorlib.tensor([True, False]), 1, 0).tolist()\n    [1, 0]"),
     op("masked_fill", "Tensor self, object mask, object value", "function method inplace",
-       impl="_masked_fill({self}, {mask}, {value}, {inplace})", node="MaskedFillBackward0", backward={'self': 'grad.masked_fill(mask, 0)'},
+       impl="_masked_fill({self}, {mask}, {value}, {inplace})", node="MaskedFillBackward0", node_if=(("MaskedFillBackward1", "isinstance(value, TensorBase)"),),
+       backward={'self': 'grad.masked_fill(mask, 0)', 'value': 'where(mask, grad, 0.0).sum()'},
        doc="``value`` where ``mask`` is True, else ``input``.\n\n"
            "    >>> tensorlib.zeros(3).masked_fill(tensorlib.tensor([True, False, True]), 7).tolist()\n    [7.0, 0.0, 7.0]"),
     op("equal", "Tensor self, object other", FM, impl="_equal({self}, {other})",
