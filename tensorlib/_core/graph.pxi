@@ -151,6 +151,7 @@ cdef class Node:
     cdef public object _output_meta   # per output: (shape, DType) for zero-filling missing grads
     cdef object __weakref__
     cdef public object _site          # forward source site (only while a profile is active)
+    cdef public uint64_t _scalar_edges  # bit i: input i was a Python number (hidden, see below)
 
     def name(self):
         """The node's type name, as in PyTorch (e.g. ``"MulBackward0"``)."""
@@ -158,8 +159,12 @@ cdef class Node:
 
     @property
     def next_functions(self):
-        """((node, input_nr), ...) for each input: where gradients flow next."""
-        return self.next_edges
+        """((node, input_nr), ...) for each input: where gradients flow next. An argument
+        given as a Python number where PyTorch has a Scalar overload (``clamp(x, 0, 1)``,
+        ``x ** 2``) is not an input there, so it is not listed."""
+        if not self._scalar_edges:
+            return self.next_edges
+        return tuple([e for i, e in enumerate(self.next_edges) if not (self._scalar_edges >> i) & 1])
 
     def register_hook(self, fn):
         """Run ``fn(grad_inputs, grad_outputs)`` after this node computes; it may return new
@@ -274,6 +279,7 @@ cdef Node _new_node(type cls, object fn, tuple inputs):
     cdef list edges = []
     cdef list meta = []
     cdef TensorBase t
+    cdef int i = 0
     for x in inputs:
         edges.append(_edge_of(x))
         if isinstance(x, TensorBase) and (<TensorBase>x)._requires_grad:
@@ -281,6 +287,9 @@ cdef Node _new_node(type cls, object fn, tuple inputs):
             meta.append((t.shape, t._dtype))
         else:
             meta.append(None)
+            if i < 64 and not isinstance(x, (TensorBase, list, tuple)):
+                n._scalar_edges |= (<uint64_t>1) << i
+        i += 1
     n.next_edges = tuple(edges)
     n._input_meta = tuple(meta)
     n._fn = fn

@@ -232,6 +232,12 @@ def prefix_calls(formula):
                   formula)
 
 
+# Ops whose PyTorch binding turns a Python number into a (wrapped) tensor input, so the node
+# lists an edge for it (``(x + 2).grad_fn.next_functions`` has two entries); elsewhere a number
+# picks a Scalar overload with no such input (``x.clamp(0, 1)`` has one).
+WRAPS_SCALARS = {"add", "sub", "mul", "div", "where", "maximum", "minimum", "atan2"}
+
+
 def emit_autograd(decl, params):
     """The record function, the backward function and the node class of one op."""
     op, node = decl["name"], decl["node"]
@@ -252,6 +258,8 @@ def emit_autograd(decl, params):
         cls = f"({alt if alt.startswith('_') else '_NODE_' + alt} if ({cond}) else {cls})"
     rec = [f"cdef int _rec_{op}(object result{', ' if pdecl else ''}{pdecl}, bint _inplace_, object _orig_self_) except -1:",
            f"    cdef Node n = _new_node({cls}, _bw_{op}, {inputs})"]
+    if op in WRAPS_SCALARS:
+        rec.append("    n._scalar_edges = 0          # PyTorch wraps a number into a tensor input here")
     for d in diff:
         rec.append(f"    cdef bint r_{d} = _req_any({d})")
     items = []
