@@ -73,6 +73,16 @@ class ParallelBuildExt(build_ext):
         if not self.parallel:
             self.parallel = os.cpu_count() or 1
 
+    def run(self):
+        super().run()
+        if not self.inplace and os.path.exists(os.path.join(HERE, ".git")):
+            for ext in self.extensions:
+                dst = os.path.join(HERE, self.get_ext_filename(ext.name))
+                # a new file, renamed over the old one: a process that has the old module
+                # loaded keeps its mapping intact
+                shutil.copyfile(self.get_ext_fullpath(ext.name), dst + ".tmp")
+                os.replace(dst + ".tmp", dst)
+
 
 setup(
     ext_modules=cythonize(

@@ -25,3 +25,18 @@ def test_readme_examples():
     result = runner.run(test, out=out.append)
     assert result.failed == 0, "".join(out)
     assert result.attempted >= 30
+
+
+def test_main_command_imports_from_the_checkout_root():
+    """The README's first command, ``pip install . && python -m tensorlib.demo``, runs in the
+    checkout's root, where ``python -m`` imports the checkout's ``tensorlib/`` before the
+    installed one: the build must have placed the compiled core there too (setup.py)."""
+    import subprocess
+    import sys
+    root = os.path.dirname(README)
+    if not os.path.exists(os.path.join(root, "setup.py")):
+        pytest.skip("not run from a checkout")
+    r = subprocess.run([sys.executable, "-c", "import tensorlib, tensorlib.demo; print(tensorlib.__file__)"],
+                       cwd=root, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip().startswith(root)
