@@ -485,10 +485,22 @@ def _bw_copy_slices(Node node, tuple grads):
     cdef Node fn = s[0]
     cdef TensorBase g = grads[0]
     vsizes, vstrides, voff, bsizes, bstrides = s[1], s[2], s[3], s[4], s[5]
+    cdef TensorBase result, region
+    if tl_grad_enabled:
+        # create_graph: the same steps in recorded ops, so the gradient keeps its history
+        result = _GENERATED_FUNCTIONS["empty_strided"](bsizes, bstrides, dtype=g._dtype)
+        result.copy_(g)
+        region = result.as_strided(vsizes, vstrides, voff)
+        res = fn._fn(fn, (region.clone(),))
+        if res[0] is None:
+            region.zero_()
+        else:
+            region.copy_(res[0])
+        return (result,) + tuple(res[1:])
     # the base's gradient, laid out like the base so the view geometry applies to it
-    cdef TensorBase result = _empty_strided(bsizes, bstrides, g._dtype, CPU)
+    result = _empty_strided(bsizes, bstrides, g._dtype, CPU)
     _copy_into(result, g)
-    cdef TensorBase region = _as_strided(result, vsizes, vstrides, voff)
+    region = _as_strided(result, vsizes, vstrides, voff)
     res = fn._fn(fn, (_clone(region, None, None),))
     if res[0] is None:
         _fill_raw(region, 0)
@@ -501,7 +513,10 @@ def _bw_as_strided_view(Node node, tuple grads):
     cdef tuple s = _saved_of(node)
     cdef TensorBase g = grads[0]
     vsizes, vstrides, voff, bsizes, bstrides = s
-    cdef TensorBase result = _empty_strided(bsizes, bstrides, g._dtype, CPU)
+    cdef TensorBase result
+    if tl_grad_enabled:             # create_graph: the general formula, in recorded ops
+        return (_as_strided_backward(g, bsizes, bstrides, 0, vsizes, vstrides, voff),)
+    result = _empty_strided(bsizes, bstrides, g._dtype, CPU)
     _fill_raw(result, 0)
     _copy_into(_as_strided(result, vsizes, vstrides, voff), g)
     return (result,)
