@@ -332,7 +332,7 @@ OPS = [
        node="NormalBackward0", backward={'self': '_zeros_grad(grad)'},
        doc="Fill with normal samples.\n\n    >>> tensorlib.empty(3).normal_(0, 1).shape\n    tensorlib.Size([3])"),
     op("random_", "Tensor self, object from_=None, object to=None, *, object generator=None", M,
-       node="RandomBackward0", node_if=(("RandomBackward2", "to is not None"), ("RandomBackward1", "from_ is not None")), backward={'self': '_zeros_grad(grad)'},
+       node="RandomBackward2", node_if=(("RandomBackward0", "to is not None"), ("RandomBackward1", "from_ is not None")), backward={'self': '_zeros_grad(grad)'},
        doc="Fill with integers uniform on [from_, to) (``random_(to)``: [0, to)).\n\n"
            "    >>> tensorlib.empty(3).random_(0, 2).tolist() in ([a, b, c] for a in (0., 1.) for b in (0., 1.) for c in (0., 1.))\n    True"),
     op("bernoulli_", "Tensor self, object p=0.5, *, object generator=None", M,
