@@ -20,7 +20,9 @@ import codegen  # noqa: E402  (tensorlib/ops/codegen.py: reads decl.py, writes _
 codegen.main()
 
 DEV = os.environ.get("TENSORLIB_DEV") == "1"
-CFLAGS = ["-O0", "-g"] if DEV else ["-O3"]
+# -g0 at -O3: Python's own CFLAGS bring -g, and gcc's variable tracking on the huge generated
+# module-init function of tensor.c then needs over 20 GB of memory (2.7 GB without it).
+CFLAGS = ["-O0", "-g"] if DEV else ["-O3", "-g0"]
 # -fno-math-errno: libm calls never set errno (nothing reads it), so sqrt is one instruction
 # and loops using it vectorize; it changes no value (unlike -ffast-math, never used).
 # -ffp-contract=off: no fused multiply-adds, so every ISA clone rounds the same way.
