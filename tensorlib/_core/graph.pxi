@@ -934,26 +934,6 @@ cdef TensorBase _sum_dims_keepdim(TensorBase g, tuple dims):
     return _GENERATED_FUNCTIONS["sum"](g, dims, keepdim=True)
 
 
-def _matmul_backward(grad, self, other, int which):
-    """Gradient of matmul for either operand, every rank case: 1-D operands are treated as a
-    row (left) or column (right) vector, then the added dim is removed again; broadcast batch
-    dims are summed back by the engine."""
-    if self.dim() == 1 and other.dim() == 1:          # a dot product: grad is 0-d
-        return grad * (other if which == 0 else self)
-    a = self.unsqueeze(0) if self.dim() == 1 else self
-    b = other.unsqueeze(-1) if other.dim() == 1 else other
-    g = grad
-    if self.dim() == 1:
-        g = g.unsqueeze(-2)
-    if other.dim() == 1:
-        g = g.unsqueeze(-1)
-    if which == 0:
-        r = g.matmul(b.transpose(-1, -2))
-        return r.squeeze(-2) if self.dim() == 1 else r
-    r = a.transpose(-1, -2).matmul(g)
-    return r.squeeze(-1) if other.dim() == 1 else r
-
-
 def _take_along_backward(grad, sizes, dim, indices, keepdim):
     """Gradient of an op that picked elements along ``dim`` (sort, topk, kthvalue, max(dim)):
     each picked element gets its output's gradient; the others get zero."""

@@ -547,6 +547,87 @@ cdef TensorBase _matmul(TensorBase a, TensorBase b, object out):
     return _la_matmul_nd(a, b, out)
 
 
+cdef object _matmul_op(TensorBase a, TensorBase b, object out):
+    """matmul (and ``@``): the kernels above, or while recording PyTorch's decomposition into
+    recorded ops, so the graph (MmBackward0 after a ViewBackward0 fold, BmmBackward0 after
+    expands, UnsafeViewBackward0 at the end, ...) and what it saves are PyTorch's."""
+    if tl_grad_enabled and (a._requires_grad or b._requires_grad):
+        if out is not None:
+            _check_out_no_grad("matmul", (a, b))
+        return _matmul_recorded(a, b)
+    return _matmul(a, b, out)
+
+
+cdef bint _matmul_should_fold(TensorBase t1, TensorBase t2):
+    """PyTorch's rule for folding the batch dims of the larger operand into one mm/mv: when
+    the other operand is a vector or a matrix, and either it requires grad (a smaller graph
+    for backward) or the fold needs no copy."""
+    cdef bint larger = t1._ndim >= t2._ndim
+    cdef TensorBase a = t1 if larger else _transpose(t2, -1, -2)
+    cdef int dim_b = t2._ndim if larger else t1._ndim
+    cdef int i
+    if not (a._ndim >= 3 and dim_b <= 2):
+        return False
+    if (t2 if larger else t1)._requires_grad:
+        return True
+    if t1._ndim == 2:
+        return False
+    if a._numel == 0:
+        return True
+    for i in range(a._ndim - 2):
+        if a._strides[i] != a._strides[i + 1] * a._shape[i + 1]:
+            return False
+    return True
+
+
+cdef object _matmul_recorded(TensorBase t1, TensorBase t2):
+    cdef int d1 = t1._ndim, d2 = t2._ndim
+    if d1 == 0 or d2 == 0:
+        return _matmul(t1, t2, None)          # raises PyTorch's error
+    if d1 == 1 and d2 == 1:
+        return _call_dot(t1, t2, None, False)
+    if d1 == 2 and d2 == 1:
+        return _call_mv(t1, t2, None, False)
+    if d1 == 1 and d2 == 2:
+        return _call_squeeze_(_call_mm(_call_unsqueeze(t1, 0, False), t2, None, False), 0, True)
+    if d1 == 2 and d2 == 2:
+        return _call_mm(t1, t2, None, False)
+    cdef int64_t m1 = t1._shape[d1 - 1]
+    cdef int64_t m2 = t2._shape[d2 - 2] if d2 > 1 else t2._shape[0]
+    if m1 != m2:
+        return _matmul(t1, t2, None)          # raises PyTorch's error with the shapes
+    cdef bint transpose
+    cdef TensorBase a, b, r
+    if _matmul_should_fold(t1, t2):
+        transpose = d2 > d1
+        a = _call_transpose(t2, -1, -2, False) if transpose else t1
+        b = ((_call_t(t1, False) if d1 == 2 else t1) if transpose else t2)
+        lead = list(a.shape)[:-1]
+        af = _call_reshape(a, (_la_prod(lead), a._shape[a._ndim - 1]), False)
+        if b._ndim == 2:
+            lead.append(b._shape[1])
+            r = _call__unsafe_view(_call_mm(af, b, None, False), tuple(lead), False)
+            return _call_contiguous(_call_transpose(r, -1, -2, False), None, False) if transpose else r
+        return _call__unsafe_view(_call_mv(af, b, None, False), tuple(lead), False)
+    # batched: broadcast the batch dims, flatten them, one bmm, then the output's shape
+    cdef int64_t n = t1._shape[d1 - 2] if d1 > 1 else 1
+    cdef int64_t p = t2._shape[d2 - 1] if d2 > 1 else 1
+    cdef int64_t bsh[MAX_DIMS]
+    cdef int nbd = broadcast_shapes(max(d1 - 2, 0), t1._shape, max(d2 - 2, 0), t2._shape, bsh)
+    batch = [bsh[i] for i in range(nbd)]
+    nb = _la_prod(batch)
+    e1 = _call_reshape(_call_expand(t1, tuple(batch + [n, m1]), False, False), (nb, n, m1), False)
+    if d2 == 1:
+        e2 = _call_unsqueeze(_call_reshape(_call_expand(t2, tuple(batch + [m2]), False, False), (nb, m2), False), 2, False)
+    else:
+        e2 = _call_reshape(_call_expand(t2, tuple(batch + [m2, p]), False, False), (nb, m2, p), False)
+    out_shape = batch + ([n] if d1 > 1 else []) + ([p] if d2 > 1 else [])
+    r = _call_bmm(e1, e2, None, False)
+    if d2 == 1:
+        r = _call_squeeze(r, -1, False)
+    return _call__unsafe_view(r, tuple(out_shape), False)
+
+
 cdef TensorBase _la_squeeze_dim0(TensorBase t):
     return _view_of(t, _shape_list(t)[1:], _stride_list(t)[1:], t._offset)
 

@@ -1013,7 +1013,7 @@ cdef inline bint _slot_ok(object other):
 
 cdef object _matmul_slot(object a, object b):
     # `@` is the declared matmul op (linalg.pxi), with autograd recording
-    return _call_matmul(<TensorBase>a, <TensorBase>b, None, False)
+    return _matmul_op(<TensorBase>a, <TensorBase>b, None)
 
 
 cdef object _LAYOUT_STRIDED = None

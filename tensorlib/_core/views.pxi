@@ -183,6 +183,29 @@ cdef TensorBase _reshape(TensorBase t, tuple shape):
     return c
 
 
+cdef TensorBase _reshape_op(TensorBase t, tuple shape):
+    """reshape: a view when the view rule allows one, else a copy. While recording, the copy
+    is made as PyTorch makes it, a recorded contiguous clone reshaped by _unsafe_view, so the
+    graph reads UnsafeViewBackward0 -> CloneBackward0 (the view is recorded by the caller)."""
+    cdef int64_t sh[MAX_DIMS]
+    cdef int64_t st[MAX_DIMS]
+    cdef int nd
+    if tl_grad_enabled and t._requires_grad:
+        nd = _infer_size(shape, t._numel, sh)
+        if not _compute_view_strides(t, nd, sh, st):
+            return _call__unsafe_view(_call_clone(t, contiguous_format, False), tuple([sh[i] for i in range(nd)]), False)
+    return _reshape(t, shape)
+
+
+cdef TensorBase _unsafe_view(TensorBase t, tuple shape):
+    """A reshaped alias that autograd does not treat as a view (its input is a fresh copy
+    nothing else holds), as PyTorch's _unsafe_view."""
+    cdef TensorBase v = _reshape(t, shape)
+    if v._storage is t._storage:
+        v._view_base = None
+    return v
+
+
 cdef TensorBase _transpose(TensorBase t, int64_t d0, int64_t d1):
     cdef int64_t sh[MAX_DIMS]
     cdef int64_t st[MAX_DIMS]

@@ -217,6 +217,8 @@ def emit_call(decl, params):
     # an op that may hand back its input unchanged (contiguous, to) records nothing then:
     # the input keeps its own history (a leaf stays a leaf)
     same = " and (_inplace_ or result is not c_self)" if "self" in cnames else ""
+    if decl.get("records_itself"):
+        same += " and (<TensorBase>result)._grad_fn is None"
     lines.append(f"    if _rec{same}: _rec_{op}(result, {args}{', ' if args else ''}_inplace_, _orig_self)")
     lines.append("    return result")
     return "\n".join(lines) + "\n"

@@ -23,7 +23,7 @@ LIKE = "dtype? dtype=None, object layout=None, device? device=None, bool require
 
 def op(name, sig, variants=FM, impl=None, doc=None, aliases=(), node=None, view_of=None,
        backward=None, input_name="input", outputs="single", node_if=(), inplace_view=False,
-       record_inplace_only=False):
+       record_inplace_only=False, records_itself=False):
     """One declaration. ``backward`` maps each differentiable input to its gradient formula
     (tensorlib ops over ``grad``/``grads``, the inputs, ``result`` and ``X_sizes``-style
     metadata); what the node saves is derived from it (codegen.autograd_plan).
@@ -33,11 +33,13 @@ def op(name, sig, variants=FM, impl=None, doc=None, aliases=(), node=None, view_
     ``inplace_view``: an in-place op that changes only the geometry (t_, squeeze_): the node
     replaces self's grad_fn, or on a view the grad_fn is regenerated from the base.
     ``record_inplace_only``: only the in-place variant is differentiable (``x.lt_(y)`` keeps
-    x's float dtype; ``x.lt(y)`` is bool), so the out-of-place one records nothing."""
+    x's float dtype; ``x.lt(y)`` is bool), so the out-of-place one records nothing.
+    ``records_itself``: the implementation may record its own history (a copying ``reshape``
+    is PyTorch's clone + _unsafe_view); the op's node is recorded only when it did not."""
     return dict(name=name, sig=sig, variants=variants, impl=impl, doc=doc, aliases=aliases,
                 node=node, view_of=view_of, backward=backward, input_name=input_name,
                 outputs=outputs, node_if=node_if, inplace_view=inplace_view,
-                record_inplace_only=record_inplace_only)
+                record_inplace_only=record_inplace_only, records_itself=records_itself)
 
 
 OPS = [
@@ -51,11 +53,11 @@ OPS = [
        node="ViewBackward0", backward={'self': 'grad.reshape(self_sizes)'}, view_of="self",
        doc="``self.view(other.shape)``.\n\n    >>> tensorlib.arange(4).view_as(tensorlib.zeros(2, 2)).shape\n"
            "    tensorlib.Size([2, 2])"),
-    op("reshape", "Tensor self, int[]... shape", impl="_reshape({self}, {shape})",
+    op("reshape", "Tensor self, int[]... shape", impl="_reshape_op({self}, {shape})", records_itself=True,
        node="ViewBackward0", backward={'self': 'grad.reshape(self_sizes)'}, view_of="self",
        doc="A view when the view rule allows one, otherwise a copy.\n\n"
            "    >>> tensorlib.arange(6).reshape(3, 2).shape\n    tensorlib.Size([3, 2])"),
-    op("reshape_as", "Tensor self, Tensor other", M, impl="_reshape({self}, tuple({other}.shape))",
+    op("reshape_as", "Tensor self, Tensor other", M, impl="_reshape_op({self}, tuple({other}.shape))", records_itself=True,
        node="ViewBackward0", backward={'self': 'grad.reshape(self_sizes)'}, view_of="self",
        doc="``self.reshape(other.shape)``.\n\n    >>> tensorlib.arange(4).reshape_as(tensorlib.zeros(2, 2)).shape\n"
            "    tensorlib.Size([2, 2])"),
@@ -356,17 +358,18 @@ OPS = [
        node="MmBackward0", backward={'self': 'grad.mm(mat2.t())', 'mat2': 'self.t().mm(grad)'},
        doc="Matrix product of two 2-D tensors.\n\n"
            "    >>> tensorlib.mm(tensorlib.ones(2, 3), tensorlib.ones(3, 4)).shape\n    tensorlib.Size([2, 4])"),
-    op("matmul", "Tensor self, Tensor other, *, object out=None", impl="_matmul({self}, {other}, {out})",
+    # matmul records no node of its own: while recording it runs as PyTorch decomposes it
+    # (dot/mv/mm/bmm and views, linalg.pxi), so grad_fn, next_functions and what is saved
+    # are PyTorch's
+    op("matmul", "Tensor self, Tensor other, *, object out=None", impl="_matmul_op({self}, {other}, {out})",
        doc="Matrix product for every rank: dot (1-D, 1-D), mv, mm, and batched products with "
            "broadcast batch dims (a 1-D operand is a row on the left, a column on the right).\n\n"
-           "    >>> tensorlib.matmul(tensorlib.ones(5, 2, 3), tensorlib.ones(3)).shape\n    tensorlib.Size([5, 2])", node="MmBackward0",
-       # PyTorch names the node after what matmul reduced to (batched forms end in a view;
-       # where it broadcasts a 2-D left operand against a batch it shows CloneBackward0)
-       node_if=(("DotBackward0", "self.dim() == 1 and other.dim() == 1"),
-                ("MvBackward0", "self.dim() == 2 and other.dim() == 1"),
-                ("SqueezeBackward4", "self.dim() == 1 and other.dim() == 2"),
-                ("UnsafeViewBackward0", "self.dim() > 2 or other.dim() > 2")),
-       backward={'self': '_matmul_backward(grad, self, other, 0)', 'other': '_matmul_backward(grad, self, other, 1)'}),
+           "    >>> tensorlib.matmul(tensorlib.ones(5, 2, 3), tensorlib.ones(3)).shape\n    tensorlib.Size([5, 2])"),
+    op("_unsafe_view", "Tensor self, int[] size", F, impl="_unsafe_view({self}, {size})",
+       node="UnsafeViewBackward0", backward={'self': 'grad.reshape(self_sizes)'},
+       doc="A reshaped alias of a tensor nothing else uses (the result of a copy), recorded as "
+           "a new tensor rather than a view: what a copying ``reshape`` and a folded ``matmul`` "
+           "end in.\n\n    >>> tensorlib._unsafe_view(tensorlib.zeros(6), (2, 3))._is_view()\n    False"),
     op("bmm", "Tensor self, Tensor mat2, *, object out=None", impl="_bmm({self}, {mat2}, {out})",
        node="BmmBackward0", backward={'self': 'grad.bmm(mat2.transpose(1, 2))', 'mat2': 'self.transpose(1, 2).bmm(grad)'},
        doc="Batched matrix product of two 3-D tensors with the same batch size.\n\n"
