@@ -48,6 +48,18 @@ def test_records_allocations_and_frees_with_bytes_op_site_and_time():
     assert not _memory_hooks() and _C._profiling_depth() == 0
 
 
+def test_every_op_is_named_differentiable_or_not():
+    """Ops without a backward (factories, comparisons) and the @ operator name their
+    allocations too."""
+    w = torch.ones(16, 16)
+    with memory.profile() as prof:
+        a = torch.zeros(256)
+        m = a > 0
+        y = a.view(16, 16) @ w
+        z = torch.matmul(y, w)
+    assert [e.op for e in prof.events if e.kind == "alloc"] == ["zeros", "gt", "matmul", "matmul"]
+
+
 def test_peak_matches_the_allocator_counters():
     xs = [torch.randn(512) for _ in range(3)]      # 2048 bytes each: no rounding
     memory.reset_peak_memory_stats()

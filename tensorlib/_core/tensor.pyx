@@ -964,22 +964,22 @@ cdef class TensorBase:
         return _ew(OP_BITWISE_NOT, (self,), None, False)
 
     def __eq__(self, other):
-        return _ew(OP_EQ, (self, other), None, False) if _slot_ok(other) else NotImplemented
+        return _call_eq(self, other, None, False) if _slot_ok(other) else NotImplemented
 
     def __ne__(self, other):
-        return _ew(OP_NE, (self, other), None, False) if _slot_ok(other) else NotImplemented
+        return _call_ne(self, other, None, False) if _slot_ok(other) else NotImplemented
 
     def __lt__(self, other):
-        return _ew(OP_LT, (self, other), None, False) if _slot_ok(other) else NotImplemented
+        return _call_lt(self, other, None, False) if _slot_ok(other) else NotImplemented
 
     def __le__(self, other):
-        return _ew(OP_LE, (self, other), None, False) if _slot_ok(other) else NotImplemented
+        return _call_le(self, other, None, False) if _slot_ok(other) else NotImplemented
 
     def __gt__(self, other):
-        return _ew(OP_GT, (self, other), None, False) if _slot_ok(other) else NotImplemented
+        return _call_gt(self, other, None, False) if _slot_ok(other) else NotImplemented
 
     def __ge__(self, other):
-        return _ew(OP_GE, (self, other), None, False) if _slot_ok(other) else NotImplemented
+        return _call_ge(self, other, None, False) if _slot_ok(other) else NotImplemented
 
     # properties that are views
     @property
@@ -1012,7 +1012,13 @@ cdef inline bint _slot_ok(object other):
 
 
 cdef object _matmul_slot(object a, object b):
-    # `@` is the declared matmul op (linalg.pxi), with autograd recording
+    # `@` is the declared matmul op (linalg.pxi), with autograd recording and, while a memory
+    # profile is active, the op's name for attribution (as the generated wrappers do)
+    if tl_prof_depth:
+        prev = _op_enter('matmul')
+        r = _matmul_op(<TensorBase>a, <TensorBase>b, None)
+        _op_exit(prev)
+        return r
     return _matmul_op(<TensorBase>a, <TensorBase>b, None)
 
 

@@ -132,6 +132,12 @@ def emit_def(defname, decl, params, method, inplace=False):
         flag = inplace or decl["name"].endswith("_")
         lines.append(f"    return _call_{decl['name']}({', '.join(args)}, {'True' if flag else 'False'})")
     else:
+        # while a memory profile is active on this thread, name the op for attribution
+        lines.append("    if tl_prof_depth:")
+        lines.append(f"        _prev_op_ = _op_enter('{decl['name']}')")
+        lines.append(f"        result = {call}")
+        lines.append("        _op_exit(_prev_op_)")
+        lines.append("        return result")
         lines.append(f"    return {call}")
     return "\n".join(lines) + "\n"
 
