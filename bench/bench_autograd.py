@@ -5,9 +5,18 @@
 
 Run: python bench/bench_autograd.py
 """
+import importlib.machinery
+import os
+import sys
 import timeit
 
-import tensorlib
+# Bench the checkout this file belongs to when its core is built in place
+# (`python setup.py build_ext --inplace`), else the installed tensorlib.
+_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if any(os.path.exists(os.path.join(_ROOT, "tensorlib", "_core", "tensor" + suffix))
+       for suffix in importlib.machinery.EXTENSION_SUFFIXES) and _ROOT not in sys.path:
+    sys.path.insert(0, _ROOT)
+import tensorlib  # noqa: E402
 
 try:
     import torch
@@ -47,6 +56,7 @@ def chain_backward(lib, n, rounds=5):
 
 
 def main():
+    print(f"tensorlib from {os.path.dirname(tensorlib.__file__)}")
     print(f"{'case':44s} {'tensorlib':>12s} {'torch':>12s} {'ratio':>7s}")
     libs = [tensorlib] + ([torch] if torch is not None else [])
     res = [best(tiny(lib), 500) for lib in libs]

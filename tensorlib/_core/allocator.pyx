@@ -35,6 +35,7 @@ import os
 ROLE_NAMES = ("unknown", "parameter", "buffer", "input", "activation", "saved-for-backward",
               "gradient", "optimizer-state", "temporary")
 ROLE_CODES = {name: i for i, name in enumerate(ROLE_NAMES)}
+cdef int _num_roles = len(ROLE_NAMES)       # (checked on every role change: a C int)
 
 class OutOfMemoryError(RuntimeError, MemoryError):
     """The allocator could not get memory: the system refused, or the memory limit
@@ -789,7 +790,7 @@ cdef int _hooked_alloc(Storage s, Allocator a, int64_t nbytes) except -1:
 
 cdef int storage_set_role(Storage s, int role) except -1:
     """Set a storage's role; hooks hear of a change (on_role(storage, old, new))."""
-    if role < 0 or role >= len(ROLE_NAMES):
+    if role < 0 or role >= _num_roles:
         raise ValueError(f"storage role must be in 0..{len(ROLE_NAMES) - 1} (see ROLE_NAMES), got {role}")
     cdef int old = s._role
     s._role = role

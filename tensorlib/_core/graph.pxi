@@ -312,7 +312,9 @@ cdef class SavedTensor:
     cdef int output_nr
     cdef object packed            # what a saved_tensors_hooks pack returned
     cdef object unpack_hook
-    cdef str producer             # "output 0 of TanhBackward0" for the version error
+    cdef object producer_fn       # the saved tensor's grad_fn when saved (None: a leaf or
+    cdef int producer_nr          # a constant), its output number: named in the version
+    cdef bint producer_leaf       # error ("output 0 of TanhBackward0"), formatted only then
 
     def __repr__(self):
         return f"<SavedTensor version={self.version} output={self.is_output}>"
@@ -325,9 +327,10 @@ cdef SavedTensor _save(object x, bint is_output, int output_nr=0):
     s.is_output = is_output
     s.output_nr = output_nr
     if t._grad_fn is not None and not is_output:
-        s.producer = f"output {0 if t._autograd_meta is None else (<AutogradMeta>t._autograd_meta).output_nr} of {type(t._grad_fn).__name__}"
+        s.producer_fn = t._grad_fn
+        s.producer_nr = 0 if t._autograd_meta is None else (<AutogradMeta>t._autograd_meta).output_nr
     elif t._grad_fn is None and t._requires_grad:
-        s.producer = "a leaf Variable"
+        s.producer_leaf = True
     storage_set_role(t._storage, ROLE_SAVED)
     if _hooks_state is not None and _hooks_state.stack:
         pack, unpack = _hooks_state.stack[-1]
@@ -355,10 +358,12 @@ cdef object _unpack(object x, Node node):
     else:
         t = s.data
         if t._vc.version != s.version:
+            producer = (f"output {s.producer_nr} of {type(s.producer_fn).__name__}"
+                        if s.producer_fn is not None else ("a leaf Variable" if s.producer_leaf else None))
             raise RuntimeError(
                 f"one of the variables needed for gradient computation has been modified by an "
                 f"inplace operation: [tensorlib.{t._dtype.legacy_name} {list(t.shape)}]"
-                f"{', which is ' + s.producer + ',' if s.producer else ''} is at version "
+                f"{', which is ' + producer + ',' if producer else ''} is at version "
                 f"{t._vc.version}; expected version {s.version} instead. Hint: the backtrace "
                 f"further above can show the operation that failed to compute its gradient. The "
                 f"variable in question was changed in there or anywhere later. Good luck!")
@@ -832,6 +837,73 @@ def _accumulator_of(TensorBase leaf):
 
 def _edge(TensorBase t):
     return _edge_of(t)
+
+
+cdef bint _c_grad_fits(object x, tuple meta) except -1:
+    """Whether gradient x already has its input's (shape, dtype): the engine's fast path."""
+    if not isinstance(x, TensorBase):
+        return False
+    cdef TensorBase g = <TensorBase>x
+    shape = meta[0]               # a Size (a tuple subclass)
+    cdef int i
+    if g._dtype is not meta[1] or g._ndim != len(shape):
+        return False
+    for i in range(g._ndim):
+        if g._shape[i] != <int64_t>shape[i]:
+            return False
+    return True
+
+
+def _grad_fits(g, tuple meta):
+    return _c_grad_fits(g, meta)
+
+
+def _route_grads(Node node, object in_grads, dict buffers, dict deps, object fit):
+    """The engine's per-edge step after ``node`` ran: hand each input gradient to the node it
+    flows to (fitted to that input's shape and dtype by ``fit`` when it is not already,
+    summed into that node's buffer), count the edge as done, and return the nodes whose last
+    edge this was (ready to run), in edge order. In C because it runs for every edge."""
+    cdef tuple edges = node.next_edges
+    cdef tuple metas = node._input_meta
+    cdef Py_ssize_t i, n = len(edges), ng = len(in_grads)
+    cdef list became = None
+    cdef list buf
+    cdef tuple edge
+    cdef Node nxt
+    cdef object g, meta, old
+    cdef int nr
+    cdef Py_ssize_t d
+    for i in range(n):
+        edge = <tuple>edges[i]
+        if edge[0] is None:
+            continue
+        nxt = <Node>edge[0]
+        nr = edge[1]
+        g = in_grads[i] if i < ng else None
+        if g is not None:
+            meta = metas[i] if metas is not None else None
+            if meta is not None and not _c_grad_fits(g, <tuple>meta):
+                g = fit(g, meta, node, i)
+        buf = buffers.get(nxt)
+        if buf is None:
+            buf = [None] * nxt._num_outputs
+            buffers[nxt] = buf
+        if g is not None:
+            old = buf[nr]
+            buf[nr] = g if old is None else old + g
+        d = <Py_ssize_t>deps[nxt] - 1
+        deps[nxt] = d
+        if d == 0:
+            if became is None:
+                became = [nxt]
+            else:
+                became.append(nxt)
+    return became
+
+
+def _tensor_hooks(TensorBase t):
+    """The tensor hooks of t (None when it has no autograd extras)."""
+    return None if t._autograd_meta is None else (<AutogradMeta>t._autograd_meta).hooks
 
 
 def _meta_of(TensorBase t):

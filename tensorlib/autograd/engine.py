@@ -83,19 +83,23 @@ def _fit(g, meta, node, i):
 
 
 def _collect_dependencies(roots):
-    """How many gradient edges lead into each node reachable from the roots (iterative)."""
+    """How many gradient edges lead into each node reachable from the roots (iterative).
+    A node is first seen when it enters ``deps`` (roots: when they start the walk)."""
     deps = {}
-    stack = [n for n in roots]
-    seen = set(id(n) for n in roots)
+    stack = list(roots)
+    roots = set(roots)
     while stack:
         node = stack.pop()
         for nxt, _ in node.next_edges:
             if nxt is None:
                 continue
-            deps[nxt] = deps.get(nxt, 0) + 1
-            if id(nxt) not in seen:
-                seen.add(id(nxt))
-                stack.append(nxt)
+            n = deps.get(nxt)
+            if n is None:
+                deps[nxt] = 1
+                if nxt not in roots:
+                    stack.append(nxt)
+            else:
+                deps[nxt] = n + 1
     return deps
 
 
@@ -143,10 +147,21 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
 
     prev_mode = _C._set_grad_enabled(create_graph)
     prev_node = _current.node
+    # bound once: this loop runs per node
+    heappop, heappush, AccumulateGrad = heapq.heappop, heapq.heappush, _C.AccumulateGrad
+    anomaly, route = _C._is_anomaly_enabled(), _C._route_grads
+    track = _C._profiling_depth() > 0        # the profiler asks which node is running
+    handoff = None        # the one node that became ready while none was waiting: run next
     try:
-        while ready:
-            _, _, node = heapq.heappop(ready)
-            _current.node = node
+        while True:
+            if handoff is not None:
+                node, handoff = handoff, None
+            elif ready:
+                node = heappop(ready)[2]
+            else:
+                break
+            if track:
+                _current.node = node
             grads = buffers.pop(node, None)
             if grads is None:
                 grads = [None] * node._num_outputs
@@ -160,9 +175,9 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                     new = hook(tuple(grads))
                     if new is not None:
                         grads = list(new)
-            is_acc = type(node) is _C.AccumulateGrad
+            is_acc = type(node) is AccumulateGrad
             if is_acc:
-                var_hooks = _C._meta_of(node.variable).hooks
+                var_hooks = _C._tensor_hooks(node.variable)
                 if var_hooks and grads[0] is not None:
                     grads[0] = _run_tensor_hooks(var_hooks, grads[0], "leaf")
             if capture:
@@ -175,7 +190,7 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                 if accumulate and (accumulate_only is None or id(node.variable) in accumulate_only):
                     _accumulate_grad(node, grads)
                 continue
-            if all(g is None for g in grads):
+            if (grads[0] is None) if len(grads) == 1 else all(g is None for g in grads):
                 # no gradient reached this node: its inputs get none either
                 in_grads = [None] * len(node.next_edges)
             else:
@@ -194,24 +209,18 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
             del grads
             if not retain_graph:
                 node._release()
-            if _C._is_anomaly_enabled():
+            if anomaly:
                 _check_nan(node, in_grads)
-            metas = node._input_meta
-            for i, (nxt, nr) in enumerate(node.next_edges):
-                if nxt is None:
-                    continue
-                g = in_grads[i] if i < len(in_grads) else None
-                if g is not None and metas[i] is not None:
-                    g = _fit(g, metas[i], node, i)
-                buf = buffers.get(nxt)
-                if buf is None:
-                    buf = buffers[nxt] = [None] * nxt._num_outputs
-                if g is not None:
-                    buf[nr] = g if buf[nr] is None else buf[nr] + g
-                deps[nxt] -= 1
-                if deps[nxt] == 0:
-                    heapq.heappush(ready, (-nxt._sequence_nr, counter, nxt))
-                    counter += 1
+            became = route(node, in_grads, buffers, deps, _fit)
+            if became is not None:
+                if len(became) == 1 and not ready:
+                    # alone in line: it runs next without a trip through the heap (the same
+                    # order: with nothing else ready it has the highest sequence number)
+                    handoff = became[0]
+                else:
+                    for nxt in became:
+                        heappush(ready, (-nxt._sequence_nr, counter, nxt))
+                        counter += 1
             del in_grads
     finally:
         _C._set_grad_enabled(prev_mode)
