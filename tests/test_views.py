@@ -1044,3 +1044,19 @@ def test_wrong_argument_types_raise_type_error(k):
 def test_wrong_argument_types_match_torch(torch, k):
     with pytest.raises(TypeError):
         WRONG_TYPES[k](torch, torch.zeros(2, 3))
+
+
+@pytest.mark.parametrize("call", [
+    lambda L, x: L.reshape(x, 3, 2), lambda L, x: L.reshape(x, 6), lambda L, x: L.permute(x, 1, 0),
+    lambda L, x: L.flip(x, 0), lambda L, x: L.tile(x, 2), lambda L, x: L.maximum(x, 2),
+    lambda L, x: L.minimum(x, 2.0), lambda L, x: L.atan2(x, 2), lambda L, x: x.maximum(2)])
+def test_function_forms_take_sequences_and_tensors_like_torch(call):
+    tensorlib = tl
+    """The methods take varargs (x.reshape(3, 2)); PyTorch's function forms take a sequence,
+    and maximum/minimum/atan2 take only tensors: anything else is PyTorch's TypeError."""
+    x = tensorlib.ones(2, 3)
+    with pytest.raises(TypeError, match=r"argument '(shape|dims|other)' \(position \d\) must be"
+                                        r"|^(reshape|permute)\(\) takes 2 positional arguments but 3 were given"):
+        call(tensorlib, x)
+    assert tensorlib.reshape(x, (3, 2)).shape == (3, 2) and x.reshape(3, 2).shape == (3, 2)
+    assert tensorlib.flip(x, [0]).shape == (2, 3) and tensorlib.tile(x, (2,)).shape == (2, 6)

@@ -372,6 +372,15 @@ cdef tuple _ilist(object x, str op, str name, int pos):
                     f"not {_tname(x)}")
 
 
+cdef tuple _iseq(object x, str op, str name, int pos):
+    """A strict int[]: a sequence of ints, not one int (PyTorch's function forms, e.g.
+    ``torch.reshape(x, (2, 3))``; the methods take varargs)."""
+    if isinstance(x, (tuple, list)):
+        return _ilist(x, op, name, pos)
+    raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be tuple of ints, "
+                    f"not {_tname(x)}")
+
+
 cdef tuple _ivarargs(tuple args, str op, str name):
     """int[]...: f(2, 3) or f((2, 3)) or f([2, 3]) or f(Size)."""
     if len(args) == 1 and not isinstance(args[0], int):

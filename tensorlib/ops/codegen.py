@@ -18,6 +18,7 @@ Variants: ``function``, ``method`` and ``inplace`` (a method ``name_``). An ``im
 use ``{inplace}`` (True only in the in-place variant) and ``{out}`` (None where absent).
 """
 import builtins
+import copy
 import os
 import re
 import sys
@@ -63,6 +64,8 @@ def convert(p, op, pos, pyname):
         return [f"{c} = None if {pyname} is None else _iarg({pyname}, '{op}', '{p.name}', {pos})"]
     if t == "int[]":
         return [f"cdef tuple {c} = _ilist({pyname}, '{op}', '{p.name}', {pos})"]
+    if t == "int[]!":          # a sequence only (no single-int shorthand)
+        return [f"cdef tuple {c} = _iseq({pyname}, '{op}', '{p.name}', {pos})"]
     if t == "int[]...":
         # required, as in PyTorch: f() raises, f(()) and f(name=()) are the empty list
         return [f"if not {pyname} and {p.name} is None:",
@@ -84,6 +87,12 @@ def convert(p, op, pos, pyname):
     raise ValueError(f"{op}: unknown parameter type {t}")
 
 
+def _strict(p):
+    q = copy.copy(p)
+    q.type, q.varargs = "int[]!", False
+    return q
+
+
 def emit_def(defname, decl, params, method, inplace=False):
     """One ``def``: signature, argument conversion, the implementation call. The in-place
     variant (``add_``) drops ``out`` and passes ``{inplace}`` = True to the implementation."""
@@ -91,6 +100,10 @@ def emit_def(defname, decl, params, method, inplace=False):
     all_params = params
     if inplace:
         params = [p for p in params if p.name != "out"]
+    if not method and params and params[0].type == "Tensor":
+        # PyTorch's function forms take a sequence where the method takes varargs
+        # (x.reshape(2, 3) but torch.reshape(x, (2, 3))): a strict int list there
+        params = [_strict(p) if p.type == "int[]..." else p for p in params]
     sig, body = [], []
     seen_kw = False
     for i, p in enumerate(params):
@@ -100,6 +113,14 @@ def emit_def(defname, decl, params, method, inplace=False):
         if p.varargs:
             sig.append(f"*{p.name}_args")
             seen_kw = True
+            continue
+        if p.type == "int[]!" and not seen_kw and not p.kwonly:
+            # catch spread ints (torch.reshape(x, 2, 3)) to raise PyTorch's arity message
+            sig.append(name if p.default is None else f"{name}={p.default}")
+            sig.append("*_spread")
+            seen_kw = True
+            body.append("if _spread:")
+            body.append(f"    raise TypeError('{op}() takes {i + 1} positional arguments but ' + str({i + 1} + len(_spread)) + ' were given')")
             continue
         if p.kwonly and not seen_kw:
             sig.append("*")
@@ -243,7 +264,7 @@ def prefix_calls(formula):
 # Ops whose PyTorch binding turns a Python number into a (wrapped) tensor input, so the node
 # lists an edge for it (``(x + 2).grad_fn.next_functions`` has two entries); elsewhere a number
 # picks a Scalar overload with no such input (``x.clamp(0, 1)`` has one).
-WRAPS_SCALARS = {"add", "sub", "mul", "div", "where", "maximum", "minimum", "atan2"}
+WRAPS_SCALARS = {"add", "sub", "mul", "div", "where"}
 
 
 def emit_autograd(decl, params):

@@ -491,7 +491,9 @@ _BINARY = [
 _COMPARISONS = {"eq", "ne", "lt", "le", "gt", "ge"}
 for _n, _op, _node, _al, _ex, _res in _BINARY:
     _cmp = _n in _COMPARISONS
-    OPS.append(op(_n, "Tensor self, object other, *, object out=None", FMI, aliases=_al,
+    # maximum/minimum/atan2 take only tensors in PyTorch (a number is a TypeError)
+    _other = "Tensor other" if _n in ("maximum", "minimum", "atan2") else "object other"
+    OPS.append(op(_n, f"Tensor self, {_other}, *, object out=None", FMI, aliases=_al,
                   node=f"{_n.capitalize()}Backward0" if _cmp else _node,
                   node_if=((f"{_n.capitalize()}Backward1", "isinstance(other, TensorBase)"),) if _cmp else (),
                   record_inplace_only=_cmp,
