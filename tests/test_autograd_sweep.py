@@ -343,4 +343,6 @@ def test_copying_reshape_records_clone_then_unsafe_view(torch):
         x = L.ones(3, 4, requires_grad=True)
         assert _graph(x.t().reshape(12)) == "UnsafeViewBackward0(CloneBackward0(TBackward0(Acc)))"
         assert _graph(x.reshape(12)) == "ViewBackward0(Acc)"
+        assert _graph(x.t().flatten()) == "UnsafeViewBackward0(CloneBackward0(TBackward0(Acc)))"
+        assert _graph(x.flatten()) == "ViewBackward0(Acc)"
     assert not tensorlib._unsafe_view(tensorlib.zeros(6), (2, 3))._is_view()

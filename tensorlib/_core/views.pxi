@@ -479,7 +479,7 @@ cdef TensorBase _squeeze(TensorBase t, object dim):
 cdef TensorBase _flatten(TensorBase t, int64_t start_dim, int64_t end_dim):
     cdef int s = _wrap_dim(start_dim, t._ndim), e = _wrap_dim(end_dim, t._ndim)
     if t._ndim == 0:
-        return _reshape(t, (1,))
+        return _reshape_op(t, (1,))
     if s > e:
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     if s == e:
@@ -488,7 +488,7 @@ cdef TensorBase _flatten(TensorBase t, int64_t start_dim, int64_t end_dim):
     n = 1
     for v in shape[s:e + 1]:
         n *= v
-    return _reshape(t, tuple(shape[:s] + [n] + shape[e + 1:]))
+    return _reshape_op(t, tuple(shape[:s] + [n] + shape[e + 1:]))     # (recorded like reshape)
 
 
 cdef TensorBase _unflatten(TensorBase t, int64_t dim, tuple sizes):

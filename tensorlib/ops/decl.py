@@ -105,7 +105,7 @@ OPS = [
        node_if=(("SqueezeBackward2", "isinstance(dim, (tuple, list))"), ("SqueezeBackward1", "dim is not None")), backward={'self': 'grad.reshape(self_sizes)'}, view_of="self",
        doc="A view without size-1 dims (all, or those in ``dim``; a non-1 dim is left alone).\n\n"
            "    >>> tensorlib.zeros(1, 3, 1).squeeze().shape\n    tensorlib.Size([3])"),
-    op("flatten", "Tensor self, int start_dim=0, int end_dim=-1", node="ViewBackward0", backward={'self': 'grad.reshape(self_sizes)'}, view_of="self",
+    op("flatten", "Tensor self, int start_dim=0, int end_dim=-1", node="ViewBackward0", records_itself=True, backward={'self': 'grad.reshape(self_sizes)'}, view_of="self",
        doc="Dims ``start_dim..end_dim`` merged into one (a view when possible).\n\n"
            "    >>> tensorlib.zeros(2, 3, 4).flatten(1).shape\n    tensorlib.Size([2, 12])"),
     op("unflatten", "Tensor self, int dim, int[] sizes", node="ViewBackward0", backward={'self': 'grad.reshape(self_sizes)'}, view_of="self",
