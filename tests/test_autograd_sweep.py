@@ -317,7 +317,9 @@ def _graph(t):
 
 @pytest.mark.parametrize("shapes", [((3,), (3,)), ((2, 3), (3, 4)), ((3,), (3, 4)), ((2, 3), (3,)),
                                     ((5, 2, 3), (3, 4)), ((2, 3), (5, 3, 4)), ((5, 2, 3), (5, 3, 4)),
-                                    ((3,), (5, 3, 4)), ((5, 2, 3), (3,)), ((2, 1, 2, 3), (5, 3, 4))])
+                                    ((3,), (5, 3, 4)), ((5, 2, 3), (3,)), ((2, 1, 2, 3), (5, 3, 4)),
+                                    ((1, 2, 3), (4, 3, 4)), ((4, 2, 3), (1, 3, 4)), ((1, 2, 3), (1, 3, 4)),
+                                    ((2, 3), (1, 3, 4)), ((3,), (1, 3, 4)), ((1, 1, 2, 3), (5, 3, 4))])
 @pytest.mark.parametrize("grads", [(True, True), (True, False), (False, True)])
 def test_matmul_records_pytorchs_decomposition(shapes, grads, torch):
     """matmul records what PyTorch's matmul decomposes into (folds into mm/mv through views,
@@ -338,11 +340,14 @@ def test_matmul_records_pytorchs_decomposition(shapes, grads, torch):
             np.testing.assert_allclose(g1, g2, rtol=1e-12, atol=1e-12)
 
 
-def test_copying_reshape_records_clone_then_unsafe_view(torch):
+def test_reshape_records_view_alias_or_copy_like_torch(torch):
     for L in (tensorlib, torch):
         x = L.ones(3, 4, requires_grad=True)
         assert _graph(x.t().reshape(12)) == "UnsafeViewBackward0(CloneBackward0(TBackward0(Acc)))"
         assert _graph(x.reshape(12)) == "ViewBackward0(Acc)"
         assert _graph(x.t().flatten()) == "UnsafeViewBackward0(CloneBackward0(TBackward0(Acc)))"
         assert _graph(x.flatten()) == "ViewBackward0(Acc)"
+        # a view of a non-contiguous input: PyTorch's _reshape_alias
+        assert _graph(x.t().reshape(4, 3)) == "ReshapeAliasBackward0(TBackward0(Acc))"
+        assert _graph(x[:, 1].reshape(3, 1)) == "ReshapeAliasBackward0(SelectBackward0(Acc))"
     assert not tensorlib._unsafe_view(tensorlib.zeros(6), (2, 3))._is_view()

@@ -598,6 +598,13 @@ cdef object _matmul_recorded(TensorBase t1, TensorBase t2):
         return _matmul(t1, t2, None)          # raises PyTorch's error with the shapes
     cdef bint transpose
     cdef TensorBase a, b, r
+    # PyTorch drops a batch of one from a 3-D operand that requires grad when the other is a
+    # real 3-D batch: the product then folds into one mm, a smaller graph for backward
+    if d1 == 3 and d2 == 3 and (t1._shape[0] == 1) != (t2._shape[0] == 1):
+        if t1._shape[0] == 1 and t1._requires_grad:
+            return _matmul_recorded(_call_squeeze(t1, 0, False), t2)
+        if t2._shape[0] == 1 and t2._requires_grad:
+            return _matmul_recorded(t1, _call_squeeze(t2, 0, False))
     if _matmul_should_fold(t1, t2):
         transpose = d2 > d1
         a = _call_transpose(t2, -1, -2, False) if transpose else t1

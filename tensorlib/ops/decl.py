@@ -53,12 +53,14 @@ OPS = [
        node="ViewBackward0", backward={'self': 'grad.reshape(self_sizes)'}, view_of="self",
        doc="``self.view(other.shape)``.\n\n    >>> tensorlib.arange(4).view_as(tensorlib.zeros(2, 2)).shape\n"
            "    tensorlib.Size([2, 2])"),
+    # reshape records what PyTorch's does: a view of a contiguous input is ViewBackward0, of
+    # a non-contiguous one ReshapeAliasBackward0, and a copy CloneBackward0 + UnsafeViewBackward0
     op("reshape", "Tensor self, int[]... shape", impl="_reshape_op({self}, {shape})", records_itself=True,
-       node="ViewBackward0", backward={'self': 'grad.reshape(self_sizes)'}, view_of="self",
+       node="ViewBackward0", node_if=(("ReshapeAliasBackward0", "not self.is_contiguous()"),), backward={'self': 'grad.reshape(self_sizes)'}, view_of="self",
        doc="A view when the view rule allows one, otherwise a copy.\n\n"
            "    >>> tensorlib.arange(6).reshape(3, 2).shape\n    tensorlib.Size([3, 2])"),
     op("reshape_as", "Tensor self, Tensor other", M, impl="_reshape_op({self}, tuple({other}.shape))", records_itself=True,
-       node="ViewBackward0", backward={'self': 'grad.reshape(self_sizes)'}, view_of="self",
+       node="ViewBackward0", node_if=(("ReshapeAliasBackward0", "not self.is_contiguous()"),), backward={'self': 'grad.reshape(self_sizes)'}, view_of="self",
        doc="``self.reshape(other.shape)``.\n\n    >>> tensorlib.arange(4).reshape_as(tensorlib.zeros(2, 2)).shape\n"
            "    tensorlib.Size([2, 2])"),
     op("transpose", "Tensor self, int dim0, int dim1", aliases=("swapaxes", "swapdims"),
@@ -105,7 +107,7 @@ OPS = [
        node_if=(("SqueezeBackward2", "isinstance(dim, (tuple, list))"), ("SqueezeBackward1", "dim is not None")), backward={'self': 'grad.reshape(self_sizes)'}, view_of="self",
        doc="A view without size-1 dims (all, or those in ``dim``; a non-1 dim is left alone).\n\n"
            "    >>> tensorlib.zeros(1, 3, 1).squeeze().shape\n    tensorlib.Size([3])"),
-    op("flatten", "Tensor self, int start_dim=0, int end_dim=-1", node="ViewBackward0", records_itself=True, backward={'self': 'grad.reshape(self_sizes)'}, view_of="self",
+    op("flatten", "Tensor self, int start_dim=0, int end_dim=-1", node="ViewBackward0", node_if=(("ReshapeAliasBackward0", "not self.is_contiguous()"),), records_itself=True, backward={'self': 'grad.reshape(self_sizes)'}, view_of="self",
        doc="Dims ``start_dim..end_dim`` merged into one (a view when possible).\n\n"
            "    >>> tensorlib.zeros(2, 3, 4).flatten(1).shape\n    tensorlib.Size([2, 12])"),
     op("unflatten", "Tensor self, int dim, int[] sizes", node="ViewBackward0", backward={'self': 'grad.reshape(self_sizes)'}, view_of="self",
