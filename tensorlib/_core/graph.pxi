@@ -854,9 +854,6 @@ cdef bint _c_grad_fits(object x, tuple meta) except -1:
     return True
 
 
-def _grad_fits(g, tuple meta):
-    return _c_grad_fits(g, meta)
-
 
 def _route_grads(Node node, object in_grads, dict buffers, dict deps, object fit):
     """The engine's per-edge step after ``node`` ran: hand each input gradient to the node it
