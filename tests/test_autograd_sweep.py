@@ -6,6 +6,7 @@ no torch. Below the sweep: the in-place cases PyTorch records specially (t_, squ
 x.lt_(y), x.uniform_()), as_strided over an offset view, and integer outputs."""
 import numpy as np
 import pytest
+from hypothesis import given, strategies as st
 
 import tensorlib
 from tensorlib.autograd import gradcheck
@@ -351,3 +352,83 @@ def test_reshape_records_view_alias_or_copy_like_torch(torch):
         assert _graph(x.t().reshape(4, 3)) == "ReshapeAliasBackward0(TBackward0(Acc))"
         assert _graph(x[:, 1].reshape(3, 1)) == "ReshapeAliasBackward0(SelectBackward0(Acc))"
     assert not tensorlib._unsafe_view(tensorlib.zeros(6), (2, 3))._is_view()
+
+
+@st.composite
+def _as_strided_cases(draw):
+    """A base of n elements, an input view of it and an as_strided of that input (both
+    geometries in bounds of the storage; overlapping reads allowed)."""
+    n = draw(st.integers(4, 24))
+    def geometry(max_dims):
+        nd = draw(st.integers(0, max_dims))
+        size = [draw(st.integers(1, 4)) for _ in range(nd)]
+        stride = [draw(st.integers(0, 5)) for _ in range(nd)]
+        span = sum((s - 1) * t for s, t in zip(size, stride))
+        if span >= n:
+            return None
+        return size, stride, draw(st.integers(0, n - 1 - span))
+    inp = geometry(2) if draw(st.booleans()) else None
+    out = geometry(3)
+    return n, inp, out
+
+
+@given(case=_as_strided_cases())
+def test_as_strided_backward_matches_torch_on_random_geometries(case):
+    torch = pytest.importorskip("torch")
+    n, inp, out = case
+    if out is None:
+        return
+    grads = []
+    for L in (tensorlib, torch):
+        base = L.arange(float(n), dtype=L.float64).requires_grad_()
+        x = base * 1
+        if inp is not None:
+            x = x.as_strided(*inp)
+        try:
+            y = x.as_strided(*out)
+        except RuntimeError:
+            grads.append("error")
+            continue
+        w = L.arange(1.0, 1.0 + y.numel(), dtype=L.float64).reshape(y.shape)
+        (y * w).sum().backward()
+        grads.append(np.asarray(base.grad.tolist()))
+    if isinstance(grads[0], str) or isinstance(grads[1], str):
+        assert isinstance(grads[0], str) and isinstance(grads[1], str)
+    else:
+        np.testing.assert_allclose(grads[0], grads[1])
+
+
+@st.composite
+def _reshape_cases(draw):
+    """A tensor permuted and sliced (so contiguous, viewable or not), and a target shape."""
+    shape = draw(st.lists(st.integers(1, 4), min_size=1, max_size=4))
+    perm = draw(st.permutations(range(len(shape))))
+    step = draw(st.integers(1, 2))
+    numel = 1
+    permuted = [shape[p] for p in perm]
+    permuted[0] = (permuted[0] + step - 1) // step
+    for v in permuted:
+        numel *= v
+    # a target: split numel into factors taken from the permuted sizes, in some grouping
+    cut = draw(st.integers(0, len(permuted)))
+    a = 1
+    for v in permuted[:cut]:
+        a *= v
+    target = (a, numel // a) if draw(st.booleans()) else (numel,)
+    return shape, perm, step, target
+
+
+@given(case=_reshape_cases())
+def test_reshape_records_like_torch_on_random_layouts(case):
+    torch = pytest.importorskip("torch")
+    shape, perm, step, target = case
+    seen = []
+    for L in (tensorlib, torch):
+        x = L.arange(float(np.prod(shape)), dtype=L.float64).reshape(shape).requires_grad_()
+        v = (x * 1).permute(*perm)[::step]
+        y = v.reshape(target)
+        w = L.arange(1.0, 1.0 + y.numel(), dtype=L.float64).reshape(y.shape)
+        (y * w).sum().backward()
+        seen.append((_graph(y), np.asarray(x.grad.tolist())))
+    assert seen[0][0] == seen[1][0]
+    np.testing.assert_array_equal(seen[0][1], seen[1][1])

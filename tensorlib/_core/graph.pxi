@@ -669,7 +669,15 @@ def _as_strided_backward(grad, sizes, strides, offset, size, stride, storage_off
     buf = _GENERATED_FUNCTIONS["zeros"]((max(n, 0),), dtype=grad.dtype)
     out_pos = _strided_positions(size, stride, out_start - lo).reshape(-1)
     buf = buf.index_add(0, out_pos, grad.reshape(-1))
-    return buf.take(_strided_positions(sizes, strides, offset - lo))
+    in_pos = _strided_positions(sizes, strides, offset - lo)
+    g = buf.take(in_pos)
+    # an input whose elements share memory (an expanded view): each storage element's
+    # gradient is split evenly among the input elements that alias it, as PyTorch does
+    ones = _GENERATED_FUNCTIONS["ones"]((in_pos.numel(),), dtype=grad.dtype)
+    count = _GENERATED_FUNCTIONS["zeros"]((max(n, 0),), dtype=grad.dtype).index_add(0, in_pos.reshape(-1), ones)
+    if in_pos.numel() and count.max().item() > 1:
+        g = g / count.take(in_pos)
+    return g
 
 
 def _unfold_backward(grad, sizes, dim, size, step):
