@@ -432,3 +432,44 @@ def test_reshape_records_like_torch_on_random_layouts(case):
         seen.append((_graph(y), np.asarray(x.grad.tolist())))
     assert seen[0][0] == seen[1][0]
     np.testing.assert_array_equal(seen[0][1], seen[1][1])
+
+
+_BROADCAST_OPS = {
+    "add": lambda L, a, b: a + b, "sub": lambda L, a, b: a - b, "mul": lambda L, a, b: a * b,
+    "div": lambda L, a, b: a / (b.abs() + 0.5), "pow": lambda L, a, b: (a.abs() + 0.5) ** b,
+    "maximum": lambda L, a, b: L.maximum(a, b), "atan2": lambda L, a, b: L.atan2(a, b + 2),
+    "where": lambda L, a, b: L.where(a > b, a, b), "lerp": lambda L, a, b: a.lerp(b, 0.3),
+    "clamp_min": lambda L, a, b: a.clamp(min=b), "masked_fill": lambda L, a, b: a.masked_fill(b > 0, 0.5),
+}
+
+
+@st.composite
+def _broadcast_pairs(draw):
+    """Two shapes that broadcast: a common shape, then each side drops leading dims and turns
+    some dims into 1."""
+    full = draw(st.lists(st.integers(1, 3), min_size=0, max_size=4))
+    def side():
+        lead = draw(st.integers(0, len(full)))
+        return [1 if draw(st.booleans()) else s for s in full[lead:]]
+    return side(), side(), draw(st.sampled_from(sorted(_BROADCAST_OPS))), draw(st.booleans())
+
+
+@given(case=_broadcast_pairs())
+def test_broadcast_gradients_match_torch(case):
+    """Gradients are summed back to each input's shape under broadcasting (leading dims and
+    size-1 dims), also for a transposed (non-contiguous) input."""
+    torch = pytest.importorskip("torch")
+    sa, sb, name, transpose = case
+    rng = np.random.default_rng(len(sa) * 7 + len(sb))
+    arrays = [rng.uniform(-1, 1, s) for s in (sa, sb)]
+    grads = []
+    for L in (tensorlib, torch):
+        a, b = (L.tensor(x, dtype=L.float64, requires_grad=True) for x in arrays)
+        a2 = a.t().contiguous().t() if transpose and a.dim() == 2 else a
+        out = _BROADCAST_OPS[name](L, a2, b)
+        out.backward(L.ones_like(out))
+        grads.append([None if t.grad is None else np.asarray(t.grad.tolist()) for t in (a, b)])
+    for g1, g2 in zip(*grads):
+        assert (g1 is None) == (g2 is None)
+        if g1 is not None:
+            np.testing.assert_allclose(g1, g2, rtol=1e-10, atol=1e-12)
