@@ -673,11 +673,23 @@ def _as_strided_backward(grad, sizes, strides, offset, size, stride, storage_off
     g = buf.take(in_pos)
     # an input whose elements share memory (an expanded view): each storage element's
     # gradient is split evenly among the input elements that alias it, as PyTorch does
-    ones = _GENERATED_FUNCTIONS["ones"]((in_pos.numel(),), dtype=grad.dtype)
-    count = _GENERATED_FUNCTIONS["zeros"]((max(n, 0),), dtype=grad.dtype).index_add(0, in_pos.reshape(-1), ones)
-    if in_pos.numel() and count.max().item() > 1:
-        g = g / count.take(in_pos)
+    if _may_overlap(sizes, strides):
+        ones = _GENERATED_FUNCTIONS["ones"]((in_pos.numel(),), dtype=grad.dtype)
+        count = _GENERATED_FUNCTIONS["zeros"]((max(n, 0),), dtype=grad.dtype).index_add(0, in_pos.reshape(-1), ones)
+        if count.max().item() > 1:
+            g = g / count.take(in_pos)
     return g
+
+
+def _may_overlap(sizes, strides):
+    """False when the geometry certainly has no two elements at one position: taken by
+    increasing stride, every stride passes the extent of the dims before it."""
+    extent = 0
+    for st, sz in sorted([(abs(t), s) for s, t in zip(sizes, strides) if s > 1]):
+        if st <= extent:
+            return True
+        extent += (sz - 1) * st
+    return False
 
 
 def _unfold_backward(grad, sizes, dim, size, step):

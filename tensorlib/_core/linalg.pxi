@@ -565,19 +565,13 @@ cdef bint _matmul_should_fold(TensorBase t1, TensorBase t2):
     cdef bint larger = t1._ndim >= t2._ndim
     cdef TensorBase a = t1 if larger else _transpose(t2, -1, -2)
     cdef int dim_b = t2._ndim if larger else t1._ndim
-    cdef int i
     if not (a._ndim >= 3 and dim_b <= 2):
         return False
     if (t2 if larger else t1)._requires_grad:
         return True
     if t1._ndim == 2:
         return False
-    if a._numel == 0:
-        return True
-    for i in range(a._ndim - 2):
-        if a._strides[i] != a._strides[i + 1] * a._shape[i + 1]:
-            return False
-    return True
+    return _la_foldable(a._ndim, a._shape, a._strides)
 
 
 cdef object _matmul_recorded(TensorBase t1, TensorBase t2):

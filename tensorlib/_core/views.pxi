@@ -190,11 +190,12 @@ cdef TensorBase _reshape_op(TensorBase t, tuple shape):
     cdef int64_t sh[MAX_DIMS]
     cdef int64_t st[MAX_DIMS]
     cdef int nd
-    if tl_grad_enabled and t._requires_grad:
-        nd = _infer_size(shape, t._numel, sh)
-        if not _compute_view_strides(t, nd, sh, st):
-            return _call__unsafe_view(_call_clone(t, contiguous_format, False), tuple([sh[i] for i in range(nd)]), False)
-    return _reshape(t, shape)
+    if not (tl_grad_enabled and t._requires_grad):
+        return _reshape(t, shape)
+    nd = _infer_size(shape, t._numel, sh)
+    if _compute_view_strides(t, nd, sh, st):
+        return make_view(t, nd, sh, st, t._offset)
+    return _call__unsafe_view(_call_clone(t, contiguous_format, False), tuple([sh[i] for i in range(nd)]), False)
 
 
 cdef TensorBase _unsafe_view(TensorBase t, tuple shape):
