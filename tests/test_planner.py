@@ -517,6 +517,100 @@ def test_hostile_function_that_stashes_only_sometimes():
         _same(f(x), (((x * 2).exp() + x * 2).tanh() * 3))
 
 
+def test_paths_with_nothing_to_plan_alternate():
+    # every request of either path escapes: no arena on any path (this raised once a second
+    # such path was recorded), and a third path with temporaries still gets one
+    def body(x):
+        v = x[0].item()
+        if v > 1:
+            return (x[:128] * 2).exp() + 1       # temporaries (sizes no other path has)
+        if v > 0:
+            return x * 2
+        return x + 1, x - 1
+
+    f = plan(body)
+    small, neg, big = torch.rand(256) * 0.5 + 0.1, -(torch.rand(256) + 0.5), torch.rand(256) + 2
+    for i in range(6):
+        x = (small, neg)[i % 2]
+        got, ref = f(x), body(x)
+        for a, b in zip(got if isinstance(got, tuple) else (got,),
+                        ref if isinstance(ref, tuple) else (ref,)):
+            _same(a, b)
+    assert f.stats.recordings == 1 and len(f.plans) == 2
+    assert all(p.device is None for p in f.plans) and f.stats.replays == 4
+    for _ in range(3):
+        _same(f(big), body(big))
+    assert len(f.plans) == 3 and f.stats.served >= 2
+    _same(f(small), body(small))
+
+
+def test_a_stashed_slice_freed_under_another_hook_frees_its_arena_bytes():
+    # the planner's own hook hears of its slices' frees in the storage's dealloc, also while a
+    # plain-Python hook (told through the finalizer) is installed on the freeing thread
+    from tensorlib._core.allocator import _push_memory_hook, _pop_memory_hook
+    STASH.clear()
+    calls = [0]
+
+    @plan
+    def f(x):
+        calls[0] += 1
+        a = (x * 2).exp()
+        if calls[0] == 3:
+            STASH.append(a)                      # an arena slice outlives the call
+        return (a + 1) * 3
+
+    x = torch.randn(1000)
+    for _ in range(3):
+        _same(f(x), ((x * 2).exp() + 1) * 3)
+    log = ServingHook(64)                        # too small to serve: it only listens
+    sid = STASH[0].untyped_storage().alloc_id
+    _push_memory_hook(log)
+    try:
+        STASH.clear()
+        gc.collect()
+    finally:
+        _pop_memory_hook(log)
+    assert ("free", sid) in log.log
+    before = f.stats.as_dict()
+    for _ in range(3):
+        _same(f(x), ((x * 2).exp() + 1) * 3)
+    after = f.stats.as_dict()
+    # the slice is known to be free: the same arena replays, no fallback, no conflict
+    assert after["replays"] - before["replays"] == 3
+    assert after["fallbacks"] == before["fallbacks"] and after["conflicts"] == before["conflicts"]
+
+
+def test_replays_beside_a_profile_on_another_thread():
+    # another thread's profile installs the storage finalizer: the planner on this thread must
+    # still hear of each free exactly once (a missed one would show as conflicts)
+    f = plan(lambda x: (((x * 2).exp() + 1).sqrt() * 3).tanh())
+    x = torch.randn(3000)
+    ref = (((x * 2).exp() + 1).sqrt() * 3).tanh()
+    f(x)
+    opened, done = threading.Event(), threading.Event()
+    seen = []
+
+    def profiled():
+        with memory.profile() as prof:
+            opened.set()
+            done.wait(30)
+            torch.ones(10) + 1
+        seen.append(len(prof.events))
+
+    t = threading.Thread(target=profiled)
+    t.start()
+    opened.wait(30)
+    try:
+        for _ in range(5):
+            _same(f(x), ref)
+    finally:
+        done.set()
+        t.join()
+    assert f.stats.replays == 5 and f.stats.conflicts == 0 and f.stats.fallbacks == 0
+    assert seen and seen[0] >= 2                  # its own thread's allocations only
+    assert not _memory_hooks()
+
+
 def test_escape_through_a_view_and_through_numpy():
     keep, calls = [], [0]
 

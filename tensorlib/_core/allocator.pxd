@@ -56,6 +56,11 @@ cdef class MemoryHook:
     cdef int c_after_alloc(self, Storage s) except -1
     cdef int c_on_free(self, Storage s) except -1
     cdef int c_on_role(self, Storage s, int old_role, int new_role) except -1
+    # set once (in __cinit__) by a subclass whose c_* methods run only C code: they neither
+    # allocate nor free tensors nor keep the storage they are given. The door then calls it
+    # unmuted, with no list walk when it is the thread's only hook, and tells it of frees in
+    # Storage.__dealloc__ rather than through the finalizer (the planner's arena)
+    cdef bint c_pure
 
 
 cdef class ArenaBlock:
@@ -73,3 +78,7 @@ cdef Allocator allocator_for(device dev)
 cdef Storage new_storage(int64_t nbytes, device dev)
 cdef Storage borrow_storage(char* data, int64_t nbytes, object owner, device dev)
 cdef int storage_set_role(Storage s, int role) except -1   # notifies memory hooks
+# the current thread's memory hooks (see allocator.pyx); _push_memory_hook/_pop_memory_hook
+# are the Python names
+cdef int push_memory_hook(object hook) except -1
+cdef int pop_memory_hook(object hook) except -1

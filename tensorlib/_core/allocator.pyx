@@ -15,9 +15,12 @@ innermost hook first; a non-zero return is a 64-byte-aligned address in memory t
 and the storage is built on it (``allocator`` None, ``planned_by`` the hook): its rounded size
 counts in ``allocated_bytes``/``requested_bytes`` but it is not an allocator request
 (``allocation.*`` unchanged). Then every hook gets ``after_alloc(storage)`` (0-byte storages
-too). ``Storage`` finalization (tp_finalize) calls ``on_free(storage)`` on the freeing thread's hooks
-and always on ``planned_by``, before the memory goes back (a hook that keeps the storage
-resurrects it, safely; its memory then goes back with the last reference). Setting ``storage.role`` calls ``on_role(storage, old, new)``.
+too). Before the memory goes back, ``on_free(storage)`` goes to the freeing thread's hooks and
+always to ``planned_by``: from ``Storage`` finalization (tp_finalize) for Python hooks (one
+that keeps the storage resurrects it, safely; its memory then goes back with the last
+reference), from ``__dealloc__`` for pure C hooks (``MemoryHook.c_pure``: the planner's
+arena, called through its vtable with no list walk when it is the thread's only hook).
+Setting ``storage.role`` calls ``on_role(storage, old, new)``.
 Memory requested and freed while a hook method runs is not reported to hooks (so a hook may
 allocate without recursing), except that ``planned_by`` always learns of its slices' frees.
 Exceptions from ``serve``/``after_alloc``/``on_role`` propagate; those from ``on_free`` are
@@ -101,16 +104,22 @@ cdef extern from "cpu_alloc.h" nogil:
                         int32_t stream)
 
 
-# Per-thread state of the door: the hook list (a Python list, or NULL when empty), the depth of
-# hook calls in progress, and the name of the op running (for attribution; optional).
+# Per-thread state of the door: the hook list (a Python list, or NULL when empty), its only
+# hook when that one is pure (borrowed from the list; NULL otherwise), whether the list holds
+# an impure hook, the depth of hook calls in progress, and the name of the op running (for
+# attribution; optional).
 cdef extern from *:
     """
     static __thread PyObject* tl_mem_hooks = NULL;
+    static __thread PyObject* tl_sole_hook = NULL;
+    static __thread int tl_impure_hooks = 0;
     static __thread int tl_in_hook = 0;
     static __thread PyObject* tl_current_op = NULL;
     static int64_t tl_next_alloc_id = 0;   /* guarded by the GIL: the door always holds it */
     """
     PyObject* tl_mem_hooks
+    PyObject* tl_sole_hook
+    int tl_impure_hooks
     int tl_in_hook
     PyObject* tl_current_op
     int64_t tl_next_alloc_id
@@ -518,11 +527,13 @@ def _new_arena_block(int64_t nbytes, dev=None):
 
 # ---------------------------------------------------------------- memory hooks (MEMHOOKS.md)
 
-# Storage finalization. on_free runs in tp_finalize, not in __dealloc__: a hook may keep the
-# storage it is given (even just through an exception's traceback), and CPython then
-# resurrects it safely instead of freeing an object still referenced; its memory goes back
-# when the last reference really goes. The slot costs ~20 ns on every storage's death, so it is
-# installed only while some thread has hooks or some arena slice is alive (all under the GIL).
+# Storage finalization. An impure hook's on_free runs in tp_finalize, not in __dealloc__: it
+# may keep the storage it is given (even just through an exception's traceback), and CPython
+# then resurrects it safely instead of freeing an object still referenced; its memory goes
+# back when the last reference really goes. The slot costs ~20 ns on every storage's death, so
+# it is installed only while some thread has an impure hook or some impure hook's slice is
+# alive (all under the GIL). Pure hooks (MemoryHook.c_pure: C code that keeps nothing) hear of
+# frees in __dealloc__, so a planned call alone never needs the finalizer.
 cdef extern from *:
     """
     static void tl_set_finalizer(PyObject* type, destructor fn) {
@@ -532,9 +543,9 @@ cdef extern from *:
     ctypedef void (*destructor)(PyObject*)
     void tl_set_finalizer(object type, destructor fn)
 
-cdef Py_ssize_t _n_hook_threads = 0     # threads whose hook list is not empty
-cdef Py_ssize_t _n_live_planned = 0     # live storages served by a hook (planned_by set)
-cdef bint _finalizer_on = False
+cdef Py_ssize_t _n_impure_threads = 0   # threads whose hook list holds an impure hook
+cdef Py_ssize_t _n_live_planned = 0     # live storages served by an impure hook
+cdef bint _finalizer_on = True          # Storage.__del__ is the slot until the first update
 
 
 cdef void _storage_finalize(PyObject* o) noexcept:
@@ -544,16 +555,34 @@ cdef void _storage_finalize(PyObject* o) noexcept:
     cdef PyObject* etb
     if s.alloc_id != 0 and (_hooks_active() or s.planned_by is not None):
         PyErr_Fetch(&etype, &evalue, &etb)      # a finalizer keeps the current exception
-        _notify_free(s)
+        _notify_free(s, False)
         PyErr_Restore(etype, evalue, etb)
 
 
 cdef void _update_finalizer() noexcept:
     global _finalizer_on
-    cdef bint want = _n_hook_threads > 0 or _n_live_planned > 0
+    cdef bint want = _n_impure_threads > 0 or _n_live_planned > 0
     if want != _finalizer_on:
         tl_set_finalizer(Storage, <destructor>_storage_finalize if want else <destructor>NULL)
         _finalizer_on = want
+
+
+cdef inline bint _is_pure(object h) noexcept:
+    return isinstance(h, MemoryHook) and (<MemoryHook>h).c_pure
+
+
+cdef void _hooks_changed(list hooks) noexcept:
+    """After a push or pop: the thread's sole pure hook, its impure count, the finalizer."""
+    global tl_sole_hook, tl_impure_hooks, _n_impure_threads
+    cdef int impure = 0
+    for h in hooks:
+        if not _is_pure(h):
+            impure += 1
+    tl_sole_hook = <PyObject*>hooks[0] if len(hooks) == 1 and impure == 0 else NULL
+    if (impure > 0) != (tl_impure_hooks > 0):
+        _n_impure_threads += 1 if impure > 0 else -1
+    tl_impure_hooks = impure
+    _update_finalizer()
 
 
 cdef void _planned_gone() noexcept:
@@ -571,21 +600,30 @@ def _push_memory_hook(hook):
     >>> h = Seen(); _push_memory_hook(h); x = tensorlib.empty(3); _pop_memory_hook(h)
     12
     """
-    global tl_mem_hooks, _n_hook_threads
+    push_memory_hook(hook)
+
+
+def _pop_memory_hook(hook):
+    """Remove ``hook`` (its innermost occurrence) from the current thread's hooks."""
+    pop_memory_hook(hook)
+
+
+cdef int push_memory_hook(object hook) except -1:
+    global tl_mem_hooks
     cdef list hooks
     if tl_mem_hooks == NULL:
         hooks = [hook]
         Py_INCREF(hooks)                # the thread-local slot's reference
         tl_mem_hooks = <PyObject*>hooks
-        _n_hook_threads += 1
-        _update_finalizer()
     else:
-        (<list>tl_mem_hooks).append(hook)
+        hooks = <list>tl_mem_hooks
+        hooks.append(hook)
+    _hooks_changed(hooks)
+    return 0
 
 
-def _pop_memory_hook(hook):
-    """Remove ``hook`` (its innermost occurrence) from the current thread's hooks."""
-    global tl_mem_hooks, _n_hook_threads
+cdef int pop_memory_hook(object hook) except -1:
+    global tl_mem_hooks
     cdef list hooks
     cdef Py_ssize_t i
     if tl_mem_hooks != NULL:
@@ -596,9 +634,8 @@ def _pop_memory_hook(hook):
                 if not hooks:           # empty: back to the zero-cost state
                     tl_mem_hooks = NULL
                     Py_DECREF(hooks)
-                    _n_hook_threads -= 1
-                    _update_finalizer()
-                return
+                _hooks_changed(hooks)
+                return 0
     raise ValueError(f"{hook!r} is not a memory hook of this thread")
 
 
@@ -648,6 +685,7 @@ cdef class MemoryHook:
 
     def __cinit__(self):
         self.c_wants_after_alloc = True
+        self.c_pure = False
 
     cdef int64_t c_serve(self, int64_t nbytes, device dev) except -1:
         f = getattr(self, "serve", None)
@@ -716,7 +754,9 @@ cdef int _hook_on_role(object h, Storage s, int old, int new) except -1:
     return 0
 
 
-cdef void _notify_free(Storage s) noexcept:
+cdef void _notify_free(Storage s, bint pure) noexcept:
+    """Tell the pure hooks (from __dealloc__) or the impure ones (from the finalizer) of a
+    free: the freeing thread's hooks unless muted, and always ``planned_by``."""
     cdef object planner = s.planned_by
     cdef bint planner_told = False
     cdef list hooks
@@ -725,18 +765,76 @@ cdef void _notify_free(Storage s) noexcept:
         hooks = <list>tl_mem_hooks      # our own reference; a hook may push or pop meanwhile
         while i < len(hooks):
             hook = hooks[i]
-            _hook_on_free(hook, s)
+            if _is_pure(hook) == pure:
+                _hook_on_free(hook, s)
             planner_told = planner_told or hook is planner
             i += 1
-    if planner is not None and not planner_told:
+    if planner is not None and not planner_told and _is_pure(planner) == pure:
         _hook_on_free(planner, s)
+
+
+cdef void _pure_on_free(MemoryHook h, Storage s) noexcept:
+    h.c_on_free(s)          # an error is reported as unraisable: a free cannot fail
+
+
+cdef inline void _tell_pure_free(Storage s) noexcept:
+    """__dealloc__'s notice to pure hooks; the common case (the thread's only hook is the
+    planner whose arena holds the storage, or an allocator block) without a list walk."""
+    cdef object sole, planner
+    if tl_sole_hook != NULL and tl_in_hook == 0:
+        sole = <object>tl_sole_hook
+        _pure_on_free(<MemoryHook>sole, s)
+        planner = s.planned_by
+        if planner is not None and planner is not sole and _is_pure(planner):
+            _pure_on_free(<MemoryHook>planner, s)
+    else:
+        _notify_free(s, True)
+
+
+cdef int _serve_at(Storage s, Allocator a, object h, bint pure, int64_t addr,
+                   int64_t nbytes) except -1:
+    """Build ``s`` on ``addr``, served by hook ``h`` (``pure``: _is_pure(h)): counted as
+    allocated bytes."""
+    global _n_live_planned
+    if addr % ALIGNMENT != 0:
+        raise RuntimeError(f"memory hook {h!r} served address {addr:#x}, which is "
+                           f"not {ALIGNMENT}-byte aligned")
+    s.data = <char*><uintptr_t>addr
+    s.alloc_size = _rounded(nbytes)
+    s.planned_by = h
+    a.note_external(s.alloc_size, nbytes, 1)
+    if not pure:
+        _n_live_planned += 1
+        _update_finalizer()
+    return 0
+
+
+cdef int _sole_alloc(Storage s, Allocator a, int64_t nbytes, MemoryHook h) except -1:
+    """The door's path when the thread's only hook is pure (a planner's arena): no muting and
+    no list walk; otherwise as _hooked_alloc."""
+    global tl_next_alloc_id
+    cdef int64_t rounded = 0, addr = 0
+    if nbytes > 0:
+        addr = h.c_serve(nbytes, s.device)
+        if addr != 0:
+            _serve_at(s, a, h, True, addr, nbytes)
+        else:
+            s.data = a.malloc(nbytes, &rounded)
+            s.allocator = a
+            s.alloc_size = rounded
+    s._nbytes = nbytes
+    tl_next_alloc_id += 1
+    s.alloc_id = tl_next_alloc_id
+    if h.c_wants_after_alloc:
+        h.c_after_alloc(s)
+    return 0
 
 
 cdef int _hooked_alloc(Storage s, Allocator a, int64_t nbytes) except -1:
     """The door's path when hooks are installed: serve (innermost first), else the allocator;
     then after_alloc for every hook that wants it. The hooks run muted, once for the whole
     request (muting per call cost more than a planner's whole replay of the request)."""
-    global tl_next_alloc_id, _n_live_planned, tl_in_hook
+    global tl_next_alloc_id, tl_in_hook
     # our own reference to the list, indexed with bounds checks: a hook may push or pop
     # meanwhile (a copy per request would cost more than the rest of this path)
     cdef list hooks = <list>tl_mem_hooks
@@ -756,14 +854,7 @@ cdef int _hooked_alloc(Storage s, Allocator a, int64_t nbytes) except -1:
                     addr = _address(f(nbytes, s.device)) if f is not None else 0
                 if addr == 0:
                     continue
-                if addr % ALIGNMENT != 0:
-                    raise RuntimeError(f"memory hook {h!r} served address {addr:#x}, which is "
-                                       f"not {ALIGNMENT}-byte aligned")
-                s.data = <char*><uintptr_t>addr
-                s.alloc_size = _rounded(nbytes)
-                s.planned_by = h
-                a.note_external(s.alloc_size, nbytes, 1)
-                _n_live_planned += 1
+                _serve_at(s, a, h, _is_pure(h), addr, nbytes)
                 break
             else:
                 s.data = a.malloc(nbytes, &rounded)
@@ -815,19 +906,24 @@ cdef class Storage:
     """
 
     def __del__(self):
-        # on_free runs here, in tp_finalize, not in __dealloc__: a hook may keep the storage
-        # (even just through an exception's traceback), and CPython then resurrects it safely
-        # instead of freeing an object still referenced. Its memory goes back when the last
-        # reference really goes (hooks are not told twice unless it is resurrected again).
-        if self.alloc_id != 0 and (tl_mem_hooks != NULL or self.planned_by is not None):
-            _notify_free(self)
+        # tp_finalize; _update_finalizer swaps in _storage_finalize or nothing (the first push
+        # of a hook does). Impure hooks' on_free runs here, not in __dealloc__: a hook may keep
+        # the storage (even just through an exception's traceback), and CPython then
+        # resurrects it safely instead of freeing an object still referenced. Its memory goes
+        # back when the last reference really goes.
+        if self.alloc_id != 0 and (_hooks_active() or self.planned_by is not None):
+            _notify_free(self, False)
 
     def __dealloc__(self):
+        if self.alloc_id != 0 and (tl_mem_hooks != NULL or self.planned_by is not None):
+            _tell_pure_free(self)       # pure hooks: they keep nothing, so here is safe
         if self.data != NULL:
             if self.allocator is not None:
                 self.allocator.free(self.data, self.alloc_size, self._nbytes)
             elif self.planned_by is not None:
-                _planned_gone()
+                # (the sole hook is pure: skip the type check in the common case)
+                if <PyObject*>self.planned_by != tl_sole_hook and not _is_pure(self.planned_by):
+                    _planned_gone()
                 # an arena slice: its bytes leave the device's counters (no lookup that could
                 # raise here; the module's allocator may already be gone at interpreter exit)
                 a = CPU_ALLOCATOR if self.device is CPU else None
@@ -892,7 +988,10 @@ cdef Storage new_storage(int64_t nbytes, device dev):
     if tl_current_op != NULL:
         s.op = <object>tl_current_op
     if _hooks_active():
-        _hooked_alloc(s, a, nbytes)
+        if tl_sole_hook != NULL:
+            _sole_alloc(s, a, nbytes, <MemoryHook>tl_sole_hook)
+        else:
+            _hooked_alloc(s, a, nbytes)
         return s
     if nbytes > 0:
         s.data = a.malloc(nbytes, &rounded)
@@ -911,3 +1010,6 @@ cdef Storage borrow_storage(char* data, int64_t nbytes, object owner, device dev
     s.owner = owner
     s.device = dev
     return s
+
+
+_update_finalizer()     # no hooks yet: storages die without a finalizer call

@@ -25,8 +25,13 @@ from cpython.long cimport PyLong_FromLongLong
 from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
 from cpython.ref cimport Py_INCREF, PyObject
 
-from tensorlib._core.allocator cimport Storage, device, MemoryHook, ArenaBlock
+from tensorlib._core.allocator cimport (Storage, device, MemoryHook, ArenaBlock,
+                                        push_memory_hook, pop_memory_hook)
 from tensorlib._core.tensor cimport TensorBase
+
+import threading
+from tensorlib._core.allocator import _new_arena_block
+from tensorlib._core.tensor import _is_grad_enabled, _is_inference_mode
 
 
 cdef int64_t* _grow(int64_t* p, int64_t n) except NULL:
@@ -80,7 +85,17 @@ cpdef object sig_of(object x):
 
 def signature(tuple args, dict kwargs, grad_mode, inference_mode):
     """The key a call is planned under."""
-    return (grad_mode, inference_mode, tuple([sig_of(a) for a in args]),
+    return _signature(args, kwargs, grad_mode, inference_mode)
+
+
+cdef tuple _signature(tuple args, dict kwargs, object grad_mode, object inference_mode):
+    cdef Py_ssize_t i, n = len(args)
+    cdef tuple a = PyTuple_New(n)
+    for i in range(n):
+        o = sig_of(args[i])
+        Py_INCREF(o)
+        PyTuple_SET_ITEM(a, i, o)
+    return (grad_mode, inference_mode, a,
             tuple([(k, sig_of(v)) for k, v in kwargs.items()]) if kwargs else ())
 
 
@@ -168,6 +183,9 @@ cdef class ArenaHook(MemoryHook):
     cdef readonly int64_t departed_plan   # plan_index in use at that point
     cdef readonly int64_t n_served, n_conflicts, n_switches
 
+    def __cinit__(self):
+        self.c_pure = True        # C bookkeeping only: the door's lean path (allocator.pxd)
+
     def __init__(self, block=None):
         if block is not None:
             self.block = <ArenaBlock?>block
@@ -197,6 +215,9 @@ cdef class ArenaHook(MemoryHook):
     def begin(self, plans=()):
         """Start a call that replays one of ``plans`` (PlanArrays of the recorded paths of this
         signature, most recently used first; none: record only)."""
+        self._begin(list(plans)[:16])
+
+    cdef int _begin(self, list plans) except -1:
         cdef int64_t cap = 16
         cdef int j
         cdef PlanArrays q
@@ -204,8 +225,10 @@ cdef class ArenaHook(MemoryHook):
             raise RuntimeError("ArenaHook.begin: a call is already using this arena")
         if self.live_count:
             raise RuntimeError("ArenaHook.begin: arena slices of an earlier call are still alive")
-        self.plans = list(plans)[:16]
-        self.nplans = len(self.plans)
+        if len(plans) > 16:
+            raise ValueError("ArenaHook.begin: at most 16 plans")
+        self.plans = plans
+        self.nplans = len(plans)
         for j in range(self.nplans):
             q = <PlanArrays?>self.plans[j]
             self.cand[j] = 1
@@ -224,10 +247,14 @@ cdef class ArenaHook(MemoryHook):
         self.departed_plan = -1
         self.n_served = self.n_conflicts = self.n_switches = 0
         self.active = True
+        return 0
 
     def finish(self):
         """End the call. Returns the index of the plan whose path the call followed exactly,
         or -1 (a new path). ``record()`` then gives what the call did."""
+        return self._finish()
+
+    cdef int _finish(self) noexcept:
         cdef int j
         cdef int matched = -1
         self.active = False
@@ -256,6 +283,9 @@ cdef class ArenaHook(MemoryHook):
     def lifetimes_grew(self, PlanArrays p):
         """Whether some request of the last call lived longer than ``p`` recorded (or escaped
         where it had not): ``p`` should then be planned again."""
+        return self._lifetimes_grew(p)
+
+    cdef bint _lifetimes_grew(self, PlanArrays p) noexcept:
         cdef int64_t i
         if p.n != self.k:
             return True
@@ -295,7 +325,7 @@ cdef class ArenaHook(MemoryHook):
         self.rec_devi[k] = self.last_devi
         self.pending = k
         self.c_wants_after_alloc = True
-        if self.nplans == 0 or self.base == NULL or self.departed_at >= 0:
+        if self.nplans == 0 or self.departed_at >= 0:
             return 0
         # which recorded paths still match; any that lets request k escape sends it to the
         # allocator (the call may be on that path: its result must not live in the arena)
@@ -322,8 +352,8 @@ cdef class ArenaHook(MemoryHook):
                     self.plan_index = j
                     self.n_switches += 1
                     break
-        if escapes or dev is not self.block.device:
-            return 0
+        if escapes or self.base == NULL or dev is not self.block.device:
+            return 0                          # (no arena: the hook only follows the paths)
         off = self.p_offsets[self.plan_index][k]
         end = off + nbytes
         if end > self.capacity:
@@ -409,3 +439,158 @@ cdef class ArenaHook(MemoryHook):
     def __repr__(self):
         return (f"<ArenaHook capacity={self.capacity} live={self.live_count} "
                 f"active={bool(self.active)}>")
+
+
+# ---- the planned callable's call path ----------------------------------------------------------
+# A replayed call is the common case and is all C: signature, lookup, arena, hooks, stats. The
+# Python subclass (tensorlib.memory.planner.Planned) records, learns and plans.
+
+@cython.final
+cdef class PlanStats:
+    """What the calls of a planned function did: ``calls``, ``recordings`` (first calls of a
+    path), ``replays`` (calls served from a plan), ``fallbacks`` (calls, or their ends, that
+    ran on the allocator: a new path, an arena tensor still alive, a re-entrant call),
+    ``switches`` (replays that followed another recorded path than the one tried first:
+    a branch of a dynamic graph), ``served`` (requests served from an arena), ``conflicts``
+    (requests the allocator served because their slice was still in use: lifetimes that
+    differ from the recording). Counted in C under the GIL: exact with many threads.
+
+    >>> tensorlib.memory.planner.PlanStats().replays
+    0
+    """
+    cdef readonly int64_t calls, recordings, replays, fallbacks, switches, served, conflicts
+
+    _fields = ("calls", "recordings", "replays", "fallbacks", "switches", "served", "conflicts")
+
+    def _add(self, int64_t recordings=0, int64_t replays=0, int64_t fallbacks=0,
+             int64_t switches=0, int64_t served=0, int64_t conflicts=0):
+        """Count one call."""
+        self.calls += 1
+        self.recordings += recordings
+        self.replays += replays
+        self.fallbacks += fallbacks
+        self.switches += switches
+        self.served += served
+        self.conflicts += conflicts
+
+    def as_dict(self):
+        return {f: getattr(self, f) for f in self._fields}
+
+    def __repr__(self):
+        return "PlanStats(" + ", ".join(f"{k}={v}" for k, v in self.as_dict().items()) + ")"
+
+
+@cython.final
+cdef class PlanSet:
+    """The recorded paths (``Plan`` objects) of one input signature, most recently used
+    first, with their replay arrays and the device of the arena they share (None: nothing in
+    any of them to plan). Never changed once made: a call reads it without a lock."""
+    cdef readonly tuple plans
+    cdef list arrays
+    cdef readonly object device
+
+    def __init__(self, plans):
+        self.plans = tuple(plans)
+        if not self.plans or len(self.plans) > 16:
+            raise ValueError("PlanSet: 1 to 16 plans")
+        self.arrays = [p.arrays for p in self.plans]
+        self.device = next((p.device for p in self.plans if p.device is not None), None)
+
+
+@cython.final
+cdef class _ThreadCalls:
+    """One thread's state for one planned function."""
+    cdef bint busy                 # a call of the function runs on this thread
+    cdef ArenaHook arena           # the thread's arena for it (None until needed)
+    cdef ArenaHook recorder        # a hook without an arena: records a call
+
+
+cdef class PlannedBase:
+    """The call path of ``tensorlib.memory.planner.Planned``: replays in C, and calls the
+    subclass's ``_learn(key, hook, planset, matched)`` after a call that recorded, departed
+    from its plans or changed their lifetimes."""
+    cdef public object _fn
+    cdef public object _sets             # signature -> PlanSet (an OrderedDict, LRU order)
+    cdef public dict _need               # device -> the largest arena of the plans kept
+    cdef object _tls
+    cdef readonly PlanStats stats
+    cdef public object last_plan
+
+    def __cinit__(self, *args, **kwargs):
+        self._tls = threading.local()
+        self._need = {}
+        self.stats = PlanStats()
+
+    cdef _ThreadCalls _calls(self):
+        st = getattr(self._tls, "s", None)
+        if st is None:
+            st = _ThreadCalls()
+            self._tls.s = st
+        return <_ThreadCalls>st
+
+    def _drop_arena(self):
+        """Forget this thread's arena (the next replay makes one)."""
+        self._calls().arena = None
+
+    def __call__(self, *args, **kwargs):
+        cdef _ThreadCalls st = self._calls()
+        cdef PlanSet ps
+        cdef ArenaHook hook
+        if st.busy:                          # re-entered on this thread: run it plainly
+            self.stats.calls += 1
+            self.stats.fallbacks += 1
+            return self._fn(*args, **kwargs)
+        key = _signature(args, kwargs, _is_grad_enabled(), _is_inference_mode())
+        entry = self._sets.get(key)
+        if entry is None:                    # first call of this signature: record it
+            if st.recorder is None:
+                st.recorder = ArenaHook(None)
+            return self._run(st, key, st.recorder, None, args, kwargs)
+        ps = <PlanSet?>entry
+        hook = st.arena
+        if hook is not None and hook.live_count:
+            # an arena tensor of an earlier call is still alive: never overwrite it. This call
+            # runs on the allocator; that arena is given up (it lives as long as its tensors).
+            st.arena = None
+            self.stats.calls += 1
+            self.stats.fallbacks += 1
+            self.last_plan = ps.plans[0]
+            return self._fn(*args, **kwargs)
+        dev = ps.device
+        if dev is None:                      # nothing to plan on any path: follow them only
+            if st.recorder is None:
+                st.recorder = ArenaHook(None)
+            hook = st.recorder
+        else:
+            need = self._need.get(dev, 0)
+            if hook is None or hook.capacity < need or hook.block.device != dev:
+                hook = st.arena = ArenaHook(_new_arena_block(need, dev))
+        return self._run(st, key, hook, ps, args, kwargs)
+
+    cdef object _run(self, _ThreadCalls st, object key, ArenaHook hook, PlanSet ps,
+                     tuple args, dict kwargs):
+        hook._begin(ps.arrays if ps is not None else [])
+        st.busy = True
+        push_memory_hook(hook)
+        try:
+            result = self._fn(*args, **kwargs)
+        except BaseException:
+            pop_memory_hook(hook)
+            hook._finish()
+            st.busy = False
+            self.stats.calls += 1
+            self.stats.fallbacks += ps is not None
+            raise
+        pop_memory_hook(hook)
+        cdef int matched = hook._finish()    # what is alive now (result included) escaped
+        st.busy = False
+        if ps is not None and matched == 0 and not hook._lifetimes_grew(ps.arrays[0]):
+            # the common case: the call followed the first path, within its lifetimes
+            self.stats.calls += 1
+            self.stats.replays += 1
+            self.stats.served += hook.n_served
+            self.stats.conflicts += hook.n_conflicts
+            self.last_plan = ps.plans[0]
+        else:
+            self._learn(key, hook, ps, matched)
+        return result

@@ -34,17 +34,10 @@ import types
 from collections import OrderedDict
 
 from tensorlib._core import tensor as _C
-from tensorlib._core.allocator import (
-    _push_memory_hook, _pop_memory_hook, _new_arena_block, device as _device)
+from tensorlib._core.allocator import device as _device
 from tensorlib._core.dtype import dtype as _dtype
 from tensorlib._core import memplan as _memplan
-from tensorlib._core.memplan import ArenaHook, PlanArrays
-
-# looked up once: they run on every planned call
-_signature = _memplan.signature
-_grad_enabled = _C._is_grad_enabled
-_inference_mode = _C._is_inference_mode
-from tensorlib._core.tensor import TensorBase
+from tensorlib._core.memplan import PlanArrays, PlanSet, PlanStats, PlannedBase
 
 __all__ = ["plan", "Planned", "Plan", "PlanStats", "solve"]
 
@@ -272,28 +265,6 @@ def _solved(sizes, devs, frees, pins):
     return pinned if pinned.arena_bytes <= free.arena_bytes * 1.05 else free
 
 
-class PlanStats:
-    """What the calls of a planned function did: ``calls``, ``recordings`` (first calls of a
-    path), ``replays`` (calls served from a plan), ``fallbacks`` (calls, or their ends, that
-    ran on the allocator: a new path, an arena tensor still alive, a re-entrant call),
-    ``switches`` (replays that followed another recorded path than the one tried first:
-    a branch of a dynamic graph), ``served`` (requests
-    served from an arena), ``conflicts`` (requests the allocator served because their slice
-    was still in use: lifetimes that differ from the recording)."""
-
-    _fields = ("calls", "recordings", "replays", "fallbacks", "switches", "served", "conflicts")
-
-    def __init__(self):
-        for f in self._fields:
-            setattr(self, f, 0)
-
-    def as_dict(self):
-        return {f: getattr(self, f) for f in self._fields}
-
-    def __repr__(self):
-        return "PlanStats(" + ", ".join(f"{k}={v}" for k, v in self.as_dict().items()) + ")"
-
-
 # ---- signatures -------------------------------------------------------------------------------
 
 def _sig(x):
@@ -332,25 +303,18 @@ def signature(args, kwargs):
 
 # ---- the planned callable ---------------------------------------------------------------------
 
-class _ThreadState(threading.local):
-    hook = None          # this thread's ArenaHook (its arena) for this function
-    busy = False         # a call of this function is running on this thread
-
-
-class Planned:
-    """``fn`` with planned memory; see ``tensorlib.memory.plan``."""
+class Planned(PlannedBase):
+    """``fn`` with planned memory; see ``tensorlib.memory.plan``. A replayed call runs in C
+    (``PlannedBase``); this class records, learns and plans."""
 
     def __init__(self, fn, max_plans=MAX_PLANS):
         functools.update_wrapper(self, fn)
         self._fn = fn
         self._max_plans = max_plans
-        # signature -> ([Plan], [PlanArrays]), most recently used first (replaced, never
-        # mutated in place: a call reads them without the lock)
+        # signature -> PlanSet (most recently used plan first; replaced, never mutated in
+        # place: a call reads it without the lock)
         self._sets = OrderedDict()
-        self._need = {}                     # device -> the largest arena of the plans kept
-        self._tls = _ThreadState()
         self._lock = threading.Lock()
-        self.stats = PlanStats()
         self.last_plan = None
 
     def __get__(self, obj, objtype=None):
@@ -359,84 +323,19 @@ class Planned:
     @property
     def plans(self):
         """Every plan kept (all signatures and paths)."""
-        return [p for ps, _ in list(self._sets.values()) for p in ps]
+        return [p for ps in list(self._sets.values()) for p in ps.plans]
 
     def reset(self):
         """Forget every plan and arena (the next call records again)."""
         with self._lock:
             self._sets.clear()
             self._need = {}
-        self._tls.hook = None
+        self._drop_arena()
         self.last_plan = None
 
-    def _count(self, recordings=0, replays=0, fallbacks=0, switches=0, served=0, conflicts=0):
-        """One call's stats, changed under the lock: calls from several threads must not lose
-        counts. (Plain increments, no dict or getattr: this runs on every call.)"""
-        with self._lock:
-            st = self.stats
-            st.calls += 1
-            st.recordings += recordings
-            st.replays += replays
-            st.fallbacks += fallbacks
-            st.switches += switches
-            st.served += served
-            st.conflicts += conflicts
-
-    def __call__(self, *args, **kwargs):
-        tls = self._tls
-        if tls.busy:                          # re-entered on this thread: run it plainly
-            self._count(fallbacks=1)
-            return self._fn(*args, **kwargs)
-        key = _signature(args, kwargs, _grad_enabled(), _inference_mode())
-        entry = self._sets.get(key)
-        if entry is None:
-            return self._run(key, None, None, args, kwargs)
-        plans, arrays = entry
-        first = plans[0]
-        hook = tls.hook
-        if hook is not None and hook.live_count:
-            # an arena tensor of an earlier call is still alive: never overwrite it. This call
-            # runs on the allocator; that arena is given up (it lives as long as its tensors).
-            tls.hook = None
-            self._count(fallbacks=1)
-            self.last_plan = first
-            return self._fn(*args, **kwargs)
-        dev = first.device
-        if dev is None:
-            if len(plans) == 1:
-                self._count(replays=1)   # nothing to plan: every request escapes
-                self.last_plan = first
-                return self._fn(*args, **kwargs)
-            dev = next((p.device for p in plans if p.device is not None), None)
-        need = self._need.get(dev, 0)
-        if hook is None or hook.capacity < need or hook.block.device != dev:
-            hook = tls.hook = ArenaHook(_new_arena_block(need, dev))
-        return self._run(key, hook, entry, args, kwargs)
-
-    def _run(self, key, hook, entry, args, kwargs):
-        tls = self._tls
-        if hook is None:
-            hook = ArenaHook(None)            # recording: the allocator serves everything
-            hook.begin()
-        else:
-            hook.begin(entry[1])
-        tls.busy = True
-        _push_memory_hook(hook)
-        try:
-            result = self._fn(*args, **kwargs)
-        except BaseException:
-            _pop_memory_hook(hook)
-            hook.finish()
-            tls.busy = False
-            self._count(fallbacks=0 if entry is None else 1)
-            raise
-        _pop_memory_hook(hook)
-        matched = hook.finish()           # what is alive now (result included) escaped
-        tls.busy = False
-        self._learn(key, hook, entry, matched)
-        return result
-
     def _learn(self, key, hook, entry, matched):
+        """After a call that recorded (``entry`` None), took a new path (``matched`` < 0),
+        followed another path than the first or outgrew its lifetimes."""
         d = {"served": hook.n_served, "conflicts": hook.n_conflicts}
         if entry is None:
             sizes, frees, devs, _ = hook.record()
@@ -448,7 +347,7 @@ class Planned:
         elif matched < 0:
             # a path not recorded yet: the call finished on the allocator from where it
             # departed; plan the new path, keeping the offsets of the common prefix
-            plans = entry[0]
+            plans = entry.plans
             sizes, frees, devs, _ = hook.record()
             base = plans[hook.departed_plan] if 0 <= hook.departed_plan < len(plans) else plans[0]
             cut = hook.departed_at if hook.departed_at >= 0 else len(sizes)
@@ -456,7 +355,7 @@ class Planned:
                 self.last_plan = self._new_path(key, sizes, devs, frees, base, cut)
             d["fallbacks"] = 1
         else:
-            used = entry[0][matched]
+            used = entry.plans[matched]
             d["replays"] = 1
             d["switches"] = int(matched > 0)      # followed another path than the first guess
             if hook.lifetimes_grew(used.arrays):
@@ -471,7 +370,7 @@ class Planned:
                 with self._lock:
                     self._replace(key, used, used)
             self.last_plan = used
-        self._count(**d)
+        self.stats._add(**d)
 
     def _pins(self, base, free_at, cut):
         """Keep the offsets of ``base`` for requests 0..cut-1 where possible, so a call that
@@ -482,7 +381,7 @@ class Planned:
     def _new_path(self, key, sizes, devs, frees, base, cut):
         path = (tuple(sizes), tuple(str(d) for d in devs))
         entry = self._sets.get(key)
-        for p in (entry[0] if entry else ()):
+        for p in (entry.plans if entry else ()):
             if p.path == path:                 # a path seen before: merge lifetimes
                 merged = _merge(p.free_at, frees)
                 new = p if merged == p.free_at else \
@@ -493,28 +392,27 @@ class Planned:
 
     # the plan sets (under self._lock)
     def _store(self, key, plans):
-        plans = plans[:self._max_plans]
-        self._sets[key] = (plans, [p.arrays for p in plans])
+        self._sets[key] = PlanSet(plans[:self._max_plans])
         self._sets.move_to_end(key)
         while len(self._sets) > MAX_SIGNATURES:
             self._sets.popitem(last=False)
         need = {}
-        for ps, _ in self._sets.values():
-            for p in ps:
+        for ps in self._sets.values():
+            for p in ps.plans:
                 if p.device is not None:
                     need[p.device] = max(need.get(p.device, 0), p.arena_bytes)
         self._need = need
 
     def _add(self, key, p):
         entry = self._sets.get(key)
-        self._store(key, [p] + (entry[0] if entry else []))
+        self._store(key, [p] + list(entry.plans if entry else ()))
         return p
 
     def _replace(self, key, old, new):
         """``new`` in place of ``old``, first (most recently used)."""
         entry = self._sets.get(key)
         if entry is not None:
-            self._store(key, [new] + [p for p in entry[0] if p is not old])
+            self._store(key, [new] + [p for p in entry.plans if p is not old])
 
     def __repr__(self):
         return f"<planned {getattr(self._fn, '__qualname__', self._fn)!r} {self.stats}>"
