@@ -1,5 +1,5 @@
-"""The memory profiler: every allocation and free made on this thread while a profile is
-active, with its bytes, device, op, role (following role changes) and the user's source line;
+"""The memory profiler: every allocation made on this thread while a profile is active and its
+free on any thread, with its bytes, device, op, role (following role changes) and the user's source line;
 peak, bytes by role, top sites, leaks, the Chrome trace and the timeline picture."""
 import json
 import sys
@@ -85,6 +85,48 @@ def test_frees_of_older_tensors_and_other_threads_are_not_recorded():
         mine = torch.zeros(10)
     assert [(e.kind, e.bytes) for e in prof.events] == [("alloc", 40)]
     assert len(other) == 1
+
+
+def test_a_tensor_freed_on_another_thread_is_seen_freed():
+    # allocated inside the profile, handed to another thread that drops it: its free is
+    # recorded (with its time) when this thread next allocates, and it is no leak
+    box, x = [], torch.ones(2000)
+    with memory.profile() as prof:
+        box.append(x * 2)                            # @handed
+        t = threading.Thread(target=box.clear)
+        t.start()
+        t.join()
+        after = torch.zeros(10)                      # the free is drained before this one
+    kinds = [(e.kind, e.bytes) for e in prof.events]
+    assert kinds == [("alloc", 8000), ("free", 8000), ("alloc", 40)]
+    free = prof.events[1]
+    assert free.op == "mul" and free.site.endswith(site("@handed"))
+    assert prof.events[0].time <= free.time <= prof.events[2].time
+    assert prof.current_bytes == 40 and prof.peak_bytes == 8000
+    assert [g.bytes for g in prof.leaks()] == [40]   # only `after` is still alive
+    del after
+
+
+def test_a_free_on_another_thread_at_the_end_is_drained_on_exit():
+    box, x = [], torch.ones(500)
+    with memory.profile() as prof:
+        box.append(x + 1)
+        t = threading.Thread(target=box.clear)
+        t.start()
+        t.join()
+    assert [e.kind for e in prof.events] == ["alloc", "free"]
+    assert prof.current_bytes == 0 and not prof.leaks()
+
+
+def test_tensors_alive_when_the_profile_ends_are_not_tracked_after_it():
+    x = torch.ones(300)
+    with memory.profile() as prof:
+        y = x * 3
+    t = threading.Thread(target=lambda: None)
+    t.start()
+    t.join()
+    del y
+    assert [e.kind for e in prof.events] == ["alloc"] and not prof._gone
 
 
 def test_roles_activation_saved_gradient_and_the_change_event():

@@ -1,7 +1,8 @@
 """The memory profiler: ``with tensorlib.memory.profile() as prof:``.
 
-Records every allocation and free of tensor memory made on this thread while the profile is
-active, on every device: bytes, device, time, the op that made it, the tensor's role
+Records every allocation of tensor memory made on this thread while the profile is active, on
+every device, and its free on any thread: bytes, device, time, the op that made it, the
+tensor's role
 (parameter, buffer, input, activation, saved-for-backward, gradient, optimizer-state,
 temporary) and the user's source line (the first frame outside tensorlib; allocations made
 during backward carry the forward line of their node). Roles are a mutable field of the
@@ -10,6 +11,8 @@ follows the change.
 
 It costs nothing when no profile is active: the allocator's door checks one thread-local
 pointer. While one is, each allocation costs a short frame walk (cached per code object).
+A storage freed on another thread is seen through a weak reference: its free is recorded with
+its time when the profile's thread next allocates or frees, or when the profile ends.
 
 >>> import tensorlib
 >>> x = tensorlib.ones(1000)
@@ -20,10 +23,12 @@ pointer. While one is, each allocation costs a short frame walk (cached per code
 >>> [(e.kind, e.bytes, e.op) for e in prof.events]
 [('alloc', 4000, 'mul'), ('alloc', 4000, 'exp'), ('free', 4000, 'mul')]
 """
+import collections
 import json
 import os
 import sys
 import time
+import weakref
 
 from tensorlib._core import tensor as _C
 from tensorlib._core.allocator import (
@@ -101,7 +106,20 @@ def _fmt_bytes(n):
 class _Rec:
     """One allocation made inside the profile."""
     __slots__ = ("id", "nbytes", "device", "op", "site", "t0", "t1", "role0", "role", "planned",
-                 "node", "backward", "step")
+                 "node", "backward", "step", "ref")
+
+
+class _Gone:
+    """A weak reference's callback: notes the death of a profiled storage that the profile's
+    own hook did not hear of (freed on another thread, or while hooks were muted). Runs on
+    the freeing thread, so it only appends to a deque (atomic); the profile's thread drains it."""
+    __slots__ = ("queue", "id")
+
+    def __init__(self, queue, alloc_id):
+        self.queue, self.id = queue, alloc_id
+
+    def __call__(self, ref):
+        self.queue.append((time.perf_counter_ns(), self.id))
 
 
 class Event:
@@ -178,6 +196,7 @@ class Profile:
         self._peak_at = -1          # index of the event that reached the peak
         self._steps = []            # (event index, t_ns, {site: bytes alive})
         self._site_live = {}        # site -> bytes alive
+        self._gone = collections.deque()    # (t_ns, alloc_id) of frees seen by weak reference
         self._t0 = None
         self._t_end = None
         self._active = False
@@ -198,15 +217,29 @@ class Profile:
     def __exit__(self, *exc):
         _C._profiling_exit()
         _pop_memory_hook(self)
+        self._drain()
         self._active = False
         self._t_end = time.perf_counter_ns()
+        for r in self._recs.values():
+            r.ref = None                # frees after the profile are not its business
         return False
+
+    def _drain(self):
+        """Record the frees noted by weak reference, in the order they happened."""
+        gone = self._gone
+        while gone:
+            t, alloc_id = gone.popleft()
+            r = self._recs.pop(alloc_id, None)
+            if r is not None:
+                self._freed(r, t, False)
 
     # ---- the door's calls ------------------------------------------------------------------
     def after_alloc(self, s):
         n = s.nbytes()
         if n == 0:
             return
+        if self._gone:
+            self._drain()
         r = _Rec()
         r.id = s.alloc_id
         r.nbytes = n
@@ -228,6 +261,7 @@ class Profile:
         r.step = len(self._steps)
         s.site = site
         s.op = op
+        r.ref = weakref.ref(s, _Gone(self._gone, r.id))
         self._recs[r.id] = r
         self._site_live[site] = self._site_live.get(site, 0) + n
         self._events.append((r.t0, _ALLOC, r, role))
@@ -237,11 +271,18 @@ class Profile:
             self._peak_at = len(self._events) - 1
 
     def on_free(self, s):
+        if self._gone:
+            self._drain()
         r = self._recs.pop(s.alloc_id, None)
         if r is None:
             return                      # allocated before the profile began
-        r.t1 = time.perf_counter_ns()
-        if r.backward and r.role == r.role0 == _GRADIENT:
+        self._freed(r, time.perf_counter_ns(), True)
+
+    def _freed(self, r, t, here):
+        """Record the free of ``r`` at ``t`` (``here``: heard of by the hook, on this thread)."""
+        r.ref = None                    # heard of: no callback when it really goes
+        r.t1 = t
+        if here and r.backward and r.role == r.role0 == _GRADIENT:
             node = _engine._current.node
             if node is not None and id(node) == r.node:
                 # made and dropped inside one backward node: scratch, not a gradient
