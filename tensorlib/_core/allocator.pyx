@@ -543,6 +543,7 @@ cdef extern from *:
     ctypedef void (*destructor)(PyObject*)
     void tl_set_finalizer(object type, destructor fn)
 
+cdef Py_ssize_t _n_hook_threads = 0     # threads whose hook list is not empty
 cdef Py_ssize_t _n_impure_threads = 0   # threads whose hook list holds an impure hook
 cdef Py_ssize_t _n_live_planned = 0     # live storages served by an impure hook
 cdef bint _finalizer_on = True          # Storage.__del__ is the slot until the first update
@@ -571,10 +572,12 @@ cdef inline bint _is_pure(object h) noexcept:
     return isinstance(h, MemoryHook) and (<MemoryHook>h).c_pure
 
 
-cdef void _hooks_changed(list hooks) noexcept:
-    """After a push or pop: the thread's sole pure hook, its impure count, the finalizer."""
-    global tl_sole_hook, tl_impure_hooks, _n_impure_threads
+cdef void _hooks_changed(list hooks, int new_thread) noexcept:
+    """After a push or pop: the thread's sole pure hook, its impure count, the finalizer.
+    ``new_thread``: +1 when the thread's list was just made, -1 when just emptied."""
+    global tl_sole_hook, tl_impure_hooks, _n_impure_threads, _n_hook_threads
     cdef int impure = 0
+    _n_hook_threads += new_thread
     for h in hooks:
         if not _is_pure(h):
             impure += 1
@@ -615,10 +618,11 @@ cdef int push_memory_hook(object hook) except -1:
         hooks = [hook]
         Py_INCREF(hooks)                # the thread-local slot's reference
         tl_mem_hooks = <PyObject*>hooks
+        _hooks_changed(hooks, 1)
     else:
         hooks = <list>tl_mem_hooks
         hooks.append(hook)
-    _hooks_changed(hooks)
+        _hooks_changed(hooks, 0)
     return 0
 
 
@@ -634,7 +638,9 @@ cdef int pop_memory_hook(object hook) except -1:
                 if not hooks:           # empty: back to the zero-cost state
                     tl_mem_hooks = NULL
                     Py_DECREF(hooks)
-                _hooks_changed(hooks)
+                    _hooks_changed(hooks, -1)
+                else:
+                    _hooks_changed(hooks, 0)
                 return 0
     raise ValueError(f"{hook!r} is not a memory hook of this thread")
 
@@ -791,6 +797,24 @@ cdef inline void _tell_pure_free(Storage s) noexcept:
         _notify_free(s, True)
 
 
+cdef inline int _take_block(Storage s, Allocator a, int64_t nbytes) except -1:
+    """Build ``s`` on a block of the device's allocator (an allocator request)."""
+    cdef int64_t rounded = 0
+    s.data = a.malloc(nbytes, &rounded)
+    s.allocator = a
+    s.alloc_size = rounded
+    return 0
+
+
+cdef inline void _number(Storage s, int64_t nbytes) noexcept:
+    """The last step of every door path: the size and a new id (hooks hear of its free from
+    here on)."""
+    global tl_next_alloc_id
+    s._nbytes = nbytes
+    tl_next_alloc_id += 1
+    s.alloc_id = tl_next_alloc_id
+
+
 cdef int _serve_at(Storage s, Allocator a, object h, bint pure, int64_t addr,
                    int64_t nbytes) except -1:
     """Build ``s`` on ``addr``, served by hook ``h`` (``pure``: _is_pure(h)): counted as
@@ -812,19 +836,14 @@ cdef int _serve_at(Storage s, Allocator a, object h, bint pure, int64_t addr,
 cdef int _sole_alloc(Storage s, Allocator a, int64_t nbytes, MemoryHook h) except -1:
     """The door's path when the thread's only hook is pure (a planner's arena): no muting and
     no list walk; otherwise as _hooked_alloc."""
-    global tl_next_alloc_id
-    cdef int64_t rounded = 0, addr = 0
+    cdef int64_t addr = 0
     if nbytes > 0:
         addr = h.c_serve(nbytes, s.device)
         if addr != 0:
             _serve_at(s, a, h, True, addr, nbytes)
         else:
-            s.data = a.malloc(nbytes, &rounded)
-            s.allocator = a
-            s.alloc_size = rounded
-    s._nbytes = nbytes
-    tl_next_alloc_id += 1
-    s.alloc_id = tl_next_alloc_id
+            _take_block(s, a, nbytes)
+    _number(s, nbytes)
     if h.c_wants_after_alloc:
         h.c_after_alloc(s)
     return 0
@@ -834,11 +853,11 @@ cdef int _hooked_alloc(Storage s, Allocator a, int64_t nbytes) except -1:
     """The door's path when hooks are installed: serve (innermost first), else the allocator;
     then after_alloc for every hook that wants it. The hooks run muted, once for the whole
     request (muting per call cost more than a planner's whole replay of the request)."""
-    global tl_next_alloc_id, tl_in_hook
+    global tl_in_hook
     # our own reference to the list, indexed with bounds checks: a hook may push or pop
     # meanwhile (a copy per request would cost more than the rest of this path)
     cdef list hooks = <list>tl_mem_hooks
-    cdef int64_t rounded = 0, addr = 0
+    cdef int64_t addr = 0
     cdef Py_ssize_t i
     tl_in_hook += 1
     try:
@@ -857,12 +876,8 @@ cdef int _hooked_alloc(Storage s, Allocator a, int64_t nbytes) except -1:
                 _serve_at(s, a, h, _is_pure(h), addr, nbytes)
                 break
             else:
-                s.data = a.malloc(nbytes, &rounded)
-                s.allocator = a
-                s.alloc_size = rounded
-        s._nbytes = nbytes
-        tl_next_alloc_id += 1
-        s.alloc_id = tl_next_alloc_id       # from here on, hooks will hear of its free
+                _take_block(s, a, nbytes)
+        _number(s, nbytes)
         i = 0
         while i < len(hooks):
             h = hooks[i]
@@ -915,7 +930,9 @@ cdef class Storage:
             _notify_free(self, False)
 
     def __dealloc__(self):
-        if self.alloc_id != 0 and (tl_mem_hooks != NULL or self.planned_by is not None):
+        # (a plain global first: no thread-local read when no thread has hooks)
+        if self.alloc_id != 0 and (self.planned_by is not None
+                                   or (_n_hook_threads > 0 and tl_mem_hooks != NULL)):
             _tell_pure_free(self)       # pure hooks: they keep nothing, so here is safe
         if self.data != NULL:
             if self.allocator is not None:
@@ -980,10 +997,8 @@ cdef class Storage:
 
 cdef Storage new_storage(int64_t nbytes, device dev):
     """THE door: every storage of tensor memory is made here."""
-    global tl_next_alloc_id
     cdef Storage s = Storage.__new__(Storage)
     cdef Allocator a = allocator_for(dev)
-    cdef int64_t rounded = 0
     s.device = dev
     if tl_current_op != NULL:
         s.op = <object>tl_current_op
@@ -994,12 +1009,8 @@ cdef Storage new_storage(int64_t nbytes, device dev):
             _hooked_alloc(s, a, nbytes)
         return s
     if nbytes > 0:
-        s.data = a.malloc(nbytes, &rounded)
-        s.allocator = a
-        s.alloc_size = rounded
-    s._nbytes = nbytes
-    tl_next_alloc_id += 1
-    s.alloc_id = tl_next_alloc_id
+        _take_block(s, a, nbytes)
+    _number(s, nbytes)
     return s
 
 
