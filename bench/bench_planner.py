@@ -6,7 +6,7 @@ alive at once), the naive total (every request its own block) and the allocator'
 unplanned call (allocated bytes above the baseline, as ``max_memory_allocated`` reports);
 then the time per call, planned against unplanned, as the best of alternating rounds in one
 process, one call of each in turn (noise on a busy machine falls on both alike); the best
-and the median per-call time are shown. Goals (issue 5): arena <= 1.05x the unplanned live
+and the median per-call time are shown (which one runs first swaps every round). Goals (issue 5): arena <= 1.05x the unplanned live
 peak, planned calls no slower (checked on the best times, with 2% of slack for noise).
 
     python bench/bench_planner.py             # default rounds
@@ -89,18 +89,21 @@ def live_peak(fn, args):
 
 def per_call_pair(fn, planned, args, seconds):
     """Per-call times of ``fn`` and ``planned`` run alternately, one call each, for about
-    ``seconds``: noise on a busy machine falls on both alike. Returns (min, median) of each."""
+    ``seconds``: noise on a busy machine falls on both alike. Which one goes first swaps
+    every round (the second of a pair measured up to 1% faster, whichever it was). Returns
+    (min, median) of each."""
     pc = time.perf_counter
     a, b = [], []
     end = pc() + seconds
-    while pc() < end or len(a) < 5:
-        t0 = pc()
-        fn(*args)
-        t1 = pc()
-        planned(*args)
-        t2 = pc()
-        a.append(t1 - t0)
-        b.append(t2 - t1)
+    while pc() < end or len(a) < 6:
+        for first, second, ta, tb in ((fn, planned, a, b), (planned, fn, b, a)):
+            t0 = pc()
+            first(*args)
+            t1 = pc()
+            second(*args)
+            t2 = pc()
+            ta.append(t1 - t0)
+            tb.append(t2 - t1)
     a.sort()
     b.sort()
     return (a[0], a[len(a) // 2]), (b[0], b[len(b) // 2])
