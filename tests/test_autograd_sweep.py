@@ -65,6 +65,7 @@ CASES = {
     "div_rounding": (lambda L, x, y: x.div(y, rounding_mode="floor"), [(3, 4), (3, 4)]),
     "div_scalar": (lambda L, x: x / 2, [(3, 4)]),
     "rsub_scalar": (lambda L, x: 2 - x, [(3, 4)]),
+    "rtruediv_scalar": (lambda L, x: 3 / x, [(3, 4)]),
     "rsub_tensor": (lambda L, x, y: L.rsub(x, y), [(3, 4), (4,)]),
     "sub_alpha": (lambda L, x, y: L.sub(x, y, alpha=2), [(3, 4), (4,)]),
     "squeeze_dim": (lambda L, x: x.view(3, 1, 4).squeeze(1), [(3, 4)]),
