@@ -80,6 +80,8 @@ cpdef object sig_of(object x):
         return x if x == x else ("nan",)
     if tp is tuple or tp is list:
         return (tp.__name__,) + tuple([sig_of(v) for v in x])
+    if tp is dict:                       # e.g. a model's parameters by name
+        return ("dict",) + tuple([(k, sig_of(v)) for k, v in (<dict>x).items()])
     return _sig_fallback(x)
 
 
@@ -570,8 +572,12 @@ cdef class PlannedBase:
     cdef object _run(self, _ThreadCalls st, object key, ArenaHook hook, PlanSet ps,
                      tuple args, dict kwargs):
         hook._begin(ps.arrays if ps is not None else [])
+        try:
+            push_memory_hook(hook)
+        except BaseException:
+            hook._finish()
+            raise
         st.busy = True
-        push_memory_hook(hook)
         try:
             result = self._fn(*args, **kwargs)
         except BaseException:
