@@ -77,6 +77,9 @@ class Tensor(TensorBase):
 
     __slots__ = ()
     __module__ = "tensorlib"
+    # NumPy scalars and arrays defer their operators to ours (`np.float32(2) * t` is a
+    # Tensor), as PyTorch arranges with the same attribute
+    __array_priority__ = 1000
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Compute the gradient of this tensor with respect to the graph's leaves and

@@ -457,7 +457,8 @@ typedef struct { double lo, hi, has_lo, has_hi; int64_t ilo, ihi; } clamp_params
     const int64_t lo = CP->ilo; const int64_t hi = CP->ihi;                                   \
     const int hl = CP->has_lo != 0, hh = CP->has_hi != 0
 #define CLAMP_EXPR(x)                                                                         \
-    (hh && (x > hi || hi != hi) ? hi : ((hl && (x < lo || lo != lo)) ? (hh && lo > hi ? hi : lo) : x))
+    ((hl && lo != lo) ? lo : (hh && (x > hi || hi != hi) ? hi                                 \
+                              : ((hl && x < lo) ? (hh && lo > hi ? hi : lo) : x)))
 UNARY_LOOP(clamp_scalar_f32, f32, f32, CLAMP_F(f32), CLAMP_EXPR(x))
 UNARY_LOOP(clamp_scalar_f64, f64, f64, CLAMP_F(f64), CLAMP_EXPR(x))
 UNARY_LOOP(clamp_scalar_u8, u8, u8, CLAMP_I(u8), CLAMP_EXPR((int64_t)x))

@@ -361,15 +361,18 @@ cdef object _operand(object x, str op, str name):
 
 
 cdef int _check_int_divisor(object b, int loop_code) except -1:
-    """Integer division by zero raises (PyTorch: RuntimeError "ZeroDivisionError")."""
+    """Integer division by zero raises (PyTorch: RuntimeError "ZeroDivisionError"), also for a
+    Python int that wraps to zero in the loop's dtype (``int8 // 256``: the C loop would trap)."""
     cdef TensorBase t
-    if dtype_of(loop_code).is_floating_point:
+    cdef DType dt = dtype_of(loop_code)
+    if dt.is_floating_point:
         return 0
     if isinstance(b, TensorBase):
         t = <TensorBase>b
         if _count_equal_zero(t):
             raise RuntimeError("ZeroDivisionError")
-    elif b == 0:
+    elif b == 0 or (isinstance(b, int) and loop_code != DT_BOOL
+                    and int(b) % (256 ** <object>dt.itemsize) == 0):   # (Python ints)
         raise RuntimeError("ZeroDivisionError")
     return 0
 
@@ -404,6 +407,14 @@ cdef TensorBase _add(object a, object b, object alpha, object out, bint inplace,
     _result_code(op, (a, b), &loop_code, &out_code)
     if not dtype_of(loop_code).is_floating_point and isinstance(alpha, float):
         raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
+    if isinstance(alpha, bool) and loop_code != DT_BOOL:
+        raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    if loop_code == DT_BOOL and not subtract:
+        # bool + alpha * bool: the bool loop is a logical or, so a false alpha drops b's
+        # values (not its shape: it still broadcasts)
+        if not alpha:
+            b = _ew(OP_MUL, (b, False), None, False) if isinstance(b, TensorBase) else False
+        return _ew(op, (a, b), out, inplace)
     _scalar_into(alpha, loop_code, al.bytes)
     return _ew(op, (a, b), out, inplace, al.bytes)
 

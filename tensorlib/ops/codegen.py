@@ -138,7 +138,10 @@ def emit_def(defname, decl, params, method, inplace=False):
         body += convert(p, op, i if method else i + 1, pyname)
     impl = decl.get("impl") or "_" + op + "(" + ", ".join("{" + p.name + "}" for p in params) + ")"
     names = {p.name: p.c_name for p in params}
-    names["inplace"] = "True" if inplace else "False"
+    # F.leaky_relu(x, inplace=True) and friends: their `inplace` argument picks the in-place
+    # path at run time, as the `_` variant does at generation time
+    inplace_arg = next((p.c_name for p in all_params if p.name == "inplace"), None)
+    names["inplace"] = "True" if inplace else (inplace_arg or "False")
     names.setdefault("out", "None")
     call = impl.format(**names)
     lines = [f"def {defname}({', '.join(sig)}):"]
@@ -151,7 +154,8 @@ def emit_def(defname, decl, params, method, inplace=False):
         args = [("None" if (inplace and p.name == "out") else p.c_name) for p in all_params]
         # ops named like copy_ are in place by nature, whichever variant calls them
         flag = inplace or decl["name"].endswith("_")
-        lines.append(f"    return _call_{decl['name']}({', '.join(args)}, {'True' if flag else 'False'})")
+        lines.append(f"    return _call_{decl['name']}({', '.join(args)}, "
+                     f"{'True' if flag else (inplace_arg or 'False')})")
     else:
         # while a memory profile is active on this thread, name the op for attribution
         lines.append("    if tl_prof_depth:")
