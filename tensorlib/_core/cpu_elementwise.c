@@ -367,9 +367,9 @@ MATH1(gelu, tl_geluf(x), tl_gelu(x))
 MATH1(gelu_tanh, tl_gelu_tanhf(x), tl_gelu_tanh(x))
 MATH1(frac, x - truncf(x), x - trunc(x))
 
-/* relu keeps NaN (x > 0 is false for NaN, so select x explicitly) */
+/* relu selects x unless x < 0, as PyTorch: NaN and -0.0 pass through */
 INT_LOOPS(UNARY_LOOP, relu, NOPRE, x > 0 ? x : 0, SAME)
-FLOAT_LOOPS(UNARY_LOOP, relu, NOPRE, (x > 0 || x != x) ? x : 0, SAME)
+FLOAT_LOOPS(UNARY_LOOP, relu, NOPRE, x < 0 ? 0 : x, SAME)
 const tl_loop_fn tl_ew_relu[TL_NUM_DT] = {NULL, relu_u8, relu_i8, relu_i16, relu_i32, relu_i64,
                                           NULL, NULL, relu_f32, relu_f64};
 

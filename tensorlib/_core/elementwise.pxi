@@ -223,7 +223,7 @@ cdef int _result_code(EwOp op, tuple inputs, int* loop_code, int* out_code) exce
         out_code[0] = DT_BOOL
     elif rule == RULE_INT:
         if dtype_of(c).is_floating_point:
-            raise RuntimeError(f'"{op.name}_cpu" not implemented for \'{_torch_type_name(c)}\'')
+            raise NotImplementedError(f'"{op.name}_cpu" not implemented for \'{_torch_type_name(c)}\'')
         out_code[0] = c
     else:
         # sub refuses any bool operand, neg a bool input (PyTorch)
@@ -238,7 +238,7 @@ cdef int _result_code(EwOp op, tuple inputs, int* loop_code, int* out_code) exce
         out_code[0] = c
     loop_code[0] = _loop_dtype_of(c)
     if op.loops[loop_code[0]] == NULL:
-        raise RuntimeError(f'"{op.name}_cpu" not implemented for \'{_torch_type_name(c)}\'')
+        raise NotImplementedError(f'"{op.name}_cpu" not implemented for \'{_torch_type_name(c)}\'')
     return 0
 
 
@@ -483,14 +483,14 @@ cdef TensorBase _round(TensorBase a, int64_t decimals, object out, bint inplace)
     if decimals == 0:
         return _ew(OP_ROUND, (a,), out, inplace)
     if not a._dtype.is_floating_point:
-        raise RuntimeError("round_cpu not implemented for integer dtypes with decimals != 0")
+        raise NotImplementedError(f'"round_cpu" not implemented for \'{_torch_type_name(a._dtype.code)}\'')
     return _unary_params(OP_ROUND_DECIMALS, a, out, inplace,
                          (c_pow10(10.0, decimals if decimals > 0 else -decimals), decimals < 0))
 
 
 cdef TensorBase _frac(TensorBase a, object out, bint inplace):
     if not a._dtype.is_floating_point:
-        raise RuntimeError(f'"frac_cpu" not implemented for \'{_torch_type_name(a._dtype.code)}\'')
+        raise NotImplementedError(f'"frac_cpu" not implemented for \'{_torch_type_name(a._dtype.code)}\'')
     return _ew(OP_FRAC, (a,), out, inplace)
 
 
@@ -579,7 +579,7 @@ cdef TensorBase _lerp(TensorBase start, object end, object weight, object out, b
     end = _operand(end, "lerp", "end")
     weight = _operand(weight, "lerp", "weight")
     if not start._dtype.is_floating_point:
-        raise RuntimeError(f'"lerp_kernel_scalar" not implemented for \'{_torch_type_name(start._dtype.code)}\'')
+        raise NotImplementedError(f'"lerp_kernel_scalar" not implemented for \'{_torch_type_name(start._dtype.code)}\'')
     cdef int code = start._dtype.code
     return _ew(OP_LERP, (start, end, weight), out, inplace, NULL, _loop_dtype_of(code), code)
 
@@ -629,5 +629,5 @@ cdef TensorBase _gelu(TensorBase a, str approximate, object out, bint inplace):
 
 cdef TensorBase _float_only(EwOp op, TensorBase a, object out, bint inplace, tuple params):
     if not a._dtype.is_floating_point:
-        raise RuntimeError(f'"{op.name}_cpu" not implemented for \'{_torch_type_name(a._dtype.code)}\'')
+        raise NotImplementedError(f'"{op.name}_cpu" not implemented for \'{_torch_type_name(a._dtype.code)}\'')
     return _unary_params(op, a, out, inplace, params)
