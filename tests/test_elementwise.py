@@ -582,8 +582,6 @@ def conditioning_slack(op, values, name):
 
 _INTS_TO_FLOAT = "accepts integer and bool tensors (returns float32); torch raises NotImplementedError"
 UNARY_BUGS = {
-    ("abs", "bool"): "abs of a bool tensor returns it; torch raises NotImplementedError "
-                     "(\"abs_cpu\" not implemented for 'Bool')",
     ("square", "bool"): "square of a bool tensor stays bool; torch returns int64 (pow(x, 2))",
     ("nan_to_num", "bool"): "nan_to_num of a bool tensor raises \"round_cpu\" not implemented "
                             "for 'Bool'; torch returns a copy",

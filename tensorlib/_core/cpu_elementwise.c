@@ -322,8 +322,7 @@ UNARY_LOOP(abs_i32, i32, i32, NONE, x < 0 ? 0 - x : x)
 UNARY_LOOP(abs_i64, i64, i64, NONE, x < 0 ? 0 - x : x)
 UNARY_LOOP(abs_f32, f32, f32, NONE, fabsf(x))
 UNARY_LOOP(abs_f64, f64, f64, NONE, fabs(x))
-UNARY_LOOP(abs_b8, b8, b8, NONE, x)
-ALL_TABLE(abs, abs_b8)
+ALL_TABLE(abs, NULL)        /* as PyTorch: "abs_cpu" not implemented for 'Bool' */
 
 INT_LOOPS(UNARY_LOOP, sign, NOPRE, (x > 0) - (x < 0), SAME)
 FLOAT_LOOPS(UNARY_LOOP, sign, NOPRE, (x > 0) - (x < 0), SAME)
