@@ -2360,9 +2360,6 @@ def test_int_division_by_scalar_that_wraps_to_zero_raises(expr):
 
 
 @pytest.mark.parametrize("case", ["tensor ** tensor", "scalar ** tensor", "0-d exponent", "int8"])
-@bug("an integer tensor raised to a tensor holding negative integers raises 'Integers to "
-     "negative integer powers are not allowed.'; torch computes it (2 ** -1 == 0, 1 ** -k == 1, "
-     "(-1) ** -k == +-1) and raises only for a negative Python-number exponent")
 def test_pow_negative_integer_tensor_exponent(case):
     """Integer powers with negative tensor exponents truncate toward zero like torch."""
     if case == "tensor ** tensor":

@@ -227,8 +227,9 @@ BINARY_LOOP(fmod_f32, f32, f32, NONE, fmodf(x, y))
 BINARY_LOOP(fmod_f64, f64, f64, NONE, fmod(x, y))
 ALL_TABLE(fmod, NULL)
 
-/* integer power by squaring; negative exponents were rejected by the caller (except for
-   bases 1 and -1, where they are well defined) */
+/* integer power by squaring; a negative exponent truncates 1 / base^-exp toward zero, as
+   PyTorch (only 1 and -1 give non-zero results; the caller rejects negative Python-number
+   exponents) */
 static inline int64_t ipow(int64_t base, int64_t exp) {
     uint64_t result = 1, b = (uint64_t)base;
     if (exp < 0) {

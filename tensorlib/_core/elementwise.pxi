@@ -451,18 +451,13 @@ cdef TensorBase _int_safe_binary(EwOp op, object a, object b, object out, bint i
 
 cdef TensorBase _pow(object a, object b, object out, bint inplace):
     cdef int loop_code, out_code
-    cdef TensorBase t
     a = _operand(a, "pow", "input")
     b = _operand(b, "pow", "exponent")
     _result_code(OP_POW, (a, b), &loop_code, &out_code)
-    if not dtype_of(loop_code).is_floating_point:
-        if isinstance(b, TensorBase):
-            t = <TensorBase>b
-            if not t._dtype.is_floating_point and t._dtype.code != DT_BOOL and \
-                    _any_true(_ew(OP_LT, (t, 0), None, False)):
-                raise RuntimeError("Integers to negative integer powers are not allowed.")
-        elif b < 0:
-            raise RuntimeError("Integers to negative integer powers are not allowed.")
+    # as PyTorch: only a negative Python-number exponent of an integer result is an error; a
+    # tensor of negative exponents truncates toward zero (2 ** -1 == 0, (-1) ** -3 == -1)
+    if not dtype_of(loop_code).is_floating_point and not isinstance(b, TensorBase) and b < 0:
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
     return _ew(OP_POW, (a, b), out, inplace)
 
 
