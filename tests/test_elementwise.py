@@ -580,13 +580,8 @@ def conditioning_slack(op, values, name):
     return np.nan_to_num(np.maximum(*d), nan=0.0, posinf=0.0)
 
 
-_INTS_TO_FLOAT = "accepts integer and bool tensors (returns float32); torch raises NotImplementedError"
 UNARY_BUGS = {
     ("square", "bool"): "square of a bool tensor stays bool; torch returns int64 (pow(x, 2))",
-    ("nan_to_num", "bool"): "nan_to_num of a bool tensor raises \"round_cpu\" not implemented "
-                            "for 'Bool'; torch returns a copy",
-    **{(op, n): f"{op.split('_')[0]} {_INTS_TO_FLOAT}"
-       for op in ("silu", "gelu", "gelu_tanh") for n in ["bool"] + INT_DTYPES},
     **{(op, n): "hardtanh raises '\"hardtanh_cpu\" not implemented' for integer tensors; torch "
                 "clamps them"
        for op in HARDTANH_LIMITS for n in ("int8", "int16", "int32", "int64")},

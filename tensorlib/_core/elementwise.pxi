@@ -118,9 +118,10 @@ cdef EwOp OP_TANH = EwOp.make("tanh", tl_ew_tanh, RULE_FLOAT)
 cdef EwOp OP_SIGMOID = EwOp.make("sigmoid", tl_ew_sigmoid, RULE_FLOAT)
 cdef EwOp OP_ERF = EwOp.make("erf", tl_ew_erf, RULE_FLOAT)
 cdef EwOp OP_RELU = EwOp.make("relu", tl_ew_relu, RULE_SAME)
-cdef EwOp OP_SILU = EwOp.make("silu", tl_ew_silu, RULE_FLOAT)
-cdef EwOp OP_GELU = EwOp.make("gelu", tl_ew_gelu, RULE_FLOAT)
-cdef EwOp OP_GELU_TANH = EwOp.make("gelu", tl_ew_gelu_tanh, RULE_FLOAT)
+# silu and gelu are float-only in PyTorch (integers raise NotImplementedError)
+cdef EwOp OP_SILU = EwOp.make("silu", tl_ew_silu, RULE_SAME)
+cdef EwOp OP_GELU = EwOp.make("gelu", tl_ew_gelu, RULE_SAME)
+cdef EwOp OP_GELU_TANH = EwOp.make("gelu", tl_ew_gelu_tanh, RULE_SAME)
 cdef EwOp OP_FLOOR = EwOp.make("floor", tl_ew_floor, RULE_SAME)
 cdef EwOp OP_CEIL = EwOp.make("ceil", tl_ew_ceil, RULE_SAME)
 cdef EwOp OP_ROUND = EwOp.make("round", tl_ew_round, RULE_SAME)
@@ -491,7 +492,8 @@ cdef TensorBase _frac(TensorBase a, object out, bint inplace):
 
 cdef TensorBase _nan_to_num(TensorBase a, object nan, object posinf, object neginf, object out, bint inplace):
     if not a._dtype.is_floating_point:
-        return _ew(OP_ROUND, (a,), out, inplace)          # integers: an identity copy
+        # integers and bool: an identity copy (round is the identity on integers, sign on bool)
+        return _ew(OP_SIGN if a._dtype.code == DT_BOOL else OP_ROUND, (a,), out, inplace)
     fi = _dtype_mod.finfo(a._dtype)
     return _unary_params(OP_NAN_TO_NUM, a, out, inplace,
                          (0.0 if nan is None else float(nan),
