@@ -122,10 +122,7 @@ def test_tensors_alive_when_the_profile_ends_are_not_tracked_after_it():
     x = torch.ones(300)
     with memory.profile() as prof:
         y = x * 3
-    t = threading.Thread(target=lambda: None)
-    t.start()
-    t.join()
-    del y
+    del y                                   # freed after the profile ended
     assert [e.kind for e in prof.events] == ["alloc"] and not prof._gone
 
 

@@ -921,13 +921,9 @@ cdef class Storage:
     """
 
     def __del__(self):
-        # tp_finalize; _update_finalizer swaps in _storage_finalize or nothing (the first push
-        # of a hook does). Impure hooks' on_free runs here, not in __dealloc__: a hook may keep
-        # the storage (even just through an exception's traceback), and CPython then
-        # resurrects it safely instead of freeing an object still referenced. Its memory goes
-        # back when the last reference really goes.
-        if self.alloc_id != 0 and (_hooks_active() or self.planned_by is not None):
-            _notify_free(self, False)
+        # Declared so that Cython's dealloc calls tp_finalize at all; the slot itself is
+        # _storage_finalize or nothing, as _update_finalizer sets it (from import on).
+        _storage_finalize(<PyObject*>self)
 
     def __dealloc__(self):
         # (a plain global first: no thread-local read when no thread has hooks)

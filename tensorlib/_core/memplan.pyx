@@ -506,6 +506,12 @@ cdef class _ThreadCalls:
     cdef ArenaHook arena           # the thread's arena for it (None until needed)
     cdef ArenaHook recorder        # a hook without an arena: records a call
 
+    cdef ArenaHook follower(self):
+        """The thread's hook without an arena (made on first use)."""
+        if self.recorder is None:
+            self.recorder = ArenaHook(None)
+        return self.recorder
+
 
 cdef class PlannedBase:
     """The call path of ``tensorlib.memory.planner.Planned``: replays in C, and calls the
@@ -545,9 +551,7 @@ cdef class PlannedBase:
         key = _signature(args, kwargs, _is_grad_enabled(), _is_inference_mode())
         entry = self._sets.get(key)
         if entry is None:                    # first call of this signature: record it
-            if st.recorder is None:
-                st.recorder = ArenaHook(None)
-            return self._run(st, key, st.recorder, None, args, kwargs)
+            return self._run(st, key, st.follower(), None, args, kwargs)
         ps = <PlanSet?>entry
         hook = st.arena
         if hook is not None and hook.live_count:
@@ -560,9 +564,7 @@ cdef class PlannedBase:
             return self._fn(*args, **kwargs)
         dev = ps.device
         if dev is None:                      # nothing to plan on any path: follow them only
-            if st.recorder is None:
-                st.recorder = ArenaHook(None)
-            hook = st.recorder
+            hook = st.follower()
         else:
             need = self._need.get(dev, 0)
             if hook is None or hook.capacity < need or hook.block.device != dev:

@@ -875,7 +875,8 @@ cdef class TensorBase:
     def __rtruediv__(self, other):
         # as PyTorch: `2 / x` is x.reciprocal() * 2, the same values to the last bit (a direct
         # division differs by an ulp for a third of float32 inputs) and the same graph
-        return _call_mul(self.reciprocal(), other, None, False) if _slot_ok(other) else NotImplemented
+        return _call_mul(_call_reciprocal(self, None, False), other, None, False) \
+            if _slot_ok(other) else NotImplemented
 
     def __itruediv__(self, other):
         return _call_div(self, other, None, None, True) if _slot_ok(other) else NotImplemented
