@@ -29,15 +29,16 @@ CFLAGS = ["-O0", "-g"] if DEV else ["-O3", "-g0"]
 CFLAGS += ["-fwrapv", "-fno-math-errno", "-ffp-contract=off", "-pthread", "-fno-strict-aliasing",
            "-Wno-unused-function", "-Wno-unreachable-code"]
 CORE = os.path.join("tensorlib", "_core")
+CPU = os.path.join(CORE, "cpu")      # the CPU back end's C kernels
 
 
 def core(name, *c_sources):
     return Extension(
         f"tensorlib._core.{name}",
-        [os.path.join(CORE, f"{name}.pyx")] + [os.path.join(CORE, s) for s in c_sources],
-        include_dirs=[CORE, numpy.get_include()],
+        [os.path.join(CORE, f"{name}.pyx")] + [os.path.join(CPU, s) for s in c_sources],
+        include_dirs=[CORE, CPU, numpy.get_include()],
         # rebuild when a C header changes (e.g. cpu_math.h, inlined into the kernels)
-        depends=sorted(glob.glob(os.path.join(CORE, "*.h"))),
+        depends=sorted(glob.glob(os.path.join(CPU, "*.h"))),
         extra_compile_args=CFLAGS,
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
     )

@@ -1,4 +1,4 @@
-"""Speed of tensorlib's own vectorized elementary functions (tensorlib/_core/cpu_math.h)
+"""Speed of tensorlib's own vectorized elementary functions (tensorlib/_core/cpu/cpu_math.h)
 against NumPy's float32 ufuncs (and SciPy / PyTorch where NumPy has none).
 
 Times the test hook ``_math_eval(name, x, out=o)``: one thread, a contiguous float32 array

@@ -1,5 +1,5 @@
 """Accuracy and special values of tensorlib's own vectorized elementary functions
-(tensorlib/_core/cpu_math.h), measured against float64 references.
+(tensorlib/_core/cpu/cpu_math.h), measured against float64 references.
 
 Errors are in float32 ulps of the exact (float64) value: |got - ref| / ulp(ref) with
 ulp(r) = 2^(exponent(r) - 23), 2^-149 below the normal range, so a correctly rounded result

@@ -1,4 +1,4 @@
-"""Fit the polynomial coefficients used in tensorlib/_core/cpu_math.h (dev tool, not shipped).
+"""Fit the polynomial coefficients used in tensorlib/_core/cpu/cpu_math.h (dev tool, not shipped).
 
 Each kernel approximates a smooth function on a small interval by a polynomial in a chosen
 variable. We fit near-minimax coefficients with Lawson's algorithm (iteratively reweighted

@@ -19,7 +19,7 @@ trap 'rm -f "$src" "${src%.c}.o"' EXIT
     echo 'void loop_sinf_n(const float *x, float *o, long n) { tl_sinf_n(x, o, n); }'
 } > "$src"
 for isa in "-mavx512f" "-mavx2" ""; do
-    out=$(gcc -O3 $isa -fwrapv -fno-math-errno -Itensorlib/_core -c "$src" -o "${src%.c}.o" \
+    out=$(gcc -O3 $isa -fwrapv -fno-math-errno -Itensorlib/_core/cpu -c "$src" -o "${src%.c}.o" \
           -fopt-info-vec-optimized -fopt-info-vec-missed 2>&1)
     mapfile -t fns < <(grep -o '^void loop_[a-z0-9_]*' "$src" | sed 's/void loop_//')
     ok=(); missed=()
