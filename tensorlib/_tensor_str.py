@@ -348,3 +348,22 @@ def tensor_repr(values, dtype_name, *, default_dtype_name="float32", requires_gr
         suffixes.append("requires_grad=True")
 
     return _add_suffixes(prefix + body, suffixes, indent, options.linewidth)
+
+
+def meta_repr(shape, dtype_name, *, default_dtype_name="float32", requires_grad=False,
+              grad_fn_name=None, device="meta", module="tensorlib"):
+    """Return PyTorch's ``repr`` of a tensor without data: its size, device and dtype.
+
+    Example::
+
+        >>> meta_repr((2, 3), "int64")
+        "tensor(..., device='meta', size=(2, 3), dtype=tensorlib.int64)"
+    """
+    suffixes = [f"device='{device}'", f"size={tuple(shape)}"]
+    if dtype_name != default_dtype_name:
+        suffixes.append(f"dtype={module}.{dtype_name}")
+    if grad_fn_name is not None:
+        suffixes.append(f"grad_fn=<{grad_fn_name}>")
+    elif requires_grad:
+        suffixes.append("requires_grad=True")
+    return _add_suffixes("tensor(...", suffixes, len("tensor("), _OPTIONS["linewidth"])

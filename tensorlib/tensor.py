@@ -154,8 +154,13 @@ for _name, _fn in _C._GENERATED_METHODS.items():
 
 
 def _repr(t):
-    values = t.float() if t.dtype.name == "bfloat16" else t
     grad_fn = t.grad_fn
+    if t.is_meta:
+        return _tensor_str.meta_repr(
+            tuple(t.shape), t.dtype.name, default_dtype_name=get_default_dtype().name,
+            requires_grad=t.requires_grad and grad_fn is None,
+            grad_fn_name=None if grad_fn is None else grad_fn.name())
+    values = t.float() if t.dtype.name == "bfloat16" else t
     return _tensor_str.tensor_repr(
         values.numpy(force=True), t.dtype.name,
         default_dtype_name=get_default_dtype().name,

@@ -82,20 +82,19 @@ cdef int _assert_no_overlap(TensorBase a, TensorBase b) except -1:
     return 0
 
 
-cdef int _run_index(int nd, const int64_t* shape, char* dst, const int64_t* dst_st,
-                    const char* src, const int64_t* src_st, const int64_t* idx,
-                    const int64_t* idx_st, int64_t idx_mul, int side, int dtype, int op) except -1:
-    """tl_index_run, with the GIL released (and threads allowed) for large work."""
-    cdef int64_t total = 1
-    cdef int i
-    for i in range(nd):
-        total *= shape[i]
-    if total >= NOGIL_THRESHOLD:
-        with nogil:
-            tl_index_run(nd, shape, dst, dst_st, src, src_st, idx, idx_st, idx_mul, side, dtype, op, 1)
-    else:
-        tl_index_run(nd, shape, dst, dst_st, src, src_st, idx, idx_st, idx_mul, side, dtype, op, 0)
-    return 0
+cdef int _run_index(TensorBase on, tuple reads, int nd, const int64_t* shape, char* dst,
+                    const int64_t* dst_st, const char* src, const int64_t* src_st,
+                    const int64_t* idx, const int64_t* idx_st, int64_t idx_mul, int side,
+                    int dtype, int op) except -1:
+    """One gather/scatter kernel, run by the back end of ``on`` (the tensor written). Index
+    tensors may live on the CPU whatever the device (as in PyTorch); a tensor with data is
+    never read through offsets or values that have none."""
+    if has_data(on):
+        for t in reads:
+            if not has_data(<TensorBase>t):
+                same_device(on, <TensorBase>t, "index")
+    return backend_of(on).index(nd, shape, dst, dst_st, src, src_st, idx, idx_st, idx_mul, side,
+                                dtype, op)
 
 
 cdef TensorBase _offsets(tuple B, list idxs, list sizes, list muls, bint wrap, object on_error,
@@ -106,13 +105,19 @@ cdef TensorBase _offsets(tuple B, list idxs, list sizes, list muls, bint wrap, o
     cdef int k = len(idxs), nb = len(B), i, kk, bad_k = 0, rc
     cdef int64_t bad_pos = 0, bad_val = 0, total = 1
     cdef int64_t bsh[MAX_DIMS]
-    cdef TensorBase out = None if check_only else _new_empty(B, dtype_of(DT_INT64), CPU), t
+    cdef TensorBase out = None, t
     cdef tl_index_src* srcs
+    cdef Device dev = CPU
+    for x in idxs:
+        if not has_data(<TensorBase>x):
+            dev = (<TensorBase>x)._storage.device
+    if not check_only:
+        out = _new_empty(B, dtype_of(DT_INT64), dev)
     for i in range(nb):
         bsh[i] = B[i]
         total *= bsh[i]
-    if total == 0 or k == 0:
-        return out
+    if total == 0 or k == 0 or dev is not CPU:
+        return out                    # (an index without data: nothing to check or compute)
     srcs = <tl_index_src*>malloc(k * sizeof(tl_index_src))
     if srcs == NULL:
         raise MemoryError()
@@ -139,6 +144,7 @@ cdef TensorBase _offsets(tuple B, list idxs, list sizes, list muls, bint wrap, o
 cdef TensorBase _nonzero_buffer(TensorBase t, list muls):
     """Positions of t's nonzero elements in C order. muls None: coordinates in an int64
     (ndim, N) buffer; else element offsets (N,) = sum_d coord_d * muls[d]."""
+    needs_data(t, "nonzero")
     cdef tl_nz p
     cdef int64_t nchunks, n, i
     cdef int64_t* counts
@@ -185,6 +191,8 @@ cdef TensorBase _nonzero_buffer(TensorBase t, list muls):
 cdef TensorBase _masked_gather(TensorBase src, TensorBase mask):
     """src's elements where mask (same shape) is nonzero, in C order: one pass that copies
     values directly (no offsets array)."""
+    needs_data(mask, "masked_select")
+    needs_data(src, "masked_select")
     cdef tl_nz p
     cdef int64_t nchunks, n, i
     cdef int64_t* counts
@@ -281,7 +289,7 @@ cdef TensorBase _plan_gather(TensorBase r, list dims, tuple B, TensorBase offset
         empty_tensor(n, shape, r._dtype, r._storage.device)
     for i in range(n):
         dst[i] = res._strides[i] * r._dtype.itemsize
-    _run_index(n, shape, tensor_data(res), dst, tensor_data(r), rst,
+    _run_index(res, (r, offsets), n, shape, tensor_data(res), dst, tensor_data(r), rst,
                <int64_t*>tensor_data(offsets), ist, unit * r._dtype.itemsize, TL_IDX_SIDE_SRC,
                r._dtype.code, TL_IDX_COPY)
     if o is not None and res is not o:
@@ -328,7 +336,7 @@ cdef int _plan_scatter(TensorBase r, list dims, tuple B, TensorBase offsets, int
     cdef int64_t vst[MAX_DIMS]
     cdef int n = _space(r, dims, B, pos, shape, rst, ist)
     _value_strides(r, dims, B, pos, value, strip, vst)
-    _run_index(n, shape, tensor_data(r), rst, tensor_data(value), vst,
+    _run_index(r, (value, offsets), n, shape, tensor_data(r), rst, tensor_data(value), vst,
                <int64_t*>tensor_data(offsets), ist, unit * r._dtype.itemsize, TL_IDX_SIDE_DST,
                r._dtype.code, op)
     return 0
@@ -608,6 +616,10 @@ cdef TensorBase _take1(TensorBase r, TensorBase idx):
     cdef const char* ps = tensor_data(r)
     cdef int64_t sst = r._strides[0], size = r._shape[0]
     cdef int isz = r._dtype.itemsize
+    if not has_data(idx) and has_data(r):
+        same_device(r, idx, "index")
+    if not has_data(r) or not has_data(idx):
+        return out
     if n >= NOGIL_THRESHOLD:
         with nogil:
             rc = tl_index_take1(n, pi, po, ps, sst, size, isz, &bad, 1)
@@ -897,6 +909,8 @@ cdef int _scale_raw(TensorBase t, object alpha) except -1:
     cdef double ad = 0.0
     cdef int64_t ai = 0
     if isinstance(alpha, TensorBase):
+        if not has_data(<TensorBase>alpha):
+            return 0                  # (a meta alpha: t is meta too)
         alpha = _item(<TensorBase>alpha)
     if t._dtype.is_floating_point:
         ad = float(alpha)
@@ -905,8 +919,7 @@ cdef int _scale_raw(TensorBase t, object alpha) except -1:
             if alpha != alpha or alpha in (float("inf"), float("-inf")):
                 raise RuntimeError(f"value cannot be converted to type {t._dtype.name} without overflow")
         ai = int(alpha)
-    tl_index_scale(t._dtype.code, t._numel, tensor_data(t), ad, ai)
-    return 0
+    return backend_of(t).scale(t, ad, ai)
 
 
 cdef TensorBase _inplace_target(TensorBase self, bint inplace, object out, str op, tuple inputs):
@@ -1031,7 +1044,7 @@ cdef TensorBase _gather(TensorBase self, int64_t dim, TensorBase index, bint spa
         empty_tensor(nd, shape, self._dtype, self._storage.device)
     for i in range(nd):
         dst[i] = res._strides[i] * self._dtype.itemsize
-    _run_index(nd, shape, tensor_data(res), dst, tensor_data(self), sst,
+    _run_index(res, (self, idx), nd, shape, tensor_data(res), dst, tensor_data(self), sst,
                <int64_t*>tensor_data(idx), ist, s1._strides[d] * self._dtype.itemsize,
                TL_IDX_SIDE_SRC, self._dtype.code, TL_IDX_COPY)
     if o is not None and res is not o:
@@ -1053,7 +1066,7 @@ cdef int _scatter_raw(TensorBase target, int d, TensorBase idx, TensorBase src, 
         tst[i] = 0 if i == d else t1._strides[i] * target._dtype.itemsize
         sst[i] = (src._strides[i] if src._ndim > 0 else 0) * src._dtype.itemsize
         ist[i] = idx._strides[i]
-    _run_index(nd, shape, tensor_data(target), tst, tensor_data(src), sst,
+    _run_index(target, (src, idx), nd, shape, tensor_data(target), tst, tensor_data(src), sst,
                <int64_t*>tensor_data(idx), ist, t1._strides[d] * target._dtype.itemsize,
                TL_IDX_SIDE_DST, target._dtype.code, op)
     return 0
@@ -1171,15 +1184,18 @@ cdef TensorBase _scatter_reduce(TensorBase self, int64_t dim, TensorBase index, 
         _scatter_raw(target, d, idx, ident, TL_IDX_COPY)
     _scatter_raw(target, d, idx, s, _REDUCE_CODES[reduce])
     if reduce == "mean":
-        counts = _new_empty(tuple(_as_1d(target).shape), dtype_of(DT_INT64), CPU)
+        counts = _new_empty(tuple(_as_1d(target).shape), dtype_of(DT_INT64),
+                            target._storage.device)
         _fill_raw(counts, 1 if include_self else 0)
-        one = empty_tensor(0, NULL, dtype_of(DT_INT64), CPU)
+        one = empty_tensor(0, NULL, dtype_of(DT_INT64), target._storage.device)
         _fill_raw(one, 1)
         _scatter_raw(counts, d, idx, one, TL_IDX_ADD)
         for i in range(counts._ndim):
             tst[i] = _as_1d(target)._strides[i] * self._dtype.itemsize
-        tl_index_div_counts(counts._ndim, counts._shape, tensor_data(target), tst,
-                            self._dtype.code, <int64_t*>tensor_data(counts), counts._strides)
+        if has_data(target):
+            tl_index_div_counts(counts._ndim, counts._shape, tensor_data(target), tst,
+                                self._dtype.code, <int64_t*>tensor_data(counts),
+                                counts._strides)
     return target
 
 
@@ -1278,7 +1294,7 @@ cdef TensorBase _linear_offsets(TensorBase self, TensorBase index, str op):
     offs = _offsets(B, [index], [numel], [1], True,
                     lambda k, v, s: IndexError(f"out of range: tried to access index {v} on a "
                                                f"tensor of {s} elements."))
-    if not self._contiguous:
+    if not self._contiguous and has_data(offs):
         tl_linear_to_offsets(offs._numel, <int64_t*>tensor_data(offs), self._ndim, self._shape,
                              self._strides)
     return offs

@@ -12,9 +12,15 @@ cdef enum StorageRole:
     ROLE_OPTIMIZER_STATE = 7
     ROLE_TEMPORARY = 8
 
+cdef enum DeviceKind:
+    DEVICE_CPU = 0
+    DEVICE_META = 1
+    DEVICE_CUDA = 2
+
 cdef class device:
     cdef readonly str type
     cdef readonly object index      # None or int
+    cdef readonly int kind          # DEVICE_*: what back ends and allocators are looked up by
 
 cdef class Allocator:
     """One per device: the only door through which tensor memory is obtained."""
@@ -73,6 +79,7 @@ cdef class ArenaBlock:
     cdef readonly device device
 
 cdef device CPU
+cdef device META
 cdef device as_device(object obj)                 # device, "cpu", "cpu:0", None -> device
 cdef Allocator allocator_for(device dev)
 cdef Storage new_storage(int64_t nbytes, device dev)

@@ -88,6 +88,7 @@ cdef extern from "cpu_alloc.h" nogil:
         TL_POOL_ALL, TL_POOL_SMALL, TL_POOL_LARGE
     const tl_alloc_backend tl_cpu_mmap_backend
     const tl_alloc_backend tl_cpu_malloc_backend
+    const tl_alloc_backend tl_noaccess_backend
     tl_allocator* tl_alloc_create(const tl_alloc_backend* backend, int caching)
     int tl_alloc_malloc(tl_allocator* a, int64_t nbytes, int32_t stream, int32_t kind,
                         void** out, int64_t* rounded)
@@ -139,6 +140,7 @@ cdef class device:
                 raise TypeError("device(): index given twice")
             self.type = (<device>type).type
             self.index = (<device>type).index
+            self.kind = (<device>type).kind
             return
         if not isinstance(type, str):
             raise TypeError(f"device() expected a string or a device, but got {type.__class__.__name__}")
@@ -158,6 +160,7 @@ cdef class device:
                 raise RuntimeError(f"Device index must not be negative, got {index}")
         self.type = name
         self.index = index
+        self.kind = DEVICE_CPU if name == "cpu" else DEVICE_META if name == "meta" else DEVICE_CUDA
 
     def __repr__(self):
         if self.index is None:
@@ -180,6 +183,9 @@ cdef class device:
 
 
 cdef device CPU = device("cpu")
+# Tensors with shape, dtype and strides but no data: ops run their checks and allocate (bytes
+# are counted as on the CPU) but no kernel runs. See tensorlib.memory.estimate.
+cdef device META = device("meta")
 
 
 cdef device as_device(object obj):
@@ -193,10 +199,14 @@ cdef device as_device(object obj):
         raise RuntimeError(f"device index {obj} given without a device type: CUDA devices are not available")
     else:
         raise TypeError(f"expected a tensorlib.device or a string, but got {type(obj).__name__}")
-    if d.type == "cpu":
+    if d.kind == DEVICE_CPU:
         if d.index not in (None, 0):
             raise RuntimeError(f"CPU device index must be 0 or None, got {d.index}")
         return CPU
+    if d.kind == DEVICE_META:
+        if d.index not in (None, 0):
+            raise RuntimeError(f"meta device index must be 0 or None, got {d.index}")
+        return META
     raise RuntimeError(f"device '{d}' is not available: tensorlib has no CUDA back end in this build")
 
 
@@ -324,8 +334,12 @@ cdef class Allocator:
             raise RuntimeError("Allocator is already initialized")
         self.device = dev
         caching = _caching_from_env()
-        self.impl = tl_alloc_create(&tl_cpu_mmap_backend if caching else &tl_cpu_malloc_backend,
-                                    1 if caching else 0)
+        cdef const tl_alloc_backend* segments = &tl_cpu_mmap_backend
+        if dev.kind == DEVICE_META:
+            segments = &tl_noaccess_backend
+        elif not caching:
+            segments = &tl_cpu_malloc_backend
+        self.impl = tl_alloc_create(segments, 1 if caching else 0)
         if self.impl == NULL:
             raise MemoryError("cannot create the allocator")
         self.caching = caching
@@ -466,11 +480,14 @@ cdef class Allocator:
 
 
 cdef Allocator CPU_ALLOCATOR = Allocator(CPU)
+cdef Allocator META_ALLOCATOR = Allocator(META)
 
 
 cdef Allocator allocator_for(device dev):
-    if dev.type == "cpu":
+    if dev.kind == DEVICE_CPU:
         return CPU_ALLOCATOR
+    if dev.kind == DEVICE_META:
+        return META_ALLOCATOR
     raise RuntimeError(f"no allocator for device '{dev}'")
 
 
@@ -939,7 +956,8 @@ cdef class Storage:
                     _planned_gone()
                 # an arena slice: its bytes leave the device's counters (no lookup that could
                 # raise here; the module's allocator may already be gone at interpreter exit)
-                a = CPU_ALLOCATOR if self.device is CPU else None
+                a = CPU_ALLOCATOR if self.device is CPU else (
+                    META_ALLOCATOR if self.device is META else None)
                 if a is not None:
                     (<Allocator>a).note_external(self.alloc_size, self._nbytes, -1)
             self.data = NULL

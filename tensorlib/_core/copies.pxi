@@ -119,8 +119,8 @@ cdef TensorBase _clone(TensorBase t, object memory_format=None, DType dt=None):
         out = _empty_like_shape(t, dt)
     else:
         out = _empty_preserving(t, dt)
-    copy_cast(t._ndim, t._shape, tensor_data(out), out._strides, out._dtype.code,
-              tensor_data(t), t._strides, t._dtype.code)
+    backend_of(t).copy(t._ndim, t._shape, tensor_data(out), out._strides, out._dtype.code,
+                       tensor_data(t), t._strides, t._dtype.code)
     return out
 
 
@@ -132,8 +132,6 @@ cdef TensorBase _copy_(TensorBase self, object src, bint non_blocking=False):
         _fill_raw(self, src)
         return self
     s = _targ(src, "copy_", "src", 1)
-    if s._storage.device is not self._storage.device:
-        raise RuntimeError(f"copy_: copying from {s._storage.device} to {self._storage.device} is not supported")
     _check_copy_shapes(self, s)
     prepare_write(self, s)
     _copy_into(self, s)
@@ -153,6 +151,8 @@ cdef int _fill_raw(TensorBase t, object value) except -1:
         if (<TensorBase>value)._ndim != 0:
             raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
                                f"{(<TensorBase>value)._ndim} dimensions.")
+        if not has_data(<TensorBase>value):
+            return 0                 # a meta value: only a meta tensor can be filled with it
         value = _item(<TensorBase>value)
     if isinstance(value, (bool, np.bool_)):
         bv = bool(value)
@@ -170,9 +170,7 @@ cdef int _fill_raw(TensorBase t, object value) except -1:
         _check_scalar_fits(dv, t._dtype, True, True)
         src = <char*>&dv
         src_dt = DT_FLOAT64
-    memset(zeros, 0, t._ndim * sizeof(int64_t))
-    copy_cast(t._ndim, t._shape, tensor_data(t), t._strides, t._dtype.code, src, zeros, src_dt)
-    return 0
+    return backend_of(t).fill(t, src, src_dt)
 
 
 cdef int64_t _int64_value(object value, DType dt) except? -1:
@@ -233,11 +231,9 @@ cdef TensorBase _fill_(TensorBase self, object value):
 
 
 cdef TensorBase _zero_(TensorBase self):
+    cdef uint8_t zero = 0
     prepare_fill(self)
-    if self._contiguous:
-        memset(tensor_data(self), 0, self._numel * self._dtype.itemsize)
-    else:
-        _fill_raw(self, 0)
+    backend_of(self).fill(self, <char*>&zero, DT_BOOL)
     return self
 
 
@@ -254,7 +250,7 @@ cdef object _convert(TensorBase t, DType dt, bint copy):
     if dt is t._dtype and not copy:
         return t
     if dt.is_floating_point:
-        return _call__to_copy(t, dt, False)
+        return _call__to_copy(t, dt, None, False)
     return _clone(t, None, dt)
 
 
@@ -298,10 +294,38 @@ cdef object _to(TensorBase t, tuple args, dict kwargs):
                         f"non_blocking, copy)")
     if len(rest) == 2:
         copy = rest[1]
-    if dev is not None:
-        _devarg(dev)                             # validates; only the CPU exists here
     cdef DType target = t._dtype if dt is None else _dtarg(dt, "to", "dtype")
+    cdef Device d = t._storage.device if dev is None else _devarg(dev)
+    if d is not t._storage.device:
+        return _to_device(t, d, target)
     return _convert(t, target, bool(copy))
+
+
+cdef TensorBase _to_device(TensorBase t, Device dev, DType dt):
+    """A copy of t on another device (strides as t's when t is dense, else contiguous),
+    recorded as ToCopyBackward0 when it is differentiable."""
+    if dt.is_floating_point:
+        return _call__to_copy(t, dt, dev, False)
+    return _copy_to_device(t, dt, dev)
+
+
+cdef TensorBase _to_copy(TensorBase t, object dt, object dev):
+    cdef DType d = t._dtype if dt is None else <DType>dt
+    if dev is None or dev is t._storage.device:
+        return _clone(t, None, d)
+    return _copy_to_device(t, d, <Device>dev)
+
+
+cdef TensorBase _copy_to_device(TensorBase t, DType dt, Device dev):
+    cdef TensorBase out
+    if t._contiguous or not is_non_overlapping_and_dense(t._ndim, t._shape, t._strides):
+        out = empty_tensor(t._ndim, t._shape, dt, dev)
+    else:
+        out = _empty_strided(tuple(t.shape), t.stride(), dt, dev)
+    if dev.kind != DEVICE_META:
+        needs_data(t, "copy out")
+    _copy_into(out, t)
+    return out
 
 
 cdef int _resize_out(TensorBase out, int ndim, const int64_t* shape) except -1:

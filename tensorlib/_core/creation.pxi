@@ -49,7 +49,8 @@ cdef TensorBase _empty(tuple size, object dt, object dev, object out):
 
 cdef TensorBase _zeros(tuple size, object dt, object dev):
     cdef TensorBase t = _new_empty(size, default_float_dtype() if dt is None else <DType>dt, _devarg(dev))
-    memset(tensor_data(t), 0, t._numel * t._dtype.itemsize)
+    cdef uint8_t zero = 0
+    backend_of(t).fill(t, <char*>&zero, DT_BOOL)
     return t
 
 
@@ -153,7 +154,7 @@ cdef TensorBase _arange(object start, object end, object step, object dt, object
         n = _checked_size(c_ceil((fe - fs) / fst), "arange")
         t = _new_empty((n,), dtype_of(DT_FLOAT64), _devarg(dev))
         dp = <double*>tensor_data(t)
-        for i in range(n):
+        for i in range(n if has_data(t) else 0):
             dp[i] = fs + i * fst
     else:
         xs = _trunc_to_int64(start, d)
@@ -172,7 +173,7 @@ cdef TensorBase _arange(object start, object end, object step, object dt, object
             n = _checked_size(c_ceil((float(end) - float(start)) / float(step)), "arange")
         t = _new_empty((n,), dtype_of(DT_INT64), _devarg(dev))
         ip = <int64_t*>tensor_data(t)
-        for i in range(n):
+        for i in range(n if has_data(t) else 0):
             ip[i] = xs + i * xst                 # wraps (-fwrapv), then the cast wraps to d
     return _into_out(_to_dtype(t, d, False), out, "arange")
 
@@ -199,14 +200,16 @@ cdef TensorBase _linspace(object start, object end, int64_t steps, object dt, ob
         fe = <double>_trunc_to_int64(end, d)
     cdef TensorBase t = _new_empty((steps,), dtype_of(DT_FLOAT64), _devarg(dev))
     p = <double*>tensor_data(t)
-    if steps == 1:
+    if not has_data(t):
+        pass                           # (meta: the shape and the dtype are the result)
+    elif steps == 1:
         p[0] = fs
     elif steps > 1:
         step = (fe - fs) / (steps - 1)
         half = steps // 2
         for i in range(steps):
             p[i] = fs + step * i if i < half else fe - step * (steps - i - 1)
-    if log:
+    if log and has_data(t):
         for i in range(steps):
             p[i] = c_pow(base, p[i])
     return _into_out(_to_dtype(t, d, False), out, "logspace" if log else "linspace")
@@ -268,12 +271,17 @@ cdef tuple _meshgrid(tuple tensors, object indexing):
 cdef TensorBase _as_tensor(object data, object dt, object dev):
     """Share memory when possible (a tensor or an ndarray of a supported dtype), else copy."""
     cdef TensorBase t
+    cdef Device d = None if dev is None else _devarg(dev)
     if isinstance(data, TensorBase):
         t = <TensorBase>data
-        return t if dt is None else _to_dtype(t, <DType>dt, False)
-    if isinstance(data, np.ndarray) and _dtype_mod.from_numpy_dtype(data.dtype) is not None \
+    elif isinstance(data, np.ndarray) and _dtype_mod.from_numpy_dtype(data.dtype) is not None \
             and data.dtype.isnative and all(s >= 0 for s in data.strides):
         t = _borrow_numpy(<cnp.ndarray>data)
+    else:
+        t = None
+    if t is not None:
+        if d is not None and d is not t._storage.device:
+            return _copy_to_device(t, t._dtype if dt is None else <DType>dt, d)
         return t if dt is None else _to_dtype(t, <DType>dt, False)
     return _tensor_from_data(data, default_float_dtype() if dt is None else <DType>dt, _devarg(dev), dt is not None)
 

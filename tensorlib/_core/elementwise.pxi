@@ -265,6 +265,7 @@ cdef TensorBase _ew(EwOp op, tuple inputs, object out, bint inplace, const void*
     cdef int nd = 0, k, i, nin = len(inputs), loop_code, out_code, in_loop
     cdef TensorBase t, o
     cdef object x
+    cdef Device dev = common_device(inputs)
     # 1. dtypes
     if force_loop >= 0:
         loop_code = force_loop
@@ -293,8 +294,11 @@ cdef TensorBase _ew(EwOp op, tuple inputs, object out, bint inplace, const void*
         o = _check_out(out, dtype_of(out_code), op.name)
         _resize_out(o, nd, shape)
     else:
-        o = empty_tensor(nd, shape, dtype_of(out_code), CPU)
+        o = empty_tensor(nd, shape, dtype_of(out_code), dev)
     if inplace or out is not None:
+        if o._storage.device is not dev:
+            raise RuntimeError(f"Expected all tensors to be on the same device, but found at "
+                               f"least two devices, {dev} and {o._storage.device}!")
         # the write rules; an input that overlaps the output in a way one pass could corrupt
         # is read through a copy
         prepare_write(o, None)
@@ -341,11 +345,7 @@ cdef TensorBase _ew(EwOp op, tuple inputs, object out, bint inplace, const void*
     it.fn = op.loops[loop_code]
     it.extra = extra
     _coalesce(&it)
-    if o._numel >= TL_EW_PARALLEL_MIN:
-        with nogil:
-            tl_ew_run(&it)
-    else:
-        tl_ew_run(&it)
+    backend_for(dev).elementwise(&it, o._numel)
     return o
 
 
@@ -370,7 +370,7 @@ cdef int _check_int_divisor(object b, int loop_code) except -1:
         return 0
     if isinstance(b, TensorBase):
         t = <TensorBase>b
-        if _count_equal_zero(t):
+        if has_data(t) and _count_equal_zero(t):
             raise RuntimeError("ZeroDivisionError")
     elif b == 0 or (isinstance(b, int) and loop_code != DT_BOOL
                     and int(b) % (256 ** <object>dt.itemsize) == 0):   # (Python ints)
@@ -380,6 +380,7 @@ cdef int _check_int_divisor(object b, int loop_code) except -1:
 
 cdef bint _any_true(TensorBase b) except -1:
     """Whether a bool tensor has a True element (b must be a fresh contiguous result)."""
+    needs_data(b, "a value-dependent result (equal, allclose, ...)")
     cdef uint8_t* p = <uint8_t*>tensor_data(b)
     cdef int64_t i
     for i in range(b._numel):

@@ -503,7 +503,7 @@ def _bw_copy_slices(Node node, tuple grads):
             region.copy_(res[0])
         return (result,) + tuple(res[1:])
     # the base's gradient, laid out like the base so the view geometry applies to it
-    result = _empty_strided(bsizes, bstrides, g._dtype, CPU)
+    result = _empty_strided(bsizes, bstrides, g._dtype, g._storage.device)
     _copy_into(result, g)
     region = _as_strided(result, vsizes, vstrides, voff)
     res = fn._fn(fn, (_clone(region, None, None),))
@@ -521,7 +521,7 @@ def _bw_as_strided_view(Node node, tuple grads):
     cdef TensorBase result
     if tl_grad_enabled:             # create_graph: the general formula, in recorded ops
         return (_as_strided_backward(g, bsizes, bstrides, 0, vsizes, vstrides, voff),)
-    result = _empty_strided(bsizes, bstrides, g._dtype, CPU)
+    result = _empty_strided(bsizes, bstrides, g._dtype, g._storage.device)
     _fill_raw(result, 0)
     _copy_into(_as_strided(result, vsizes, vstrides, voff), g)
     return (result,)

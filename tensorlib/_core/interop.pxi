@@ -52,6 +52,7 @@ cdef object _numpy_copy(TensorBase t):
 
 cdef object _item(TensorBase t):
     """The first element as a Python scalar (callers check numel)."""
+    needs_data(t, "item")
     cdef char* p = tensor_data(t)
     cdef int c = t._dtype.code
     if c == DT_FLOAT32:
@@ -312,6 +313,8 @@ cdef TensorBase _tensor_from_data(object data, DType dt, Device dev, bint dtype_
     cdef int i, code, buf_code
     if isinstance(data, TensorBase):
         src = <TensorBase>data
+        if src._storage.device is not dev:
+            return _copy_to_device(src, dt if dtype_given else src._dtype, dev)
         return _clone(src, contiguous_format, dt if dtype_given else src._dtype)
     if isinstance(data, np.ndarray) and (<cnp.ndarray>data).dtype.kind in "biuf":
         arr = <cnp.ndarray>data
@@ -323,6 +326,8 @@ cdef TensorBase _tensor_from_data(object data, DType dt, Device dev, bint dtype_
                                 f"types are: float64, float32, float16, int64, int32, int16, int8, "
                                 f"uint8, and bool.")
         src = _borrow_numpy(arr)
+        if dev is not CPU:
+            return _copy_to_device(src, dt if dtype_given else src._dtype, dev)
         return _clone(src, contiguous_format, dt if dtype_given else src._dtype)
     shape = _infer_shape(data)
     code = _check_infer(data, 0, shape, -1)
@@ -332,5 +337,10 @@ cdef TensorBase _tensor_from_data(object data, DType dt, Device dev, bint dtype_
     for i in range(len(shape)):
         sh[i] = shape[i]
     tmp = empty_tensor(len(shape), sh, dtype_of(buf_code), dev)
-    _fill_values(data, tensor_data(tmp), 0, buf_code, dt, 0, len(shape))
+    if has_data(tmp):
+        _fill_values(data, tensor_data(tmp), 0, buf_code, dt, 0, len(shape))
+    else:
+        # the values are still checked (range, types) as on the CPU, in host scratch memory
+        scratch = empty_tensor(len(shape), sh, dtype_of(buf_code), CPU)
+        _fill_values(data, tensor_data(scratch), 0, buf_code, dt, 0, len(shape))
     return _to_dtype(tmp, dt, False)

@@ -136,8 +136,8 @@ cdef TensorBase _la_bmat_copy(TensorBase t, LaMat* g, int64_t B, int64_t R, int6
     st[2] = g.sc
     c = empty_tensor(3, sh, dt, t._storage.device)
     sh[0] = nb
-    copy_cast(3, sh, tensor_data(c), c._strides, dt.code,
-              t._storage.data + g.off * t._dtype.itemsize, st, t._dtype.code)
+    backend_of(t).copy(3, sh, tensor_data(c), c._strides, dt.code,
+                       t._storage.data + g.off * t._dtype.itemsize, st, t._dtype.code)
     g.off = 0
     g.sb = 0 if nb == 1 else R * C
     g.sr = C
@@ -247,7 +247,8 @@ cdef int _la_int_bmm(TensorBase out, int64_t B, int64_t M, int64_t N, int64_t K,
     else:
         tl_igemm(&g)
     if o is not out:
-        copy_cast(1, &n, tensor_data(out), &one, out._dtype.code, tensor_data(o), &one, DT_INT64)
+        backend_of(out).copy(1, &n, tensor_data(out), &one, out._dtype.code, tensor_data(o), &one,
+                             DT_INT64)
     return 0
 
 
@@ -261,30 +262,41 @@ cdef int _la_bmm_into(TensorBase out, int64_t B, int64_t M, int64_t N, int64_t K
     cdef int64_t n = B * M * N, one = 1
     cdef DType f32
     cdef TensorBase o32
+    cdef uint8_t zero = 0
+    if a._storage.device is not b._storage.device:
+        same_device(a, b, "matmul")
     if n == 0:
         return 0
     if K == 0:
-        memset(tensor_data(out), 0, n * out._dtype.itemsize)
-        return 0
+        return backend_of(out).fill(out, <char*>&zero, DT_BOOL)
     if B == 1:
         ga.sb = 0
         gb.sb = 0
-    if code == DT_FLOAT32 or code == DT_FLOAT64:
-        if K == 1 or <double>n * <double>K <= LA_SMALL_WORK:
-            # an outer product is exact products (no BLAS needed; a sum starting from +0.0
-            # would lose -0.0), and tiny products cost less than a NumPy call
-            return _la_small_bmm(out, B, M, N, K, a, ga, b, gb)
-        return _la_blas_bmm(out, B, M, N, K, a, ga, b, gb)
     if code == DT_FLOAT16 or code == DT_BFLOAT16:
         f32 = dtype_of(DT_FLOAT32)
         a = _la_bmat_copy(a, &ga, B, M, K, f32)
         b = _la_bmat_copy(b, &gb, B, K, N, f32)
         o32 = empty_tensor(1, &n, f32, out._storage.device)
         _la_bmm_into(o32, B, M, N, K, a, ga, b, gb)
-        copy_cast(1, &n, tensor_data(out), &one, code, tensor_data(o32), &one, DT_FLOAT32)
+        backend_of(out).copy(1, &n, tensor_data(out), &one, code, tensor_data(o32), &one,
+                             DT_FLOAT32)
         return 0
     if code == DT_BOOL and K != 1:
         raise NotImplementedError("\"bmm\" not implemented for 'Bool'")
+    return backend_of(out).bmm(out, B, M, N, K, a, ga, b, gb)
+
+
+cdef int _la_cpu_bmm(TensorBase out, int64_t B, int64_t M, int64_t N, int64_t K,
+                     TensorBase a, LaMat ga, TensorBase b, LaMat gb) except -1:
+    """The CPU back end's batched product: float32/float64, integers and bool outer products."""
+    cdef int code = a._dtype.code
+    cdef int64_t n = B * M * N
+    if code == DT_FLOAT32 or code == DT_FLOAT64:
+        if K == 1 or <double>n * <double>K <= LA_SMALL_WORK:
+            # an outer product is exact products (no BLAS needed; a sum starting from +0.0
+            # would lose -0.0), and tiny products cost less than a NumPy call
+            return _la_small_bmm(out, B, M, N, K, a, ga, b, gb)
+        return _la_blas_bmm(out, B, M, N, K, a, ga, b, gb)
     # integers (and bool outer products: logical and is a 0/1 product)
     return _la_int_bmm(out, B, M, N, K, a, ga, b, gb)
 
@@ -507,7 +519,8 @@ cdef TensorBase _la_batched_operand(TensorBase t, int tb, int nb, const int64_t*
     st[nb] = sr
     st[nb + 1] = sc
     c = empty_tensor(nb + 2, sh, t._dtype, t._storage.device)
-    copy_cast(nb + 2, sh, tensor_data(c), c._strides, t._dtype.code, tensor_data(t), st, t._dtype.code)
+    backend_of(t).copy(nb + 2, sh, tensor_data(c), c._strides, t._dtype.code, tensor_data(t), st,
+                       t._dtype.code)
     g[0] = _la_bm(0, R * C, C, 1)
     return c
 
@@ -819,7 +832,9 @@ cdef TensorBase _la_addprod(str op, TensorBase inp, TensorBase a, LaMat ga, Tens
     broadcast_strides(y._ndim, y._shape, y._strides, nd, S, ystr)
     _la_pad3(nd, S, p._strides, sh3, sp3)
     _la_pad3(nd, S, ystr, sh3, sy3)
-    if cc == DT_FLOAT32:
+    if not has_data(p):
+        pass                          # (meta: no epilogue to run)
+    elif cc == DT_FLOAT32:
         tl_axpby_f32(sh3, <float*>tensor_data(p), sp3, <float*>tensor_data(p), sp3,
                      <float*>tensor_data(y), sy3, <float>fa, <float>fb, use_x, use_y)
     elif cc == DT_FLOAT64:
@@ -834,7 +849,7 @@ cdef TensorBase _la_addprod(str op, TensorBase inp, TensorBase a, LaMat ga, Tens
     if code == cc:
         return p
     r = empty_tensor(nd, S, dt, a._storage.device)
-    copy_cast(nd, S, tensor_data(r), r._strides, code, tensor_data(p), p._strides, cc)
+    backend_of(p).copy(nd, S, tensor_data(r), r._strides, code, tensor_data(p), p._strides, cc)
     return r
 
 

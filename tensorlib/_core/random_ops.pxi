@@ -38,11 +38,35 @@ _TORCH_TYPE_NAME = {DT_BOOL: "Bool", DT_UINT8: "Byte", DT_INT8: "Char", DT_INT16
                     DT_FLOAT32: "Float", DT_FLOAT64: "Double"}
 
 
+# what Backend.random draws (into a contiguous tensor of the kind's dtype)
+cdef enum RandomKind:
+    RAND_UNIFORM = 0      # float32/float64 on [a, b)
+    RAND_NORMAL = 1       # float32/float64, mean a, std b
+    RAND_INT64 = 2        # int64 on [lo, lo + span)
+    RAND_BERNOULLI = 3    # bool with probability a
+    RAND_PERM = 4         # int64: a permutation of range(numel)
+
+
+cdef int _cpu_random_fill(TensorBase t, int kind, object generator, double a, double b,
+                          int64_t lo, uint64_t span) except -1:
+    """The CPU back end's random fills: Philox streams from the generator (random.pyx)."""
+    cdef Generator g = _gen(generator)
+    if kind == RAND_UNIFORM:
+        return fill_uniform(g, tensor_data(t), t._dtype.code == DT_FLOAT64, t._numel, a, b)
+    if kind == RAND_NORMAL:
+        return fill_normal(g, tensor_data(t), t._dtype.code == DT_FLOAT64, t._numel, a, b)
+    if kind == RAND_INT64:
+        return fill_int64(g, <int64_t*>tensor_data(t), t._numel, lo, span)
+    if kind == RAND_BERNOULLI:
+        return fill_bernoulli(g, <uint8_t*>tensor_data(t), t._numel, a)
+    return fill_randperm(g, <int64_t*>tensor_data(t), t._numel)
+
+
 cdef TensorBase _uniform_(TensorBase t, double lo, double hi, object generator):
     cdef int code = _real_code(t, "check_uniform_bounds")
     prepare_write(t, None)
     cdef TensorBase d = _draw_target(t, code)
-    fill_uniform(_gen(generator), tensor_data(d), code == DT_FLOAT64, d._numel, lo, hi)
+    backend_of(d).random(d, RAND_UNIFORM, generator, lo, hi, 0, 0)
     return _deliver(t, d)
 
 
@@ -52,7 +76,7 @@ cdef TensorBase _normal_(TensorBase t, double mean, double std, object generator
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
     prepare_write(t, None)
     cdef TensorBase d = _draw_target(t, code)
-    fill_normal(_gen(generator), tensor_data(d), code == DT_FLOAT64, d._numel, mean, std)
+    backend_of(d).random(d, RAND_NORMAL, generator, mean, std, 0, 0)
     return _deliver(t, d)
 
 
@@ -91,7 +115,7 @@ cdef TensorBase _random_(TensorBase t, object from_, object to, object generator
         span = <uint64_t>hi - <uint64_t>lo
     prepare_write(t, None)
     cdef TensorBase d = _draw_target(t, DT_INT64)
-    fill_int64(_gen(generator), <int64_t*>tensor_data(d), d._numel, lo, span)
+    backend_of(d).random(d, RAND_INT64, generator, 0, 0, lo, span)
     return _deliver(t, d)
 
 
@@ -104,21 +128,23 @@ cdef TensorBase _bernoulli_(TensorBase t, object p, object generator):
     if not isinstance(p, TensorBase):
         prepare_write(t, None)
         d = _draw_target(t, DT_BOOL)
-        fill_bernoulli(_gen(generator), <uint8_t*>tensor_data(d), d._numel, float(p))
+        backend_of(d).random(d, RAND_BERNOULLI, generator, float(p), 0, 0, 0)
         return _deliver(t, d)
     # per-element probabilities: draw u ~ U[0, 1) and keep u < p
     pt = _contiguous_copy(_expand(<TensorBase>p, tuple(t.shape)), dtype_of(DT_FLOAT64))
     pp = <double*>tensor_data(pt)
-    for i in range(pt._numel):
+    for i in range(pt._numel if has_data(pt) else 0):
         if not (0 <= pp[i] <= 1):
             raise RuntimeError(f"bernoulli_: expected all probabilities to be in [0, 1], got {pp[i]}")
     u = empty_tensor(t._ndim, t._shape, dtype_of(DT_FLOAT64), t._storage.device)
-    fill_uniform(_gen(generator), tensor_data(u), 1, u._numel, 0.0, 1.0)
+    backend_of(u).random(u, RAND_UNIFORM, generator, 0.0, 1.0, 0, 0)
     prepare_write(t, None)
     d = empty_tensor(t._ndim, t._shape, dtype_of(DT_BOOL), t._storage.device)
+    if has_data(u) and not has_data(pt):
+        same_device(u, pt, "bernoulli_")
     up = <double*>tensor_data(u)
     out = <uint8_t*>tensor_data(d)
-    for i in range(u._numel):
+    for i in range(u._numel if has_data(u) else 0):
         out[i] = up[i] < pp[i]
     return _deliver(t, d)
 
@@ -158,7 +184,7 @@ cdef TensorBase _randperm(int64_t n, object generator, object dt, object dev):
     if n < 0:
         raise RuntimeError(f"n must be non-negative, got{n}")
     cdef TensorBase t = _new_empty((n,), dtype_of(DT_INT64), _devarg(dev))
-    fill_randperm(_gen(generator), <int64_t*>tensor_data(t), n)
+    backend_of(t).random(t, RAND_PERM, generator, 0, 0, 0, 0)
     return t if dt is None else _to_dtype(t, <DType>dt, False)
 
 
@@ -185,12 +211,14 @@ cdef TensorBase _normal(object mean, object std, object size, object generator, 
     shape = _broadcast_shape_of([x for x in (mean, std) if isinstance(x, TensorBase)])
     m = _contiguous_copy(_expand(mean if isinstance(mean, TensorBase) else _full((), mean, dtype_of(DT_FLOAT64), None), shape), dtype_of(DT_FLOAT64))
     s = _contiguous_copy(_expand(std if isinstance(std, TensorBase) else _full((), std, dtype_of(DT_FLOAT64), None), shape), dtype_of(DT_FLOAT64))
-    z = _new_empty(shape, dtype_of(DT_FLOAT64), CPU)
-    fill_normal(_gen(generator), tensor_data(z), 1, z._numel, 0.0, 1.0)
+    z = _new_empty(shape, dtype_of(DT_FLOAT64), m._storage.device)
+    backend_of(z).random(z, RAND_NORMAL, generator, 0.0, 1.0, 0, 0)
+    if has_data(m) != has_data(s):
+        same_device(m, s, "normal")
     zp = <double*>tensor_data(z)
     mp = <double*>tensor_data(m)
     sp = <double*>tensor_data(s)
-    for i in range(z._numel):
+    for i in range(z._numel if has_data(z) else 0):
         if sp[i] < 0:
             raise RuntimeError(f"normal expects all elements of std >= 0.0")
         zp[i] = mp[i] + sp[i] * zp[i]

@@ -183,17 +183,9 @@ cdef int _compute_code(int code) noexcept:
 
 
 cdef int _red_run(tl_red_t* r, TensorBase x) except -1:
-    cdef int rc
     r.src = tensor_data(x)
     r.in_dtype = x._dtype.code
-    if x._numel >= NOGIL_THRESHOLD:
-        with nogil:
-            rc = tl_reduce(r)
-    else:
-        rc = tl_reduce(r)
-    if rc != 0:
-        raise MemoryError("reduction: out of memory for partial results")
-    return 0
+    return backend_of(x).reduce(r, x._numel)
 
 
 cdef TensorBase _reduce(TensorBase x, list mask, bint keepdim, int op, DType out_dt,
@@ -525,7 +517,7 @@ cdef TensorBase _logsumexp(TensorBase x, object dim, bint keepdim, object out):
     mask = _reduce_mask(x, dim, "logsumexp")
     center = _reduce(x, mask, keepdim, TL_R_MAX, dtype_of(DT_FLOAT64))
     c = <double*>tensor_data(center)
-    for i in range(center._numel):
+    for i in range(center._numel if has_data(center) else 0):
         if c[i] == INFINITY or c[i] == -INFINITY:
             c[i] = 0.0
     return _into_out(_reduce(x, mask, keepdim, TL_R_SUMEXP, x._dtype, TL_POST_LOG_CENTER, 1.0,
@@ -565,11 +557,7 @@ cdef TensorBase _softmax_impl(TensorBase x, int64_t dim, object dtype, bint want
     cdef char* yp = tensor_data(y)
     cdef int code = xc._dtype.code
     _split3(xc, d, &outer, &n, &inner)
-    if xc._numel >= NOGIL_THRESHOLD:
-        with nogil:
-            tl_softmax(code, want_log, xp, yp, outer, n, inner)
-    else:
-        tl_softmax(code, want_log, xp, yp, outer, n, inner)
+    backend_of(xc).softmax(code, want_log, xp, yp, outer, n, inner)
     return _to_dtype(y, res_dt, False)
 
 
@@ -599,11 +587,7 @@ cdef TensorBase _cumulative(TensorBase x, int64_t dim, object dtype, object out,
     cdef const char* xp = tensor_data(xc)
     cdef char* yp = tensor_data(y)
     _split3(xc, d, &outer, &n, &inner)
-    if xc._numel >= NOGIL_THRESHOLD:
-        with nogil:
-            tl_cumulative(prod, code, xp, yp, outer, n, inner)
-    else:
-        tl_cumulative(prod, code, xp, yp, outer, n, inner)
+    backend_of(xc).cumulative(prod, code, xp, yp, outer, n, inner)
     if inplace:
         prepare_write(src, None)
         _copy_into(src, y)

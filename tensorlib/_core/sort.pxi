@@ -158,14 +158,7 @@ cdef int _run(int op, TensorBase t, int d, TensorBase vals, TensorBase idx, int 
             _fill_raw(idx, 0)
         return 0
     _rows_setup(&g, t, d, vals, idx)
-    if big:
-        with nogil:
-            rc = _dispatch(op, &g.r, flag, k)
-    else:
-        rc = _dispatch(op, &g.r, flag, k)
-    if rc != 0:
-        raise MemoryError(f"out of memory for the scratch space of a sort of {t.shape}")
-    return 0
+    return backend_of(t).rows(op, &g.r, flag, k, big)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -392,6 +385,7 @@ cdef TensorBase _flat_contiguous(TensorBase t):
 
 cdef object _unique_flat(TensorBase t, bint consecutive, bint return_inverse, bint return_counts):
     """unique over all elements: sort (unless consecutive), find runs, fill the outputs."""
+    needs_data(t, "unique")
     cdef TensorBase flat = _flat_contiguous(t)
     cdef int64_t n = flat._numel, nu
     cdef TensorBase svals, order = None, runs, uniq, inverse, counts
@@ -429,6 +423,7 @@ cdef object _unique_flat(TensorBase t, bint consecutive, bint return_inverse, bi
 cdef object _unique_dim(TensorBase t, int d, bint consecutive, bint return_inverse,
                         bint return_counts):
     """unique over slices along dim d: slices are compared as a whole (lexicographically)."""
+    needs_data(t, "unique")
     cdef int64_t m = t._shape[d], length, nu, i, isz = t._dtype.itemsize
     cdef TensorBase moved, runs, perm_t = None, inverse, counts, uq
     cdef int64_t* perm = NULL

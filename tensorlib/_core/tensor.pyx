@@ -21,7 +21,8 @@ from tensorlib._core.dtype cimport (
     DT_BOOL, DT_UINT8, DT_INT8, DT_INT16, DT_INT32, DT_INT64, DT_FLOAT16, DT_BFLOAT16,
     DT_FLOAT32, DT_FLOAT64, NUM_DTYPES)
 from tensorlib._core.allocator cimport (
-    Storage, device as Device, CPU, as_device, new_storage, borrow_storage, ROLE_SAVED, storage_set_role)
+    Storage, device as Device, CPU, META, as_device, new_storage, borrow_storage, ROLE_SAVED,
+    storage_set_role, DEVICE_CPU, DEVICE_META)
 
 import numpy as np
 from tensorlib._core import dtype as _dtype_mod
@@ -293,8 +294,7 @@ cdef int _copy_into(TensorBase dst, TensorBase src) except -1:
     cdef int64_t sstrides[MAX_DIMS]
     cdef int ov
     if dst._storage.device is not src._storage.device:
-        raise RuntimeError(f"copy between devices {src._storage.device} and {dst._storage.device} "
-                           f"is not supported in this build")
+        return _copy_across(dst, src)
     broadcast_strides(src._ndim, src._shape, src._strides, dst._ndim, dst._shape, sstrides)
     ov = _overlap(dst, src)
     if ov == OVERLAP_FULL and src._dtype is dst._dtype:
@@ -302,15 +302,24 @@ cdef int _copy_into(TensorBase dst, TensorBase src) except -1:
     if ov != OVERLAP_NO and not (ov == OVERLAP_FULL and src._dtype.itemsize == dst._dtype.itemsize):
         src = _contiguous_copy(src)
         broadcast_strides(src._ndim, src._shape, src._strides, dst._ndim, dst._shape, sstrides)
-    copy_cast(dst._ndim, dst._shape, tensor_data(dst), dst._strides, dst._dtype.code,
-              tensor_data(src), sstrides, src._dtype.code)
+    backend_of(dst).copy(dst._ndim, dst._shape, tensor_data(dst), dst._strides, dst._dtype.code,
+                         tensor_data(src), sstrides, src._dtype.code)
     return 0
+
+
+cdef int _copy_across(TensorBase dst, TensorBase src) except -1:
+    """A copy between devices: into meta it writes nothing; out of meta there is nothing to read."""
+    if dst._storage.device.kind == DEVICE_META:
+        return 0
+    needs_data(src, "copy out")
+    raise RuntimeError(f"copy between devices {src._storage.device} and {dst._storage.device} "
+                       f"is not supported in this build")
 
 
 cdef TensorBase _contiguous_copy(TensorBase src, DType dt=None):
     cdef TensorBase out = _empty_like_shape(src, dt)
-    copy_cast(src._ndim, src._shape, tensor_data(out), out._strides, out._dtype.code,
-              tensor_data(src), src._strides, src._dtype.code)
+    backend_of(src).copy(src._ndim, src._shape, tensor_data(out), out._strides, out._dtype.code,
+                         tensor_data(src), src._strides, src._dtype.code)
     return out
 
 
@@ -501,7 +510,7 @@ cdef class TensorBase:
 
     @property
     def is_meta(self):
-        return False
+        return self._storage.device.kind == DEVICE_META
 
     @property
     def is_sparse(self):
@@ -775,6 +784,7 @@ cdef class TensorBase:
         >>> tensorlib.tensor([[1, 2]]).tolist()
         [[1, 2]]
         """
+        needs_data(self, "copy out")
         return _numpy_copy(self).tolist()
 
     def item(self):
@@ -808,8 +818,14 @@ cdef class TensorBase:
         return _to(self, args, kwargs)
 
     def cpu(self, memory_format=None):
-        """This tensor on the CPU (self when already there)."""
-        return self
+        """This tensor on the CPU (self when already there).
+
+        >>> tensorlib.ones(2).cpu().device
+        device(type='cpu')
+        """
+        if self._storage.device is CPU:
+            return self
+        return _to_device(self, CPU, self._dtype)
 
     def float(self, memory_format=None):
         return _convert(self, dtype_of(DT_FLOAT32), False)
@@ -1103,6 +1119,7 @@ include "linalg.pxi"
 include "sort.pxi"
 include "advindex.pxi"
 include "reduce.pxi"
+include "backend.pxi"
 include "math_test.pxi"
 include "_ops_generated.pxi"
 

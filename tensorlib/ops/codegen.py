@@ -176,7 +176,7 @@ def emit_def(defname, decl, params, method, inplace=False):
 
 META_SUFFIXES = {"_sizes": "_sizes_of({0})", "_strides": "{0}.stride()",
                  "_offset": "{0}.storage_offset()", "_dim": "{0}.dim()", "_dtype": "{0}.dtype",
-                 "_numel": "{0}.numel()"}
+                 "_numel": "{0}.numel()", "_device": "{0}.device"}
 IDENT = re.compile(r"(?<![.\w])([A-Za-z_]\w*)")
 
 

@@ -151,7 +151,20 @@ static void malloc_release(void *ctx, void *ptr, int64_t size) {
     free((char *)ptr - ((uint8_t *)ptr)[-1]);
 }
 
+/* The meta device's segments: address space only (PROT_NONE, no swap reserved). Nothing is
+ * ever read or written there -- the meta back end runs no kernel -- and a stray access faults
+ * at once instead of touching real memory. Its counters are therefore exactly those a CPU run
+ * of the same program would show, at no cost in memory. */
+static void *noaccess_reserve(void *ctx, int64_t size, int pool) {
+    (void)ctx;
+    (void)pool;
+    void *p = mmap(NULL, (size_t)size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                   -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
 const tl_alloc_backend tl_cpu_mmap_backend = {mmap_reserve, mmap_release, NULL};
+const tl_alloc_backend tl_noaccess_backend = {noaccess_reserve, mmap_release, NULL};
 const tl_alloc_backend tl_cpu_malloc_backend = {malloc_reserve, malloc_release, NULL};
 
 /* ---------------------------------------------------------------- statistics */

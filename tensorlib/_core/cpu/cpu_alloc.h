@@ -99,6 +99,8 @@ typedef struct tl_allocator tl_allocator;
  * malloc/free (no caching). */
 extern const tl_alloc_backend tl_cpu_mmap_backend;
 extern const tl_alloc_backend tl_cpu_malloc_backend;
+/* Address space with no memory behind it (PROT_NONE): the meta device's segments. */
+extern const tl_alloc_backend tl_noaccess_backend;
 
 /* NULL when out of memory. caching == 0: straight through to the back end. */
 tl_allocator *tl_alloc_create(const tl_alloc_backend *backend, int caching);

@@ -1,0 +1,306 @@
+# The device back ends: who runs the descriptors an op's front half builds.
+#
+# Every op's front half -- argument checks, type promotion, broadcasting, the write rules,
+# allocating the output on the inputs' device through that device's allocator -- is the same
+# for every device. It ends by handing one descriptor to the back end of the output's device:
+#
+#   elementwise  the elementwise iterator (tl_ew_iter: coalesced shape, byte strides, dtypes)
+#   copy         a strided copy with dtype conversion (shape, two pointers + element strides)
+#   fill         one host value (any dtype) into every element of a tensor
+#   reduce       the reduction descriptor (tl_red_t)
+#   softmax      softmax / log_softmax over the middle dim of (outer, n, inner)
+#   cumulative   cumsum / cumprod over the middle dim of (outer, n, inner)
+#   bmm          a batched matrix product into a fresh contiguous output (LaMat geometries)
+#   rows         a per-row kernel: sort, topk, kthvalue/median, mode (tl_rows_t)
+#   index        a gather/scatter over precomputed int64 offsets (tl_index_run's arguments)
+#   scale        out *= alpha, in place over a contiguous tensor
+#   random       a random fill (uniform, normal, integers, bernoulli, randperm) of a tensor
+#
+# A back end implements these methods and owns an allocator behind the same door
+# (allocator.pyx), so counters, the profiler and the planner work on every device unchanged.
+# ``has_data`` says whether its memory can be read from the host: the front halves that need
+# values (item, tolist, printing, numpy, data-dependent shapes such as nonzero) ask it first.
+#
+# cpu   today's C kernels (tensorlib/_core/cpu/), the thread pool, BLAS through NumPy.
+# meta  runs nothing: tensors have shape, dtype, strides and counted bytes but no data, so a
+#       program runs on meta for the price of its Python and front halves
+#       (tensorlib.memory.estimate).
+# A new device (cuda) subclasses Backend, and backend_for() learns its DeviceKind.
+
+
+cdef class Backend:
+    """The runner of one kind of device. The base class's methods are the interface."""
+    cdef readonly str name
+    cdef readonly bint has_data
+
+    cdef int elementwise(self, tl_ew_iter* it, int64_t numel) except -1:
+        raise NotImplementedError(f"elementwise ops are not implemented on '{self.name}'")
+
+    cdef int copy(self, int ndim, const int64_t* shape, char* dst, const int64_t* dst_strides,
+                  int dst_dtype, const char* src, const int64_t* src_strides,
+                  int src_dtype) except -1:
+        raise NotImplementedError(f"copies are not implemented on '{self.name}'")
+
+    cdef int fill(self, TensorBase t, const char* value, int value_dtype) except -1:
+        raise NotImplementedError(f"fill is not implemented on '{self.name}'")
+
+    cdef int reduce(self, tl_red_t* r, int64_t numel) except -1:
+        raise NotImplementedError(f"reductions are not implemented on '{self.name}'")
+
+    cdef int softmax(self, int dtype, int want_log, const char* x, char* y, int64_t outer,
+                     int64_t n, int64_t inner) except -1:
+        raise NotImplementedError(f"softmax is not implemented on '{self.name}'")
+
+    cdef int cumulative(self, int prod, int dtype, const char* x, char* y, int64_t outer,
+                        int64_t n, int64_t inner) except -1:
+        raise NotImplementedError(f"cumsum/cumprod are not implemented on '{self.name}'")
+
+    cdef int bmm(self, TensorBase out, int64_t B, int64_t M, int64_t N, int64_t K,
+                 TensorBase a, LaMat ga, TensorBase b, LaMat gb) except -1:
+        raise NotImplementedError(f"matrix products are not implemented on '{self.name}'")
+
+    cdef int rows(self, int op, const tl_rows_t* r, int flag, int64_t k, bint big) except -1:
+        raise NotImplementedError(f"sorting is not implemented on '{self.name}'")
+
+    cdef int index(self, int nd, const int64_t* shape, char* dst, const int64_t* dst_st,
+                   const char* src, const int64_t* src_st, const int64_t* idx,
+                   const int64_t* idx_st, int64_t idx_mul, int side, int dtype,
+                   int op) except -1:
+        raise NotImplementedError(f"indexing kernels are not implemented on '{self.name}'")
+
+    cdef int scale(self, TensorBase t, double alpha_d, int64_t alpha_i) except -1:
+        raise NotImplementedError(f"scaling is not implemented on '{self.name}'")
+
+    cdef int random(self, TensorBase t, int kind, object generator, double a, double b,
+                    int64_t lo, uint64_t span) except -1:
+        raise NotImplementedError(f"random fills are not implemented on '{self.name}'")
+
+
+@cython.final
+cdef class CPUBackend(Backend):
+    """Today's C kernels; large work runs without the GIL."""
+
+    cdef int elementwise(self, tl_ew_iter* it, int64_t numel) except -1:
+        if numel >= TL_EW_PARALLEL_MIN:
+            with nogil:
+                tl_ew_run(it)
+        else:
+            tl_ew_run(it)
+        return 0
+
+    cdef int copy(self, int ndim, const int64_t* shape, char* dst, const int64_t* dst_strides,
+                  int dst_dtype, const char* src, const int64_t* src_strides,
+                  int src_dtype) except -1:
+        return copy_cast(ndim, shape, dst, dst_strides, dst_dtype, src, src_strides, src_dtype)
+
+    cdef int fill(self, TensorBase t, const char* value, int value_dtype) except -1:
+        cdef int64_t zeros[MAX_DIMS]
+        cdef int i
+        cdef bint zero = True
+        for i in range(ITEMSIZE[value_dtype]):
+            zero = zero and value[i] == 0
+        if zero and t._contiguous:
+            # every dtype's zero is all zero bits (+0.0 for floats)
+            memset(tensor_data(t), 0, t._numel * t._dtype.itemsize)
+            return 0
+        memset(zeros, 0, t._ndim * sizeof(int64_t))
+        return copy_cast(t._ndim, t._shape, tensor_data(t), t._strides, t._dtype.code, value,
+                         zeros, value_dtype)
+
+    cdef int reduce(self, tl_red_t* r, int64_t numel) except -1:
+        cdef int rc
+        if numel >= NOGIL_THRESHOLD:
+            with nogil:
+                rc = tl_reduce(r)
+        else:
+            rc = tl_reduce(r)
+        if rc != 0:
+            raise MemoryError("reduction: out of memory for partial results")
+        return 0
+
+    cdef int softmax(self, int dtype, int want_log, const char* x, char* y, int64_t outer,
+                     int64_t n, int64_t inner) except -1:
+        if outer * n * inner >= NOGIL_THRESHOLD:
+            with nogil:
+                tl_softmax(dtype, want_log, x, y, outer, n, inner)
+        else:
+            tl_softmax(dtype, want_log, x, y, outer, n, inner)
+        return 0
+
+    cdef int cumulative(self, int prod, int dtype, const char* x, char* y, int64_t outer,
+                        int64_t n, int64_t inner) except -1:
+        if outer * n * inner >= NOGIL_THRESHOLD:
+            with nogil:
+                tl_cumulative(prod, dtype, x, y, outer, n, inner)
+        else:
+            tl_cumulative(prod, dtype, x, y, outer, n, inner)
+        return 0
+
+    cdef int bmm(self, TensorBase out, int64_t B, int64_t M, int64_t N, int64_t K,
+                 TensorBase a, LaMat ga, TensorBase b, LaMat gb) except -1:
+        return _la_cpu_bmm(out, B, M, N, K, a, ga, b, gb)
+
+    cdef int rows(self, int op, const tl_rows_t* r, int flag, int64_t k, bint big) except -1:
+        cdef int rc
+        if big:
+            with nogil:
+                rc = _dispatch(op, r, flag, k)
+        else:
+            rc = _dispatch(op, r, flag, k)
+        if rc != 0:
+            raise MemoryError("out of memory for the scratch space of a sort")
+        return 0
+
+    cdef int index(self, int nd, const int64_t* shape, char* dst, const int64_t* dst_st,
+                   const char* src, const int64_t* src_st, const int64_t* idx,
+                   const int64_t* idx_st, int64_t idx_mul, int side, int dtype,
+                   int op) except -1:
+        cdef int64_t total = 1
+        cdef int i
+        for i in range(nd):
+            total *= shape[i]
+        if total >= NOGIL_THRESHOLD:
+            with nogil:
+                tl_index_run(nd, shape, dst, dst_st, src, src_st, idx, idx_st, idx_mul, side,
+                             dtype, op, 1)
+        else:
+            tl_index_run(nd, shape, dst, dst_st, src, src_st, idx, idx_st, idx_mul, side,
+                         dtype, op, 0)
+        return 0
+
+    cdef int scale(self, TensorBase t, double alpha_d, int64_t alpha_i) except -1:
+        tl_index_scale(t._dtype.code, t._numel, tensor_data(t), alpha_d, alpha_i)
+        return 0
+
+    cdef int random(self, TensorBase t, int kind, object generator, double a, double b,
+                    int64_t lo, uint64_t span) except -1:
+        return _cpu_random_fill(t, kind, generator, a, b, lo, span)
+
+
+@cython.final
+cdef class MetaBackend(Backend):
+    """Runs nothing: the front half has already made the output (shape, dtype, strides and
+    its counted bytes), which is all a meta tensor has."""
+
+    cdef int elementwise(self, tl_ew_iter* it, int64_t numel) except -1:
+        return 0
+
+    cdef int copy(self, int ndim, const int64_t* shape, char* dst, const int64_t* dst_strides,
+                  int dst_dtype, const char* src, const int64_t* src_strides,
+                  int src_dtype) except -1:
+        return 0
+
+    cdef int fill(self, TensorBase t, const char* value, int value_dtype) except -1:
+        return 0
+
+    cdef int reduce(self, tl_red_t* r, int64_t numel) except -1:
+        return 0
+
+    cdef int softmax(self, int dtype, int want_log, const char* x, char* y, int64_t outer,
+                     int64_t n, int64_t inner) except -1:
+        return 0
+
+    cdef int cumulative(self, int prod, int dtype, const char* x, char* y, int64_t outer,
+                        int64_t n, int64_t inner) except -1:
+        return 0
+
+    cdef int bmm(self, TensorBase out, int64_t B, int64_t M, int64_t N, int64_t K,
+                 TensorBase a, LaMat ga, TensorBase b, LaMat gb) except -1:
+        return 0
+
+    cdef int rows(self, int op, const tl_rows_t* r, int flag, int64_t k, bint big) except -1:
+        return 0
+
+    cdef int index(self, int nd, const int64_t* shape, char* dst, const int64_t* dst_st,
+                   const char* src, const int64_t* src_st, const int64_t* idx,
+                   const int64_t* idx_st, int64_t idx_mul, int side, int dtype,
+                   int op) except -1:
+        return 0
+
+    cdef int scale(self, TensorBase t, double alpha_d, int64_t alpha_i) except -1:
+        return 0
+
+    cdef int random(self, TensorBase t, int kind, object generator, double a, double b,
+                    int64_t lo, uint64_t span) except -1:
+        return 0
+
+
+cdef Backend _make_backend(type cls, str name, bint has_data):
+    cdef Backend b = cls.__new__(cls)
+    b.name = name
+    b.has_data = has_data
+    return b
+
+
+cdef Backend CPU_BACKEND = _make_backend(CPUBackend, "cpu", True)
+cdef Backend META_BACKEND = _make_backend(MetaBackend, "meta", False)
+
+
+cdef Backend backend_for(Device dev):
+    """The back end that runs work on ``dev``."""
+    if dev.kind == DEVICE_CPU:
+        return CPU_BACKEND
+    if dev.kind == DEVICE_META:
+        return META_BACKEND
+    raise RuntimeError(f"no back end for device '{dev}' in this build")
+
+
+cdef inline Backend backend_of(TensorBase t):
+    return backend_for(t._storage.device)
+
+
+cdef inline bint has_data(TensorBase t) noexcept:
+    """Whether t's values can be read from the host (false on meta)."""
+    return t._storage.device.kind != DEVICE_META
+
+
+cdef int needs_data(TensorBase t, str what) except -1:
+    """Raise PyTorch's error for reading values that a meta tensor does not have."""
+    if t._storage.device.kind == DEVICE_META:
+        if what == "item":
+            raise RuntimeError("Tensor.item() cannot be called on meta tensors")
+        if what == "numpy":
+            raise TypeError("can't convert meta device type tensor to numpy. Use Tensor.cpu() to "
+                            "copy the tensor to host memory first.")
+        if what == "copy out":
+            raise NotImplementedError("Cannot copy out of meta tensor; no data!")
+        raise NotImplementedError(
+            f"{what}: attempted to run this operator with Meta tensors, but its output shape "
+            f"depends on the values, which meta tensors do not have")
+    return 0
+
+
+cdef Device common_device(tuple inputs):
+    """The device an op over ``inputs`` (tensors and Python numbers) runs on. A 0-d CPU tensor
+    may join tensors of another device, as a Python number would (PyTorch's rule); any other
+    mix raises PyTorch's error."""
+    cdef Device dev = None, d
+    cdef bint dev_is_cpu_scalar = False
+    cdef TensorBase t
+    for x in inputs:
+        if not isinstance(x, TensorBase):
+            continue
+        t = <TensorBase>x
+        d = t._storage.device
+        if dev is None:
+            dev = d
+            dev_is_cpu_scalar = t._ndim == 0 and d.kind == DEVICE_CPU
+        elif d is not dev:
+            if t._ndim == 0 and d.kind == DEVICE_CPU:
+                continue
+            if dev_is_cpu_scalar:
+                dev = d
+                dev_is_cpu_scalar = False
+                continue
+            raise RuntimeError(f"Expected all tensors to be on the same device, but found at "
+                               f"least two devices, {dev} and {d}!")
+    return CPU if dev is None else dev
+
+
+cdef int same_device(TensorBase a, TensorBase b, str op) except -1:
+    """Two tensors an op reads together must share a device."""
+    if a._storage.device is not b._storage.device:
+        raise RuntimeError(f"Expected all tensors to be on the same device, but found at least "
+                           f"two devices, {a._storage.device} and {b._storage.device}! "
+                           f"(when checking arguments for {op})")
+    return 0
