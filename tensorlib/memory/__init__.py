@@ -38,7 +38,7 @@ __all__ = ["memory_allocated", "max_memory_allocated", "memory_reserved", "max_m
            "reset_peak_memory_stats", "reset_accumulated_memory_stats", "reset_max_memory_allocated",
            "empty_cache", "memory_stats", "memory_summary", "memory_snapshot",
            "set_per_process_memory_limit", "get_per_process_memory_limit",
-           "profile", "plan"]
+           "profile", "plan", "estimate"]
 
 
 def memory_stats(device=None):
@@ -185,3 +185,4 @@ def memory_summary(device=None, abbreviated=False):
 
 from tensorlib.memory.profiler import profile  # noqa: E402  (they use the counters above)
 from tensorlib.memory.planner import plan  # noqa: E402
+from tensorlib.memory.estimate import estimate, MemoryEstimate  # noqa: E402
