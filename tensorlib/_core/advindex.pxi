@@ -98,7 +98,7 @@ cdef int _run_index(TensorBase on, tuple reads, int nd, const int64_t* shape, ch
 
 
 cdef TensorBase _offsets(tuple B, list idxs, list sizes, list muls, bint wrap, object on_error,
-                         bint check_only=False):
+                         bint check_only=False, Device dev=None):
     """Validated element offsets: out[j] = sum_k idx_k[j] * muls[k] over the broadcast shape B
     (idx_k already expanded to B; int32 or int64). A value outside [-size, size) (wrap) or
     [0, size) raises on_error(k, value, size). check_only: validate, return None."""
@@ -107,7 +107,8 @@ cdef TensorBase _offsets(tuple B, list idxs, list sizes, list muls, bint wrap, o
     cdef int64_t bsh[MAX_DIMS]
     cdef TensorBase out = None, t
     cdef tl_index_src* srcs
-    cdef Device dev = CPU
+    if dev is None:
+        dev = CPU
     for x in idxs:
         if not has_data(<TensorBase>x):
             dev = (<TensorBase>x)._storage.device
@@ -116,8 +117,10 @@ cdef TensorBase _offsets(tuple B, list idxs, list sizes, list muls, bint wrap, o
     for i in range(nb):
         bsh[i] = B[i]
         total *= bsh[i]
-    if total == 0 or k == 0 or dev is not CPU:
-        return out                    # (an index without data: nothing to check or compute)
+    if total == 0 or k == 0 or not backend_for(dev).has_data:
+        # an index or a tensor without data (meta): nothing to check, and the offsets are
+        # made where the data is, so they are counted as on the CPU
+        return out
     srcs = <tl_index_src*>malloc(k * sizeof(tl_index_src))
     if srcs == NULL:
         raise MemoryError()
@@ -585,7 +588,7 @@ cdef tuple _adv_resolve(TensorBase r, list adv, TensorBase value=None, bint stri
         _value_strides(r, dims, B, pos, value, strip, NULL)
     offs = _offsets(B, [_expand(<TensorBase>x, B) for x in idxs],
                     [r._shape[<int>dd] for dd in dims], [r._strides[<int>dd] for dd in dims],
-                    True, _adv_bounds_error)
+                    True, _adv_bounds_error, False, r._storage.device)
     return (dims, B, offs, pos)
 
 
@@ -808,7 +811,8 @@ cdef TensorBase _index_select(TensorBase self, int64_t dim, TensorBase index, ob
             raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got "
                                f"{idx._numel} value(s)")
         _offsets((1,), [idx], [1], [0], False,
-                 lambda k, v, s: IndexError("index out of range in self"))
+                 lambda k, v, s: IndexError("index out of range in self"), False,
+                 self._storage.device)
         res = _clone(self)
         if out is None:
             return res
@@ -820,7 +824,7 @@ cdef TensorBase _index_select(TensorBase self, int64_t dim, TensorBase index, ob
     if self._ndim > 1 and self._shape[d] == 0 and n > 0:
         raise RuntimeError("index_select(): self indexing axis dim should be positive")
     offs = _offsets((n,), [idx], [self._shape[d]], [1], False,
-                    _index_error_for(self, idx, d, True))
+                    _index_error_for(self, idx, d, True), False, self._storage.device)
     return _plan_gather(self, [d], (n,), offs, d, out,
                         "index_select(): self and result must have the same scalar type "
                         "(expected {expected}, got {got})", (self, index), self._strides[d])
@@ -883,7 +887,8 @@ cdef TensorBase _index_accumulate(TensorBase self, int64_t dim, TensorBase index
     else:
         err = lambda k, v, s: IndexError(f"{op}(): index {v} is out of bounds for dimension {d} "
                                          f"with size {s}")
-    offs = _offsets((idx._shape[0],), [idx], [s1._shape[d]], [1], False, err)
+    offs = _offsets((idx._shape[0],), [idx], [s1._shape[d]], [1], False, err, False,
+                    self._storage.device)
     target = _inplace_target(self, inplace, out, op, (index, source))
     s1 = _as_1d(target)
     if inplace:
@@ -958,7 +963,7 @@ cdef TensorBase _index_fill(TensorBase self, int64_t dim, TensorBase index, obje
     s1 = _as_1d(self)
     offs = _offsets((idx._shape[0],), [idx], [s1._shape[d]], [1], True,
                     lambda k, v, s: IndexError(f"index {v} is out of bounds for dimension {d} "
-                                               f"with size {s}"))
+                                               f"with size {s}"), False, self._storage.device)
     target = self if inplace else _clone(self)
     if inplace:
         _assert_no_overlap(target, idx)
@@ -1006,7 +1011,8 @@ cdef int _check_gather_shapes(TensorBase self, int d, TensorBase index, TensorBa
     return 0
 
 
-cdef TensorBase _dim_indices(TensorBase index, int64_t size, int d, str op, TensorBase writes=None):
+cdef TensorBase _dim_indices(TensorBase index, int64_t size, int d, str op, TensorBase writes=None,
+                             Device dev=None):
     """index's values checked against [0, size). An int64 index that the op will not write
     (``writes`` is the written tensor) is read in place after one checking pass; otherwise
     a private contiguous int64 copy is made (int32 values, or memory shared with ``writes``)."""
@@ -1015,9 +1021,9 @@ cdef TensorBase _dim_indices(TensorBase index, int64_t size, int d, str op, Tens
     B = tuple(index.shape)
     err = lambda k, v, s: RuntimeError(f"index {v} is out of bounds for dimension {d} with size {s}")
     if index._dtype.code == DT_INT64 and (writes is None or index._storage is not writes._storage):
-        _offsets(B, [index], [size], [1], False, err, True)
+        _offsets(B, [index], [size], [1], False, err, True, dev)
         return index
-    return _offsets(B, [index], [size], [1], False, err)
+    return _offsets(B, [index], [size], [1], False, err, False, dev)
 
 
 cdef TensorBase _gather(TensorBase self, int64_t dim, TensorBase index, bint sparse_grad, object out):
@@ -1031,7 +1037,7 @@ cdef TensorBase _gather(TensorBase self, int64_t dim, TensorBase index, bint spa
         raise RuntimeError("gather(): Expected dtype int32/int64 for index")
     _check_gather_shapes(self, d, index, None, True)
     s1 = _as_1d(self)
-    idx = _dim_indices(index, s1._shape[d], d, "gather")
+    idx = _dim_indices(index, s1._shape[d], d, "gather", None, self._storage.device)
     nd = index._ndim
     for i in range(nd):
         shape[i] = index._shape[i]
@@ -1097,7 +1103,8 @@ cdef tuple _scatter_prepare(TensorBase self, int64_t dim, TensorBase index, obje
         _fill_raw(s, src)
     # the tensor written is self (in place) or out=: an index sharing its memory is copied
     idx = _dim_indices(index, _as_1d(self)._shape[d], d, op.rstrip('_'),
-                       <TensorBase>out if isinstance(out, TensorBase) else self)
+                       <TensorBase>out if isinstance(out, TensorBase) else self,
+                       self._storage.device)
     return (d, idx, s)
 
 
@@ -1233,6 +1240,11 @@ cdef TensorBase _masked_scatter(TensorBase self, TensorBase mask, TensorBase sou
     else:
         target = _contiguous_copy(_expand(self, _broadcast_shape_of((self, mask))))
     m = _expand(mask, tuple(target.shape))
+    if not has_data(m) or not has_data(target):
+        if has_data(target):
+            same_device(target, m, op)
+        prepare_write(target, None)       # (meta: which elements are written is unknown)
+        return target
     offs = _nonzero_buffer(m, [target._strides[i] for i in range(target._ndim)])
     n = offs._shape[0]
     if n > source._numel:
@@ -1293,7 +1305,8 @@ cdef TensorBase _linear_offsets(TensorBase self, TensorBase index, str op):
     B = tuple(index.shape)
     offs = _offsets(B, [index], [numel], [1], True,
                     lambda k, v, s: IndexError(f"out of range: tried to access index {v} on a "
-                                               f"tensor of {s} elements."))
+                                               f"tensor of {s} elements."), False,
+                    self._storage.device)
     if not self._contiguous and has_data(offs):
         tl_linear_to_offsets(offs._numel, <int64_t*>tensor_data(offs), self._ndim, self._shape,
                              self._strides)
@@ -1438,7 +1451,7 @@ cdef object _error_node_output(TensorBase t, str msg):
 
 
 def _zeros_of(sizes, like):
-    return _GENERATED_FUNCTIONS["zeros"](tuple(sizes), dtype=like.dtype)
+    return _GENERATED_FUNCTIONS["zeros"](tuple(sizes), dtype=like.dtype, device=like.device)
 
 
 def _narrow_to(t, sizes):
@@ -1562,7 +1575,7 @@ def _put_subscript(indices):
 def _index_put_self_backward(grad, indices, accumulate):
     if accumulate:
         return grad
-    return grad.index_put(indices, _GENERATED_FUNCTIONS["zeros"]((), dtype=grad.dtype))
+    return grad.index_put(indices, _GENERATED_FUNCTIONS["zeros"]((), dtype=grad.dtype, device=grad.device))
 
 
 def _index_put_values_backward(grad, indices):

@@ -10,7 +10,8 @@
 #   reduce       the reduction descriptor (tl_red_t)
 #   softmax      softmax / log_softmax over the middle dim of (outer, n, inner)
 #   cumulative   cumsum / cumprod over the middle dim of (outer, n, inner)
-#   bmm          a batched matrix product into a fresh contiguous output (LaMat geometries)
+#   bmm          a float32/float64 batched matrix product into a fresh contiguous output
+#   igemm        an int64 batched matrix product (tl_igemm_args)
 #   rows         a per-row kernel: sort, topk, kthvalue/median, mode (tl_rows_t)
 #   index        a gather/scatter over precomputed int64 offsets (tl_index_run's arguments)
 #   scale        out *= alpha, in place over a contiguous tensor
@@ -58,6 +59,9 @@ cdef class Backend:
     cdef int bmm(self, TensorBase out, int64_t B, int64_t M, int64_t N, int64_t K,
                  TensorBase a, LaMat ga, TensorBase b, LaMat gb) except -1:
         raise NotImplementedError(f"matrix products are not implemented on '{self.name}'")
+
+    cdef int igemm(self, tl_igemm_args* g, bint big) except -1:
+        raise NotImplementedError(f"integer matrix products are not implemented on '{self.name}'")
 
     cdef int rows(self, int op, const tl_rows_t* r, int flag, int64_t k, bint big) except -1:
         raise NotImplementedError(f"sorting is not implemented on '{self.name}'")
@@ -140,6 +144,14 @@ cdef class CPUBackend(Backend):
                  TensorBase a, LaMat ga, TensorBase b, LaMat gb) except -1:
         return _la_cpu_bmm(out, B, M, N, K, a, ga, b, gb)
 
+    cdef int igemm(self, tl_igemm_args* g, bint big) except -1:
+        if big:
+            with nogil:
+                tl_igemm(g)
+        else:
+            tl_igemm(g)
+        return 0
+
     cdef int rows(self, int op, const tl_rows_t* r, int flag, int64_t k, bint big) except -1:
         cdef int rc
         if big:
@@ -206,6 +218,9 @@ cdef class MetaBackend(Backend):
 
     cdef int bmm(self, TensorBase out, int64_t B, int64_t M, int64_t N, int64_t K,
                  TensorBase a, LaMat ga, TensorBase b, LaMat gb) except -1:
+        return 0
+
+    cdef int igemm(self, tl_igemm_args* g, bint big) except -1:
         return 0
 
     cdef int rows(self, int op, const tl_rows_t* r, int flag, int64_t k, bint big) except -1:

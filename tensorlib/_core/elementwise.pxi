@@ -563,7 +563,8 @@ cdef TensorBase _masked_fill(TensorBase self, object mask, object value, bint in
         if (<TensorBase>value)._ndim != 0:
             raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got "
                                f"tensor with {(<TensorBase>value)._ndim} dimension(s).")
-        value = _item(<TensorBase>value)
+        if has_data(<TensorBase>value):
+            value = _item(<TensorBase>value)
     value = _operand(value, "masked_fill", "value")
     cdef int code = self._dtype.code
     if inplace:

@@ -148,7 +148,7 @@ cdef class Node:
     cdef public bint _released
     cdef public int _num_outputs
     cdef public object _trace         # forward stack (anomaly mode)
-    cdef public object _output_meta   # per output: (shape, DType) for zero-filling missing grads
+    cdef public object _output_meta   # per output: (shape, DType[, device]) for zero-filling missing grads
     cdef object __weakref__
     cdef public object _site          # forward source site (only while a profile is active)
     cdef public uint64_t _scalar_edges  # bit i: input i was a Python number (hidden, see below)
@@ -413,7 +413,8 @@ cdef int _set_history_multi(object results, Node node, int creation=CREATION_DEF
             _set_history(r, node, i)
             if creation != CREATION_DEFAULT:
                 _meta(<TensorBase>r).creation = creation
-            meta.append(((<TensorBase>r).shape, (<TensorBase>r)._dtype))
+            meta.append(((<TensorBase>r).shape, (<TensorBase>r)._dtype,
+                         (<TensorBase>r)._storage.device))
         else:
             meta.append(None)
         i += 1
@@ -625,7 +626,7 @@ def _embed_backward(grad, sizes, region_fn):
     """Gradient of a view/slice op: zeros of the input's shape with ``grad`` written into the
     region the op selected (copy_ into a view of a non-leaf is itself differentiable, so
     higher-order gradients flow)."""
-    z = _GENERATED_FUNCTIONS["zeros"](sizes, dtype=grad.dtype)
+    z = _GENERATED_FUNCTIONS["zeros"](sizes, dtype=grad.dtype, device=grad.device)
     region_fn(z).copy_(grad)
     return z
 
@@ -642,14 +643,14 @@ def _diagonal_backward(grad, sizes, offset, dim1, dim2):
     return _embed_backward(grad, sizes, lambda z: z.diagonal(offset, dim1, dim2))
 
 
-def _strided_positions(shape, strides, start):
+def _strided_positions(shape, strides, start, device=None):
     """Storage positions of the elements of a geometry, as an int64 tensor of ``shape``."""
     arange = _GENERATED_FUNCTIONS["arange"]
     i64 = dtype_of(DT_INT64)
-    pos = _GENERATED_FUNCTIONS["full"]((), start, dtype=i64)
+    pos = _GENERATED_FUNCTIONS["full"]((), start, dtype=i64, device=device)
     n = len(shape)
     for d in range(n):
-        axis = arange(shape[d], dtype=i64) * strides[d]
+        axis = arange(shape[d], dtype=i64, device=device) * strides[d]
         pos = pos + axis.reshape((shape[d],) + (1,) * (n - 1 - d))
     return pos.expand(tuple(shape)) if n else pos
 
@@ -666,17 +667,18 @@ def _as_strided_backward(grad, sizes, strides, offset, size, stride, storage_off
     lo_out, hi_out = span(size, stride, out_start)
     lo = min(lo_in, lo_out)
     n = max(hi_in, hi_out) - lo + 1
-    buf = _GENERATED_FUNCTIONS["zeros"]((max(n, 0),), dtype=grad.dtype)
-    out_pos = _strided_positions(size, stride, out_start - lo).reshape(-1)
+    buf = _GENERATED_FUNCTIONS["zeros"]((max(n, 0),), dtype=grad.dtype, device=grad.device)
+    out_pos = _strided_positions(size, stride, out_start - lo, grad.device).reshape(-1)
     buf = buf.index_add(0, out_pos, grad.reshape(-1))
-    in_pos = _strided_positions(sizes, strides, offset - lo)
+    in_pos = _strided_positions(sizes, strides, offset - lo, grad.device)
     g = buf.take(in_pos)
     # an input whose elements share memory (an expanded view): each storage element's
     # gradient is split evenly among the input elements that alias it, as PyTorch does
     if _may_overlap(sizes, strides):
-        ones = _GENERATED_FUNCTIONS["ones"]((in_pos.numel(),), dtype=grad.dtype)
-        count = _GENERATED_FUNCTIONS["zeros"]((max(n, 0),), dtype=grad.dtype).index_add(0, in_pos.reshape(-1), ones)
-        if count.max().item() > 1:
+        ones = _GENERATED_FUNCTIONS["ones"]((in_pos.numel(),), dtype=grad.dtype, device=grad.device)
+        count = _GENERATED_FUNCTIONS["zeros"]((max(n, 0),), dtype=grad.dtype, device=grad.device).index_add(0, in_pos.reshape(-1), ones)
+        # (meta has no counts to look at: it divides, as the CPU does when elements alias)
+        if not grad.is_meta and count.max().item() > 1 or grad.is_meta:
             g = g / count.take(in_pos)
     return g
 
@@ -693,7 +695,7 @@ def _may_overlap(sizes, strides):
 
 
 def _unfold_backward(grad, sizes, dim, size, step):
-    z = _GENERATED_FUNCTIONS["zeros"](sizes, dtype=grad.dtype)
+    z = _GENERATED_FUNCTIONS["zeros"](sizes, dtype=grad.dtype, device=grad.device)
     d = dim % len(sizes) if len(sizes) else 0
     n = grad.shape[d] if len(sizes) else 1
     for i in range(n):
@@ -708,7 +710,7 @@ def _materialize(grads, metas):
     out = []
     for g, m in zip(grads, metas):
         if g is None and m is not None:
-            g = _GENERATED_FUNCTIONS["zeros"](m[0], dtype=m[1])
+            g = _GENERATED_FUNCTIONS["zeros"](m[0], dtype=m[1], device=m[2] if len(m) > 2 else None)
         out.append(g)
     return out
 
@@ -976,7 +978,7 @@ def _bw_basic_index(Node node, tuple grads):
     cdef tuple s = _saved_of(node)
     sizes, strides, roff, rsizes, rstrides = s
     grad = grads[0]
-    z = _GENERATED_FUNCTIONS["zeros"](sizes, dtype=grad.dtype)
+    z = _GENERATED_FUNCTIONS["zeros"](sizes, dtype=grad.dtype, device=grad.device)
     if tuple(z.stride()) != tuple(strides):
         z = _GENERATED_FUNCTIONS["empty_strided"](sizes, strides, dtype=grad.dtype).zero_()
     z.as_strided(rsizes, rstrides, roff).copy_(grad)
@@ -987,7 +989,7 @@ def _bw_advanced_index(Node node, tuple grads):
     cdef tuple s = _saved_of(node)
     sizes, index = s
     grad = grads[0]
-    z = _GENERATED_FUNCTIONS["zeros"](sizes, dtype=grad.dtype)
+    z = _GENERATED_FUNCTIONS["zeros"](sizes, dtype=grad.dtype, device=grad.device)
     # repeated indices accumulate: z[index] += grad as index_put_ (accumulate=True) on the view
     # the subscript's basic part selects (recorded, so create_graph gives double backward)
     r, ind = _subscript_put(z, index)
@@ -1034,7 +1036,7 @@ def _take_along_backward(grad, sizes, dim, indices, keepdim):
         indices = indices.unsqueeze(d)
     if not len(sizes):
         return grad.reshape(())
-    z = _GENERATED_FUNCTIONS["zeros"](sizes, dtype=grad.dtype)
+    z = _GENERATED_FUNCTIONS["zeros"](sizes, dtype=grad.dtype, device=grad.device)
     return _GENERATED_FUNCTIONS["scatter_add"](z, d, indices, grad)
 
 

@@ -241,11 +241,7 @@ cdef int _la_int_bmm(TensorBase out, int64_t B, int64_t M, int64_t N, int64_t K,
     g.sbk = gb.sr
     g.sbn = gb.sc
     g.c = <int64_t*>tensor_data(o)
-    if <double>n * <double>K >= NOGIL_THRESHOLD:
-        with nogil:
-            tl_igemm(&g)
-    else:
-        tl_igemm(&g)
+    backend_of(o).igemm(&g, <double>n * <double>K >= NOGIL_THRESHOLD)
     if o is not out:
         backend_of(out).copy(1, &n, tensor_data(out), &one, out._dtype.code, tensor_data(o), &one,
                              DT_INT64)
@@ -283,22 +279,21 @@ cdef int _la_bmm_into(TensorBase out, int64_t B, int64_t M, int64_t N, int64_t K
         return 0
     if code == DT_BOOL and K != 1:
         raise NotImplementedError("\"bmm\" not implemented for 'Bool'")
+    if code != DT_FLOAT32 and code != DT_FLOAT64:
+        # integers (and bool outer products) accumulate in int64, read from int64 operands
+        return _la_int_bmm(out, B, M, N, K, a, ga, b, gb)
     return backend_of(out).bmm(out, B, M, N, K, a, ga, b, gb)
 
 
 cdef int _la_cpu_bmm(TensorBase out, int64_t B, int64_t M, int64_t N, int64_t K,
                      TensorBase a, LaMat ga, TensorBase b, LaMat gb) except -1:
-    """The CPU back end's batched product: float32/float64, integers and bool outer products."""
-    cdef int code = a._dtype.code
+    """The CPU back end's float32/float64 batched product."""
     cdef int64_t n = B * M * N
-    if code == DT_FLOAT32 or code == DT_FLOAT64:
-        if K == 1 or <double>n * <double>K <= LA_SMALL_WORK:
-            # an outer product is exact products (no BLAS needed; a sum starting from +0.0
-            # would lose -0.0), and tiny products cost less than a NumPy call
-            return _la_small_bmm(out, B, M, N, K, a, ga, b, gb)
-        return _la_blas_bmm(out, B, M, N, K, a, ga, b, gb)
-    # integers (and bool outer products: logical and is a 0/1 product)
-    return _la_int_bmm(out, B, M, N, K, a, ga, b, gb)
+    if K == 1 or <double>n * <double>K <= LA_SMALL_WORK:
+        # an outer product is exact products (no BLAS needed; a sum starting from +0.0
+        # would lose -0.0), and tiny products cost less than a NumPy call
+        return _la_small_bmm(out, B, M, N, K, a, ga, b, gb)
+    return _la_blas_bmm(out, B, M, N, K, a, ga, b, gb)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -607,7 +607,8 @@ cdef TensorBase _cumprod(TensorBase x, int64_t dim, object dtype, object out, bi
 # Written in tensorlib ops (recorded), so create_graph=True differentiates through them.
 
 def _has_zero(t):
-    return bool((t == 0).any())
+    """Whether t has a zero (a meta tensor has no values: the zero-free formula is taken)."""
+    return False if t.is_meta else bool((t == 0).any())
 
 
 def _rev_cumsum(t, int d):
@@ -686,7 +687,7 @@ def _cumprod_backward_poly(grad, self, int d):
     x = self.movedim(d, -1)
     g = grad.movedim(d, -1)
     cdef int64_t n = x.shape[-1]
-    ar = _GENERATED_FUNCTIONS["arange"](n)
+    ar = _GENERATED_FUNCTIONS["arange"](n, device=x.device)
     later = ar.unsqueeze(0) > ar.unsqueeze(1)           # [j, i]: i > j
     table = where(later, x.unsqueeze(-2), 1.0).cumprod(-1)   # [.., j, i] = prod_{j<k<=i} x_k
     s = (where(ar.unsqueeze(0) >= ar.unsqueeze(1), table, 0.0) * g.unsqueeze(-2)).sum(-1)

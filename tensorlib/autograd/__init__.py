@@ -40,7 +40,7 @@ def _make_grads(outputs, grad_outputs):
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
             g = tensorlib.ones_like(out)
         elif not isinstance(g, TensorBase):
-            g = tensorlib.tensor(g, dtype=out.dtype)
+            g = tensorlib.tensor(g, dtype=out.dtype, device=out.device)
         elif g.shape != out.shape:
             raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and "
                                f"output[{i}] has a shape of {out.shape}.")

@@ -101,7 +101,8 @@ class Function(metaclass=_FunctionMeta):
         outs = (outputs,) if single else outputs
         node = _C._new_function_node(cls._backward_cls, _function_backward, tuple(args))
         node._num_outputs = len(outs)
-        node._output_meta = tuple((o.shape, o.dtype) if isinstance(o, TensorBase) else None for o in outs)
+        node._output_meta = tuple((o.shape, o.dtype, o.device) if isinstance(o, TensorBase) else None
+                                  for o in outs)
         non_diff = set(id(t) for t in ctx._non_differentiable)
         dirty = set(id(t) for t in ctx._dirty)
         result = []

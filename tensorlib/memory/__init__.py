@@ -185,4 +185,4 @@ def memory_summary(device=None, abbreviated=False):
 
 from tensorlib.memory.profiler import profile  # noqa: E402  (they use the counters above)
 from tensorlib.memory.planner import plan  # noqa: E402
-from tensorlib.memory.estimate import estimate, MemoryEstimate  # noqa: E402
+from tensorlib.memory.estimation import estimate, MemoryEstimate  # noqa: E402
