@@ -50,14 +50,14 @@ include "iterate.pxi"
 cdef type _TensorType = TensorBase
 # Passed to tp_new, which ignores it (TensorBase has no __cinit__).
 cdef tuple _NO_ARGS = ()
-# The Size class (a tuple subclass defined in tensorlib/tensor.py).
+# The Size class (a tuple subclass defined in tensorlib/_tensor.py).
 cdef object _SizeType = tuple
 # Printing lives in pure Python (tensorlib/_tensor_str.py); registered at import.
 cdef object _repr_fn = None
 
 
 def _register_types(tensor_type, size_type, repr_fn):
-    """Called once by tensorlib.tensor: the public Tensor class, Size and the formatter."""
+    """Called once by tensorlib._tensor: the public Tensor class, Size and the formatter."""
     global _TensorType, _SizeType, _repr_fn
     if not issubclass(tensor_type, TensorBase):
         raise TypeError("tensor type must subclass TensorBase")
