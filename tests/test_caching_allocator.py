@@ -1,4 +1,4 @@
-"""The caching allocator behind the one door (issue 5): reuse, best fit, splitting and
+"""The caching allocator behind the one door: reuse, best fit, splitting and
 coalescing seen through addresses and the segment map; exact counters cross-checked against
 the live storages and the allocator's own snapshot; empty_cache() giving memory back to the
 system; the memory limit and OutOfMemoryError with nothing lost; threads; the memory hooks of

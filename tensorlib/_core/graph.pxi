@@ -20,7 +20,7 @@ cdef extern from *:
     int tl_inference
 
 
-# ---- memory-profiler support (issue 5) -------------------------------------------------------
+# ---- memory-profiler support -----------------------------------------------------------------
 # While a profile is active on a thread (tl_prof_depth > 0), the generated op wrappers name the
 # op they run (for attribution of allocations) and new nodes record their forward source site
 # (so allocations made during backward carry the forward line). Both are one C thread-local

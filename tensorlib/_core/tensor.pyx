@@ -84,7 +84,7 @@ cdef inline VersionCounter _new_vc():
 cdef inline TensorBase _alloc_object():
     # tp_new of the registered subclass; no __init__ (that is the legacy Tensor(*sizes)).
     # Called through the slot: `TensorBase.__new__(_TensorType)` compiles to a Python-level
-    # method lookup and call, which was most of the cost of a small view.
+    # method lookup and call, which would be most of the cost of a small view.
     return <TensorBase>(<PyTypeObject*>_TensorType).tp_new(_TensorType, <PyObject*>_NO_ARGS, NULL)
 
 
