@@ -851,10 +851,6 @@ def _sum_to_shape(TensorBase g, shape):
 
 
 # exposed for the engine
-def _accumulator_of(TensorBase leaf):
-    return _grad_accumulator(leaf)
-
-
 def _edge(TensorBase t):
     return _edge_of(t)
 

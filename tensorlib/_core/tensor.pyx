@@ -317,10 +317,6 @@ cdef TensorBase _contiguous_copy(TensorBase src, DType dt=None):
 # ---------------------------------------------------------------------------------------------
 # argument helpers shared by the generated wrappers (PyTorch-style TypeErrors)
 
-cdef inline bint _is_tensor(object x) noexcept:
-    return isinstance(x, TensorBase)
-
-
 cdef str _tname(object x):
     return "Tensor" if isinstance(x, TensorBase) else type(x).__name__
 
