@@ -9,7 +9,7 @@ same BLAS. Build with -O3 first:
     python setup.py build_ext --inplace -j2      # (without TENSORLIB_DEV)
     python bench/bench_linalg.py [--rounds N] [--only NAME]
 
-Target (issue 3): 1024x1024 float32 matmul <= 1.05x NumPy (same BLAS); the ratio to torch is
+Target: 1024x1024 float32 matmul <= 1.05x NumPy (same BLAS); the ratio to torch is
 reported. If OPENBLAS_CORETYPE is set (some machines set it for old OpenBLAS builds), NumPy's
 BLAS may run a slower kernel than it could: to compare kernels as shipped, unset it (and
 OPENBLAS_L2_SIZE) for the bench command only.

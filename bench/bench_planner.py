@@ -6,8 +6,8 @@ alive at once), the naive total (every request its own block) and the allocator'
 unplanned call (allocated bytes above the baseline, as ``max_memory_allocated`` reports);
 then the time per call, planned against unplanned, as the best of alternating rounds in one
 process, one call of each in turn (noise on a busy machine falls on both alike); the best
-and the median per-call time are shown (which one runs first swaps every round). Goals
-(issue 5): arena <= 1.05x the unplanned live peak, planned calls no slower (checked on the
+and the median per-call time are shown (which one runs first swaps every round). Goals:
+arena <= 1.05x the unplanned live peak, planned calls no slower (checked on the
 best times, with 2% of slack for noise).
 
     python bench/bench_planner.py             # default rounds

@@ -10,7 +10,7 @@ own thread count); tensorlib at its default thread count. Build with -O3 first:
 On a shared machine the best-of times still move with the load: compare ratios from the
 same run, and prefer many rounds.
 
-Targets (issue 3): 16M float32 sum() and a sum over a transposed dim <= 1.1x torch;
+Targets: 16M float32 sum() and a sum over a transposed dim <= 1.1x torch;
 softmax(dim=1) on 4096x1024 float32 <= 1.2x torch.
 """
 import argparse

@@ -13,7 +13,7 @@ from tensorlib._core.dtype import (
 from tensorlib._core.allocator import device, OutOfMemoryError
 from tensorlib._core import tensor as _C
 from tensorlib._core.tensor import from_numpy
-from tensorlib.tensor import (
+from tensorlib._tensor import (
     Tensor, Size, strided, contiguous_format, preserve_format, channels_last)
 from tensorlib._tensor_str import set_printoptions, get_printoptions
 from tensorlib._legacy import (
@@ -52,3 +52,4 @@ def get_include():
     """
     return _os.path.dirname(_os.path.dirname(_os.path.abspath(__file__)))
 from tensorlib import nn  # noqa: E402  (after the ops it re-exports exist)
+from tensorlib import cuda, optim, serialization, utils  # noqa: E402

@@ -1,7 +1,7 @@
 """The legacy tensor types early PyTorch code uses: ``FloatTensor(2, 3)``,
 ``LongTensor([1, 2])``, ``isinstance(t, FloatTensor)`` and ``t.type(LongTensor)``."""
 from tensorlib._core.dtype import DTYPES_BY_NAME
-from tensorlib.tensor import Tensor
+from tensorlib._tensor import Tensor
 
 
 class _LegacyTensorMeta(type):

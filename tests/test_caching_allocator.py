@@ -1,4 +1,4 @@
-"""The caching allocator behind the one door (issue 5): reuse, best fit, splitting and
+"""The caching allocator behind the one door: reuse, best fit, splitting and
 coalescing seen through addresses and the segment map; exact counters cross-checked against
 the live storages and the allocator's own snapshot; empty_cache() giving memory back to the
 system; the memory limit and OutOfMemoryError with nothing lost; threads; the memory hooks of
@@ -809,7 +809,8 @@ def test_nested_hooks_serve_innermost_first():
 
 def test_arena_blocks_in_garbage_cycles_are_freed_safely():
     """The cyclic GC may clear an object it finds only through a cycle before deallocating
-    it: an arena block must still give its memory back (it once crashed here)."""
+    it: an arena block must still give its memory back (a GC clear must not drop its
+    ``allocator`` first)."""
     base = stats()["arena_bytes.all.current"]
     for _ in range(20):
         frame = {"block": alloc_mod._new_arena_block(8192)}

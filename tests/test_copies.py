@@ -13,7 +13,7 @@ from hypothesis.extra import numpy as hnp
 import tensorlib as tl
 from strided_refs import (
     DTYPES, FLOAT_DTYPES, WITH_FIXTURE, Case, assert_values, bf16_round, cases, elements,
-    float_inside, make_tensor, make_torch, np_dtype, raw_numpy, tl_dtype, to_numpy)
+    float_inside, make_tensor, make_torch, np_dtype, tl_dtype, to_numpy)
 
 
 def check_copy(out, expected, *inputs):

@@ -1,9 +1,6 @@
 """Creation ops: empty/zeros/ones/full, the *_like and new_* forms, arange/linspace/logspace,
 eye, meshgrid, empty_strided and the legacy constructors. Values and dtypes against NumPy,
 layouts, dtype inference and error classes against PyTorch."""
-import math
-import warnings
-
 import numpy as np
 import pytest
 from hypothesis import given, strategies as st

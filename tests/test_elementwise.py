@@ -2347,7 +2347,7 @@ except RuntimeError as e:
 ])
 def test_int_division_by_scalar_that_wraps_to_zero_raises(expr):
     """The zero-divisor check looks at the divisor converted to the tensor's dtype (run in a
-    subprocess: int8 // 256 used to kill the process with SIGFPE)."""
+    subprocess: a C division by zero would kill the process with SIGFPE)."""
     r = subprocess.run([sys.executable, "-c", _CRASH.format(expr=expr)], capture_output=True,
                        text=True, timeout=120)
     assert r.returncode == 0, f"exit {r.returncode}: {r.stderr[-300:]}"

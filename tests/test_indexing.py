@@ -13,7 +13,7 @@ import tensorlib as tl
 from divergences import NEGATIVE_SLICE_STEP_RAISES
 from strided_refs import (
     DTYPES, FLOAT_DTYPES, WITH_FIXTURE, assert_values, bf16_round, cases, check_torch,
-    check_view, elements, make_tensor, make_torch, np_dtype, pos_slices, tl_dtype)
+    check_view, elements, make_tensor, make_torch, np_dtype, pos_slices)
 from hypothesis.extra import numpy as hnp
 
 

@@ -2,7 +2,6 @@
 free on any thread, with its bytes, device, op, role (following role changes) and the user's source line;
 peak, bytes by role, top sites, leaks, the Chrome trace and the timeline picture."""
 import json
-import sys
 import threading
 import xml.etree.ElementTree as ET
 

@@ -9,7 +9,6 @@ import importlib.util
 import math
 import os
 import struct
-import sys
 import threading
 
 import numpy as np

@@ -637,7 +637,8 @@ def test_softmax_parity_large_rows(torch):
 
 
 # ------------------------------------------------------------------------------------------
-# accuracy targets of the issue
+# accuracy on large inputs (where a single float32 accumulator would drift) and results that do
+# not depend on the thread count
 
 @pytest.mark.parametrize("layout", ["whole", "contiguous dim", "strided dim", "strided columns"])
 def test_sum_of_2_25_float32_ones_is_exact(layout):

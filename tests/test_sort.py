@@ -8,8 +8,6 @@ median and mode (whose tie-breaking torch leaves to its algorithm) the indices m
 reported values.
 """
 import collections
-import itertools
-import warnings
 
 import numpy as np
 import pytest

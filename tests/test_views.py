@@ -16,7 +16,7 @@ import tensorlib as tl
 from divergences import SQUEEZE_NON_ONE_DIM_IS_NOOP
 from strided_refs import (
     DTYPES, WITH_FIXTURE, Case, assert_values, cases, check_torch, check_view, check_view_links,
-    distinct_values, make_tensor, np_dtype, outcome, raw_numpy, tl_dtype, to_numpy)
+    distinct_values, np_dtype, outcome, raw_numpy, tl_dtype)
 
 
 def run_view(case, fn, np_fn, torch=None):

@@ -13,7 +13,6 @@ rejected by PyTorch 2.x as a partial overlap; tensorlib copies through a tempora
 the transposed values.
 """
 import itertools
-import math
 
 import numpy as np
 import pytest

@@ -26,8 +26,8 @@ cdef class Allocator:
     """One per device: the only door through which tensor memory is obtained."""
     cdef readonly device device
     # exact counters (names follow PyTorch's memory_stats keys)
-    # unused since issue 5 (the counters live in C, under the allocator's mutex); kept so the
-    # layout only grows
+    # not read or written: the counters live in the C allocator, under its mutex. The fields
+    # stay because this .pxd is append-only (extensions compiled against it rely on the layout)
     cdef int64_t allocated_current, allocated_peak, allocated_total, freed_total
     cdef int64_t count_current, count_peak, count_total, count_freed
     cdef int64_t requested_current
@@ -46,7 +46,7 @@ cdef class Storage:
     cdef readonly device device
     cdef int _role                   # ROLE_*; the Python property `role` notifies memory hooks
     cdef object __weakref__
-    # issue 5: the profiler's and the planner's fields (see MEMHOOKS.md)
+    # the profiler's and the planner's fields (see docs/MEMHOOKS.md)
     cdef public object planned_by    # the hook whose arena holds the bytes (allocator is None)
     cdef public object site          # the profiler's source-site record (opaque)
     cdef public object op            # name of the op that made it (opaque)

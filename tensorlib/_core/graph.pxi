@@ -20,7 +20,7 @@ cdef extern from *:
     int tl_inference
 
 
-# ---- memory-profiler support (issue 5) -------------------------------------------------------
+# ---- memory-profiler support -----------------------------------------------------------------
 # While a profile is active on a thread (tl_prof_depth > 0), the generated op wrappers name the
 # op they run (for attribution of allocations) and new nodes record their forward source site
 # (so allocations made during backward carry the forward line). Both are one C thread-local
@@ -853,10 +853,6 @@ def _sum_to_shape(TensorBase g, shape):
 
 
 # exposed for the engine
-def _accumulator_of(TensorBase leaf):
-    return _grad_accumulator(leaf)
-
-
 def _edge(TensorBase t):
     return _edge_of(t)
 

@@ -13,11 +13,6 @@ cdef extern from "Python.h":
         PyObject* step
 
 
-cdef inline int64_t _slice_step(object s) except? -1:
-    cdef object step = <object>(<PySliceObject*>s).step
-    return 1 if step is None else _iarg(step, "slice", "step", 3)
-
-
 cdef object _getitem(TensorBase t, object index):
     # fast paths for the two most common forms
     if type(index) is int and t._ndim > 0:

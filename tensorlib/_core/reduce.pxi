@@ -6,7 +6,6 @@
 # geometry handed to the kernels: kept and reduced dims, size-1 dims dropped, each group
 # ordered by input stride and coalesced, then one of two layouts (see cpu_reduce.h).
 # (included into tensor.pyx)
-import collections as _collections
 import sys as _sys
 from libc.math cimport INFINITY
 
@@ -35,35 +34,6 @@ cdef extern from "cpu_reduce.h" nogil:
                    int64_t inner)
     void tl_cumulative(int prod, int dtype, const char* x, char* y, int64_t outer, int64_t n,
                        int64_t inner)
-
-
-# ---------------------------------------------------------------------------------------------
-# named-tuple results (tensorlib.return_types re-exports them)
-
-def _structseq(name, fields):
-    """A tuple type with named fields printed like PyTorch's torch.return_types.*."""
-    base = _collections.namedtuple(name, fields)
-
-    def __new__(cls, sequence):
-        # built from one sequence, like a structseq: return_types.max((values, indices))
-        return base.__new__(cls, *sequence)
-
-    def __repr__(self):
-        body = ",\n".join(f"{f}={v!r}" for f, v in zip(self._fields, self))
-        return f"tensorlib.return_types.{name}(\n{body})"
-
-    def __reduce__(self):
-        return (type(self), (tuple(self),))
-
-    cls = type(name, (base,), {"__slots__": (), "__new__": __new__, "__repr__": __repr__,
-                               "__reduce__": __reduce__})
-    cls.__module__ = "tensorlib.return_types"
-    return cls
-
-
-_RETURN_TYPES = {n: _structseq(n, ["values", "indices"]) for n in ("max", "min")}
-_RT_MAX = _RETURN_TYPES["max"]
-_RT_MIN = _RETURN_TYPES["min"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -408,7 +378,7 @@ cdef object _max_min(TensorBase x, object dim, object keepdim, object other, obj
             raise TypeError(f"{op}(): argument 'out' must be a tuple of two Tensors")
         values = _into_out(values, out[0], op)
         indices = _into_out(indices, out[1], op)
-    return (_RT_MAX if is_max else _RT_MIN)((values, indices))
+    return _rtype(op)((values, indices))
 
 
 cdef TensorBase _amax_amin(TensorBase x, object dim, bint keepdim, object out, bint is_max):

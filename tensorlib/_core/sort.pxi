@@ -228,7 +228,7 @@ cdef object _pair(str name, TensorBase vals, TensorBase idx, object out, TensorB
             raise TypeError(f"expected tuple of 2 elements but got {len(out)}")
         vals = _deliver_out(vals, out[0], input, name)
         idx = _deliver_out(idx, out[1], input, name)
-    return _rtype(name)(vals, idx)
+    return _rtype(name)((vals, idx))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -51,14 +51,14 @@ include "iterate.pxi"
 cdef type _TensorType = TensorBase
 # Passed to tp_new, which ignores it (TensorBase has no __cinit__).
 cdef tuple _NO_ARGS = ()
-# The Size class (a tuple subclass defined in tensorlib/tensor.py).
+# The Size class (a tuple subclass defined in tensorlib/_tensor.py).
 cdef object _SizeType = tuple
 # Printing lives in pure Python (tensorlib/_tensor_str.py); registered at import.
 cdef object _repr_fn = None
 
 
 def _register_types(tensor_type, size_type, repr_fn):
-    """Called once by tensorlib.tensor: the public Tensor class, Size and the formatter."""
+    """Called once by tensorlib._tensor: the public Tensor class, Size and the formatter."""
     global _TensorType, _SizeType, _repr_fn
     if not issubclass(tensor_type, TensorBase):
         raise TypeError("tensor type must subclass TensorBase")
@@ -85,7 +85,7 @@ cdef inline VersionCounter _new_vc():
 cdef inline TensorBase _alloc_object():
     # tp_new of the registered subclass; no __init__ (that is the legacy Tensor(*sizes)).
     # Called through the slot: `TensorBase.__new__(_TensorType)` compiles to a Python-level
-    # method lookup and call, which was most of the cost of a small view.
+    # method lookup and call, which would be most of the cost of a small view.
     return <TensorBase>(<PyTypeObject*>_TensorType).tp_new(_TensorType, <PyObject*>_NO_ARGS, NULL)
 
 
@@ -325,10 +325,6 @@ cdef TensorBase _contiguous_copy(TensorBase src, DType dt=None):
 
 # ---------------------------------------------------------------------------------------------
 # argument helpers shared by the generated wrappers (PyTorch-style TypeErrors)
-
-cdef inline bint _is_tensor(object x) noexcept:
-    return isinstance(x, TensorBase)
-
 
 cdef str _tname(object x):
     return "Tensor" if isinstance(x, TensorBase) else type(x).__name__

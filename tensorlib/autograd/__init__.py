@@ -20,7 +20,8 @@ from tensorlib.autograd.gradcheck import gradcheck, gradgradcheck
 
 __all__ = ["backward", "grad", "Variable", "Function", "FunctionCtx", "once_differentiable",
            "gradcheck", "gradgradcheck", "no_grad", "enable_grad", "set_grad_enabled",
-           "inference_mode", "is_grad_enabled", "set_detect_anomaly", "detect_anomaly", "graph"]
+           "inference_mode", "is_grad_enabled", "is_inference_mode_enabled", "set_detect_anomaly",
+           "detect_anomaly", "graph"]
 
 
 def _tensor_list(x, what):

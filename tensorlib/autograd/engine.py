@@ -130,7 +130,7 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
             if not isinstance(t, TensorBase):
                 raise TypeError(f"inputs must be Tensors, got {type(t).__name__}")
             if not t.requires_grad:
-                raise RuntimeError(f"One of the differentiated Tensors does not require grad")
+                raise RuntimeError("One of the differentiated Tensors does not require grad")
             edge = _C._edge(t)
             capture.setdefault(edge, []).append(k)
     results = [None] * (len(inputs) if inputs is not None else 0)

@@ -328,7 +328,7 @@ class Profile:
     @property
     def events(self):
         """Every allocation, free and role change, in order (a list of ``Event``)."""
-        out, step, si = [], 0, 0
+        out, si = [], 0
         steps = [s[0] for s in self._steps]
         t0 = self._t0 or 0
         for i, (t, kind, r, role) in enumerate(self._events):

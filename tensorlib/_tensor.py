@@ -22,6 +22,7 @@ class Size(tuple):
     """
 
     __slots__ = ()
+    __module__ = "tensorlib"                # pickled and printed as tensorlib.Size
 
     def numel(self):
         """Product of the sizes (the number of elements of a tensor of this shape)."""

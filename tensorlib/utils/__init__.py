@@ -1,0 +1,4 @@
+"""Utilities, PyTorch's ``torch.utils``; the data-loading package is ``tensorlib.utils.data``."""
+from tensorlib.utils import data
+
+__all__ = ["data"]

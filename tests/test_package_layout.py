@@ -1,0 +1,58 @@
+"""The package's public layout matches PyTorch's: ``tensorlib.tensor`` is the function and the
+class lives in ``tensorlib._tensor``; the sub-packages PyTorch code reaches for exist; and
+``tensorlib.cuda`` answers the questions PyTorch code asks before picking a device."""
+import importlib
+import os
+import pickle
+
+import pytest
+
+import tensorlib
+
+
+def test_tensor_is_the_function_and_the_class_lives_in_tensor_module(torch):
+    from tensorlib._tensor import Tensor, Size
+    assert Tensor is tensorlib.Tensor and Size is tensorlib.Size
+    assert callable(tensorlib.tensor) and not isinstance(tensorlib.tensor, type)
+    assert tensorlib.tensor([1, 2]).tolist() == [1, 2]
+    assert type(tensorlib.tensor([1])) is tensorlib._tensor.Tensor
+    # the same layout as PyTorch's
+    assert torch._tensor.Tensor is torch.Tensor and callable(torch.tensor)
+    assert tensorlib.Tensor.__module__ == torch.Tensor.__module__.replace("torch", "tensorlib")
+    assert tensorlib.Size.__module__ == torch.Size.__module__.replace("torch", "tensorlib")
+    assert not os.path.exists(os.path.join(os.path.dirname(tensorlib.__file__), "tensor.py"))
+
+
+def test_size_pickles_by_its_public_name():
+    s = tensorlib.zeros(2, 3).shape
+    data = pickle.dumps(s)
+    assert b"tensorlib._tensor" not in data
+    s2 = pickle.loads(data)
+    assert type(s2) is tensorlib.Size and s2 == (2, 3)
+
+
+@pytest.mark.parametrize("name", ["tensorlib.nn", "tensorlib.nn.functional",
+                                  "tensorlib.nn.modules", "tensorlib.nn.init",
+                                  "tensorlib.optim", "tensorlib.utils", "tensorlib.utils.data",
+                                  "tensorlib.serialization", "tensorlib.cuda"])
+def test_packages_exist_as_attributes(torch, name):
+    module = importlib.import_module(name)
+    assert module.__doc__ and module.__doc__.strip()
+    # reachable by attribute after `import tensorlib`, as `torch.nn.init` & co. are
+    obj = tensorlib
+    for part in name.split(".")[1:]:
+        obj = getattr(obj, part)
+    assert obj is module
+    importlib.import_module(name.replace("tensorlib", "torch"))
+
+
+def test_cuda_not_available(torch):
+    assert tensorlib.cuda.is_available() is False
+    assert tensorlib.cuda.device_count() == 0
+    assert type(tensorlib.cuda.device_count()) is int
+    if not torch.cuda.is_available():       # the torch installed for the tests is a CPU build
+        assert tensorlib.cuda.is_available() == torch.cuda.is_available()
+        assert tensorlib.cuda.device_count() == torch.cuda.device_count()
+    device = "cuda" if tensorlib.cuda.is_available() else "cpu"
+    assert tensorlib.ones(2, device=device).tolist() == [1.0, 1.0]
+
