@@ -1,4 +1,6 @@
-"""Shared test setup: hypothesis profiles and the torch reference (optional)."""
+"""Shared test setup: hypothesis profiles, the torch reference (optional), the devices the
+device-neutral tests run on, and the cyclic GC switched off for memory tests."""
+import gc
 import importlib.machinery
 import os
 import sys
@@ -27,3 +29,23 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 def torch():
     """The installed PyTorch, or skip (parity tests are optional)."""
     return pytest.importorskip("torch")
+
+
+@pytest.fixture(params=["cpu", "meta"])
+def device(request):
+    """Each device a test that reads no values runs on (``strided_refs.DEVICES``); a back end
+    added later (the CUDA emulator) joins by adding its name here and there."""
+    return request.param
+
+
+@pytest.fixture
+def no_gc():
+    """Run the test with the cyclic GC off (memory must fall by reference counting alone)."""
+    was_enabled = gc.isenabled()
+    gc.collect()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()

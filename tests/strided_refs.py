@@ -64,9 +64,14 @@ def distinct_values(shape, name):
     return np.asarray(v, dtype=np_dtype(name)).reshape(shape)
 
 
-def make_tensor(a, name):
-    """A contiguous tensorlib tensor of dtype ``name`` holding the values of NumPy array ``a``."""
-    return tl.tensor(np.array(a, order="C")).to(tl_dtype(name))
+# the devices the device-neutral tests run on (values are read only where a device has data)
+DEVICES = ("cpu", "meta")
+
+
+def make_tensor(a, name, device="cpu"):
+    """A contiguous tensorlib tensor of dtype ``name`` holding the values of NumPy array ``a``
+    (on meta: its shape and dtype only)."""
+    return tl.tensor(np.array(a, order="C"), device=device).to(tl_dtype(name))
 
 
 def make_torch(torch, a, name):
@@ -76,7 +81,9 @@ def make_torch(torch, a, name):
 
 
 def to_numpy(t):
-    """Values of a tensorlib or torch tensor as a NumPy array (bfloat16 widened to float32)."""
+    """Values of a tensorlib or torch tensor as a NumPy array (bfloat16 widened to float32).
+    A meta tensor has none: tests that read values do not run on meta."""
+    assert not getattr(t, "is_meta", False), "a meta tensor has no values to compare"
     if "bfloat16" in str(t.dtype):
         t = t.float()
     if hasattr(t, "detach"):
@@ -114,14 +121,17 @@ def check_view(tv, nv, troot, nroot):
     empty: NumPy's empty views may point anywhere), and memory shared with the root."""
     assert tuple(tv.shape) == nv.shape, (tuple(tv.shape), nv.shape)
     assert isinstance(tv.shape, tl.Size) and tv.size() == tv.shape
-    assert_values(tv, nv)
+    assert tv.device == troot.device
+    if not tv.is_meta:
+        assert_values(tv, nv)
     if nv.size > 1:
         for d in range(nv.ndim):
             if nv.shape[d] > 1:
                 assert tv.stride(d) == np_strides(nv)[d], (tv.stride(), np_strides(nv))
     if nv.size > 0:
         assert tv.storage_offset() == np_offset(nv, nroot), (tv.storage_offset(), np_offset(nv, nroot))
-        assert np.shares_memory(raw_numpy(tv), raw_numpy(troot))
+        if not tv.is_meta:
+            assert np.shares_memory(raw_numpy(tv), raw_numpy(troot))
         assert tv.data_ptr() == troot.data_ptr() + tv.storage_offset() * tv.element_size()
     assert tv.untyped_storage() is troot.untyped_storage()
     assert tv.is_contiguous() == nv.flags["C_CONTIGUOUS"] or nv.size <= 1
@@ -216,11 +226,11 @@ class Case:
     array and torch tensor (None without torch); ``root``/``nroot``/``proot`` the contiguous
     originals."""
 
-    def __init__(self, name, values, steps, torch=None):
+    def __init__(self, name, values, steps, torch=None, device="cpu"):
         self.name = name
         self.values = values
         self.steps = steps
-        self.root = make_tensor(values, name)
+        self.root = make_tensor(values, name, device)
         self.nroot = np.array(values, dtype=np_dtype(name))      # its own copy
         self.x = apply_steps(self.root, steps, "tl")
         self.n = apply_steps(self.nroot, steps, "np")
@@ -239,7 +249,7 @@ class Case:
 
 @st.composite
 def cases(draw, torch=None, dtypes=DTYPES, min_dims=0, max_dims=4, max_side=5,
-          allow_expand=True, max_steps=2, values="distinct"):
+          allow_expand=True, max_steps=2, values="distinct", device="cpu"):
     """A Case: a base of a drawn dtype and shape, then drawn layout steps."""
     name = draw(st.sampled_from(dtypes))
     shape = draw(hnp.array_shapes(min_dims=min_dims, max_dims=max_dims, min_side=0, max_side=max_side))
@@ -250,7 +260,7 @@ def cases(draw, torch=None, dtypes=DTYPES, min_dims=0, max_dims=4, max_side=5,
         if name == "bfloat16":
             vals = bf16_round(vals)
     steps, _ = draw(layout_steps(shape, allow_expand, max_steps))
-    return Case(name, vals, steps, torch)
+    return Case(name, vals, steps, torch, device)
 
 
 def float_inside(lo, hi, width):

@@ -1,6 +1,5 @@
 """Autograd: gradients against finite differences (gradcheck, float64) and torch, the engine's
 memory semantics (with the garbage collector off), errors, hooks, grad modes, Function."""
-import gc
 
 import numpy as np
 import pytest
@@ -14,16 +13,6 @@ f64 = tensorlib.float64
 def leaf(*shape, low=-1.0, high=1.0, seed=0):
     rng = np.random.default_rng(seed)
     return tensorlib.tensor(rng.uniform(low, high, size=shape), dtype=f64, requires_grad=True)
-
-
-@pytest.fixture
-def no_gc():
-    gc.collect()
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
 
 
 # --------------------------------------------------------------------------- gradcheck per op

@@ -272,6 +272,19 @@ def test_mixing_devices_raises_pytorchs_error():
     assert m[tensorlib.tensor([1, 0])].shape == (2, 3)
 
 
+def test_counters_follow_the_same_rules_on_every_device(device, no_gc):
+    before = memory.memory_allocated(device)
+    x = tensorlib.empty(1000, device=device)                 # 4000 bytes -> 4096
+    views = [x[1:], x.view(10, 100), x[::2], x.t()]
+    y = x.to(tensorlib.float64)                              # 8000 -> 8192
+    assert memory.memory_allocated(device) - before == 4096 + 8192
+    del views, y
+    assert memory.memory_allocated(device) - before == 4096
+    del x
+    assert memory.memory_allocated(device) == before
+    assert tensorlib.empty(0, device=device).device.type == device
+
+
 def test_meta_counters_are_the_cpus_and_cost_nothing():
     gc.collect()
     before = memory.memory_allocated("meta")

@@ -15,7 +15,7 @@ from numpy.lib.stride_tricks import as_strided as np_as_strided, sliding_window_
 import tensorlib as tl
 from divergences import SQUEEZE_NON_ONE_DIM_IS_NOOP
 from strided_refs import (
-    DTYPES, WITH_FIXTURE, Case, assert_values, cases, check_torch, check_view, check_view_links,
+    DEVICES, DTYPES, WITH_FIXTURE, Case, assert_values, cases, check_torch, check_view, check_view_links,
     distinct_values, np_dtype, outcome, raw_numpy, tl_dtype)
 
 
@@ -106,9 +106,10 @@ def _resolve(new, numel):
     return tuple(numel // rest if n == -1 else n for n in new)
 
 
+@pytest.mark.parametrize("device", DEVICES)
 @given(st.data())
-def test_view_follows_the_compatibility_rule(data):
-    case = data.draw(cases(allow_expand=True))
+def test_view_follows_the_compatibility_rule(device, data):
+    case = data.draw(cases(allow_expand=True, device=device))
     new = data.draw(target_shapes(case.x.shape))
     full = _resolve(new, case.x.numel())
     want = view_oracle(tuple(case.x.shape), case.x.stride(), full)
@@ -299,13 +300,14 @@ def test_transpose_swapaxes_t_T_mT(torch, data):
     run_transposes(data, torch)
 
 
+@pytest.mark.parametrize("device", DEVICES)
 @given(st.data())
-def test_transpose_swapaxes_t_T_mT_numpy(data):
-    run_transposes(data, None)
+def test_transpose_swapaxes_t_T_mT_numpy(device, data):
+    run_transposes(data, None, device)
 
 
-def run_transposes(data, torch):
-    case = data.draw(cases(torch=torch))
+def run_transposes(data, torch, device="cpu"):
+    case = data.draw(cases(torch=torch, device=device))
     nd = case.x.dim()
     if nd == 0:
         v = case.x.transpose(0, -1)
@@ -341,13 +343,14 @@ def test_permute_and_movedim(torch, data):
     run_permutes(data, torch)
 
 
+@pytest.mark.parametrize("device", DEVICES)
 @given(st.data())
-def test_permute_and_movedim_numpy(data):
-    run_permutes(data, None)
+def test_permute_and_movedim_numpy(device, data):
+    run_permutes(data, None, device)
 
 
-def run_permutes(data, torch):
-    case = data.draw(cases(torch=torch, min_dims=1))
+def run_permutes(data, torch, device="cpu"):
+    case = data.draw(cases(torch=torch, device=device, min_dims=1))
     nd = case.x.dim()
     perm = data.draw(st.permutations(range(nd)))
     signed = [p - nd if data.draw(st.booleans()) else p for p in perm]
@@ -403,13 +406,14 @@ def test_expand_family(torch, data):
     run_expands(data, torch)
 
 
+@pytest.mark.parametrize("device", DEVICES)
 @given(st.data())
-def test_expand_family_numpy(data):
-    run_expands(data, None)
+def test_expand_family_numpy(device, data):
+    run_expands(data, None, device)
 
 
-def run_expands(data, torch):
-    case = data.draw(cases(torch=torch))
+def run_expands(data, torch, device="cpu"):
+    case = data.draw(cases(torch=torch, device=device))
     sizes = data.draw(expand_targets(tuple(case.x.shape)))
     lead = len(sizes) - case.x.dim()
     full = tuple(case.x.shape[i - lead] if s == -1 else s for i, s in enumerate(sizes))
@@ -486,13 +490,14 @@ def test_narrow_select(torch, data):
     run_narrow_select(data, torch)
 
 
+@pytest.mark.parametrize("device", DEVICES)
 @given(st.data())
-def test_narrow_select_numpy(data):
-    run_narrow_select(data, None)
+def test_narrow_select_numpy(device, data):
+    run_narrow_select(data, None, device)
 
 
-def run_narrow_select(data, torch):
-    case = data.draw(cases(torch=torch, min_dims=1))
+def run_narrow_select(data, torch, device="cpu"):
+    case = data.draw(cases(torch=torch, device=device, min_dims=1))
     nd = case.x.dim()
     d = data.draw(st.integers(-nd, nd - 1))
     n = case.x.shape[d]
@@ -541,13 +546,14 @@ def test_unsqueeze_squeeze(torch, data):
     run_unsqueeze_squeeze(data, torch)
 
 
+@pytest.mark.parametrize("device", DEVICES)
 @given(st.data())
-def test_unsqueeze_squeeze_numpy(data):
-    run_unsqueeze_squeeze(data, None)
+def test_unsqueeze_squeeze_numpy(device, data):
+    run_unsqueeze_squeeze(data, None, device)
 
 
-def run_unsqueeze_squeeze(data, torch):
-    case = data.draw(cases(torch=torch, max_side=3))
+def run_unsqueeze_squeeze(data, torch, device="cpu"):
+    case = data.draw(cases(torch=torch, device=device, max_side=3))
     nd = case.x.dim()
     d = data.draw(st.integers(-nd - 1, nd))
     run_view(case, lambda x: x.unsqueeze(d), lambda a: np.expand_dims(a, d), torch)
@@ -587,13 +593,14 @@ def test_flatten_unflatten(torch, data):
     run_flatten(data, torch)
 
 
+@pytest.mark.parametrize("device", DEVICES)
 @given(st.data())
-def test_flatten_unflatten_numpy(data):
-    run_flatten(data, None)
+def test_flatten_unflatten_numpy(device, data):
+    run_flatten(data, None, device)
 
 
-def run_flatten(data, torch):
-    case = data.draw(cases(torch=torch))
+def run_flatten(data, torch, device="cpu"):
+    case = data.draw(cases(torch=torch, device=device))
     nd = case.x.dim()
     n = max(nd, 1)
     s = data.draw(st.integers(-n, n - 1))
@@ -660,13 +667,14 @@ def test_as_strided(torch, data):
     run_as_strided(data, torch)
 
 
+@pytest.mark.parametrize("device", DEVICES)
 @given(st.data())
-def test_as_strided_numpy(data):
-    run_as_strided(data, None)
+def test_as_strided_numpy(device, data):
+    run_as_strided(data, None, device)
 
 
-def run_as_strided(data, torch):
-    case = data.draw(cases(torch=torch, min_dims=1, allow_expand=False, max_steps=1))
+def run_as_strided(data, torch, device="cpu"):
+    case = data.draw(cases(torch=torch, device=device, min_dims=1, allow_expand=False, max_steps=1))
     total = case.root.numel()
     nd = data.draw(st.integers(0, 3))
     size = tuple(data.draw(st.integers(0, 4)) for _ in range(nd))
@@ -721,13 +729,14 @@ def test_unfold(torch, data):
     run_unfold(data, torch)
 
 
+@pytest.mark.parametrize("device", DEVICES)
 @given(st.data())
-def test_unfold_numpy(data):
-    run_unfold(data, None)
+def test_unfold_numpy(device, data):
+    run_unfold(data, None, device)
 
 
-def run_unfold(data, torch):
-    case = data.draw(cases(torch=torch))
+def run_unfold(data, torch, device="cpu"):
+    case = data.draw(cases(torch=torch, device=device))
     nd = case.x.dim()
     n = max(nd, 1)
     d = data.draw(st.integers(-n, n - 1))
@@ -768,13 +777,14 @@ def test_diagonal(torch, data):
     run_diagonal(data, torch)
 
 
+@pytest.mark.parametrize("device", DEVICES)
 @given(st.data())
-def test_diagonal_numpy(data):
-    run_diagonal(data, None)
+def test_diagonal_numpy(device, data):
+    run_diagonal(data, None, device)
 
 
-def run_diagonal(data, torch):
-    case = data.draw(cases(torch=torch, min_dims=2))
+def run_diagonal(data, torch, device="cpu"):
+    case = data.draw(cases(torch=torch, device=device, min_dims=2))
     nd = case.x.dim()
     d1, d2 = data.draw(st.permutations(range(nd)))[:2]
     d1 -= nd * data.draw(st.integers(0, 1))
@@ -809,9 +819,10 @@ def test_split_chunk_unbind(torch, data):
     run_split(data, torch)
 
 
+@pytest.mark.parametrize("device", DEVICES)
 @given(st.data())
-def test_split_chunk_unbind_numpy(data):
-    run_split(data, None)
+def test_split_chunk_unbind_numpy(device, data):
+    run_split(data, None, device)
 
 
 def _check_pieces(case, pieces, np_pieces, ppieces):
@@ -822,8 +833,8 @@ def _check_pieces(case, pieces, np_pieces, ppieces):
             check_torch(t, ppieces[i])
 
 
-def run_split(data, torch):
-    case = data.draw(cases(torch=torch, min_dims=1))
+def run_split(data, torch, device="cpu"):
+    case = data.draw(cases(torch=torch, device=device, min_dims=1))
     nd = case.x.dim()
     d = data.draw(st.integers(-nd, nd - 1))
     dd = d % nd
@@ -891,13 +902,14 @@ def test_contiguous_and_metadata(torch, data):
     run_contiguous_metadata(data, torch)
 
 
+@pytest.mark.parametrize("device", DEVICES)
 @given(st.data())
-def test_contiguous_and_metadata_numpy(data):
-    run_contiguous_metadata(data, None)
+def test_contiguous_and_metadata_numpy(device, data):
+    run_contiguous_metadata(data, None, device)
 
 
-def run_contiguous_metadata(data, torch):
-    case = data.draw(cases(torch=torch))
+def run_contiguous_metadata(data, torch, device="cpu"):
+    case = data.draw(cases(torch=torch, device=device))
     x, n = case.x, case.n
     assert x.is_contiguous() == n.flags["C_CONTIGUOUS"]
     c = x.contiguous()
@@ -906,7 +918,9 @@ def run_contiguous_metadata(data, torch):
     else:
         assert c._base is None and c.is_contiguous() and c.untyped_storage() is not x.untyped_storage()
         assert c.stride() == tuple(s // n.itemsize for s in np.ascontiguousarray(n).strides) or n.size <= 1
-    assert_values(c, n)
+    assert c.device == x.device
+    if not x.is_meta:
+        assert_values(c, n)
     itemsize = 2 if case.name == "bfloat16" else n.itemsize
     assert x.element_size() == x.itemsize == itemsize
     assert x.numel() == x.nelement() == n.size == tl.numel(x)
@@ -918,7 +932,7 @@ def run_contiguous_metadata(data, torch):
         assert x.size(d) == n.shape[d] and x.stride(d) == x.stride()[d]
     with pytest.raises(IndexError):
         x.size(n.ndim)
-    if n.size:
+    if n.size and not x.is_meta:
         assert x.data_ptr() == raw_numpy(x).__array_interface__["data"][0]
     if torch is not None:
         p = case.p
