@@ -260,8 +260,9 @@ def test_mixing_devices_raises_pytorchs_error():
     m, c = tensorlib.empty(2, 3, device="meta"), tensorlib.ones(2, 3)
     msg = "Expected all tensors to be on the same device, but found at least two devices"
     for fn in (lambda: m + c, lambda: c * m, lambda: m @ c.t(), lambda: c.add_(m),
-               lambda: tensorlib.add(c, c, out=m), lambda: c[tensorlib.zeros(1, dtype=tensorlib.int64,
-                                                                            device="meta")]):
+               lambda: tensorlib.add(c, c, out=m), lambda: tensorlib.cat([m, c]),
+               lambda: tensorlib.stack([c, m]), lambda: m.index_put_((tensorlib.tensor([0]),), c[0]),
+               lambda: c[tensorlib.zeros(1, dtype=tensorlib.int64, device="meta")]):
         with pytest.raises(RuntimeError, match=msg):
             fn()
     # a 0-d CPU tensor joins any device, as a Python number would (PyTorch's rule)
@@ -270,6 +271,8 @@ def test_mixing_devices_raises_pytorchs_error():
     # copying into meta writes nothing and is allowed; index tensors may stay on the CPU
     assert m.copy_(c) is m
     assert m[tensorlib.tensor([1, 0])].shape == (2, 3)
+    m[0] = tensorlib.tensor(1.0)                     # a CPU scalar written into meta
+    assert m.index_put_((tensorlib.tensor([0]),), tensorlib.tensor(2.0)).is_meta
 
 
 def test_counters_follow_the_same_rules_on_every_device(device, no_gc):

@@ -86,13 +86,16 @@ cdef int _run_index(TensorBase on, tuple reads, int nd, const int64_t* shape, ch
                     const int64_t* dst_st, const char* src, const int64_t* src_st,
                     const int64_t* idx, const int64_t* idx_st, int64_t idx_mul, int side,
                     int dtype, int op) except -1:
-    """One gather/scatter kernel, run by the back end of ``on`` (the tensor written). Index
-    tensors may live on the CPU whatever the device (as in PyTorch); a tensor with data is
-    never read through offsets or values that have none."""
-    if has_data(on):
-        for t in reads:
-            if not has_data(<TensorBase>t):
-                same_device(on, <TensorBase>t, "index")
+    """One gather/scatter kernel, run by the back end of ``on`` (the tensor written).
+    ``reads`` is (the values read, the index): values share on's device (a 0-d CPU tensor
+    joins any); an index may live on the CPU whatever the device (as in PyTorch), but a
+    tensor with data is never addressed through an index that has none."""
+    cdef TensorBase values = <TensorBase>reads[0], index = <TensorBase>reads[1]
+    if values._storage.device is not on._storage.device and not (
+            values._ndim == 0 and values._storage.device is CPU):
+        same_device(on, values, "index")
+    if has_data(on) and not has_data(index):
+        same_device(on, index, "index")
     return backend_of(on).index(nd, shape, dst, dst_st, src, src_st, idx, idx_st, idx_mul, side,
                                 dtype, op)
 

@@ -134,7 +134,10 @@ cdef TensorBase _copy_(TensorBase self, object src, bint non_blocking=False):
     s = _targ(src, "copy_", "src", 1)
     _check_copy_shapes(self, s)
     prepare_write(self, s)
-    _copy_into(self, s)
+    if s._storage.device is not self._storage.device:
+        _copy_across(self, s)             # copy_ moves data between devices
+    else:
+        _copy_into(self, s)
     return self
 
 
@@ -322,9 +325,7 @@ cdef TensorBase _copy_to_device(TensorBase t, DType dt, Device dev):
         out = empty_tensor(t._ndim, t._shape, dt, dev)
     else:
         out = _empty_strided(tuple(t.shape), t.stride(), dt, dev)
-    if dev.kind != DEVICE_META:
-        needs_data(t, "copy out")
-    _copy_into(out, t)
+    _copy_across(out, t)
     return out
 
 

@@ -294,7 +294,11 @@ cdef int _copy_into(TensorBase dst, TensorBase src) except -1:
     cdef int64_t sstrides[MAX_DIMS]
     cdef int ov
     if dst._storage.device is not src._storage.device:
-        return _copy_across(dst, src)
+        # only a 0-d CPU tensor joins another device (as a number would); explicit moves
+        # (copy_, to) call _copy_across themselves
+        if src._ndim == 0 and src._storage.device is CPU:
+            return _copy_across(dst, src)
+        same_device(dst, src, "copy")
     broadcast_strides(src._ndim, src._shape, src._strides, dst._ndim, dst._shape, sstrides)
     ov = _overlap(dst, src)
     if ov == OVERLAP_FULL and src._dtype is dst._dtype:
