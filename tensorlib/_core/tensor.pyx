@@ -2,9 +2,9 @@
 
 A tensor is (storage, offset, shape, strides, dtype) with offset and strides in elements.
 Views share the storage and the version counter of their base and point at the root base.
-Each op is declared once in tensorlib/ops/decl.py; the build generates its argument-parsing
-wrappers into _ops_generated.pxi (included at the end of this module) from those
-declarations, and the implementations live in the .pxi files included below.
+Each op is declared once in tensorlib/ops/decl/; the build generates its argument-parsing
+wrappers into build/generated/_ops_generated.pxi (included at the end of this module) from
+those declarations, and the implementations live in the .pxi files included below.
 """
 cimport cython
 from cpython.object cimport PyObject, PyTypeObject
