@@ -8,6 +8,9 @@ codegen writes the typed loops, the loop table, its extern and the EwOp (see
 from .common import F, FM, FMI, kernel, op
 
 OPS = []
+# the names of the ops declared by ``unary``/``binary`` (the tests iterate over them)
+UNARY_OPS = []
+BINARY_OPS = []
 # Comparisons are differentiable only in place: ``x.lt_(y)`` keeps x's float dtype and its
 # gradient (to x's old values and to y) is zero, as in PyTorch (LtBackward0/1).
 _COMPARISONS = {"eq", "ne", "lt", "le", "gt", "ge"}
@@ -19,6 +22,7 @@ def binary(name, rule, example, result, *, node=None, backward=None, aliases=(),
     running the kernel of the expressions ``exprs`` (``bool=``, ``int=``, ... see ``kernel``).
     ``tensor_only``: ``other`` must be a tensor (maximum/minimum/atan2 in PyTorch)."""
     k = kernel(kernel_name or name, "binary", rule, **exprs)
+    BINARY_OPS.append(name)
     cmp = name in _COMPARISONS
     other = "Tensor other" if tensor_only else "object other"
     OPS.append(op(name, f"Tensor self, {other}, *, object out=None", FMI, aliases=aliases,
@@ -40,6 +44,7 @@ def unary(name, rule, example, result, *, node=None, backward=None, aliases=(), 
     False) and out= forms, running the kernel of ``exprs``; ``backward``: the formula for
     ``self`` (over ``grad``, ``self`` and ``result``)."""
     k = kernel(name, "unary", rule, **exprs)
+    UNARY_OPS.append(name)
     OPS.append(op(name, "Tensor self, *, object out=None", FMI if inplace else FM,
                   aliases=aliases, node=node,
                   backward={"self": backward} if backward else None,
