@@ -37,6 +37,7 @@ UNARY = {
     "asin": lambda x: (x * 0.9).asin(), "acos": lambda x: (x * 0.9).acos(), "atan": lambda x: x.atan(),
     "sinh": lambda x: x.sinh(), "cosh": lambda x: x.cosh(), "tanh": lambda x: x.tanh(),
     "sigmoid": lambda x: x.sigmoid(), "erf": lambda x: x.erf(), "neg": lambda x: -x,
+    "erfc": lambda x: x.erfc(),
     "abs": lambda x: (x + 0.05).abs(), "reciprocal": lambda x: (x.abs() + 0.5).reciprocal(),
     "square": lambda x: x.square(), "silu": lambda x: x.silu(),
     "gelu": lambda x: tensorlib.gelu(x), "gelu_tanh": lambda x: tensorlib.gelu(x, approximate="tanh"),

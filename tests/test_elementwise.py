@@ -496,6 +496,7 @@ UNARY = {
     "tanh": _named("tanh", ref=np.tanh, rule="float", ulps=MATH),
     "sigmoid": _named("sigmoid", ref=_sigmoid, rule="float", ulps=MATH, dom=(-100.0, 100.0)),
     "erf": _named("erf", ref=_erf, rule="float", ulps=MATH, dom=(-5.0, 5.0)),
+    "erfc": _named("erfc", ref=_erfc, rule="float", ulps=MATH, dom=(-5.0, 12.0)),
     "relu": _named("relu", ref=lambda x: np.where((x > 0) | (x != x), x, np.zeros_like(x)), rule="nobool",
                    zero_sign=False),
     "floor": _named("floor", ref=_identity_for_ints(np.floor), rule="nobool"),

@@ -184,6 +184,9 @@ unary("sigmoid", "FLOAT", "tensorlib.tensor([0.]).sigmoid().tolist()", "[0.5]",
 unary("erf", "FLOAT", "tensorlib.tensor([0.]).erf().tolist()", "[0.0]",
       node="ErfBackward0", backward="grad * 1.1283791670955126 * (-self * self).exp()",
       float="tl_erff(x)", double="tl_erf(x)")
+unary("erfc", "FLOAT", "tensorlib.tensor([0.]).erfc().tolist()", "[1.0]",
+      node="ErfcBackward0", backward="grad * -1.1283791670955126 * (-self * self).exp()",
+      float="tl_erfcf(x)", double="tl_erfc(x)")
 # relu selects x unless x < 0, as PyTorch: NaN and -0.0 pass through
 unary("relu", "SAME", "tensorlib.tensor([-1., 2.]).relu().tolist()", "[0.0, 2.0]",
       node="ReluBackward0", backward="grad * (result > 0)",
