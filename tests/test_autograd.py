@@ -36,6 +36,8 @@ UNARY = {
     "sin": lambda x: x.sin(), "cos": lambda x: x.cos(), "tan": lambda x: x.tan(),
     "asin": lambda x: (x * 0.9).asin(), "acos": lambda x: (x * 0.9).acos(), "atan": lambda x: x.atan(),
     "sinh": lambda x: x.sinh(), "cosh": lambda x: x.cosh(), "tanh": lambda x: x.tanh(),
+    "asinh": lambda x: x.asinh(), "acosh": lambda x: (x.abs() + 1.5).acosh(),
+    "atanh": lambda x: (x * 0.9).atanh(),
     "sigmoid": lambda x: x.sigmoid(), "erf": lambda x: x.erf(), "neg": lambda x: -x,
     "erfc": lambda x: x.erfc(),
     "abs": lambda x: (x + 0.05).abs(), "reciprocal": lambda x: (x.abs() + 0.5).reciprocal(),

@@ -493,6 +493,9 @@ UNARY = {
     "atan": _named("atan", ref=np.arctan, rule="float", ulps=MATH, dom=(-100.0, 100.0)),
     "sinh": _named("sinh", ref=np.sinh, rule="float", ulps=MATH, dom=(-100.0, 100.0)),
     "cosh": _named("cosh", ref=np.cosh, rule="float", ulps=MATH, dom=(-100.0, 100.0)),
+    "asinh": _named("asinh", ref=np.arcsinh, rule="float", ulps=MATH, dom=(-1e4, 1e4)),
+    "acosh": _named("acosh", ref=np.arccosh, rule="float", ulps=MATH, dom=(0.5, 1e4)),
+    "atanh": _named("atanh", ref=np.arctanh, rule="float", ulps=MATH, dom=(-1.5, 1.5)),
     "tanh": _named("tanh", ref=np.tanh, rule="float", ulps=MATH),
     "sigmoid": _named("sigmoid", ref=_sigmoid, rule="float", ulps=MATH, dom=(-100.0, 100.0)),
     "erf": _named("erf", ref=_erf, rule="float", ulps=MATH, dom=(-5.0, 5.0)),
@@ -782,7 +785,8 @@ BINARY_CASES = declared_first(EW_DECL.BINARY_OPS, BINARY)
 ALIASES = {"subtract": "sub", "multiply": "mul", "divide": "div", "true_divide": "div",
            "not_equal": "ne", "less": "lt", "less_equal": "le", "greater": "gt",
            "greater_equal": "ge", "arctan2": "atan2", "absolute": "abs", "negative": "neg",
-           "arcsin": "asin", "arccos": "acos", "arctan": "atan", "fix": "trunc", "clip": "clamp"}
+           "arcsin": "asin", "arccos": "acos", "arctan": "atan",
+           "arcsinh": "asinh", "arccosh": "acosh", "arctanh": "atanh", "fix": "trunc", "clip": "clamp"}
 
 
 def binary_reference(op, a, an, b, bn, p=None):

@@ -175,6 +175,16 @@ unary("sinh", "FLOAT", "tensorlib.tensor([0.]).sinh().tolist()", "[0.0]",
       node="SinhBackward0", backward="grad * self.cosh()", float="tl_sinhf(x)", double="tl_sinh(x)")
 unary("cosh", "FLOAT", "tensorlib.tensor([0.]).cosh().tolist()", "[1.0]",
       node="CoshBackward0", backward="grad * self.sinh()", float="tl_coshf(x)", double="tl_cosh(x)")
+# the inverse hyperbolic functions: glibc's (< 2 ulp), not vectorized
+unary("asinh", "FLOAT", "tensorlib.tensor([0.]).asinh().tolist()", "[0.0]",
+      node="AsinhBackward0", aliases=("arcsinh",), backward="grad * (self * self + 1).rsqrt()",
+      float="asinhf(x)", double="asinh(x)")
+unary("acosh", "FLOAT", "tensorlib.tensor([1.]).acosh().tolist()", "[0.0]",
+      node="AcoshBackward0", aliases=("arccosh",), backward="grad * (self * self - 1).rsqrt()",
+      float="acoshf(x)", double="acosh(x)")
+unary("atanh", "FLOAT", "tensorlib.tensor([0.]).atanh().tolist()", "[0.0]",
+      node="AtanhBackward0", aliases=("arctanh",), backward="grad / (1 - self * self)",
+      float="atanhf(x)", double="atanh(x)")
 unary("tanh", "FLOAT", "tensorlib.tensor([0.]).tanh().tolist()", "[0.0]",
       node="TanhBackward0", backward="grad * (1 - result * result)",
       float="tl_tanhf(x)", double="tl_tanh(x)")
