@@ -12,7 +12,7 @@ LIKE = "dtype? dtype=None, object layout=None, device? device=None, bool require
 
 def op(name, sig, variants=FM, impl=None, doc=None, aliases=(), node=None, view_of=None,
        backward=None, input_name="input", outputs="single", node_if=(), inplace_view=False,
-       record_inplace_only=False, records_itself=False, kernels=()):
+       record_inplace_only=False, records_itself=False, kernels=(), operators=()):
     """One declaration. ``backward`` maps each differentiable input to its gradient formula
     (tensorlib ops over ``grad``/``grads``, the inputs, ``result`` and ``X_sizes``-style
     metadata); what the node saves is derived from it (codegen.autograd_plan).
@@ -25,12 +25,13 @@ def op(name, sig, variants=FM, impl=None, doc=None, aliases=(), node=None, view_
     x's float dtype; ``x.lt(y)`` is bool), so the out-of-place one records nothing.
     ``records_itself``: the implementation may record its own history (a copying ``reshape``
     is PyTorch's clone + _unsafe_view); the op's node is recorded only when it did not.
-    ``kernels``: the elementwise C kernels the op runs (see ``kernel``)."""
+    ``kernels``: the elementwise C kernels the op runs (see ``kernel``).
+    ``operators``: the Python operator slots of Tensor that run this op (see ``slots``)."""
     return dict(name=name, sig=sig, variants=variants, impl=impl, doc=doc, aliases=aliases,
                 node=node, view_of=view_of, backward=backward, input_name=input_name,
                 outputs=outputs, node_if=node_if, inplace_view=inplace_view,
                 record_inplace_only=record_inplace_only, records_itself=records_itself,
-                kernels=tuple(kernels))
+                kernels=tuple(kernels), operators=tuple(operators))
 
 
 FMI = "function method inplace"
@@ -66,3 +67,21 @@ def kernel(name, kind, rule, *, bool=None, uint8=None, int=None, float=None, dou
              "float": float, "double": double}
     return dict(name=name, kind=kind, rule=rule, exprs=exprs, pre=pre,
                 error_name=error_name or name)
+
+
+def slots(name, reflected=None, inplace=True):
+    """The operator slots ``__<name>__``, ``__r<name>__`` and ``__i<name>__`` of an op taking
+    (input, other): as (slot, operand order, in place). ``reflected``: None (no reflected
+    slot), "same" (a commutative op: ``2 + x`` runs ``add(x, 2)``, as PyTorch) or "swap"
+    (``2 // x`` runs ``floor_divide(2, x)``); ``inplace``: whether ``x //= y`` runs the op in
+    place.
+
+        >>> slots("floordiv", "swap")[1]
+        ('__rfloordiv__', 'other, self', False)
+    """
+    out = [(f"__{name}__", "self, other", False)]
+    if reflected:
+        out.append((f"__r{name}__", "self, other" if reflected == "same" else "other, self", False))
+    if inplace:
+        out.append((f"__i{name}__", "self, other", True))
+    return tuple(out)

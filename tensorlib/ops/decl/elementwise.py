@@ -5,7 +5,7 @@ codegen writes the typed loops, the loop table, its extern and the EwOp (see
 ``common.kernel``). The C helpers the expressions call (``tl_expf``, ``IDIV_FLOOR``, ``FMAX``,
 ``ipow`` ...) are in tensorlib/_core/cpu/cpu_elementwise.c and cpu_math.h.
 """
-from .common import F, FM, FMI, kernel, op
+from .common import F, FM, FMI, kernel, op, slots
 
 OPS = []
 # the names of the ops declared by ``unary``/``binary`` (the tests iterate over them)
@@ -17,10 +17,11 @@ _COMPARISONS = {"eq", "ne", "lt", "le", "gt", "ge"}
 
 
 def binary(name, rule, example, result, *, node=None, backward=None, aliases=(),
-           tensor_only=False, kernel_name=None, **exprs):
+           tensor_only=False, kernel_name=None, operators=(), **exprs):
     """A binary op ``name(input, other, *, out=None)`` with method, in-place and out= forms,
     running the kernel of the expressions ``exprs`` (``bool=``, ``int=``, ... see ``kernel``).
-    ``tensor_only``: ``other`` must be a tensor (maximum/minimum/atan2 in PyTorch)."""
+    ``tensor_only``: ``other`` must be a tensor (maximum/minimum/atan2 in PyTorch);
+    ``operators``: its Tensor operator slots (``common.slots``); a comparison has its own."""
     k = kernel(kernel_name or name, "binary", rule, **exprs)
     BINARY_OPS.append(name)
     cmp = name in _COMPARISONS
@@ -35,14 +36,15 @@ def binary(name, rule, example, result, *, node=None, backward=None, aliases=(),
                   impl=f"_binary(OP_{k['name'].upper()}, {{self}}, {{other}}, {{out}}, {{inplace}})",
                   doc=f"Elementwise ``{name}`` with broadcasting and type promotion.\n\n"
                       f"    >>> {example}\n    {result}",
-                  kernels=[k]))
+                  kernels=[k],
+                  operators=((f"__{name}__", "self, other", False),) if cmp else operators))
 
 
 def unary(name, rule, example, result, *, node=None, backward=None, aliases=(), inplace=True,
-          **exprs):
+          operators=(), **exprs):
     """A unary op ``name(input, *, out=None)`` with method, in-place (unless ``inplace`` is
     False) and out= forms, running the kernel of ``exprs``; ``backward``: the formula for
-    ``self`` (over ``grad``, ``self`` and ``result``)."""
+    ``self`` (over ``grad``, ``self`` and ``result``); ``operators``: its slots (``__neg__``)."""
     k = kernel(name, "unary", rule, **exprs)
     UNARY_OPS.append(name)
     OPS.append(op(name, "Tensor self, *, object out=None", FMI if inplace else FM,
@@ -50,7 +52,7 @@ def unary(name, rule, example, result, *, node=None, backward=None, aliases=(), 
                   backward={"self": backward} if backward else None,
                   impl=f"_unary(OP_{name.upper()}, {{self}}, {{out}}, {{inplace}})",
                   doc=f"Elementwise ``{name}``.\n\n    >>> {example}\n    {result}",
-                  kernels=[k]))
+                  kernels=[k], operators=operators))
 
 
 def _ints_floats(expr):
@@ -65,6 +67,7 @@ def _all(expr):
 
 # ------------------------------------------------------------------ binary
 binary("mul", "SAME", "tensorlib.tensor([1, 2]).mul(3).tolist()", "[3, 6]",
+       operators=slots("mul", "same"),
        node="MulBackward0", aliases=("multiply",),
        backward={"self": "grad * other", "other": "grad * self"},
        bool="(x & y) != 0", **_ints_floats("x * y"))
@@ -85,15 +88,20 @@ binary("atan2", "FLOAT", "round(tensorlib.atan2(tensorlib.tensor([1.]), tensorli
                  "other": "-grad * self / (self * self + other * other)"},
        float="tl_atan2f(x, y)", double="tl_atan2(x, y)")
 binary("bitwise_and", "INT", "tensorlib.tensor([6]).bitwise_and(3).tolist()", "[2]",
+       operators=slots("and", "same"),
        bool="x & y", int="x & y")
 binary("bitwise_or", "INT", "tensorlib.tensor([6]).bitwise_or(3).tolist()", "[7]",
+       operators=slots("or", "same"),
        bool="x | y", int="x | y")
 binary("bitwise_xor", "INT", "tensorlib.tensor([6]).bitwise_xor(3).tolist()", "[5]",
+       operators=slots("xor", "same"),
        bool="x ^ y", int="x ^ y")
 # a shift count outside [0, width) gives 0 (left) or the sign fill (right), as PyTorch
 binary("bitwise_left_shift", "INT", "tensorlib.tensor([1]).bitwise_left_shift(3).tolist()", "[8]",
+       operators=slots("lshift", "swap"),
        kernel_name="lshift", uint8="((int)y >= 8 ? 0 : (u8)(x << y))", int="SHL({T}, x, y)")
 binary("bitwise_right_shift", "INT", "tensorlib.tensor([8]).bitwise_right_shift(3).tolist()", "[1]",
+       operators=slots("rshift", "swap"),
        kernel_name="rshift", uint8="((int)y >= 8 ? 0 : (u8)(x >> y))", int="SHR({T}, x, y)")
 binary("eq", "BOOL_OUT", "tensorlib.tensor([1, 2]).eq(2).tolist()", "[False, True]",
        **_all("x == y"))
@@ -119,10 +127,12 @@ binary("logical_xor", "BOOL_OUT",
 
 # ------------------------------------------------------------------ unary
 unary("neg", "NO_BOOL", "tensorlib.tensor([1, -2]).neg().tolist()", "[-1, 2]",
+      operators=(("__neg__", "self", False),),
       node="NegBackward0", aliases=("negative",), backward="-grad",
       int="0 - x", float="-x", double="-x")
 # as PyTorch: "abs_cpu" not implemented for 'Bool'
 unary("abs", "SAME", "tensorlib.tensor([-1, 2]).abs().tolist()", "[1, 2]",
+      operators=(("__abs__", "self", False),),
       node="AbsBackward0", aliases=("absolute",), backward="grad * self.sign()",
       uint8="x", int="x < 0 ? 0 - x : x", float="fabsf(x)", double="fabs(x)")
 unary("sign", "SAME", "tensorlib.tensor([-3., 0., 2.]).sign().tolist()", "[-1.0, 0.0, 1.0]",
@@ -225,10 +235,12 @@ unary("signbit", "BOOL_OUT", "tensorlib.tensor([-0., 1.]).signbit().tolist()", "
 unary("logical_not", "BOOL_OUT", "tensorlib.tensor([0, 3]).logical_not().tolist()", "[True, False]",
       **_all("x == 0"))
 unary("bitwise_not", "INT", "tensorlib.tensor([0]).bitwise_not().tolist()", "[-1]",
+      operators=(("__invert__", "self", False),),
       bool="!x", int="~x")
 
 OPS += [
     op("add", "Tensor self, object other, *, object alpha=1, object out=None", FMI,
+       operators=slots("add", "same"),
        kernels=[kernel("add", "binary", "SAME", pre="ALPHA", bool="(x | y) != 0",
                        **_ints_floats("x + alpha * y"))],
        impl="_add({self}, {other}, {alpha}, {out}, {inplace})", node="AddBackward0",
@@ -236,17 +248,21 @@ OPS += [
        doc="``input + alpha * other`` with broadcasting and type promotion.\n\n"
            "    >>> tensorlib.tensor([1, 2]).add(tensorlib.tensor([10, 20]), alpha=2).tolist()\n    [21, 42]"),
     op("sub", "Tensor self, object other, *, object alpha=1, object out=None", FMI,
+       operators=slots("sub"),
        kernels=[kernel("sub", "binary", "NO_BOOL", pre="ALPHA", **_ints_floats("x - alpha * y"))],
        aliases=("subtract",),
        impl="_add({self}, {other}, {alpha}, {out}, {inplace}, True)", node="SubBackward0",
        backward={'self': 'grad', 'other': '_scale(grad, -alpha)'},
        doc="``input - alpha * other``.\n\n    >>> tensorlib.tensor([5]).sub(2).tolist()\n    [3]"),
     op("rsub", "Tensor self, object other, *, object alpha=1", F,
+       operators=(("__rsub__", "self, other", False),),
        impl="_add({other}, {self}, {alpha}, None, False, True)", node="RsubBackward0",
        node_if=(("RsubBackward1", "not isinstance(other, TensorBase)"),),
        backward={'self': '_scale(grad, -alpha)', 'other': 'grad'},
        doc="``other - alpha * input``.\n\n    >>> tensorlib.rsub(tensorlib.tensor([1]), 5).tolist()\n    [4]"),
     op("div", "object self, object other, *, object rounding_mode=None, object out=None", FMI,
+       # (__rtruediv__ is reciprocal then mul, as PyTorch: tensor.pyx)
+       operators=(("__truediv__", "self, other", False), ("__itruediv__", "self, other", True)),
        kernels=[kernel("div", "binary", "FLOAT", float="x / y", double="x / y"),
                 # integer division by zero raises before the loop runs (IDIV_*: MIN / -1)
                 kernel("div_trunc", "binary", "SAME", uint8="UDIV(x, y)",
@@ -261,10 +277,12 @@ OPS += [
        doc="True division (integers give floats), or rounded with ``rounding_mode`` 'trunc'/'floor'.\n\n"
            "    >>> tensorlib.tensor([7, -7]).div(2, rounding_mode='floor').tolist()\n    [3, -4]"),
     op("floor_divide", "Tensor self, object other, *, object out=None", FMI,
+       operators=slots("floordiv", "swap"),
        impl="_int_safe_binary(OP_DIV_FLOOR, {self}, {other}, {out}, {inplace})",
        doc="Division rounded toward negative infinity (Python's ``//``).\n\n"
            "    >>> tensorlib.tensor([-7]).floor_divide(2).tolist()\n    [-4]"),
     op("remainder", "object self, object other, *, object out=None", FMI,
+       operators=slots("mod", "swap"),
        kernels=[kernel("remainder", "binary", "SAME", uint8="UMOD(x, y)", int="IMOD_PY({T}, x, y)",
                        float="py_modf(x, y)", double="py_mod(x, y)")],
        impl="_int_safe_binary(OP_REMAINDER, {self}, {other}, {out}, {inplace})",
@@ -282,6 +300,7 @@ OPS += [
        doc="C's modulus: the result has the sign of the dividend.\n\n"
            "    >>> tensorlib.tensor([-7]).fmod(3).tolist()\n    [-1]"),
     op("pow", "object self, object exponent, *, object out=None", FMI,
+       operators=slots("pow", "swap"),
        kernels=[kernel("pow", "binary", "SAME", int="ipow((int64_t)x, (int64_t)y)",
                        float="powf_(x, y)", double="pow_(x, y)")],
        impl="_pow({self}, {exponent}, {out}, {inplace})", node="PowBackward0",

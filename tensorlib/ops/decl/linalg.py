@@ -1,5 +1,5 @@
 """Linear algebra."""
-from .common import F, op
+from .common import F, op, slots
 
 OPS = [
     # Float products run on NumPy's BLAS with out= into our storage; integers on our own loops
@@ -13,6 +13,7 @@ OPS = [
     # (dot/mv/mm/bmm and views, linalg.pxi), so grad_fn, next_functions and what is saved
     # are PyTorch's
     op("matmul", "Tensor self, Tensor other, *, object out=None",
+       operators=slots("matmul", "swap", inplace=False),
        impl="_matmul_op({self}, {other}, {out})",
        doc="Matrix product for every rank: dot (1-D, 1-D), mv, mm, and batched products with "
            "broadcast batch dims (a 1-D operand is a row on the left, a column on the right).\n\n"
