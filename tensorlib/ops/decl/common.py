@@ -6,8 +6,10 @@ M = "method"
 FM = "function method"
 
 # Keyword tails shared by the factory functions.
-FACTORY = "dtype? dtype=None, object layout=None, device? device=None, bool requires_grad=False, bool pin_memory=False"
-LIKE = "dtype? dtype=None, object layout=None, device? device=None, bool requires_grad=False, object memory_format=None"
+FACTORY = ("dtype? dtype=None, object layout=None, device? device=None, bool requires_grad=False, "
+           "bool pin_memory=False")
+LIKE = ("dtype? dtype=None, object layout=None, device? device=None, bool requires_grad=False, "
+        "object memory_format=None")
 
 
 def op(name, sig, variants=FM, impl=None, doc=None, aliases=(), node=None, view_of=None,

@@ -33,7 +33,8 @@ def binary(name, rule, example, result, *, node=None, backward=None, aliases=(),
                   record_inplace_only=cmp,
                   backward={"self": "_zeros_grad(grad)", "other": "_zeros_grad(grad)"} if cmp
                   else backward,
-                  impl=f"_binary(OP_{k['name'].upper()}, {{self}}, {{other}}, {{out}}, {{inplace}})",
+                  impl=f"_binary(OP_{k['name'].upper()}, {{self}}, {{other}}, {{out}}, "
+                       "{inplace})",
                   doc=f"Elementwise ``{name}`` with broadcasting and type promotion.\n\n"
                       f"    >>> {example}\n    {result}",
                   kernels=[k],
@@ -72,17 +73,20 @@ binary("mul", "SAME", "tensorlib.tensor([1, 2]).mul(3).tolist()", "[3, 6]",
        backward={"self": "grad * other", "other": "grad * self"},
        bool="(x & y) != 0", **_ints_floats("x * y"))
 # maximum/minimum propagate NaN (FMAX/FMIN), unlike C's fmax/fmin
-binary("maximum", "SAME", "tensorlib.maximum(tensorlib.tensor([1, 5]), tensorlib.tensor([3, 2])).tolist()",
+binary("maximum", "SAME",
+       "tensorlib.maximum(tensorlib.tensor([1, 5]), tensorlib.tensor([3, 2])).tolist()",
        "[3, 5]", node="MaximumBackward0", tensor_only=True,
        backward={"self": "_max_min_share(grad, self, other, True)",
                  "other": "_max_min_share(grad, other, self, True)"},
        bool="(x | y) != 0", int="(x > y ? x : y)", float="FMAX(x, y)", double="FMAX(x, y)")
-binary("minimum", "SAME", "tensorlib.minimum(tensorlib.tensor([1, 5]), tensorlib.tensor([3, 2])).tolist()",
+binary("minimum", "SAME",
+       "tensorlib.minimum(tensorlib.tensor([1, 5]), tensorlib.tensor([3, 2])).tolist()",
        "[1, 2]", node="MinimumBackward0", tensor_only=True,
        backward={"self": "_max_min_share(grad, self, other, False)",
                  "other": "_max_min_share(grad, other, self, False)"},
        bool="(x & y) != 0", int="(x < y ? x : y)", float="FMIN(x, y)", double="FMIN(x, y)")
-binary("atan2", "FLOAT", "round(tensorlib.atan2(tensorlib.tensor([1.]), tensorlib.tensor([1.])).item(), 4)",
+binary("atan2", "FLOAT",
+       "round(tensorlib.atan2(tensorlib.tensor([1.]), tensorlib.tensor([1.])).item(), 4)",
        "0.7854", node="Atan2Backward0", aliases=("arctan2",), tensor_only=True,
        backward={"self": "grad * other / (self * self + other * other)",
                  "other": "-grad * self / (self * self + other * other)"},
@@ -246,7 +250,8 @@ OPS += [
        impl="_add({self}, {other}, {alpha}, {out}, {inplace})", node="AddBackward0",
        backward={'self': 'grad', 'other': '_scale(grad, alpha)'},
        doc="``input + alpha * other`` with broadcasting and type promotion.\n\n"
-           "    >>> tensorlib.tensor([1, 2]).add(tensorlib.tensor([10, 20]), alpha=2).tolist()\n    [21, 42]"),
+           "    >>> tensorlib.tensor([1, 2]).add(tensorlib.tensor([10, 20]), alpha=2).tolist()\n"
+           "    [21, 42]"),
     op("sub", "Tensor self, object other, *, object alpha=1, object out=None", FMI,
        operators=slots("sub"),
        kernels=[kernel("sub", "binary", "NO_BOOL", pre="ALPHA", **_ints_floats("x - alpha * y"))],
@@ -259,7 +264,8 @@ OPS += [
        impl="_add({other}, {self}, {alpha}, None, False, True)", node="RsubBackward0",
        node_if=(("RsubBackward1", "not isinstance(other, TensorBase)"),),
        backward={'self': '_scale(grad, -alpha)', 'other': 'grad'},
-       doc="``other - alpha * input``.\n\n    >>> tensorlib.rsub(tensorlib.tensor([1]), 5).tolist()\n    [4]"),
+       doc="``other - alpha * input``.\n\n"
+           "    >>> tensorlib.rsub(tensorlib.tensor([1]), 5).tolist()\n    [4]"),
     op("div", "object self, object other, *, object rounding_mode=None, object out=None", FMI,
        # (__rtruediv__ is reciprocal then mul, as PyTorch: tensor.pyx)
        operators=(("__truediv__", "self, other", False), ("__itruediv__", "self, other", True)),
@@ -273,8 +279,11 @@ OPS += [
        aliases=("divide", "true_divide"),
        impl="_div({self}, {other}, {rounding_mode}, {out}, {inplace})",
        node="DivBackward0", node_if=(("DivBackward2", "rounding_mode is not None"),),
-       backward={'self': '(grad / other) if rounding_mode is None else grad * 0', 'other': '(-grad * self / (other * other)) if rounding_mode is None else grad * 0'},
-       doc="True division (integers give floats), or rounded with ``rounding_mode`` 'trunc'/'floor'.\n\n"
+       backward={'self': '(grad / other) if rounding_mode is None else grad * 0',
+                 'other': '(-grad * self / (other * other)) if rounding_mode is None else grad * '
+                          '0'},
+       doc="True division (integers give floats), "
+           "or rounded with ``rounding_mode`` 'trunc'/'floor'.\n\n"
            "    >>> tensorlib.tensor([7, -7]).div(2, rounding_mode='floor').tolist()\n    [3, -4]"),
     op("floor_divide", "Tensor self, object other, *, object out=None", FMI,
        operators=slots("floordiv", "swap"),
@@ -304,8 +313,10 @@ OPS += [
        kernels=[kernel("pow", "binary", "SAME", int="ipow((int64_t)x, (int64_t)y)",
                        float="powf_(x, y)", double="pow_(x, y)")],
        impl="_pow({self}, {exponent}, {out}, {inplace})", node="PowBackward0",
-       node_if=(("PowBackward2", "not isinstance(self, TensorBase)"), ("PowBackward1", "isinstance(exponent, TensorBase)")),
-       backward={'self': '_pow_backward_self(grad, self, exponent)', 'exponent': '_pow_backward_exponent(grad, self, exponent, result)'},
+       node_if=(("PowBackward2", "not isinstance(self, TensorBase)"),
+                ("PowBackward1", "isinstance(exponent, TensorBase)")),
+       backward={'self': '_pow_backward_self(grad, self, exponent)',
+                 'exponent': '_pow_backward_exponent(grad, self, exponent, result)'},
        doc="``input ** exponent`` (either may be a number).\n\n"
            "    >>> tensorlib.pow(tensorlib.tensor([2, 3]), 2).tolist()\n    [4, 9]"),
     op("round", "Tensor self, *, int decimals=0, object out=None", FMI,
@@ -324,12 +335,16 @@ OPS += [
     op("frac", "Tensor self, *, object out=None", FMI, impl="_frac({self}, {out}, {inplace})",
        kernels=[kernel("frac", "unary", "SAME", float="x - truncf(x)", double="x - trunc(x)")],
        node="FracBackward0", backward={'self': 'grad'},
-       doc="Fractional part, ``x - trunc(x)``.\n\n    >>> tensorlib.tensor([1.25, -1.25]).frac().tolist()\n    [0.25, -0.25]"),
-    op("nan_to_num", "Tensor self, object nan=0.0, object posinf=None, object neginf=None, *, object out=None", FMI,
+       doc="Fractional part, ``x - trunc(x)``.\n\n"
+           "    >>> tensorlib.tensor([1.25, -1.25]).frac().tolist()\n    [0.25, -0.25]"),
+    op("nan_to_num",
+       "Tensor self, object nan=0.0, object posinf=None, object neginf=None, *, object out=None",
+       FMI,
        kernels=[kernel("nan_to_num", "unary", "SAME",
                        pre={"float": "const f32 nv = (f32)P(0); const f32 pv = (f32)P(1); "
                                      "const f32 mv = (f32)P(2)",
-                            "double": "const f64 nv = P(0); const f64 pv = P(1); const f64 mv = P(2)"},
+                            "double": "const f64 nv = P(0); const f64 pv = P(1); const f64 mv = "
+                                      "P(2)"},
                        float="x != x ? nv : (x == INFINITY ? pv : (x == -INFINITY ? mv : x))",
                        double="x != x ? nv : (x == INFINITY ? pv : (x == -INFINITY ? mv : x))")],
        impl="_nan_to_num({self}, {nan}, {posinf}, {neginf}, {out}, {inplace})",
@@ -340,25 +355,33 @@ OPS += [
        aliases=("clip",),
        impl="_clamp({self}, {min}, {max}, {out}, {inplace})", node="ClampBackward1",
        node_if=(("ClampBackward0", "isinstance(min, TensorBase) or isinstance(max, TensorBase)"),),
-       backward={'self': '_clamp_backward(grad, self, min, max)', 'min': '_clamp_bound_backward(grad, self, min, False, max)', 'max': '_clamp_bound_backward(grad, self, max, True, min)'},
+       backward={'self': '_clamp_backward(grad, self, min, max)',
+                 'min': '_clamp_bound_backward(grad, self, min, False, max)',
+                 'max': '_clamp_bound_backward(grad, self, max, True, min)'},
        doc="Limit values to [min, max] (numbers or tensors; either may be None).\n\n"
            "    >>> tensorlib.tensor([-2, 0, 5]).clamp(-1, 3).tolist()\n    [-1, 0, 3]"),
     op("clamp_min", "Tensor self, object min, *, object out=None", FMI,
        impl="_clamp({self}, {min}, None, {out}, {inplace})", node="ClampMinBackward0",
        node_if=(("ClampMinBackward1", "isinstance(min, TensorBase)"),),
-       backward={'self': '_clamp_backward(grad, self, min, None)', 'min': '_clamp_bound_backward(grad, self, min, False)'},
-       doc="``clamp(min=min)``.\n\n    >>> tensorlib.tensor([-2, 5]).clamp_min(0).tolist()\n    [0, 5]"),
+       backward={'self': '_clamp_backward(grad, self, min, None)',
+                 'min': '_clamp_bound_backward(grad, self, min, False)'},
+       doc="``clamp(min=min)``.\n\n    >>> tensorlib.tensor([-2, 5]).clamp_min(0).tolist()\n"
+           "    [0, 5]"),
     op("clamp_max", "Tensor self, object max, *, object out=None", FMI,
        impl="_clamp({self}, None, {max}, {out}, {inplace})", node="ClampMaxBackward0",
        node_if=(("ClampMaxBackward1", "isinstance(max, TensorBase)"),),
-       backward={'self': '_clamp_backward(grad, self, None, max)', 'max': '_clamp_bound_backward(grad, self, max, True)'},
-       doc="``clamp(max=max)``.\n\n    >>> tensorlib.tensor([-2, 5]).clamp_max(0).tolist()\n    [-2, 0]"),
+       backward={'self': '_clamp_backward(grad, self, None, max)',
+                 'max': '_clamp_bound_backward(grad, self, max, True)'},
+       doc="``clamp(max=max)``.\n\n    >>> tensorlib.tensor([-2, 5]).clamp_max(0).tolist()\n"
+           "    [-2, 0]"),
     op("lerp", "Tensor self, object end, object weight, *, object out=None", FMI,
        impl="_lerp({self}, {end}, {weight}, {out}, {inplace})", node="LerpBackward0",
        node_if=(("LerpBackward1", "isinstance(weight, TensorBase)"),),
-       backward={'self': 'grad * (1 - weight)', 'end': 'grad * weight', 'weight': 'grad * (end - self)'},
+       backward={'self': 'grad * (1 - weight)', 'end': 'grad * weight',
+                 'weight': 'grad * (end - self)'},
        doc="Linear interpolation ``input + weight * (end - input)``.\n\n"
-           "    >>> tensorlib.tensor([0.]).lerp(tensorlib.tensor([10.]), 0.25).tolist()\n    [2.5]"),
+           "    >>> tensorlib.tensor([0.]).lerp(tensorlib.tensor([10.]), 0.25).tolist()\n"
+           "    [2.5]"),
     op("where", "Tensor condition, object self, object other, *, object out=None", F,
        impl="_where({condition}, {self}, {other}, {out})", node="WhereBackward0",
        backward={'self': 'where(condition, grad, 0.0)', 'other': 'where(condition, 0.0, grad)'},
@@ -370,32 +393,40 @@ OPS += [
        node_if=(("MaskedFillBackward1", "isinstance(value, TensorBase)"),),
        backward={'self': 'grad.masked_fill(mask, 0)', 'value': 'where(mask, grad, 0.0).sum()'},
        doc="``value`` where ``mask`` is True, else ``input``.\n\n"
-           "    >>> tensorlib.zeros(3).masked_fill(tensorlib.tensor([True, False, True]), 7).tolist()\n    [7.0, 0.0, 7.0]"),
+           "    >>> tensorlib.zeros(3).masked_fill(tensorlib.tensor([True, False, True]), "
+           "7).tolist()\n    [7.0, 0.0, 7.0]"),
     op("equal", "Tensor self, object other", FM, impl="_equal({self}, {other})",
        doc="True when both tensors have the same shape and elements.\n\n"
            "    >>> tensorlib.equal(tensorlib.tensor([1, 2]), tensorlib.tensor([1, 2]))\n    True"),
-    op("isclose", "Tensor self, object other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False", FM,
+    op("isclose",
+       "Tensor self, object other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False", FM,
        impl="_isclose({self}, {other}, {rtol}, {atol}, {equal_nan})",
        doc="``|input - other| <= atol + rtol * |other|`` elementwise.\n\n"
-           "    >>> tensorlib.isclose(tensorlib.tensor([1.0]), tensorlib.tensor([1.0 + 1e-9])).tolist()\n    [True]"),
-    op("allclose", "Tensor self, object other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False", FM,
+           "    >>> tensorlib.isclose(tensorlib.tensor([1.0]), "
+           "tensorlib.tensor([1.0 + 1e-9])).tolist()\n    [True]"),
+    op("allclose",
+       "Tensor self, object other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False", FM,
        impl="_allclose({self}, {other}, {rtol}, {atol}, {equal_nan})",
        doc="Whether every element is close (see isclose).\n\n"
-           "    >>> tensorlib.allclose(tensorlib.tensor([1.0]), tensorlib.tensor([1.00001]))\n    True"),
+           "    >>> tensorlib.allclose(tensorlib.tensor([1.0]), tensorlib.tensor([1.00001]))\n"
+           "    True"),
     # activations (also in tensorlib.nn.functional)
     op("leaky_relu", "Tensor self, float negative_slope=0.01, bool inplace=False", F,
        kernels=[kernel("leaky_relu", "unary", "SAME",
-                       pre={"float": "const f32 slope = (f32)P(0)", "double": "const f64 slope = P(0)"},
+                       pre={"float": "const f32 slope = (f32)P(0)",
+                            "double": "const f64 slope = P(0)"},
                        float="x > 0 ? x : x * slope", double="x > 0 ? x : x * slope")],
        impl="_float_only(OP_LEAKY_RELU, {self}, None, {inplace}, ({negative_slope},))",
        node="LeakyReluBackward0", backward={'self': 'where(self > 0, grad, grad * negative_slope)'},
        doc="``x`` if x > 0 else ``negative_slope * x``.\n\n"
-           "    >>> tensorlib.leaky_relu(tensorlib.tensor([-1., 1.]), 0.1).tolist()\n    [-0.10000000149011612, 1.0]"),
+           "    >>> tensorlib.leaky_relu(tensorlib.tensor([-1., 1.]), 0.1).tolist()\n"
+           "    [-0.10000000149011612, 1.0]"),
     op("elu", "Tensor self, float alpha=1.0, bool inplace=False", F,
        kernels=[kernel("elu", "unary", "SAME",
                        pre={"float": "const f32 al = (f32)P(0); const f32 sc = (f32)P(1); "
                                      "const f32 is = (f32)P(2)",
-                            "double": "const f64 al = P(0); const f64 sc = P(1); const f64 is = P(2)"},
+                            "double": "const f64 al = P(0); const f64 sc = P(1); const f64 is = "
+                                      "P(2)"},
                        float="x > 0 ? x * sc : al * sc * tl_expm1f(x * is)",
                        double="x > 0 ? x * sc : al * sc * tl_expm1(x * is)")],
        impl="_float_only(OP_ELU, {self}, None, {inplace}, ({alpha}, 1.0, 1.0))",
@@ -424,8 +455,10 @@ OPS += [
        kernels=[kernel("hardtanh", "unary", "SAME",
                        pre={"float": "const f32 lo = (f32)P(0); const f32 hi = (f32)P(1)",
                             "double": "const f64 lo = P(0); const f64 hi = P(1)"},
-                       float="x < lo ? lo : (x > hi ? hi : x)", double="x < lo ? lo : (x > hi ? hi : x)")],
+                       float="x < lo ? lo : (x > hi ? hi : x)",
+                       double="x < lo ? lo : (x > hi ? hi : x)")],
        impl="_float_only(OP_HARDTANH, {self}, None, {inplace}, ({min_val}, {max_val}))",
        node="HardtanhBackward0", backward={'self': 'grad * ((self > min_val) & (self < max_val))'},
-       doc="Clamp to [min_val, max_val].\n\n    >>> tensorlib.hardtanh(tensorlib.tensor([-3., 0.5])).tolist()\n    [-1.0, 0.5]"),
+       doc="Clamp to [min_val, max_val].\n\n"
+           "    >>> tensorlib.hardtanh(tensorlib.tensor([-3., 0.5])).tolist()\n    [-1.0, 0.5]"),
 ]

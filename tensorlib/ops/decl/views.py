@@ -9,7 +9,8 @@ OPS = [
            "    tensorlib.Size([2, 3])"),
     op("view_as", "Tensor self, Tensor other", M, impl="_view({self}, tuple({other}.shape))",
        node="ViewBackward0", backward={'self': 'grad.reshape(self_sizes)'}, view_of="self",
-       doc="``self.view(other.shape)``.\n\n    >>> tensorlib.arange(4).view_as(tensorlib.zeros(2, 2)).shape\n"
+       doc="``self.view(other.shape)``.\n\n"
+           "    >>> tensorlib.arange(4).view_as(tensorlib.zeros(2, 2)).shape\n"
            "    tensorlib.Size([2, 2])"),
     # reshape records what PyTorch's does: a view of a contiguous input is ViewBackward0, of
     # a non-contiguous one ReshapeAliasBackward0, and a copy CloneBackward0 + UnsafeViewBackward0
@@ -23,7 +24,8 @@ OPS = [
        impl="_reshape_op({self}, tuple({other}.shape))", records_itself=True,
        node="ViewBackward0", node_if=(("ReshapeAliasBackward0", "not self.is_contiguous()"),),
        backward={'self': 'grad.reshape(self_sizes)'}, view_of="self",
-       doc="``self.reshape(other.shape)``.\n\n    >>> tensorlib.arange(4).reshape_as(tensorlib.zeros(2, 2)).shape\n"
+       doc="``self.reshape(other.shape)``.\n\n"
+           "    >>> tensorlib.arange(4).reshape_as(tensorlib.zeros(2, 2)).shape\n"
            "    tensorlib.Size([2, 2])"),
     op("transpose", "Tensor self, int dim0, int dim1", aliases=("swapaxes", "swapdims"),
        node="TransposeBackward0", backward={'self': 'grad.transpose(dim0, dim1)'}, view_of="self",
@@ -35,7 +37,8 @@ OPS = [
     op("permute", "Tensor self, int[]... dims", node="PermuteBackward0",
        backward={'self': 'grad.permute(_inverse_perm(dims))'}, view_of="self",
        doc="A view with dims reordered.\n\n"
-           "    >>> tensorlib.zeros(2, 3, 4).permute(2, 0, 1).shape\n    tensorlib.Size([4, 2, 3])"),
+           "    >>> tensorlib.zeros(2, 3, 4).permute(2, 0, 1).shape\n"
+           "    tensorlib.Size([4, 2, 3])"),
     op("movedim", "Tensor self, object source, object destination", aliases=("moveaxis",),
        node="PermuteBackward0", backward={'self': 'grad.movedim(destination, source)'},
        view_of="self",
@@ -48,11 +51,13 @@ OPS = [
            "    >>> tensorlib.zeros(3, 1).expand(-1, 4).stride()\n    (1, 0)"),
     op("expand_as", "Tensor self, Tensor other", M, impl="_expand({self}, tuple({other}.shape))",
        node="ExpandBackward0", backward={'self': 'grad'}, view_of="self",
-       doc="``self.expand(other.shape)``.\n\n    >>> tensorlib.zeros(1).expand_as(tensorlib.zeros(3)).shape\n"
+       doc="``self.expand(other.shape)``.\n\n"
+           "    >>> tensorlib.zeros(1).expand_as(tensorlib.zeros(3)).shape\n"
            "    tensorlib.Size([3])"),
     op("broadcast_to", "Tensor self, int[] size", impl="_expand({self}, {size})",
        node="ExpandBackward0", backward={'self': 'grad'}, view_of="self",
-       doc="A view broadcast to ``size``.\n\n    >>> tensorlib.broadcast_to(tensorlib.zeros(3), (2, 3)).shape\n"
+       doc="A view broadcast to ``size``.\n\n"
+           "    >>> tensorlib.broadcast_to(tensorlib.zeros(3), (2, 3)).shape\n"
            "    tensorlib.Size([2, 3])"),
     op("broadcast_tensors", "object... tensors", F, impl="_broadcast_tensors({tensors})",
        node="ExpandBackward0",
@@ -72,7 +77,8 @@ OPS = [
        doc="A view with a size-1 dim inserted at ``dim``.\n\n"
            "    >>> tensorlib.zeros(3).unsqueeze(0).shape\n    tensorlib.Size([1, 3])"),
     op("squeeze", "Tensor self, object dim=None", node="SqueezeBackward0",
-       node_if=(("SqueezeBackward2", "isinstance(dim, (tuple, list))"), ("SqueezeBackward1", "dim is not None")),
+       node_if=(("SqueezeBackward2", "isinstance(dim, (tuple, list))"),
+                ("SqueezeBackward1", "dim is not None")),
        backward={'self': 'grad.reshape(self_sizes)'}, view_of="self",
        doc="A view without size-1 dims (all, or those in ``dim``; a non-1 dim is left alone).\n\n"
            "    >>> tensorlib.zeros(1, 3, 1).squeeze().shape\n    tensorlib.Size([3])"),
@@ -84,11 +90,13 @@ OPS = [
     op("unflatten", "Tensor self, int dim, int[] sizes", node="ViewBackward0",
        backward={'self': 'grad.reshape(self_sizes)'}, view_of="self",
        doc="Dim ``dim`` split into ``sizes`` (one -1 allowed).\n\n"
-           "    >>> tensorlib.zeros(2, 12).unflatten(1, (3, -1)).shape\n    tensorlib.Size([2, 3, 4])"),
+           "    >>> tensorlib.zeros(2, 12).unflatten(1, (3, -1)).shape\n"
+           "    tensorlib.Size([2, 3, 4])"),
     op("as_strided", "Tensor self, int[] size, int[] stride, int? storage_offset=None",
        impl="_as_strided({self}, {size}, {stride}, {storage_offset})",
        node="AsStridedBackward0",
-       backward={'self': '_as_strided_backward(grad, self_sizes, self_strides, self_offset, size, stride, storage_offset)'},
+       backward={'self': '_as_strided_backward(grad, self_sizes, self_strides, self_offset, size, '
+                         'stride, storage_offset)'},
        view_of="self",
        doc="A view with explicit geometry (checked against the storage's bounds).\n\n"
            "    >>> tensorlib.arange(4).as_strided((2, 2), (1, 1)).tolist()\n    [[0, 1], [1, 2]]"),
@@ -115,7 +123,8 @@ OPS = [
     op("unbind", "Tensor self, int dim=0", node="UnbindBackward0",
        backward={'self': '_unbind_backward(grads, node, dim)'}, outputs='multi', view_of="self",
        doc="Views of every index along ``dim``.\n\n"
-           "    >>> [t.tolist() for t in tensorlib.arange(4).view(2, 2).unbind(1)]\n    [[0, 2], [1, 3]]"),
+           "    >>> [t.tolist() for t in tensorlib.arange(4).view(2, 2).unbind(1)]\n"
+           "    [[0, 2], [1, 3]]"),
     op("detach", "Tensor self", node=None,
        doc="The same data cut from the graph (shares the version counter).\n\n"
            "    >>> tensorlib.ones(2, requires_grad=True).detach().requires_grad\n    False"),
@@ -134,16 +143,19 @@ OPS = [
        impl="_set_geometry_inplace({self}, _transpose({self}, {dim0}, {dim1}))",
        node="TransposeBackward1", backward={'self': 'grad.transpose(dim0, dim1)'},
        inplace_view=True,
-       doc="Swap two dims in place (metadata only).\n\n    >>> tensorlib.zeros(2, 3).transpose_(0, 1).shape\n"
+       doc="Swap two dims in place (metadata only).\n\n"
+           "    >>> tensorlib.zeros(2, 3).transpose_(0, 1).shape\n"
            "    tensorlib.Size([3, 2])"),
     op("squeeze_", "Tensor self, object dim=None", M,
        impl="_set_geometry_inplace({self}, _squeeze({self}, {dim}))",
        node="SqueezeBackward3", node_if=(("SqueezeBackward4", "dim is not None"),),
        backward={'self': 'grad.reshape(self_sizes)'}, inplace_view=True,
-       doc="Squeeze in place.\n\n    >>> tensorlib.zeros(1, 2).squeeze_().shape\n    tensorlib.Size([2])"),
+       doc="Squeeze in place.\n\n    >>> tensorlib.zeros(1, 2).squeeze_().shape\n"
+           "    tensorlib.Size([2])"),
     op("unsqueeze_", "Tensor self, int dim", M,
        impl="_set_geometry_inplace({self}, _unsqueeze({self}, {dim}))",
        node="UnsqueezeBackward1", backward={'self': 'grad.squeeze(dim)'}, inplace_view=True,
-       doc="Unsqueeze in place.\n\n    >>> tensorlib.zeros(2).unsqueeze_(1).shape\n    tensorlib.Size([2, 1])"),
+       doc="Unsqueeze in place.\n\n    >>> tensorlib.zeros(2).unsqueeze_(1).shape\n"
+           "    tensorlib.Size([2, 1])"),
 
 ]
