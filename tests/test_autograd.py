@@ -38,6 +38,7 @@ UNARY = {
     "sinh": lambda x: x.sinh(), "cosh": lambda x: x.cosh(), "tanh": lambda x: x.tanh(),
     "asinh": lambda x: x.asinh(), "acosh": lambda x: (x.abs() + 1.5).acosh(),
     "atanh": lambda x: (x * 0.9).atanh(),
+    "logit": lambda x: (x * 0.4 + 0.5).logit(), "logit_eps": lambda x: x.logit(eps=0.2),
     "sigmoid": lambda x: x.sigmoid(), "erf": lambda x: x.erf(), "neg": lambda x: -x,
     "erfc": lambda x: x.erfc(),
     "abs": lambda x: (x + 0.05).abs(), "reciprocal": lambda x: (x.abs() + 0.5).reciprocal(),

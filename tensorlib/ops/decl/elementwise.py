@@ -4,6 +4,15 @@ Each elementwise op carries its C kernels: the scalar expression per dtype class
 codegen writes the typed loops, the loop table, its extern and the EwOp (see
 ``common.kernel``). The C helpers the expressions call (``tl_expf``, ``IDIV_FLOOR``, ``FMAX``,
 ``ipow`` ...) are in tensorlib/_core/cpu/cpu_elementwise.c and cpu_math.h.
+
+A new unary op is one ``unary(...)`` call here (its expressions, dtype rule, backward formula
+and doc example) plus its NumPy reference in tests/test_elementwise.py (``UNARY``) and its
+gradcheck case in tests/test_autograd.py (``UNARY``); a declared op without them fails the
+tests. For example (the erfc below):
+
+    unary("erfc", "FLOAT", "tensorlib.tensor([0.]).erfc().tolist()", "[1.0]",
+          node="ErfcBackward0", backward="grad * -1.1283791670955126 * (-self * self).exp()",
+          float="tl_erfcf(x)", double="tl_erfc(x)")
 """
 from .common import F, FM, FMI, kernel, op, slots
 
@@ -337,6 +346,21 @@ OPS += [
        node="FracBackward0", backward={'self': 'grad'},
        doc="Fractional part, ``x - trunc(x)``.\n\n"
            "    >>> tensorlib.tensor([1.25, -1.25]).frac().tolist()\n    [0.25, -0.25]"),
+    # eps clamps the input to [eps, 1 - eps] first; without it the bounds are -inf and inf
+    op("logit", "Tensor self, object eps=None, *, object out=None", FMI,
+       kernels=[kernel("logit", "unary", "FLOAT",
+                       pre={"float": "const f32 lo = (f32)P(0); const f32 hi = (f32)P(1)",
+                            "double": "const f64 lo = P(0); const f64 hi = P(1)"},
+                       float="tl_logf((x < lo ? lo : (x > hi ? hi : x)) / (1 - (x < lo ? lo : (x > hi ? hi : x))))",
+                       double="tl_log((x < lo ? lo : (x > hi ? hi : x)) / (1 - (x < lo ? lo : (x > hi ? hi : x))))")],
+       impl="_unary_params(OP_LOGIT, {self}, {out}, {inplace}, (float('-inf'), float('inf')) "
+            "if {eps} is None else ({eps}, 1.0 - {eps}))",
+       node="LogitBackward0",
+       backward={'self': "where((self < (0 if eps is None else eps)) | "
+                         "(self > (1 if eps is None else 1 - eps)), "
+                         "float('nan') if eps is None else 0.0, grad / (self * (1 - self)))"},
+       doc="``log(x / (1 - x))``, of x clamped to [eps, 1 - eps] when ``eps`` is given.\n\n"
+           "    >>> tensorlib.tensor([0.5, 0.75]).logit().tolist()\n    [0.0, 1.0986123085021973]"),
     op("nan_to_num",
        "Tensor self, object nan=0.0, object posinf=None, object neginf=None, *, object out=None",
        FMI,
