@@ -263,7 +263,7 @@ cdef TensorBase _ew(EwOp op, tuple inputs, object out, bint inplace, const void*
 
 
 # ---------------------------------------------------------------------------------------------
-# op implementations (the declarations in decl.py dispatch here)
+# op implementations (the declarations in tensorlib/ops/decl/ dispatch here)
 
 cdef object _operand(object x, str op, str name):
     """A tensor or a Python number; anything else is a TypeError."""
