@@ -15,9 +15,10 @@ from setuptools.command.build_ext import build_ext
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "tensorlib", "ops"))
-import codegen  # noqa: E402  (tensorlib/ops/codegen.py: reads decl.py, writes _ops_generated.pxi)
+import codegen  # noqa: E402  (tensorlib/ops/codegen.py: reads tensorlib/ops/decl/)
 
-codegen.main()
+# generated sources (op wrappers, elementwise loops and tables) live in the build directory
+GENERATED = codegen.main(os.path.join(HERE, "build", "generated"))
 
 DEV = os.environ.get("TENSORLIB_DEV") == "1"
 # -g0 at -O3: Python's own CFLAGS bring -g, and gcc's variable tracking on the huge generated
@@ -36,9 +37,9 @@ def core(name, *c_sources):
     return Extension(
         f"tensorlib._core.{name}",
         [os.path.join(CORE, f"{name}.pyx")] + [os.path.join(CPU, s) for s in c_sources],
-        include_dirs=[CORE, CPU, numpy.get_include()],
+        include_dirs=[CORE, CPU, GENERATED, numpy.get_include()],
         # rebuild when a C header changes (e.g. cpu_math.h, inlined into the kernels)
-        depends=sorted(glob.glob(os.path.join(CPU, "*.h"))),
+        depends=sorted(glob.glob(os.path.join(CPU, "*.h")) + glob.glob(os.path.join(GENERATED, "*.h"))),
         extra_compile_args=CFLAGS,
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
     )
@@ -91,6 +92,7 @@ setup(
     ext_modules=cythonize(
         extensions,
         language_level=3,
+        include_path=[GENERATED],
         nthreads=os.cpu_count() or 1,
         compiler_directives={
             # kept on: they only guard Python sequence fast paths; C arrays are unchecked anyway

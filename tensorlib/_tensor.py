@@ -2,7 +2,7 @@
 
 ``Tensor`` is the C-level ``TensorBase`` with Python-level extras only: ``__slots__ = ()``
 keeps the instance layout identical, and every operator stays a C slot of TensorBase. The
-method variants of the declared ops (generated from tensorlib/ops/decl.py) are installed here.
+method variants of the declared ops (generated from tensorlib/ops/decl/) are installed here.
 """
 import weakref
 

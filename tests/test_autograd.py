@@ -6,6 +6,7 @@ import pytest
 
 import tensorlib
 from tensorlib.autograd import gradcheck, gradgradcheck
+from tensorlib.ops.decl import elementwise as EW_DECL
 
 f64 = tensorlib.float64
 
@@ -24,7 +25,11 @@ UNARY = {
     "sin": lambda x: x.sin(), "cos": lambda x: x.cos(), "tan": lambda x: x.tan(),
     "asin": lambda x: (x * 0.9).asin(), "acos": lambda x: (x * 0.9).acos(), "atan": lambda x: x.atan(),
     "sinh": lambda x: x.sinh(), "cosh": lambda x: x.cosh(), "tanh": lambda x: x.tanh(),
+    "asinh": lambda x: x.asinh(), "acosh": lambda x: (x.abs() + 1.5).acosh(),
+    "atanh": lambda x: (x * 0.9).atanh(),
+    "logit": lambda x: (x * 0.4 + 0.5).logit(), "logit_eps": lambda x: x.logit(eps=0.2),
     "sigmoid": lambda x: x.sigmoid(), "erf": lambda x: x.erf(), "neg": lambda x: -x,
+    "erfc": lambda x: x.erfc(),
     "abs": lambda x: (x + 0.05).abs(), "reciprocal": lambda x: (x.abs() + 0.5).reciprocal(),
     "square": lambda x: x.square(), "silu": lambda x: x.silu(),
     "gelu": lambda x: tensorlib.gelu(x), "gelu_tanh": lambda x: tensorlib.gelu(x, approximate="tanh"),
@@ -33,10 +38,16 @@ UNARY = {
     "relu": lambda x: (x + 0.05).relu(), "pow_scalar": lambda x: (x.abs() + 0.5) ** 2.5,
     "rpow": lambda x: 2.0 ** x, "clamp": lambda x: x.clamp(-0.5, 0.5),
     "frac": lambda x: (x + 2.0).frac(), "hardtanh": lambda x: tensorlib.hardtanh(x * 2),
+    # zero gradients, away from the jumps
+    "sign": lambda x: (x + 2.0).sign(), "floor": lambda x: (x * 0.3 + 0.5).floor(),
+    "ceil": lambda x: (x * 0.3 + 0.5).ceil(), "trunc": lambda x: (x * 0.3 + 0.5).trunc(),
 }
+# the differentiable unary ops declared in tensorlib/ops/decl/elementwise.py: each must have a
+# case above (a missing one fails with a KeyError rather than going unchecked)
+DECLARED_UNARY = [d["name"] for d in EW_DECL.OPS if d["name"] in EW_DECL.UNARY_OPS and d["backward"]]
 
 
-@pytest.mark.parametrize("name", sorted(UNARY))
+@pytest.mark.parametrize("name", sorted(set(UNARY) | set(DECLARED_UNARY)))
 def test_gradcheck_unary(name):
     x = leaf(3, 4, seed=1)
     if name == "clamp":    # stay away from the kinks
@@ -55,7 +66,11 @@ BINARY = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(BINARY))
+DECLARED_BINARY = [d["name"] for d in EW_DECL.OPS if d["name"] in EW_DECL.BINARY_OPS
+                   and d["backward"] and not d["record_inplace_only"]]
+
+
+@pytest.mark.parametrize("name", sorted(set(BINARY) | set(DECLARED_BINARY)))
 def test_gradcheck_binary_broadcasting(name):
     a = leaf(3, 4, seed=2)
     b = leaf(4, seed=3)           # broadcast: the gradient must be summed back to (4,)

@@ -10,6 +10,7 @@ from hypothesis import given, strategies as st
 
 import tensorlib
 from tensorlib.autograd import gradcheck
+from tensorlib.ops.decl import elementwise as EW_DECL
 
 f64 = tensorlib.float64
 
@@ -128,6 +129,16 @@ CASES = {
     "lt": (lambda L, x, y: x.lt(y), [(3, 4), (3, 4)]),
     "argmax": (lambda L, x: x.argmax(), [(3, 4)]),
 }
+
+# every differentiable unary op declared in tensorlib/ops/decl/elementwise.py, on inputs
+# inside its domain (x in [-1, 1] moved by the shift); torch has silu in nn.functional only
+_DOMAIN_SHIFT = {"log": 1.5, "log2": 1.5, "log10": 1.5, "sqrt": 1.5, "rsqrt": 1.5,
+                 "reciprocal": 1.5, "acosh": 2.5, "abs": 1.5}
+for _name in EW_DECL.UNARY_OPS:
+    if next(d for d in EW_DECL.OPS if d["name"] == _name)["backward"]:
+        CASES["declared_" + _name] = (
+            lambda L, x, n=_name: getattr(L if hasattr(L, n) else L.nn.functional, n)(
+                x * 0.9 + _DOMAIN_SHIFT.get(n, 0.0)), [(3, 4)])
 
 
 def _arrays(shapes, positive, seed=0):

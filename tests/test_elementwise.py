@@ -13,6 +13,10 @@ Inputs: random shapes (0-d, empty, broadcasting pairs), layouts (transposed, sli
 steps, expanded/broadcast views) and all ten dtypes; Python scalars and 0-d tensors for the
 promotion rules; every form (function, method, in-place ``_``, ``out=``).
 
+The op tables are read from the declarations (tensorlib/ops/decl/elementwise.py): every
+declared op is looked up by name in UNARY, BINARY or OWN_TESTS here, and a declared op
+without a reference fails test_every_declared_elementwise_op_has_a_reference.
+
 Library bugs found here are strict xfails whose reason starts with "BUG:"; the property
 tests skip the inputs those bugs affect so that the rest stays checked.
 """
@@ -29,6 +33,7 @@ from hypothesis.extra import numpy as hnp
 
 import tensorlib as tl
 import tensorlib.nn.functional as TLF
+from tensorlib.ops.decl import elementwise as EW_DECL
 from divergences import HALF_TIMES_PY_FLOAT_DTYPE, INTEGERS_WRAP
 from strided_refs import (
     DTYPES, FLOAT_DTYPES, bf16_round, elements, float_inside, make_tensor, make_torch, np_dtype,
@@ -488,9 +493,17 @@ UNARY = {
     "atan": _named("atan", ref=np.arctan, rule="float", ulps=MATH, dom=(-100.0, 100.0)),
     "sinh": _named("sinh", ref=np.sinh, rule="float", ulps=MATH, dom=(-100.0, 100.0)),
     "cosh": _named("cosh", ref=np.cosh, rule="float", ulps=MATH, dom=(-100.0, 100.0)),
+    "asinh": _named("asinh", ref=np.arcsinh, rule="float", ulps=MATH, dom=(-1e4, 1e4)),
+    "acosh": _named("acosh", ref=np.arccosh, rule="float", ulps=MATH, dom=(0.5, 1e4)),
+    "atanh": _named("atanh", ref=np.arctanh, rule="float", ulps=MATH, dom=(-1.5, 1.5)),
     "tanh": _named("tanh", ref=np.tanh, rule="float", ulps=MATH),
     "sigmoid": _named("sigmoid", ref=_sigmoid, rule="float", ulps=MATH, dom=(-100.0, 100.0)),
     "erf": _named("erf", ref=_erf, rule="float", ulps=MATH, dom=(-5.0, 5.0)),
+    "erfc": _named("erfc", ref=_erfc, rule="float", ulps=MATH, dom=(-5.0, 12.0)),
+    "logit": _named("logit", ref=lambda x: np.log(x / (1 - x)), rule="float", ulps=MATH,
+                    dom=(-0.5, 1.5)),
+    "logit_0.25": Unary(lambda lib, x: lib.logit(x, eps=0.25), rule="float", ulps=MATH,
+                        ref=lambda x: np.log(np.clip(x, 0.25, 0.75) / (1 - np.clip(x, 0.25, 0.75)))),
     "relu": _named("relu", ref=lambda x: np.where((x > 0) | (x != x), x, np.zeros_like(x)), rule="nobool",
                    zero_sign=False),
     "floor": _named("floor", ref=_identity_for_ints(np.floor), rule="nobool"),
@@ -590,6 +603,16 @@ UNARY_BUGS = {
 }
 
 
+def declared_first(declared, table):
+    """The declared ops, then the table's other entries (overloads such as ``gelu_tanh``): a
+    declared op missing from the table fails its test with a KeyError instead of going
+    untested."""
+    return list(dict.fromkeys(list(declared) + list(table)))
+
+
+UNARY_CASES = declared_first(EW_DECL.UNARY_OPS, UNARY)
+
+
 def unary_input_values(op, name):
     """The fixed inputs of the parity table: the math grid (floats) or telling integers."""
     if is_float(name):
@@ -597,7 +620,7 @@ def unary_input_values(op, name):
     return table_values(name)
 
 
-@pytest.mark.parametrize("op", list(UNARY))
+@pytest.mark.parametrize("op", UNARY_CASES)
 @given(data=st.data())
 def test_unary_matches_numpy(op, data):
     """Every unary op on random shapes, layouts and dtypes: result dtype, errors and values
@@ -620,7 +643,7 @@ def test_unary_matches_numpy(op, data):
 
 
 def _unary_table_params():
-    for op in UNARY:
+    for op in UNARY_CASES:
         for name in DTYPES:
             reason = UNARY_BUGS.get((op, name))
             yield pytest.param(op, name, marks=bug(reason) if reason else (), id=f"{op}-{name}")
@@ -761,11 +784,13 @@ BINARY = {
     "logical_or": _op2("logical_or", np.logical_or, "logical"),
     "logical_xor": _op2("logical_xor", np.logical_xor, "logical"),
 }
+BINARY_CASES = declared_first(EW_DECL.BINARY_OPS, BINARY)
 # aliases PyTorch also has: each must be the same op
 ALIASES = {"subtract": "sub", "multiply": "mul", "divide": "div", "true_divide": "div",
            "not_equal": "ne", "less": "lt", "less_equal": "le", "greater": "gt",
            "greater_equal": "ge", "arctan2": "atan2", "absolute": "abs", "negative": "neg",
-           "arcsin": "asin", "arccos": "acos", "arctan": "atan", "fix": "trunc", "clip": "clamp"}
+           "arcsin": "asin", "arccos": "acos", "arctan": "atan",
+           "arcsinh": "asinh", "arccosh": "acosh", "arctanh": "atanh", "fix": "trunc", "clip": "clamp"}
 
 
 def binary_reference(op, a, an, b, bn, p=None):
@@ -816,7 +841,7 @@ def operand_elements(op, name, other, second, p=None):
     return el
 
 
-@pytest.mark.parametrize("op", list(BINARY))
+@pytest.mark.parametrize("op", BINARY_CASES)
 @given(data=st.data())
 def test_binary_matches_numpy(op, data):
     """Every binary op on broadcasting pairs of random shapes, layouts and dtypes (mixed dtypes
@@ -862,7 +887,7 @@ def _pair_values(op, an, bn):
     return a.reshape(-1, 1), b
 
 
-@pytest.mark.parametrize("op", list(BINARY))
+@pytest.mark.parametrize("op", BINARY_CASES)
 def test_binary_matches_torch(torch, op):
     """Each binary op on every pair of the ten dtypes, over every pair of telling values
     (NaN, infinities, signed zeros, integer extremes): error class, result dtype and values
@@ -2512,3 +2537,51 @@ def test_masked_fill_inplace_broadcast_message():
     """The in-place shape error names both shapes like every other in-place op."""
     with pytest.raises(RuntimeError, match=r"output with shape \[3\] doesn't match the broadcast shape \[2, 3\]"):
         tl.zeros(3).masked_fill_(tl.tensor([[True, False, True], [False, False, True]]), 1.0)
+
+
+# ---------------------------------------------------------------------------------------------
+# every declared elementwise op has a reference here
+
+# declared ops checked by tests of their own rather than through UNARY/BINARY
+OWN_TESTS = {
+    "rsub": "test_add_sub_alpha_match_numpy", "clamp": "test_clamp_matches_numpy",
+    "clamp_min": "test_clamp_min_max_are_one_sided_clamps",
+    "clamp_max": "test_clamp_min_max_are_one_sided_clamps", "lerp": "test_lerp_matches_numpy",
+    "where": "test_where_matches_numpy", "masked_fill": "test_masked_fill_matches_numpy",
+    "equal": "test_equal_matches_numpy", "isclose": "test_isclose_allclose_match_numpy",
+    "allclose": "test_isclose_allclose_match_numpy",
+}
+
+
+def test_every_declared_elementwise_op_has_a_reference():
+    """Each op of tensorlib/ops/decl/elementwise.py is in UNARY or BINARY (with its NumPy
+    reference) or has a test of its own: adding an op without a reference fails here."""
+    missing = [d["name"] for d in EW_DECL.OPS
+               if d["name"] not in UNARY and d["name"] not in BINARY and d["name"] not in OWN_TESTS]
+    assert not missing, f"declared elementwise ops without a reference in this file: {missing}"
+    assert all(callable(globals().get(t)) for t in OWN_TESTS.values())
+    # every declared unary/binary op is also a case of the table tests
+    assert set(EW_DECL.UNARY_OPS) <= set(UNARY_CASES)
+    assert set(EW_DECL.BINARY_OPS) <= set(BINARY_CASES)
+
+
+def test_declared_kernels_run_their_dtype_classes():
+    """A kernel's declared dtype classes are exactly the loops that run: a class without an
+    expression raises NotImplementedError or RuntimeError (as PyTorch), one with an
+    expression computes (for unary kernels of a unary op, on a one-element tensor)."""
+    cls_of = {"bool": "bool", "uint8": "uint8", "int32": "int", "float32": "float",
+              "float64": "double"}
+    for d in EW_DECL.OPS:
+        if d["name"] not in EW_DECL.UNARY_OPS:
+            continue
+        (k,) = d["kernels"]
+        for name, cls in cls_of.items():
+            x = tl.ones(1, dtype=tl_dtype(name))
+            rule = k["rule"]
+            # the FLOAT rule computes integers and bool in the default float dtype
+            runs = k["exprs"]["float" if rule == "FLOAT" and cls not in ("double",) else cls]
+            if runs is not None and not (rule == "NO_BOOL" and name == "bool"):
+                getattr(tl, d["name"])(x)
+            else:
+                with pytest.raises((NotImplementedError, RuntimeError)):
+                    getattr(tl, d["name"])(x)

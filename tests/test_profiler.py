@@ -59,6 +59,64 @@ def test_every_op_is_named_differentiable_or_not():
     assert [e.op for e in prof.events if e.kind == "alloc"] == ["zeros", "gt", "matmul", "matmul"]
 
 
+def _profiled(fn):
+    with memory.profile() as prof:
+        r = fn()
+    return r, [e.op for e in prof.events if e.kind == "alloc"]
+
+
+@pytest.mark.parametrize("slot", sorted(_C._OPERATOR_SLOTS))
+def test_operator_slots_record_and_name_their_declared_op(slot):
+    """Each operator (``x // y``, ``2 - x``, ``~x``, ``x @ y`` ...) runs its declared op: the
+    profiler names its allocations as for the named function, and its grad_fn has the same
+    type (on float64 inputs that require grad; int64 for the bitwise ops)."""
+    op, order, inplace = _C._OPERATOR_SLOTS[slot]
+    dtype = torch.int64 if op.startswith("bitwise") else torch.float64
+    leaf = torch.arange(1, 17, dtype=dtype).view(4, 4)
+    leaf.requires_grad_(dtype == torch.float64)
+    y = torch.full((4, 4), 3, dtype=dtype)
+    fn = getattr(torch, op)
+    if order == "self":
+        got, got_ops = _profiled(lambda: getattr(leaf, slot)())
+        want, want_ops = _profiled(lambda: fn(leaf))
+    elif inplace:                                   # x op= y, on a non-leaf
+        x1, x2 = leaf * 1, leaf * 1
+        got, got_ops = _profiled(lambda: getattr(x1, slot)(y))
+        want, want_ops = _profiled(lambda: getattr(x2, op + "_")(y))
+    elif not slot.startswith("__r") or slot == "__rshift__":
+        got, got_ops = _profiled(lambda: getattr(leaf, slot)(y))
+        want, want_ops = _profiled(lambda: fn(leaf, y))
+    else:                                           # reflected: `number op x` (y @ x)
+        other = y if op == "matmul" else 2
+        got, got_ops = _profiled(lambda: getattr(leaf, slot)(other))
+        a, b = (leaf, other) if order == "self, other" else (other, leaf)
+        try:
+            want, want_ops = _profiled(lambda: fn(a, b))
+        except TypeError:                           # the function takes no number there
+            a = torch.tensor(2, dtype=dtype) if a is other else a
+            want, want_ops = _profiled(lambda: fn(a, b))
+    # (an in-place op allocates nothing here, so it has no event to name; a recording matmul
+    # names the mm it runs, as torch.matmul does)
+    assert got_ops == want_ops and (inplace or got_ops), (slot, got_ops, want_ops)
+    assert type(got.grad_fn).__name__ == type(want.grad_fn).__name__, slot
+    assert torch.equal(got.detach(), want.detach()), slot
+
+
+_NUMBER_SLOTS = ["add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and", "or",
+                 "xor", "lshift", "rshift"]
+
+
+def test_every_operator_slot_is_declared():
+    """Tensor's arithmetic, bitwise and comparison operators and their reflected and in-place
+    forms all run a declared op, except ``+x`` (self), ``2 / x`` (reciprocal then mul, as
+    PyTorch) and ``@=`` (which PyTorch does not have either)."""
+    want = {f"__{p}{n}__" for n in _NUMBER_SLOTS for p in ("", "r", "i")}
+    want |= {f"__{n}__" for n in ("eq", "ne", "lt", "le", "gt", "ge", "neg", "abs", "invert")}
+    want -= {"__rtruediv__", "__imatmul__"}
+    assert sorted(want - set(_C._OPERATOR_SLOTS)) == []
+    assert all(hasattr(torch.Tensor, slot) for slot in _C._OPERATOR_SLOTS)
+
+
 def test_peak_matches_the_allocator_counters():
     xs = [torch.randn(512) for _ in range(3)]      # 2048 bytes each: no rounding
     memory.reset_peak_memory_stats()

@@ -19,25 +19,7 @@ cdef extern from "cpu_elementwise.h" nogil:
         const void* extra
     void tl_ew_run(const tl_ew_iter* it)
     int TL_EW_PARALLEL_MIN
-    const tl_loop_fn tl_ew_add[10], tl_ew_sub[10], tl_ew_mul[10], tl_ew_div[10]
-    const tl_loop_fn tl_ew_div_trunc[10], tl_ew_div_floor[10], tl_ew_remainder[10], tl_ew_fmod[10]
-    const tl_loop_fn tl_ew_pow[10], tl_ew_atan2[10], tl_ew_maximum[10], tl_ew_minimum[10]
-    const tl_loop_fn tl_ew_bitwise_and[10], tl_ew_bitwise_or[10], tl_ew_bitwise_xor[10]
-    const tl_loop_fn tl_ew_lshift[10], tl_ew_rshift[10]
-    const tl_loop_fn tl_ew_eq[10], tl_ew_ne[10], tl_ew_lt[10], tl_ew_le[10], tl_ew_gt[10], tl_ew_ge[10]
-    const tl_loop_fn tl_ew_logical_and[10], tl_ew_logical_or[10], tl_ew_logical_xor[10]
-    const tl_loop_fn tl_ew_neg[10], tl_ew_abs[10], tl_ew_sign[10], tl_ew_reciprocal[10]
-    const tl_loop_fn tl_ew_exp[10], tl_ew_exp2[10], tl_ew_expm1[10], tl_ew_log[10], tl_ew_log2[10]
-    const tl_loop_fn tl_ew_log10[10], tl_ew_log1p[10], tl_ew_sqrt[10], tl_ew_rsqrt[10]
-    const tl_loop_fn tl_ew_sin[10], tl_ew_cos[10], tl_ew_tan[10], tl_ew_asin[10], tl_ew_acos[10]
-    const tl_loop_fn tl_ew_atan[10], tl_ew_sinh[10], tl_ew_cosh[10], tl_ew_tanh[10]
-    const tl_loop_fn tl_ew_sigmoid[10], tl_ew_erf[10], tl_ew_relu[10], tl_ew_silu[10]
-    const tl_loop_fn tl_ew_gelu[10], tl_ew_gelu_tanh[10], tl_ew_floor[10], tl_ew_ceil[10]
-    const tl_loop_fn tl_ew_round[10], tl_ew_trunc[10], tl_ew_frac[10], tl_ew_square[10]
-    const tl_loop_fn tl_ew_bitwise_not[10], tl_ew_logical_not[10], tl_ew_isnan[10]
-    const tl_loop_fn tl_ew_isinf[10], tl_ew_isfinite[10], tl_ew_signbit[10]
-    const tl_loop_fn tl_ew_leaky_relu[10], tl_ew_elu[10], tl_ew_softplus[10], tl_ew_hardtanh[10]
-    const tl_loop_fn tl_ew_round_decimals[10], tl_ew_nan_to_num[10], tl_ew_clamp_scalar[10]
+    const tl_loop_fn tl_ew_clamp_scalar[10]
     const tl_loop_fn tl_ew_where[10], tl_ew_clamp[10], tl_ew_lerp[10]
 
 
@@ -66,79 +48,10 @@ cdef class EwOp:
         return op
 
 
-cdef EwOp OP_ADD = EwOp.make("add", tl_ew_add, RULE_SAME)
-cdef EwOp OP_SUB = EwOp.make("sub", tl_ew_sub, RULE_NO_BOOL)
-cdef EwOp OP_MUL = EwOp.make("mul", tl_ew_mul, RULE_SAME)
-cdef EwOp OP_DIV = EwOp.make("div", tl_ew_div, RULE_FLOAT)
-cdef EwOp OP_DIV_TRUNC = EwOp.make("div_trunc", tl_ew_div_trunc, RULE_SAME)
-cdef EwOp OP_DIV_FLOOR = EwOp.make("div_floor", tl_ew_div_floor, RULE_SAME)
-cdef EwOp OP_REMAINDER = EwOp.make("remainder", tl_ew_remainder, RULE_SAME)
-cdef EwOp OP_FMOD = EwOp.make("fmod", tl_ew_fmod, RULE_SAME)
-cdef EwOp OP_POW = EwOp.make("pow", tl_ew_pow, RULE_SAME)
-cdef EwOp OP_ATAN2 = EwOp.make("atan2", tl_ew_atan2, RULE_FLOAT)
-cdef EwOp OP_MAXIMUM = EwOp.make("maximum", tl_ew_maximum, RULE_SAME)
-cdef EwOp OP_MINIMUM = EwOp.make("minimum", tl_ew_minimum, RULE_SAME)
-cdef EwOp OP_BITWISE_AND = EwOp.make("bitwise_and", tl_ew_bitwise_and, RULE_INT)
-cdef EwOp OP_BITWISE_OR = EwOp.make("bitwise_or", tl_ew_bitwise_or, RULE_INT)
-cdef EwOp OP_BITWISE_XOR = EwOp.make("bitwise_xor", tl_ew_bitwise_xor, RULE_INT)
-cdef EwOp OP_LSHIFT = EwOp.make("lshift", tl_ew_lshift, RULE_INT)
-cdef EwOp OP_RSHIFT = EwOp.make("rshift", tl_ew_rshift, RULE_INT)
-cdef EwOp OP_EQ = EwOp.make("eq", tl_ew_eq, RULE_BOOL_OUT)
-cdef EwOp OP_NE = EwOp.make("ne", tl_ew_ne, RULE_BOOL_OUT)
-cdef EwOp OP_LT = EwOp.make("lt", tl_ew_lt, RULE_BOOL_OUT)
-cdef EwOp OP_LE = EwOp.make("le", tl_ew_le, RULE_BOOL_OUT)
-cdef EwOp OP_GT = EwOp.make("gt", tl_ew_gt, RULE_BOOL_OUT)
-cdef EwOp OP_GE = EwOp.make("ge", tl_ew_ge, RULE_BOOL_OUT)
-cdef EwOp OP_LOGICAL_AND = EwOp.make("logical_and", tl_ew_logical_and, RULE_BOOL_OUT)
-cdef EwOp OP_LOGICAL_OR = EwOp.make("logical_or", tl_ew_logical_or, RULE_BOOL_OUT)
-cdef EwOp OP_LOGICAL_XOR = EwOp.make("logical_xor", tl_ew_logical_xor, RULE_BOOL_OUT)
-cdef EwOp OP_NEG = EwOp.make("neg", tl_ew_neg, RULE_NO_BOOL)
-cdef EwOp OP_ABS = EwOp.make("abs", tl_ew_abs, RULE_SAME)
-cdef EwOp OP_SIGN = EwOp.make("sign", tl_ew_sign, RULE_SAME)
-cdef EwOp OP_RECIPROCAL = EwOp.make("reciprocal", tl_ew_reciprocal, RULE_FLOAT)
-cdef EwOp OP_SQUARE = EwOp.make("square", tl_ew_square, RULE_SAME)
-cdef EwOp OP_EXP = EwOp.make("exp", tl_ew_exp, RULE_FLOAT)
-cdef EwOp OP_EXP2 = EwOp.make("exp2", tl_ew_exp2, RULE_FLOAT)
-cdef EwOp OP_EXPM1 = EwOp.make("expm1", tl_ew_expm1, RULE_FLOAT)
-cdef EwOp OP_LOG = EwOp.make("log", tl_ew_log, RULE_FLOAT)
-cdef EwOp OP_LOG2 = EwOp.make("log2", tl_ew_log2, RULE_FLOAT)
-cdef EwOp OP_LOG10 = EwOp.make("log10", tl_ew_log10, RULE_FLOAT)
-cdef EwOp OP_LOG1P = EwOp.make("log1p", tl_ew_log1p, RULE_FLOAT)
-cdef EwOp OP_SQRT = EwOp.make("sqrt", tl_ew_sqrt, RULE_FLOAT)
-cdef EwOp OP_RSQRT = EwOp.make("rsqrt", tl_ew_rsqrt, RULE_FLOAT)
-cdef EwOp OP_SIN = EwOp.make("sin", tl_ew_sin, RULE_FLOAT)
-cdef EwOp OP_COS = EwOp.make("cos", tl_ew_cos, RULE_FLOAT)
-cdef EwOp OP_TAN = EwOp.make("tan", tl_ew_tan, RULE_FLOAT)
-cdef EwOp OP_ASIN = EwOp.make("asin", tl_ew_asin, RULE_FLOAT)
-cdef EwOp OP_ACOS = EwOp.make("acos", tl_ew_acos, RULE_FLOAT)
-cdef EwOp OP_ATAN = EwOp.make("atan", tl_ew_atan, RULE_FLOAT)
-cdef EwOp OP_SINH = EwOp.make("sinh", tl_ew_sinh, RULE_FLOAT)
-cdef EwOp OP_COSH = EwOp.make("cosh", tl_ew_cosh, RULE_FLOAT)
-cdef EwOp OP_TANH = EwOp.make("tanh", tl_ew_tanh, RULE_FLOAT)
-cdef EwOp OP_SIGMOID = EwOp.make("sigmoid", tl_ew_sigmoid, RULE_FLOAT)
-cdef EwOp OP_ERF = EwOp.make("erf", tl_ew_erf, RULE_FLOAT)
-cdef EwOp OP_RELU = EwOp.make("relu", tl_ew_relu, RULE_SAME)
-# silu and gelu are float-only in PyTorch (integers raise NotImplementedError)
-cdef EwOp OP_SILU = EwOp.make("silu", tl_ew_silu, RULE_SAME)
-cdef EwOp OP_GELU = EwOp.make("gelu", tl_ew_gelu, RULE_SAME)
-cdef EwOp OP_GELU_TANH = EwOp.make("gelu", tl_ew_gelu_tanh, RULE_SAME)
-cdef EwOp OP_FLOOR = EwOp.make("floor", tl_ew_floor, RULE_SAME)
-cdef EwOp OP_CEIL = EwOp.make("ceil", tl_ew_ceil, RULE_SAME)
-cdef EwOp OP_ROUND = EwOp.make("round", tl_ew_round, RULE_SAME)
-cdef EwOp OP_TRUNC = EwOp.make("trunc", tl_ew_trunc, RULE_SAME)
-cdef EwOp OP_FRAC = EwOp.make("frac", tl_ew_frac, RULE_SAME)
-cdef EwOp OP_BITWISE_NOT = EwOp.make("bitwise_not", tl_ew_bitwise_not, RULE_INT)
-cdef EwOp OP_LOGICAL_NOT = EwOp.make("logical_not", tl_ew_logical_not, RULE_BOOL_OUT)
-cdef EwOp OP_ISNAN = EwOp.make("isnan", tl_ew_isnan, RULE_BOOL_OUT)
-cdef EwOp OP_ISINF = EwOp.make("isinf", tl_ew_isinf, RULE_BOOL_OUT)
-cdef EwOp OP_ISFINITE = EwOp.make("isfinite", tl_ew_isfinite, RULE_BOOL_OUT)
-cdef EwOp OP_SIGNBIT = EwOp.make("signbit", tl_ew_signbit, RULE_BOOL_OUT)
-cdef EwOp OP_LEAKY_RELU = EwOp.make("leaky_relu", tl_ew_leaky_relu, RULE_SAME)
-cdef EwOp OP_ELU = EwOp.make("elu", tl_ew_elu, RULE_SAME)
-cdef EwOp OP_SOFTPLUS = EwOp.make("softplus", tl_ew_softplus, RULE_SAME)
-cdef EwOp OP_HARDTANH = EwOp.make("hardtanh", tl_ew_hardtanh, RULE_SAME)
-cdef EwOp OP_ROUND_DECIMALS = EwOp.make("round", tl_ew_round_decimals, RULE_SAME)
-cdef EwOp OP_NAN_TO_NUM = EwOp.make("nan_to_num", tl_ew_nan_to_num, RULE_SAME)
+# the EwOp of every kernel declared in tensorlib/ops/decl/ (OP_ADD, OP_EXP, ...: generated)
+include "_ew_ops.pxi"
+
+# kernels written by hand in cpu_elementwise.c
 cdef EwOp OP_CLAMP_SCALAR = EwOp.make("clamp", tl_ew_clamp_scalar, RULE_SAME)
 cdef EwOp OP_WHERE = EwOp.make("where", tl_ew_where, RULE_SAME)
 cdef EwOp OP_CLAMP = EwOp.make("clamp", tl_ew_clamp, RULE_SAME)
@@ -350,7 +263,7 @@ cdef TensorBase _ew(EwOp op, tuple inputs, object out, bint inplace, const void*
 
 
 # ---------------------------------------------------------------------------------------------
-# op implementations (the declarations in decl.py dispatch here)
+# op implementations (the declarations in tensorlib/ops/decl/ dispatch here)
 
 cdef object _operand(object x, str op, str name):
     """A tensor or a Python number; anything else is a TypeError."""

@@ -1319,7 +1319,7 @@ cdef TensorBase _einsum_multi(list prepped, list out, dict size):
     return _einsum_arrange(ct, cl, out)
 
 
-# ---- backward helpers (autograd formulas in decl.py call these)
+# ---- backward helpers (autograd formulas in tensorlib/ops/decl/ call these)
 # tensordot and einsum have no node of their own (as in PyTorch): when an input requires grad
 # they are built from recorded ops (expand/diagonal/permute/reshape/sum/mul/mm/bmm), so the
 # gradient flows through those ops' formulas and create_graph works.

@@ -573,7 +573,7 @@ cdef TensorBase _cumprod(TensorBase x, int64_t dim, object dtype, object out, bi
     return _cumulative(x, dim, dtype, out, inplace, True)
 
 
-# ---- backward helpers (autograd formulas in decl.py call these)
+# ---- backward helpers (autograd formulas in tensorlib/ops/decl/ call these)
 # Written in tensorlib ops (recorded), so create_graph=True differentiates through them.
 
 def _has_zero(t):

@@ -2,9 +2,9 @@
 
 A tensor is (storage, offset, shape, strides, dtype) with offset and strides in elements.
 Views share the storage and the version counter of their base and point at the root base.
-Each op is declared once in tensorlib/ops/decl.py; the build generates its argument-parsing
-wrappers into _ops_generated.pxi (included at the end of this module) from those
-declarations, and the implementations live in the .pxi files included below.
+Each op is declared once in tensorlib/ops/decl/; the build generates its argument-parsing
+wrappers into build/generated/_ops_generated.pxi (included at the end of this module) from
+those declarations, and the implementations live in the .pxi files included below.
 """
 cimport cython
 from cpython.object cimport PyObject, PyTypeObject
@@ -857,36 +857,39 @@ cdef class TensorBase:
     def bool(self, memory_format=None):
         return _convert(self, dtype_of(DT_BOOL), False)
 
-    # -- operators: C slots dispatching to the declared ops (elementwise.pxi) --------------
+    # -- operators: each slot runs its declared op (tensorlib/ops/decl/: ``operators=``)
+    # through the generated _slot_<name> (_ops_generated.pxi): the op's _call_<op>, with
+    # autograd recording and the profiler's op name, as the named function.
+
     def __add__(self, other):
-        return _call_add(self, other, 1, None, False) if _slot_ok(other) else NotImplemented
+        return _slot_add(self, other)
 
     def __radd__(self, other):
-        return _call_add(self, other, 1, None, False) if _slot_ok(other) else NotImplemented
+        return _slot_radd(self, other)
 
     def __iadd__(self, other):
-        return _call_add(self, other, 1, None, True) if _slot_ok(other) else NotImplemented
+        return _slot_iadd(self, other)
 
     def __sub__(self, other):
-        return _call_sub(self, other, 1, None, False) if _slot_ok(other) else NotImplemented
+        return _slot_sub(self, other)
 
     def __rsub__(self, other):
-        return _call_rsub(self, other, 1, False) if _slot_ok(other) else NotImplemented
+        return _slot_rsub(self, other)
 
     def __isub__(self, other):
-        return _call_sub(self, other, 1, None, True) if _slot_ok(other) else NotImplemented
+        return _slot_isub(self, other)
 
     def __mul__(self, other):
-        return _call_mul(self, other, None, False) if _slot_ok(other) else NotImplemented
+        return _slot_mul(self, other)
 
     def __rmul__(self, other):
-        return _call_mul(self, other, None, False) if _slot_ok(other) else NotImplemented
+        return _slot_rmul(self, other)
 
     def __imul__(self, other):
-        return _call_mul(self, other, None, True) if _slot_ok(other) else NotImplemented
+        return _slot_imul(self, other)
 
     def __truediv__(self, other):
-        return _call_div(self, other, None, None, False) if _slot_ok(other) else NotImplemented
+        return _slot_truediv(self, other)
 
     def __rtruediv__(self, other):
         # as PyTorch: `2 / x` is x.reciprocal() * 2, the same values to the last bit (a direct
@@ -895,88 +898,106 @@ cdef class TensorBase:
             if _slot_ok(other) else NotImplemented
 
     def __itruediv__(self, other):
-        return _call_div(self, other, None, None, True) if _slot_ok(other) else NotImplemented
+        return _slot_itruediv(self, other)
 
     def __floordiv__(self, other):
-        return _int_safe_binary(OP_DIV_FLOOR, self, other, None, False) if _slot_ok(other) else NotImplemented
+        return _slot_floordiv(self, other)
 
     def __rfloordiv__(self, other):
-        return _int_safe_binary(OP_DIV_FLOOR, other, self, None, False) if _slot_ok(other) else NotImplemented
+        return _slot_rfloordiv(self, other)
 
     def __ifloordiv__(self, other):
-        return _int_safe_binary(OP_DIV_FLOOR, self, other, None, True) if _slot_ok(other) else NotImplemented
+        return _slot_ifloordiv(self, other)
 
     def __mod__(self, other):
-        return _call_remainder(self, other, None, False) if _slot_ok(other) else NotImplemented
+        return _slot_mod(self, other)
 
     def __rmod__(self, other):
-        return _call_remainder(other, self, None, False) if _slot_ok(other) else NotImplemented
+        return _slot_rmod(self, other)
 
     def __imod__(self, other):
-        return _call_remainder(self, other, None, True) if _slot_ok(other) else NotImplemented
+        return _slot_imod(self, other)
 
     def __pow__(self, other, mod=None):
-        return _call_pow(self, other, None, False) if _slot_ok(other) else NotImplemented
+        return _slot_pow(self, other)
 
     def __rpow__(self, other, mod=None):
-        return _call_pow(other, self, None, False) if _slot_ok(other) else NotImplemented
+        return _slot_rpow(self, other)
 
     def __ipow__(self, other):
-        return _call_pow(self, other, None, True) if _slot_ok(other) else NotImplemented
+        return _slot_ipow(self, other)
 
     def __matmul__(self, other):
-        return _matmul_slot(self, other) if isinstance(other, TensorBase) else NotImplemented
+        return _slot_matmul(self, other)
 
     def __rmatmul__(self, other):
-        return _matmul_slot(other, self) if isinstance(other, TensorBase) else NotImplemented
+        return _slot_rmatmul(self, other)
 
     def __and__(self, other):
-        return _binary(OP_BITWISE_AND, self, other, None, False) if _slot_ok(other) else NotImplemented
+        return _slot_and(self, other)
 
     def __rand__(self, other):
-        return _binary(OP_BITWISE_AND, other, self, None, False) if _slot_ok(other) else NotImplemented
+        return _slot_rand(self, other)
 
     def __iand__(self, other):
-        return _binary(OP_BITWISE_AND, self, other, None, True) if _slot_ok(other) else NotImplemented
+        return _slot_iand(self, other)
 
     def __or__(self, other):
-        return _binary(OP_BITWISE_OR, self, other, None, False) if _slot_ok(other) else NotImplemented
+        return _slot_or(self, other)
 
     def __ror__(self, other):
-        return _binary(OP_BITWISE_OR, other, self, None, False) if _slot_ok(other) else NotImplemented
+        return _slot_ror(self, other)
 
     def __ior__(self, other):
-        return _binary(OP_BITWISE_OR, self, other, None, True) if _slot_ok(other) else NotImplemented
+        return _slot_ior(self, other)
 
     def __xor__(self, other):
-        return _binary(OP_BITWISE_XOR, self, other, None, False) if _slot_ok(other) else NotImplemented
+        return _slot_xor(self, other)
 
     def __rxor__(self, other):
-        return _binary(OP_BITWISE_XOR, other, self, None, False) if _slot_ok(other) else NotImplemented
+        return _slot_rxor(self, other)
 
     def __ixor__(self, other):
-        return _binary(OP_BITWISE_XOR, self, other, None, True) if _slot_ok(other) else NotImplemented
+        return _slot_ixor(self, other)
 
     def __lshift__(self, other):
-        return _binary(OP_LSHIFT, self, other, None, False) if _slot_ok(other) else NotImplemented
+        return _slot_lshift(self, other)
 
     def __rlshift__(self, other):
-        return _binary(OP_LSHIFT, other, self, None, False) if _slot_ok(other) else NotImplemented
+        return _slot_rlshift(self, other)
 
     def __ilshift__(self, other):
-        return _binary(OP_LSHIFT, self, other, None, True) if _slot_ok(other) else NotImplemented
+        return _slot_ilshift(self, other)
 
     def __rshift__(self, other):
-        return _binary(OP_RSHIFT, self, other, None, False) if _slot_ok(other) else NotImplemented
+        return _slot_rshift(self, other)
 
     def __rrshift__(self, other):
-        return _binary(OP_RSHIFT, other, self, None, False) if _slot_ok(other) else NotImplemented
+        return _slot_rrshift(self, other)
 
     def __irshift__(self, other):
-        return _binary(OP_RSHIFT, self, other, None, True) if _slot_ok(other) else NotImplemented
+        return _slot_irshift(self, other)
+
+    def __eq__(self, other):
+        return _slot_eq(self, other)
+
+    def __ne__(self, other):
+        return _slot_ne(self, other)
+
+    def __lt__(self, other):
+        return _slot_lt(self, other)
+
+    def __le__(self, other):
+        return _slot_le(self, other)
+
+    def __gt__(self, other):
+        return _slot_gt(self, other)
+
+    def __ge__(self, other):
+        return _slot_ge(self, other)
 
     def __neg__(self):
-        return _call_neg(self, None, False)
+        return _slot_neg(self)
 
     def __pos__(self):
         if self._dtype.code == DT_BOOL:
@@ -984,31 +1005,10 @@ cdef class TensorBase:
         return self
 
     def __abs__(self):
-        return _call_abs(self, None, False)
+        return _slot_abs(self)
 
     def __invert__(self):
-        if self._dtype.code == DT_BOOL:
-            return _ew(OP_LOGICAL_NOT, (self,), None, False)
-        return _ew(OP_BITWISE_NOT, (self,), None, False)
-
-    def __eq__(self, other):
-        return _call_eq(self, other, None, False) if _slot_ok(other) else NotImplemented
-
-    def __ne__(self, other):
-        return _call_ne(self, other, None, False) if _slot_ok(other) else NotImplemented
-
-    def __lt__(self, other):
-        return _call_lt(self, other, None, False) if _slot_ok(other) else NotImplemented
-
-    def __le__(self, other):
-        return _call_le(self, other, None, False) if _slot_ok(other) else NotImplemented
-
-    def __gt__(self, other):
-        return _call_gt(self, other, None, False) if _slot_ok(other) else NotImplemented
-
-    def __ge__(self, other):
-        return _call_ge(self, other, None, False) if _slot_ok(other) else NotImplemented
-
+        return _slot_invert(self)
     # properties that are views
     @property
     def T(self):
@@ -1037,17 +1037,6 @@ cdef inline bint _slot_ok(object other):
     try the other side (e.g. a NumPy array's reflected op)."""
     return isinstance(other, (TensorBase, int, float)) or (isinstance(other, np.generic) and
                                                           not isinstance(other, np.ndarray))
-
-
-cdef object _matmul_slot(object a, object b):
-    # `@` is the declared matmul op (linalg.pxi), with autograd recording and, while a memory
-    # profile is active, the op's name for attribution (as the generated wrappers do)
-    if tl_prof_depth:
-        prev = _op_enter('matmul')
-        r = _matmul_op(<TensorBase>a, <TensorBase>b, None)
-        _op_exit(prev)
-        return r
-    return _matmul_op(<TensorBase>a, <TensorBase>b, None)
 
 
 cdef object _LAYOUT_STRIDED = None

@@ -1,1 +1,2 @@
-"""The op declarations (decl.py) and the generator that turns them into C wrappers (codegen.py)."""
+"""The op declarations (decl/, one module per op family) and the generator that turns them into
+C wrappers and elementwise kernels (codegen.py)."""

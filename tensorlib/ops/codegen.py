@@ -1,11 +1,15 @@
-"""Generate the op wrappers from the declarations file (tensorlib/ops/decl.py).
+"""Generate the op wrappers and elementwise kernels from the declarations (tensorlib/ops/decl/).
 
-Run by setup.py before Cython. For every declared op it writes, into
-tensorlib/_core/_ops_generated.pxi (included by tensor.pyx):
+Run by setup.py before Cython; writes into the build directory (``build/generated/``). For
+every declared op, into _ops_generated.pxi (included by tensor.pyx):
 
 - a module-level ``def`` for the function variant (``tensorlib.transpose(input, 0, 1)``),
 - a ``def _m_<name>`` for the method variant (installed on ``tensorlib.Tensor``),
-- the ``_GENERATED_FUNCTIONS`` / ``_GENERATED_METHODS`` tables.
+- with ``backward`` formulas, its node class and ``_call_<op>`` (autograd recording); with
+  ``operators``, a ``_slot_<name>`` per Python operator slot (``__floordiv__`` ...), which
+  TensorBase's slot calls: the op's ``_call_<op>``, so ``x // y`` is recorded and profiled as
+  ``floor_divide(x, y)``;
+- the ``_GENERATED_FUNCTIONS`` / ``_GENERATED_METHODS`` / ``_OPERATOR_SLOTS`` tables.
 
 Cython turns each ``def`` into C argument parsing; each wrapper converts its arguments with
 the typed helpers in tensor.pyx (``_targ``, ``_iarg`` ...) and calls the implementation named
@@ -16,6 +20,11 @@ in the declaration. Signature language (a small subset of PyTorch's native_funct
 
 Variants: ``function``, ``method`` and ``inplace`` (a method ``name_``). An ``impl`` template may
 use ``{inplace}`` (True only in the in-place variant) and ``{out}`` (None where absent).
+
+From the elementwise kernels declared with the ops (``kernel`` in decl/common.py) it writes
+_ew_loops.h (the typed loops and ``tl_ew_<name>`` tables, included by cpu_elementwise.c),
+_ew_ops.h (their declarations, included by cpu_elementwise.h) and _ew_ops.pxi (their externs
+and ``OP_<NAME>`` EwOps, included by elementwise.pxi).
 """
 import builtins
 import copy
@@ -24,7 +33,8 @@ import re
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-OUT = os.path.join(HERE, "..", "_core", "_ops_generated.pxi")
+# generated sources go to the build directory, never into the source tree
+OUT_DIR = os.path.normpath(os.path.join(HERE, "..", "..", "build", "generated"))
 
 
 class Param:
@@ -221,7 +231,7 @@ def emit_call(decl, params):
     op = decl["name"]
     diff, slots, users = autograd_plan(decl, params)
     cnames = {p.name: p.c_name for p in params}
-    sig = ", ".join(f"{C_TYPES.get(p.type, 'object')} {p.c_name}" for p in params)
+    sig = call_signature(decl, params)
     impl = decl.get("impl") or "_" + op + "(" + ", ".join("{" + p.name + "}" for p in params) + ")"
     names = dict(cnames)
     names["inplace"] = "_inplace_"
@@ -253,6 +263,59 @@ def emit_call(decl, params):
     lines.append(f"    if _rec{same}: _rec_{op}(result, {args}{', ' if args else ''}_inplace_, _orig_self)")
     lines.append("    return result")
     return "\n".join(lines) + "\n"
+
+
+def call_signature(decl, params):
+    """The C parameters of ``_call_<op>``; a reflected operator slot that swaps the operands
+    (``2 // x`` is ``floor_divide(2, x)``) may pass a number as the first one."""
+    types = [C_TYPES.get(p.type, "object") for p in params]
+    if any(order == "other, self" for _, order, _ in decl.get("operators", ())):
+        types[0] = "object"
+    return ", ".join(f"{t} {p.c_name}" for t, p in zip(types, params))
+
+
+def emit_plain_call(decl, params):
+    """``_call_<op>`` of an op without autograd: the path its operator slots take, naming the
+    op for the memory profiler as the wrappers do."""
+    op = decl["name"]
+    impl = decl.get("impl") or "_" + op + "(" + ", ".join("{" + p.name + "}" for p in params) + ")"
+    names = {p.name: p.c_name for p in params}
+    names["inplace"] = "_inplace_"
+    names.setdefault("out", "None")
+    call = impl.format(**names)
+    sig = call_signature(decl, params)
+    return "\n".join([
+        f"cdef object _call_{op}({sig}{', ' if sig else ''}bint _inplace_):",
+        "    if tl_prof_depth:",
+        f"        _prev_op_ = _op_enter('{op}')",
+        f"        result = {call}",
+        "        _op_exit(_prev_op_)",
+        "        return result",
+        f"    return {call}"]) + "\n"
+
+
+def emit_slot(decl, params, slot, order, inplace):
+    """``_slot_<name>``: what the operator slot ``__<name>__`` of TensorBase (tensor.pyx)
+    runs: the op's ``_call_<op>`` (autograd and profiler included), with the operands in
+    ``order`` and every other argument at its default."""
+    name = slot.strip("_")
+    unary = order == "self"
+    operands = [o.strip() for o in order.split(",")]
+    args = []
+    for i, p in enumerate(params):
+        if i < len(operands):
+            args.append(operands[i])
+        elif p.name == "out":
+            args.append("None")
+        else:
+            args.append(p.default)
+    call = f"_call_{decl['name']}({', '.join(args)}, {inplace})"
+    if unary:
+        return f"cdef inline object _slot_{name}(TensorBase self):\n    return {call}\n"
+    # an operand the op cannot take returns NotImplemented, so Python tries the other side
+    guard = ("isinstance(other, TensorBase)" if params[1].type == "Tensor" else "_slot_ok(other)")
+    return (f"cdef inline object _slot_{name}(TensorBase self, object other):\n"
+            f"    return {call} if {guard} else NotImplemented\n")
 
 
 FUNCTION_NAMES = set()     # filled by generate(): names with a function variant
@@ -357,9 +420,10 @@ def emit_autograd(decl, params):
 
 
 def generate(ops):
-    out = ["# GENERATED by tensorlib/ops/codegen.py from tensorlib/ops/decl.py -- do not edit.\n"]
+    out = ["# GENERATED by tensorlib/ops/codegen.py from tensorlib/ops/decl/ -- do not edit.\n"]
     functions, methods = {}, {}
     node_classes = []
+    operator_slots = {}
     FUNCTION_NAMES.clear()
     for decl in ops:
         if "function" in decl.get("variants", "function method").split():
@@ -375,6 +439,11 @@ def generate(ops):
                     node_classes.append(n)
             out += emit_autograd(decl, params)
             out.append(emit_call(decl, params))
+        elif decl.get("operators"):
+            out.append(emit_plain_call(decl, params))
+        for slot, order, inplace in decl.get("operators", ()):
+            out.append(emit_slot(decl, params, slot, order, inplace))
+            operator_slots[slot] = (decl["name"], order, inplace)
         variants = decl.get("variants", "function method").split()
         if "function" in variants:
             # module-level names get a prefix: an op called sum/max/abs/isfinite must never
@@ -404,20 +473,108 @@ def generate(ops):
     out.append("for _name, _fn in _GENERATED_FUNCTIONS.items():\n"
                "    if _fn.__name__ == '_f_' + _name:\n"
                "        _fn.__name__ = _fn.__qualname__ = _name\n")
+    if operator_slots:
+        out.append("# operator slot -> (the declared op it runs, operand order, in place)\n"
+                   "_OPERATOR_SLOTS = {\n" +
+                   "".join(f"    {k!r}: {v!r},\n" for k, v in operator_slots.items()) + "}\n")
     out.append("_GENERATED_METHODS = {\n" +
                "".join(f"    {k!r}: {v},\n" for k, v in methods.items()) + "}\n")
     return "\n\n".join(out)
 
 
-def main():
-    sys.path.insert(0, HERE)
-    import decl  # noqa: E402
-    text = generate(decl.OPS)
-    old = open(OUT).read() if os.path.exists(OUT) else None
-    if text != old:                      # keep the mtime when nothing changed (no rebuild)
-        with open(OUT, "w") as f:
+# ---------------------------------------------------------------------------------------------
+# Elementwise kernels: the typed loops and tables (C, included by cpu_elementwise.c after its
+# loop templates), their declarations (C, included by cpu_elementwise.h) and the EwOp of each
+# kernel (Cython, included by elementwise.pxi).
+
+# (dtype class, C type) per dtype code; complex/half codes have no loop of their own
+LOOP_TYPES = [("bool", "b8"), ("uint8", "u8"), ("int", "i8"), ("int", "i16"), ("int", "i32"),
+              ("int", "i64"), None, None, ("float", "f32"), ("double", "f64")]
+LOOP_MACRO = {"unary": "UNARY_LOOP", "binary": "BINARY_LOOP"}
+
+
+def ew_kernels(ops):
+    """Every elementwise kernel of the declarations, in declaration order."""
+    kernels, seen = [], set()
+    for decl in ops:
+        for k in decl.get("kernels", ()):
+            if k["name"] in seen:
+                raise ValueError(f"kernel {k['name']} declared twice")
+            seen.add(k["name"])
+            kernels.append(k)
+    return kernels
+
+
+def emit_loops(k):
+    """One kernel's loop instantiations and its ``tl_ew_<name>`` table."""
+    lines, entries = [f"/* {k['name']} */"], []
+    for lt in LOOP_TYPES:
+        if lt is None:
+            continue
+        cls, t = lt
+        expr = k["exprs"][cls if t != "u8" else "uint8"]
+        if expr is None:
+            entries.append("NULL")
+            continue
+        fn = f"{k['name']}_{t}"
+        out_t = "b8" if k["rule"] == "BOOL_OUT" else t
+        pre = k["pre"]
+        if pre is None or t == "b8":
+            pre = "NONE"
+        elif isinstance(pre, dict):
+            pre = pre.get(cls, "NONE")
+        else:
+            pre = f"{pre}({t})"
+        lines.append(f"{LOOP_MACRO[k['kind']]}({fn}, {t}, {out_t}, {pre}, "
+                     f"{expr.replace('{T}', t)})")
+        entries.append(fn)
+    lines.append(f"TABLE({k['name']}, {', '.join(entries)})")
+    return "\n".join(lines) + "\n"
+
+
+def generate_ew(ops):
+    """``{file name: text}`` of the generated elementwise sources."""
+    kernels = ew_kernels(ops)
+    head = "GENERATED by tensorlib/ops/codegen.py from tensorlib/ops/decl/ -- do not edit."
+    loops = [f"/* {head} */\n"] + [emit_loops(k) for k in kernels]
+    decls = [f"/* {head} */\n"] + [f"TL_DECLARE_OP({k['name']})\n" for k in kernels]
+    pxi = [f"# {head}\n",
+           'cdef extern from "cpu_elementwise.h" nogil:\n']
+    pxi += [f"    const tl_loop_fn tl_ew_{k['name']}[10]\n" for k in kernels]
+    pxi.append("\n")
+    pxi += [f"cdef EwOp OP_{k['name'].upper()} = EwOp.make({k['error_name']!r}, tl_ew_{k['name']}, "
+            f"RULE_{k['rule']})\n" for k in kernels]
+    return {"_ew_loops.h": "".join(loops), "_ew_ops.h": "".join(decls),
+            "_ew_ops.pxi": "".join(pxi)}
+
+
+def write_if_changed(path, text):
+    """Write ``text`` unless the file already holds it: an unchanged file keeps its mtime, so
+    the build does not redo what depends on it."""
+    old = None
+    if os.path.exists(path):
+        with open(path) as f:
+            old = f.read()
+    if text != old:
+        with open(path, "w") as f:
             f.write(text)
 
 
+def main(out_dir=OUT_DIR):
+    """Generate every source into ``out_dir`` (the build directory's ``generated/``)."""
+    sys.path.insert(0, HERE)
+    import decl  # noqa: E402
+    os.makedirs(out_dir, exist_ok=True)
+    # Cython finds an include next to the including file before its include path: a copy that
+    # older builds wrote into the source tree would shadow the one generated here
+    stale = os.path.join(HERE, "..", "_core", "_ops_generated.pxi")
+    if os.path.exists(stale):
+        os.remove(stale)
+    files = {"_ops_generated.pxi": generate(decl.OPS), **generate_ew(decl.OPS)}
+    for name, text in files.items():
+        write_if_changed(os.path.join(out_dir, name), text)
+    return out_dir
+
+
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1] if len(sys.argv) > 1 else OUT_DIR)
