@@ -166,6 +166,45 @@ OPS = {
 }
 
 
+def _declared_elementwise():
+    """Every declared op that runs an elementwise kernel: (name, arity)."""
+    from tensorlib.ops.decl import elementwise as decl
+    out = []
+    for d in decl.OPS:
+        if d["kernels"]:
+            params = [p.strip() for p in d["sig"].split("*")[0].split(",") if p.strip()]
+            required = [p for p in params if "=" not in p]
+            out.append((d["name"], len(required)))
+    return out
+
+
+def _function(name):
+    return getattr(tensorlib, name, None) or getattr(tensorlib.nn.functional, name)
+
+
+@pytest.mark.parametrize("dtype", [tensorlib.float32, tensorlib.float16, tensorlib.int64,
+                                   tensorlib.uint8, tensorlib.bool], ids=str)
+@pytest.mark.parametrize("name, arity", _declared_elementwise(), ids=lambda v: str(v))
+def test_every_declared_elementwise_op_on_meta_matches_cpu(name, arity, dtype):
+    """Same result geometry and bytes, or the same error, for every declared kernel op."""
+    fn = _function(name)
+
+    def call(device):
+        x = tensorlib.ones(3, 1, 4, dtype=dtype, device=device).transpose(0, 2)   # strided
+        args = (x,) if arity == 1 else (x, tensorlib.ones(3, 1, dtype=dtype, device=device))
+        return fn(*args)
+
+    try:
+        cpu = _forward(call, "cpu")
+    except Exception as e:                        # the dtype is refused: so must meta refuse it
+        with pytest.raises(type(e)) as meta:
+            call("meta")
+        assert str(meta.value) == str(e)
+        return
+    meta = _forward(call, "meta")
+    assert meta[1] == "meta" and meta[0] == cpu[0] and meta[2:] == cpu[2:]
+
+
 def _forward(fn, device):
     gc.collect()
     before = memory.memory_allocated(device)

@@ -6,10 +6,12 @@ OPS = [
        node="CloneBackward0", backward={'self': 'grad'},
        doc="A copy with its own memory (same strides when they are dense).\n\n"
            "    >>> t = tensorlib.ones(2); c = t.clone(); c[0] = 5; t.tolist()\n    [1.0, 1.0]"),
-    op("_to_copy", "Tensor self, dtype? dtype=None", F, impl="_clone({self}, None, {dtype})",
-       node="ToCopyBackward0", backward={'self': 'grad.to(self_dtype)'},
-       doc="A copy converted to ``dtype``: what ``to``/``type``/``float``/... run when the dtype "
-           "changes (recorded, so gradients flow back in the input's dtype).\n\n"
+    op("_to_copy", "Tensor self, dtype? dtype=None, *, device? device=None", F,
+       impl="_to_copy({self}, {dtype}, {device})",
+       node="ToCopyBackward0", backward={'self': 'grad.to(self_device, self_dtype)'},
+       doc="A copy converted to ``dtype`` and/or moved to ``device``: what ``to``/``type``/"
+           "``float``/``cpu``/... run when something changes (recorded, so gradients flow back "
+           "in the input's dtype, to its device).\n\n"
            "    >>> tensorlib._to_copy(tensorlib.ones(2), dtype=tensorlib.float64).dtype\n"
            "    tensorlib.float64"),
     op("copy_", "Tensor self, object src, bool non_blocking=False", M,
