@@ -479,3 +479,11 @@ def test_estimate_allocates_no_real_memory_and_reports():
     text = est.report()
     assert "memory estimate" in text and "memory plan" in text
     assert "peak=12582912" in repr(est)
+
+
+def test_estimate_docstring_examples():
+    import doctest
+    from tensorlib.memory import estimation
+    result = doctest.testmod(estimation, extraglobs={"tensorlib": tensorlib},
+                             optionflags=doctest.ELLIPSIS)
+    assert result.failed == 0 and result.attempted >= 8

@@ -78,7 +78,9 @@ class MemoryEstimate:
         >>> print(tensorlib.memory.estimate(lambda x: x + 1, tensorlib.ones(8)).report())
         ... # doctest: +ELLIPSIS
         memory estimate (run on meta: nothing allocated)
-          peak           1.00 KiB   inputs 512 B, ...
+          peak         1.00 KiB   inputs 512 B, left after the call 512 B
+        memory plan: 1 requests (1 outlive the call: served by the allocator)
+        ...
         """
         lines = [
             "memory estimate (run on meta: nothing allocated)",
