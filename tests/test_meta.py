@@ -487,3 +487,25 @@ def test_estimate_docstring_examples():
     result = doctest.testmod(estimation, extraglobs={"tensorlib": tensorlib},
                              optionflags=doctest.ELLIPSIS)
     assert result.failed == 0 and result.attempted >= 8
+
+
+def test_profiler_and_planner_work_on_meta():
+    with tensorlib.no_grad(), memory.profile() as prof:
+        x = tensorlib.ones(1024, device="meta")
+        y = (x * 2).exp() + 1
+    assert prof.peak_bytes == 12288 and prof.by_role(at="peak") == {"activation": 12288}
+    assert [(e.kind, e.op, str(e.device)) for e in prof.events][:3] == [
+        ("alloc", "ones", "meta"), ("alloc", "mul", "meta"), ("alloc", "exp", "meta")]
+    del y
+
+    @memory.plan
+    def f(x):
+        h = (x * 2).exp()
+        return (h + 1).sin() * h
+    x = tensorlib.randn(1000, device="meta")
+    before = memory.memory_stats("meta")["allocation.all.allocated"]
+    a, b = f(x), f(x)                               # recorded, then replayed from the arena
+    assert (f.stats.recordings, f.stats.replays) == (1, 1)
+    assert a.is_meta and b.is_meta and f.last_plan.device == tensorlib.device("meta")
+    # the replayed call asked the allocator for its result only
+    assert memory.memory_stats("meta")["allocation.all.allocated"] - before == 5 + 1
