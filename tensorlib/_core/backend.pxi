@@ -251,12 +251,16 @@ cdef Backend CPU_BACKEND = _make_backend(CPUBackend, "cpu", True)
 cdef Backend META_BACKEND = _make_backend(MetaBackend, "meta", False)
 
 
-cdef Backend backend_for(Device dev):
+cdef inline Backend backend_for(Device dev):
     """The back end that runs work on ``dev``."""
     if dev.kind == DEVICE_CPU:
         return CPU_BACKEND
     if dev.kind == DEVICE_META:
         return META_BACKEND
+    return _no_backend(dev)
+
+
+cdef Backend _no_backend(Device dev):
     raise RuntimeError(f"no back end for device '{dev}' in this build")
 
 
