@@ -32,14 +32,14 @@ CORE = os.path.join("tensorlib", "_core")
 CPU = os.path.join(CORE, "cpu")      # the CPU back end's C kernels
 
 
-def core(name, *c_sources):
+def core(name, *c_sources, cflags=CFLAGS):
     return Extension(
         f"tensorlib._core.{name}",
         [os.path.join(CORE, f"{name}.pyx")] + [os.path.join(CPU, s) for s in c_sources],
         include_dirs=[CORE, CPU, numpy.get_include()],
         # rebuild when a C header changes (e.g. cpu_math.h, inlined into the kernels)
         depends=sorted(glob.glob(os.path.join(CPU, "*.h"))),
-        extra_compile_args=CFLAGS,
+        extra_compile_args=cflags,
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
     )
 
@@ -52,13 +52,11 @@ extensions = [
     # TensorBase, the iterator and every CPU kernel: one module, so C kernels can call each
     # other and share one thread pool.
     core("tensor", "cpu_copy.c", "cpu_pool.c", "cpu_elementwise.c", "cpu_linalg.c", "cpu_sort.c",
-         "cpu_index.c", "cpu_reduce.c", "cpu_math_test.c"),
+         "cpu_index.c", "cpu_reduce.c"),
+    # Test-only access to cpu_math.h's functions (tests/test_math_ulp.py, bench/bench_math.py).
+    # Always -O3: it exists to test the vectorized code, which an -O0 build would not contain.
+    core("_math_test", "cpu_math_test.c", cflags=["-O3", "-g0"] + CFLAGS[2:]),
 ]
-
-
-# Always compiled at -O3, even in development builds: the math test hook exists to test the
-# vectorized code (an -O0 build would test scalar code only).
-ALWAYS_OPTIMIZED = ("cpu_math_test.c",)
 
 
 class ParallelBuildExt(build_ext):

@@ -34,7 +34,7 @@ _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if any(os.path.exists(os.path.join(_ROOT, "tensorlib", "_core", "tensor" + suffix))
        for suffix in importlib.machinery.EXTENSION_SUFFIXES) and _ROOT not in sys.path:
     sys.path.insert(0, _ROOT)
-from tensorlib._core.tensor import _math_eval  # noqa: E402
+from tensorlib._core._math_test import _math_eval  # noqa: E402
 
 # name: (input range, NumPy/SciPy function or None, torch function or None)
 NP = {}

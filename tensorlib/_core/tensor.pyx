@@ -1103,7 +1103,6 @@ include "linalg.pxi"
 include "sort.pxi"
 include "advindex.pxi"
 include "reduce.pxi"
-include "math_test.pxi"
 include "_ops_generated.pxi"
 
 
