@@ -24,7 +24,7 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-COMMENT = {".c": "/* time_build.py: a one-line change */\n", ".h": "/* time_build.py */\n"}
+COMMENT = {".c": "/* time_build.py: one line */\n", ".h": "/* time_build.py: one line */\n"}
 
 
 def build(clone, jobs, env, log_path):
@@ -89,7 +89,7 @@ def main(argv=None):
         for i, rel in enumerate(args.change or ["tensorlib/_core/cpu/cpu_sort.c"]):
             path = os.path.join(clone, rel)
             with open(path, "a") as f:
-                f.write(COMMENT.get(os.path.splitext(rel)[1], "# time_build.py: a one-line change\n"))
+                f.write(COMMENT.get(os.path.splitext(rel)[1], "# time_build.py: one line\n"))
             wall, rss, text = build(clone, args.jobs, env, os.path.join(tmp, f"change{i}.log"))
             report(f"rebuild after a one-line change to {rel}", wall, rss, text)
         print("\nload average after: " + " ".join(f"{x:.2f}" for x in os.getloadavg()))
