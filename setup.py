@@ -16,6 +16,7 @@ import glob
 import hashlib
 import os
 import sys
+import sysconfig
 import time
 from concurrent.futures import ThreadPoolExecutor
 
@@ -148,6 +149,11 @@ class ParallelBuildExt(build_ext):
         super().finalize_options()
         if not self.parallel:
             self.parallel = os.cpu_count() or 1
+        if getattr(self, "editable_mode", False):
+            # pip install -e compiles in a fresh temporary folder; the usual one keeps the
+            # objects that other builds of this checkout made, and reuses them
+            plat = f"{sysconfig.get_platform()}-{sys.implementation.cache_tag}"
+            self.build_temp = os.path.join("build", f"temp.{plat}")
 
     def build_extensions(self):
         self.check_extensions_list(self.extensions)
