@@ -3,7 +3,7 @@
 Flags are portable (-O3 -fwrapv, never -march=native or -ffast-math); faster code paths are
 chosen at run time by CPU features. Set TENSORLIB_DEV=1 for quick -O0 development builds.
 
-Everything the build makes stays under build/ (Cython's C output in build/cython/, objects in
+What Cython and the compiler make stays under build/ (C output in build/cython/, objects in
 build/temp.*), and a second build reuses the first one's work:
 - a module is re-cythonized only when the contents of its Cython inputs change (a fingerprint
   of contents, not timestamps: pip builds each time in a fresh isolated environment whose
