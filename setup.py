@@ -2,11 +2,23 @@
 
 Flags are portable (-O3 -fwrapv, never -march=native or -ffast-math); faster code paths are
 chosen at run time by CPU features. Set TENSORLIB_DEV=1 for quick -O0 development builds.
+
+What Cython and the compiler make stays under build/ (C output in build/cython/, objects in
+build/temp.*), and a second build reuses the first one's work:
+- a module is re-cythonized only when the contents of its Cython inputs change (a fingerprint
+  of contents, not timestamps: pip builds each time in a fresh isolated environment whose
+  Cython and NumPy .pxd files, inputs of every module, are new files every time);
+- each C source of every module is one compile job in a pool of ``-j`` workers, largest
+  first (the kernels compile beside the big Cython module), skipped when its object file is
+  newer than the source, the headers and the compiler flags.
 """
 import glob
+import hashlib
 import os
-import shutil
 import sys
+import sysconfig
+import time
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy
 from Cython.Build import cythonize
@@ -23,24 +35,38 @@ GENERATED = codegen.main(os.path.join(HERE, "build", "generated"))
 DEV = os.environ.get("TENSORLIB_DEV") == "1"
 # -g0 at -O3: Python's own CFLAGS bring -g, and gcc's variable tracking on the huge generated
 # module-init function of tensor.c then needs over 20 GB of memory (2.7 GB without it).
-CFLAGS = ["-O0", "-g"] if DEV else ["-O3", "-g0"]
+OPT = ["-O3", "-g0"]
 # -fno-math-errno: libm calls never set errno (nothing reads it), so sqrt is one instruction
 # and loops using it vectorize; it changes no value (unlike -ffast-math, never used).
 # -ffp-contract=off: no fused multiply-adds, so every ISA clone rounds the same way.
-CFLAGS += ["-fwrapv", "-fno-math-errno", "-ffp-contract=off", "-pthread", "-fno-strict-aliasing",
-           "-Wno-unused-function", "-Wno-unreachable-code"]
+COMMON = ["-fwrapv", "-fno-math-errno", "-ffp-contract=off", "-pthread", "-fno-strict-aliasing",
+          "-Wno-unused-function", "-Wno-unreachable-code"]
+CFLAGS = (["-O0", "-g"] if DEV else OPT) + COMMON
 CORE = os.path.join("tensorlib", "_core")
 CPU = os.path.join(CORE, "cpu")      # the CPU back end's C kernels
+CYTHON_BUILD_DIR = os.path.join("build", "cython")
+CYTHON_OPTIONS = dict(
+    language_level=3,
+    include_path=[".", os.path.relpath(GENERATED, HERE)],
+    compiler_directives={
+        # kept on: they only guard Python sequence fast paths; C arrays are unchecked anyway
+        "boundscheck": True,
+        "wraparound": True,
+        "cdivision": True,
+        "initializedcheck": False,
+        "embedsignature": True,
+    },
+)
 
 
-def core(name, *c_sources):
+def core(name, *c_sources, cflags=CFLAGS):
     return Extension(
         f"tensorlib._core.{name}",
         [os.path.join(CORE, f"{name}.pyx")] + [os.path.join(CPU, s) for s in c_sources],
         include_dirs=[CORE, CPU, GENERATED, numpy.get_include()],
         # rebuild when a C header changes (e.g. cpu_math.h, inlined into the kernels)
         depends=sorted(glob.glob(os.path.join(CPU, "*.h")) + glob.glob(os.path.join(GENERATED, "*.h"))),
-        extra_compile_args=CFLAGS,
+        extra_compile_args=cflags,
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
     )
 
@@ -53,55 +79,148 @@ extensions = [
     # TensorBase, the iterator and every CPU kernel: one module, so C kernels can call each
     # other and share one thread pool.
     core("tensor", "cpu_copy.c", "cpu_pool.c", "cpu_elementwise.c", "cpu_linalg.c", "cpu_sort.c",
-         "cpu_index.c", "cpu_reduce.c", "cpu_math_test.c"),
+         "cpu_index.c", "cpu_reduce.c"),
+    # Test-only access to cpu_math.h's functions (tests/test_math_ulp.py, bench/bench_math.py).
+    # Always -O3: it exists to test the vectorized code, which an -O0 build would not contain.
+    core("_math_test", "cpu_math_test.c", cflags=OPT + COMMON),
 ]
 
 
-# Always compiled at -O3, even in development builds: the math test hook exists to test the
-# vectorized code (an -O0 build would test scalar code only).
-ALWAYS_OPTIMIZED = ("cpu_math_test.c",)
+def _sha256(path):
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+def cythonize_changed(exts):
+    """Point each module at its generated C file, cythonizing those whose inputs changed.
+
+    A module's fingerprint hashes the contents of its .pyx and of every .pyx/.pxd/.pxi it
+    includes or cimports, transitively (Cython's own dependency scan, with the include path
+    cythonize uses), with Cython's version and the options. The paths are left out: the
+    isolated build environment that provides Cython's and NumPy's .pxd files has a new name
+    every time. An unchanged module keeps its C file, timestamp included, so the compile step
+    skips it as well.
+    """
+    import Cython
+    from Cython.Build.Dependencies import create_dependency_tree
+    from Cython.Compiler.Main import CompilationOptions, Context
+
+    options = CompilationOptions(**CYTHON_OPTIONS)
+    tree = create_dependency_tree(Context.from_options(options), quiet=True)
+    head = hashlib.sha256(repr((Cython.__version__, sorted(CYTHON_OPTIONS.items()))).encode())
+    stale = []
+    for ext in exts:
+        pyx = ext.sources[0]
+        if not pyx.endswith(".pyx"):     # resolved by an earlier build command in this process
+            continue
+        inputs = {pyx} | {d for d in tree.all_dependencies(pyx)
+                          if os.path.splitext(d)[1] in (".pyx", ".pxd", ".pxi")}
+        h = head.copy()
+        h.update(" ".join(sorted(_sha256(p) for p in inputs)).encode())
+        c_file = os.path.join(CYTHON_BUILD_DIR, os.path.splitext(pyx)[0] + ".c")
+        stamp = c_file + ".inputs"
+        if os.path.exists(c_file) and os.path.exists(stamp) and open(stamp).read() == h.hexdigest():
+            ext.sources[0] = c_file
+        else:
+            stale.append((ext, stamp, h.hexdigest()))
+    if not stale:
+        return
+    # force: the fingerprints already say these are out of date (timestamps would not)
+    start = time.perf_counter()
+    done = cythonize([ext for ext, _, _ in stale], build_dir=CYTHON_BUILD_DIR, force=True,
+                     nthreads=os.cpu_count() or 1, **CYTHON_OPTIONS)
+    print(f"cythonized {len(stale)} modules in {time.perf_counter() - start:.1f} s", flush=True)
+    for (ext, stamp, digest), new in zip(stale, done):
+        assert new.name == ext.name
+        ext.sources = new.sources    # the same objects: setuptools has annotated them
+        with open(stamp, "w") as f:
+            f.write(digest)
 
 
 class ParallelBuildExt(build_ext):
-    """Compile extension modules in parallel: Cython output is large and we have few cores.
+    """Compile every C source of every module as its own job, ``-j`` at a time.
 
-    Building from a source checkout (``pip install .`` builds in the tree) also places the
-    compiled modules in the checkout, as ``build_ext --inplace`` would: ``python -m ...``
-    run from the checkout's root imports the checkout's ``tensorlib/`` before the installed
-    one, and without them that import fails (``python -m tensorlib.demo``, ``python -m
-    pytest`` right after ``pip install .``).
+    setuptools compiles one module's sources one after the other; here tensor's Cython output
+    (the largest by far) starts first and the kernels and the small modules share the other
+    workers. An object file is rebuilt only when its source, a header in ``depends`` or the
+    compiler flags are newer (the flags are written to a file that every module depends on).
     """
 
     def finalize_options(self):
         super().finalize_options()
         if not self.parallel:
             self.parallel = os.cpu_count() or 1
+        if getattr(self, "editable_mode", False):
+            # pip install -e compiles in a fresh temporary folder; the usual one keeps the
+            # objects that other builds of this checkout made, and reuses them
+            plat = f"{sysconfig.get_platform()}-{sys.implementation.cache_tag}"
+            self.build_temp = os.path.join("build", f"temp.{plat}")
 
-    def run(self):
-        super().run()
-        if not self.inplace and os.path.exists(os.path.join(HERE, ".git")):
+    def build_extensions(self):
+        self.check_extensions_list(self.extensions)
+        cythonize_changed(self.extensions)
+        flags_file = self._write_flags_file()
+        for ext in self.extensions:
+            if flags_file not in ext.depends:
+                ext.depends = list(ext.depends) + [flags_file]
+        # Every out-of-date source of every module, largest first, -j at a time; then
+        # build_extension links each module (its compile call finds nothing left to do).
+        jobs = []
+        for ext in self.extensions:
+            if not (self.force or self._out_of_date(self.get_ext_fullpath(ext.name),
+                                                    [*ext.sources, *ext.depends])):
+                continue
+            kwargs = dict(output_dir=self.build_temp, macros=list(ext.define_macros),
+                          include_dirs=ext.include_dirs, debug=self.debug,
+                          extra_postargs=ext.extra_compile_args, depends=ext.depends)
+            objects = self.compiler.object_filenames(ext.sources, output_dir=self.build_temp)
+            jobs += [(os.path.getsize(s), s, kwargs) for s, o in zip(ext.sources, objects)
+                     if self.force or self._out_of_date(o, [s, *ext.depends])]
+        jobs.sort(key=lambda job: job[0], reverse=True)
+        compile_all = self.compiler.compile
+
+        def compile_one(source, **kwargs):
+            start = time.perf_counter()
+            compile_all([source], **kwargs)
+            print(f"compiled {source} in {time.perf_counter() - start:.1f} s", flush=True)
+
+        with ThreadPoolExecutor(max(1, int(self.parallel))) as pool:
+            running = [pool.submit(compile_one, s, **kw) for _, s, kw in jobs]
+            for job in running:
+                job.result()
+
+        def compile_changed(sources, output_dir=None, depends=(), **kwargs):
+            objects = self.compiler.object_filenames(sources, output_dir=output_dir)
+            todo = [s for s, o in zip(sources, objects)
+                    if self._out_of_date(o, [s, *depends])]
+            if todo:
+                compile_all(todo, output_dir=output_dir, depends=depends, **kwargs)
+            return objects
+
+        self.compiler.compile = compile_changed
+        try:
             for ext in self.extensions:
-                dst = os.path.join(HERE, self.get_ext_filename(ext.name))
-                # a new file, renamed over the old one: a process that has the old module
-                # loaded keeps its mapping intact
-                shutil.copyfile(self.get_ext_fullpath(ext.name), dst + ".tmp")
-                os.replace(dst + ".tmp", dst)
+                self.build_extension(ext)
+        finally:
+            self.compiler.compile = compile_all
+
+    @staticmethod
+    def _out_of_date(target, inputs):
+        if not os.path.exists(target):
+            return True
+        t = os.path.getmtime(target)
+        return any(os.path.getmtime(p) > t for p in inputs)
+
+    def _write_flags_file(self):
+        """A file naming every module's compiler and flags, rewritten only when they change."""
+        path = os.path.join(self.build_temp, "compile-flags.txt")
+        text = f"{self.compiler.compiler_so}\n" + "".join(
+            f"{e.name}: {e.extra_compile_args} {e.define_macros}\n" for e in self.extensions)
+        if not os.path.exists(path) or open(path).read() != text:
+            os.makedirs(self.build_temp, exist_ok=True)
+            with open(path, "w") as f:
+                f.write(text)
+        return path
 
 
-setup(
-    ext_modules=cythonize(
-        extensions,
-        language_level=3,
-        include_path=[GENERATED],
-        nthreads=os.cpu_count() or 1,
-        compiler_directives={
-            # kept on: they only guard Python sequence fast paths; C arrays are unchecked anyway
-            "boundscheck": True,
-            "wraparound": True,
-            "cdivision": True,
-            "initializedcheck": False,
-            "embedsignature": True,
-        },
-    ),
-    cmdclass={"build_ext": ParallelBuildExt},
-)
+setup(ext_modules=extensions, cmdclass={"build_ext": ParallelBuildExt})

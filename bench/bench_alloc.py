@@ -18,7 +18,6 @@ segments mapped and faulted in. ``zeros(n)`` shows that second cost.
     python bench/bench_alloc.py --quick    # a smoke run
 """
 import argparse
-import importlib.machinery
 import json
 import os
 import subprocess
@@ -32,11 +31,7 @@ try:
 except ImportError:          # torch columns are optional
     torch = None
 
-_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-if any(os.path.exists(os.path.join(_ROOT, "tensorlib", "_core", "tensor" + suffix))
-       for suffix in importlib.machinery.EXTENSION_SUFFIXES) and _ROOT not in sys.path:
-    sys.path.insert(0, _ROOT)
-import tensorlib  # noqa: E402
+import tensorlib
 
 # float32 elements: 64 B, 4 KiB, 64 KiB, 1 MiB, 4 MiB, 64 MiB
 SIZES = [16, 1024, 16 * 1024, 256 * 1024, 1024 * 1024, 16 * 1024 * 1024]

@@ -5,18 +5,10 @@
 
 Run: python bench/bench_autograd.py
 """
-import importlib.machinery
 import os
-import sys
 import timeit
 
-# Bench the checkout this file belongs to when its core is built in place
-# (`python setup.py build_ext --inplace`), else the installed tensorlib.
-_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-if any(os.path.exists(os.path.join(_ROOT, "tensorlib", "_core", "tensor" + suffix))
-       for suffix in importlib.machinery.EXTENSION_SUFFIXES) and _ROOT not in sys.path:
-    sys.path.insert(0, _ROOT)
-import tensorlib  # noqa: E402
+import tensorlib
 
 try:
     import torch

@@ -11,7 +11,6 @@ runs at its defaults; its columns are left out when it is not installed.
     python bench/bench_core.py --quick     # fewer rounds (a smoke test)
 """
 import argparse
-import importlib.machinery
 import os
 import sys
 import timeit
@@ -23,13 +22,7 @@ try:
 except ImportError:          # torch columns are optional
     torch = None
 
-# Bench the checkout this file belongs to when its core is built in place
-# (`python setup.py build_ext --inplace`), else the installed tensorlib.
-_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-if any(os.path.exists(os.path.join(_ROOT, "tensorlib", "_core", "tensor" + suffix))
-       for suffix in importlib.machinery.EXTENSION_SUFFIXES) and _ROOT not in sys.path:
-    sys.path.insert(0, _ROOT)
-import tensorlib  # noqa: E402
+import tensorlib
 
 # (name, statement, goal as a ratio to torch's time or None); `x` is a fresh 4x4 float32
 # tensor/array, `lib` the library module.

@@ -5,15 +5,12 @@ tensorlib, ...) so machine noise hits all three alike; the best round of each is
 Printed: time per call and the ratios tensorlib/torch and tensorlib/NumPy (below 1 means
 tensorlib is faster). torch runs at its defaults (set_num_threads is left alone); its
 columns are left out when it is not installed. Build with -O3 before measuring
-(`python setup.py build_ext --inplace`, without TENSORLIB_DEV=1).
+(`pip install .`, or an in-place build: see bench/README.md).
 
     python bench/bench_index.py             # default rounds
     python bench/bench_index.py --quick     # fewer rounds (a smoke test)
 """
 import argparse
-import importlib.machinery
-import os
-import sys
 import timeit
 
 import numpy as np
@@ -23,11 +20,7 @@ try:
 except ImportError:          # torch columns are optional
     torch = None
 
-_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-if any(os.path.exists(os.path.join(_ROOT, "tensorlib", "_core", "tensor" + suffix))
-       for suffix in importlib.machinery.EXTENSION_SUFFIXES) and _ROOT not in sys.path:
-    sys.path.insert(0, _ROOT)
-import tensorlib  # noqa: E402
+import tensorlib
 
 RNG = np.random.default_rng(0)
 DATA = {

@@ -6,7 +6,7 @@ own thread count); NumPy's BLAS at its own. Float products are NumPy's BLAS call
 into tensorlib's memory, so the float ratio to NumPy measures tensorlib's overhead around the
 same BLAS. Build with -O3 first:
 
-    python setup.py build_ext --inplace -j2      # (without TENSORLIB_DEV)
+    pip install .                                # or in place: bench/README.md
     python bench/bench_linalg.py [--rounds N] [--only NAME]
 
 Target: 1024x1024 float32 matmul <= 1.05x NumPy (same BLAS); the ratio to torch is
@@ -16,13 +16,11 @@ OPENBLAS_L2_SIZE) for the bench command only.
 """
 import argparse
 import os
-import sys
 import time
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-import tensorlib  # noqa: E402  (the checkout's build)
+import tensorlib
 
 try:
     import torch

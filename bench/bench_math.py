@@ -13,9 +13,6 @@ runs at its defaults (all its threads) and, for a like-for-like column, on one t
     python bench/bench_math.py exp sin_n    # only these functions
 """
 import argparse
-import importlib.machinery
-import os
-import sys
 import time
 
 import numpy as np
@@ -30,11 +27,7 @@ try:
 except ImportError:          # scipy columns are optional
     special = None
 
-_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-if any(os.path.exists(os.path.join(_ROOT, "tensorlib", "_core", "tensor" + suffix))
-       for suffix in importlib.machinery.EXTENSION_SUFFIXES) and _ROOT not in sys.path:
-    sys.path.insert(0, _ROOT)
-from tensorlib._core.tensor import _math_eval  # noqa: E402
+from tensorlib._core._math_test import _math_eval
 
 # name: (input range, NumPy/SciPy function or None, torch function or None)
 NP = {}

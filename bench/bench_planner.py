@@ -14,18 +14,10 @@ best times, with 2% of slack for noise).
     python bench/bench_planner.py --quick     # a smoke run
 """
 import argparse
-import importlib.machinery
-import os
-import sys
 import time
 
-_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-if any(os.path.exists(os.path.join(_ROOT, "tensorlib", "_core", "tensor" + suffix))
-       for suffix in importlib.machinery.EXTENSION_SUFFIXES) and _ROOT not in sys.path:
-    sys.path.insert(0, _ROOT)
-import tensorlib as torch  # noqa: E402
-from tensorlib import memory  # noqa: E402
-
+import tensorlib as torch
+from tensorlib import memory
 
 
 # ---- workloads ----------------------------------------------------------------------------

@@ -4,7 +4,7 @@ Each case runs tensorlib, torch and NumPy in alternating rounds in one process a
 best time of each; ratios below 1 mean tensorlib is faster. Torch runs at its defaults (its
 own thread count); tensorlib at its default thread count. Build with -O3 first:
 
-    python setup.py build_ext --inplace -j2      # (without TENSORLIB_DEV)
+    pip install .                                # or in place: bench/README.md
     python bench/bench_reduce.py [--rounds N] [--only NAME] [--threads N]
 
 On a shared machine the best-of times still move with the load: compare ratios from the
@@ -14,14 +14,11 @@ Targets: 16M float32 sum() and a sum over a transposed dim <= 1.1x torch;
 softmax(dim=1) on 4096x1024 float32 <= 1.2x torch.
 """
 import argparse
-import os
-import sys
 import time
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-import tensorlib  # noqa: E402  (the checkout's build)
+import tensorlib
 
 try:
     import torch

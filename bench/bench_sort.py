@@ -2,19 +2,16 @@
 
 Each case runs the three libraries in alternating rounds in one process and keeps each one's
 best time. Ratios are tensorlib/torch and tensorlib/numpy (below 1: tensorlib is faster).
-Build with -O3 first: ``python setup.py build_ext --inplace -j2``.
+Build with -O3 first: ``pip install .`` (or in place: see bench/README.md).
 
     python bench/bench_sort.py [--rounds N] [--filter TEXT]
 """
 import argparse
-import os
-import sys
 import time
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-import tensorlib as tl  # noqa: E402
+import tensorlib as tl
 
 try:
     import torch

@@ -1,4 +1,5 @@
-"""Memory you can see and plan: ``python -m tensorlib.demo [output folder]``.
+"""Memory you can see and plan: ``tensorlib-demo [output folder]`` (the command ``pip install``
+makes) or ``python -m tensorlib.demo [output folder]``.
 
 An inference loop of a small model, first profiled (what is alive at the peak, by role and by
 source line), then planned (one arena, replayed with no allocator traffic, bit-identical
@@ -43,8 +44,15 @@ def inference(model, batches):
     return [model(x) for x in batches]
 
 
-def main(out_dir=None):
+def run(out_dir=None):
+    """Run the demo, printing as it goes; returns what it measured (for tests).
+
+    >>> result = run("/tmp")                    # doctest: +SKIP
+    >>> result["same"]                          # planned outputs bit-identical
+    True
+    """
     out_dir = out_dir or os.getcwd()
+    os.makedirs(out_dir, exist_ok=True)
     sizes = [64, 256, 256, 10]
     model, _ = make_model(sizes)
     g = torch.Generator().manual_seed(1)
@@ -115,5 +123,21 @@ def main(out_dir=None):
             "requests": (plain_reqs, plan_reqs), "files": (svg, lsvg, trace)}
 
 
+def main(argv=None):
+    """The ``tensorlib-demo`` command: ``tensorlib-demo [output folder]``; returns 0.
+
+    >>> main(["/tmp"])                          # doctest: +SKIP
+    tensorlib 0.1.0: memory you can see and plan
+    ...
+    0
+    """
+    args = sys.argv[1:] if argv is None else list(argv)
+    if len(args) > 1 or args[:1] in (["-h"], ["--help"]):
+        print("usage: tensorlib-demo [output folder]", file=sys.stderr)
+        return 0 if args[:1] in (["-h"], ["--help"]) else 2
+    run(args[0] if args else None)
+    return 0
+
+
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else None)
+    sys.exit(main())

@@ -1,21 +1,22 @@
 """Shared test setup: hypothesis profiles, the torch reference (optional), the devices the
 device-neutral tests run on, and the cyclic GC switched off for memory tests."""
 import gc
-import importlib.machinery
 import os
-import sys
 
 import pytest
 from hypothesis import HealthCheck, settings
 
-# `pip install ".[test]" && python -m pytest` from a fresh checkout: `python -m` puts the
-# checkout first on sys.path, but its tensorlib/ holds no compiled core (pip built that into
-# site-packages). Then test the installed package instead of failing to import. A checkout
-# built in place (`python setup.py build_ext --inplace`) is tested as is.
-_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-if not any(os.path.exists(os.path.join(_ROOT, "tensorlib", "_core", "tensor" + suffix))
-           for suffix in importlib.machinery.EXTENSION_SUFFIXES):
-    sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != _ROOT]
+# The tests import tensorlib the ordinary way: the installed package under `pytest`, or the
+# checkout's in-place build under `python -m pytest` run from the checkout (which puts the
+# checkout first on sys.path). Say which of the two is missing rather than failing every
+# test module's import.
+try:
+    import tensorlib  # noqa: F401
+except ImportError as e:
+    raise ImportError(
+        f"cannot import tensorlib ({e}). Either install it (`pip install .`) and run "
+        "`pytest`, or build it in place (`TENSORLIB_DEV=1 python setup.py build_ext "
+        "--inplace -j2`) and run `python -m pytest` from the checkout's root.") from e
 
 # "ci": few, derandomized examples so the whole suite fits CI's budget; "dev": more.
 settings.register_profile("ci", max_examples=25, derandomize=True, deadline=None,

@@ -22,6 +22,7 @@ tests skip the inputs those bugs affect so that the rest stays checked.
 """
 import math
 import operator as _o
+import os
 import subprocess
 import sys
 import warnings
@@ -2373,8 +2374,11 @@ except RuntimeError as e:
 def test_int_division_by_scalar_that_wraps_to_zero_raises(expr):
     """The zero-divisor check looks at the divisor converted to the tensor's dtype (run in a
     subprocess: a C division by zero would kill the process with SIGFPE)."""
+    # run beside the tensorlib this process imported: `python -c` puts its cwd first on
+    # sys.path, and a checkout's root holds the sources without the compiled core
+    here = os.path.dirname(os.path.dirname(os.path.abspath(tl.__file__)))
     r = subprocess.run([sys.executable, "-c", _CRASH.format(expr=expr)], capture_output=True,
-                       text=True, timeout=120)
+                       text=True, timeout=120, cwd=here)
     assert r.returncode == 0, f"exit {r.returncode}: {r.stderr[-300:]}"
     assert r.stdout.strip() == "RuntimeError ZeroDivisionError"
 

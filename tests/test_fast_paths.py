@@ -176,7 +176,7 @@ def test_demo_runs_quickly(tmp_path):
     from tensorlib import demo
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        result = demo.main(str(tmp_path))
+        result = demo.run(str(tmp_path))
     text = out.getvalue()
     assert "memory plan:" in text and "bit-identical to the unplanned loop: True" in text
     assert result["same"] and result["requests"][1] == 1

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
-from tensorlib._core.tensor import _math_eval, _math_names
+from tensorlib._core._math_test import _math_eval, _math_names
 
 try:
     from scipy import special as _sp

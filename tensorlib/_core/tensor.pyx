@@ -1109,7 +1109,6 @@ include "sort.pxi"
 include "advindex.pxi"
 include "reduce.pxi"
 include "backend.pxi"
-include "math_test.pxi"
 include "_ops_generated.pxi"
 
 

@@ -1,4 +1,4 @@
-/* Test-only entry point for the cpu_math.h functions (tensor.pyx's _math_eval hook). */
+/* Test-only entry point for the cpu_math.h functions (the _math_test module's _math_eval hook). */
 #ifndef TL_CPU_MATH_TEST_H
 #define TL_CPU_MATH_TEST_H
 #include <stdint.h>

@@ -1,7 +1,12 @@
-# TEST-ONLY hook into the float32/float64 elementary functions of cpu_math.h (the ones the
-# elementwise kernels call), so tests can measure their error against float64 references
-# and benchmarks can time them. Not part of the public API.
-# (included into tensor.pyx)
+"""TEST-ONLY hook into the float32/float64 elementary functions of cpu_math.h (the ones the
+elementwise kernels call), so tests can measure their error against float64 references and
+benchmarks can time them. Not part of the public API, and not part of the tensor module: the
+build compiles this module and cpu_math_test.c at -O3 even in development builds, since the
+point is to test the vectorized code the kernels run.
+"""
+from libc.stdint cimport int64_t
+
+import numpy as np
 
 cdef extern from "cpu_math_test.h" nogil:
     int tl_math_test_run(const char* name, int isa, int is_double, const void* x,
@@ -31,7 +36,7 @@ def _math_eval(str name, arr, arr2=None, *, double beta=1.0, double threshold=20
     are softplus's. Returns a new array (or fills ``out``).
 
     >>> import numpy as np
-    >>> from tensorlib._core.tensor import _math_eval
+    >>> from tensorlib._core._math_test import _math_eval
     >>> _math_eval("exp", np.array([0.0, 1.0], dtype=np.float32))
     array([1.       , 2.7182817], dtype=float32)
     """
