@@ -17,6 +17,18 @@ from test_autograd_sweep import CASES as AUTOGRAD_CASES
 META = tensorlib.device("meta")
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _gc_off():
+    """Byte counts are compared exactly: no cyclic collection may free anything mid-measure
+    (memory falls by reference counting alone)."""
+    was_enabled = gc.isenabled()
+    gc.collect()
+    gc.disable()
+    yield
+    if was_enabled:
+        gc.enable()
+
+
 def _leaves(shapes, device, dtype=tensorlib.float64, requires_grad=True, seed=0):
     rng = np.random.default_rng(seed)
     return [tensorlib.tensor(rng.uniform(0.5, 1.5, size=s), dtype=dtype, device=device,
@@ -49,7 +61,6 @@ def _run_case(fn, shapes, device):
     """Output geometry, the bytes the call allocated on ``device`` (result included), and the
     inputs' gradient shapes after backward."""
     leaves = _leaves(shapes, device)
-    gc.collect()
     before = memory.memory_allocated(device)
     memory.reset_peak_memory_stats(device)
     out = fn(_On(device), *[x * 1 for x in leaves])
@@ -206,7 +217,6 @@ def test_every_declared_elementwise_op_on_meta_matches_cpu(name, arity, dtype):
 
 
 def _forward(fn, device):
-    gc.collect()
     before = memory.memory_allocated(device)
     memory.reset_peak_memory_stats(device)
     out = fn(device)
@@ -328,7 +338,6 @@ def test_counters_follow_the_same_rules_on_every_device(device, no_gc):
 
 
 def test_meta_counters_are_the_cpus_and_cost_nothing():
-    gc.collect()
     before = memory.memory_allocated("meta")
     x = tensorlib.empty(1000, device="meta")                 # 4000 bytes -> 4096
     views = [x[1:], x.view(10, 100)]
@@ -353,7 +362,6 @@ def test_meta_memory_limit_answers_will_it_fit():
 
 def test_meta_autograd_backward_frees_like_cpu():
     def step(device):
-        gc.collect()
         w = tensorlib.ones(64, 32, device=device, requires_grad=True)
         x = tensorlib.ones(16, 64, device=device)
         before = memory.memory_allocated(device)
@@ -415,7 +423,6 @@ def _workloads():
 def _measured_peak(fn, args):
     """What a CPU run reaches: max_memory_allocated above the bytes allocated before the
     inputs existed (the inputs are copied here, as estimate copies them)."""
-    gc.collect()
     base = memory.memory_allocated()
     args = _copy(args)
     memory.reset_peak_memory_stats()
@@ -456,7 +463,6 @@ def test_estimate_with_backward_and_kwargs():
     x = tensorlib.randn(32, 256)
     w = tensorlib.randn(256, 128, requires_grad=True)
     est = memory.estimate(train_step, x, w, scale=2.0)
-    gc.collect()
     base = memory.memory_allocated()
     x2, w2 = x.clone(), w.detach().clone().requires_grad_()
     memory.reset_peak_memory_stats()
@@ -468,7 +474,6 @@ def test_estimate_with_backward_and_kwargs():
 
 def test_estimate_allocates_no_real_memory_and_reports():
     x = tensorlib.ones(1024, 1024)            # 4 MiB
-    gc.collect()
     memory.reset_peak_memory_stats()
     before = memory.max_memory_allocated()
     est = memory.estimate(lambda t: (t @ t).exp() + t, x)
