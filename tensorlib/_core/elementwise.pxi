@@ -178,22 +178,29 @@ cdef TensorBase _ew(EwOp op, tuple inputs, object out, bint inplace, const void*
     cdef int nd = 0, k, i, nin = len(inputs), loop_code, out_code, in_loop
     cdef TensorBase t, o
     cdef object x
-    cdef Device dev = common_device(inputs)
+    cdef Device dev = None
+    cdef bint mixed = False
     # 1. dtypes
     if force_loop >= 0:
         loop_code = force_loop
         out_code = force_out
     else:
         _result_code(op, inputs, &loop_code, &out_code)
-    # 2. broadcast shape of the tensor inputs
+    # 2. broadcast shape and device of the tensor inputs
     for k in range(nin):
         x = inputs[k]
         if isinstance(x, TensorBase):
             t = <TensorBase>x
+            if dev is None:
+                dev = t._storage.device
+            elif t._storage.device is not dev:
+                mixed = True
             if nd == 0 and t._ndim == 0:
                 continue
             nd = broadcast_shapes(nd, shape, t._ndim, t._shape, tmp)
             memcpy(shape, tmp, nd * sizeof(int64_t))
+    if mixed or dev is None:
+        dev = common_device(inputs)          # (a 0-d CPU tensor may join; else it raises)
     # 3. the output
     if inplace:
         o = <TensorBase>inputs[0]
