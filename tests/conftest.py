@@ -50,3 +50,16 @@ def no_gc():
     finally:
         if was_enabled:
             gc.enable()
+
+
+@pytest.fixture(scope="module")
+def gc_off_for_module():
+    """The cyclic GC off for a whole module (memory must fall by reference counting alone),
+    after one collection of what earlier modules left in cycles (a full collection is slow
+    with torch loaded, so once per module rather than per test)."""
+    was_enabled = gc.isenabled()
+    gc.collect()
+    gc.disable()
+    yield
+    if was_enabled:
+        gc.enable()

@@ -30,14 +30,8 @@ needs_caching = pytest.mark.skipif(not CACHING, reason="TENSORLIB_CACHING=0: no 
 _next_stream = [100]
 
 
-@pytest.fixture(scope="module", autouse=True)
-def no_gc():
-    was_enabled = gc.isenabled()
-    gc.collect()
-    gc.disable()
-    yield
-    if was_enabled:
-        gc.enable()
+# exact byte counts: no cyclic collection may free anything mid-test
+pytestmark = pytest.mark.usefixtures("gc_off_for_module")
 
 
 @pytest.fixture(autouse=True)

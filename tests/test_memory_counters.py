@@ -19,16 +19,8 @@ KEYS = [f"{a}.all.{b}" for a in ("allocated_bytes", "allocation")
         for b in ("current", "peak", "allocated", "freed")]
 
 
-@pytest.fixture(scope="module", autouse=True)
-def no_gc():
-    """Collect what earlier test modules left in cycles (once: a full collection is slow with
-    torch loaded), then run this module with the cyclic GC off and restore it afterwards."""
-    was_enabled = gc.isenabled()
-    gc.collect()
-    gc.disable()
-    yield
-    if was_enabled:
-        gc.enable()
+# exact byte counts: no cyclic collection may free anything mid-test
+pytestmark = pytest.mark.usefixtures("gc_off_for_module")
 
 
 @pytest.fixture(autouse=True)

@@ -5,7 +5,6 @@ strides, dtypes, views, requires_grad and grad_fn, gradients' shapes, errors, an
 the allocator counts. The sweeps below run each case on the CPU and on meta side by side
 (the CPU run is the reference); memory.estimate is checked against measured CPU peaks.
 """
-import gc
 
 import numpy as np
 import pytest
@@ -17,16 +16,8 @@ from test_autograd_sweep import CASES as AUTOGRAD_CASES
 META = tensorlib.device("meta")
 
 
-@pytest.fixture(scope="module", autouse=True)
-def _gc_off():
-    """Byte counts are compared exactly: no cyclic collection may free anything mid-measure
-    (memory falls by reference counting alone)."""
-    was_enabled = gc.isenabled()
-    gc.collect()
-    gc.disable()
-    yield
-    if was_enabled:
-        gc.enable()
+# exact byte counts: no cyclic collection may free anything mid-test
+pytestmark = pytest.mark.usefixtures("gc_off_for_module")
 
 
 def _leaves(shapes, device, dtype=tensorlib.float64, requires_grad=True, seed=0):
