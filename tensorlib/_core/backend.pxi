@@ -19,8 +19,9 @@
 #
 # A back end implements these methods and owns an allocator behind the same door
 # (allocator.pyx), so counters, the profiler and the planner work on every device unchanged.
-# ``has_data`` says whether its memory can be read from the host: the front halves that need
-# values (item, tolist, printing, numpy, data-dependent shapes such as nonzero) ask it first.
+# ``has_data`` says whether the device holds values at all (false on meta): the front halves
+# that need values (item, tolist, printing, numpy, data-dependent shapes such as nonzero) ask
+# it first. (Reading a device's values from the host is a copy the CUDA back end will add.)
 #
 # cpu   today's C kernels (tensorlib/_core/cpu/), the thread pool, BLAS through NumPy.
 # meta  runs nothing: tensors have shape, dtype, strides and counted bytes but no data, so a
@@ -269,7 +270,7 @@ cdef inline Backend backend_of(TensorBase t):
 
 
 cdef inline bint has_data(TensorBase t) noexcept:
-    """Whether t's values can be read from the host (false on meta)."""
+    """Whether t has values (false on meta)."""
     return t._storage.device.kind != DEVICE_META
 
 
