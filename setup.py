@@ -64,13 +64,21 @@ CYTHON_OPTIONS = dict(
 )
 
 
+# The generated elementwise loops are included by cpu_elementwise.c alone: a changed kernel
+# expression in the declarations recompiles that one file, not every source of every module.
+EW_LOOPS = os.path.join(GENERATED, "_ew_loops.h")
+SOURCE_DEPENDS = {os.path.join(CPU, "cpu_elementwise.c"): [EW_LOOPS]}
+HEADERS = sorted(set(glob.glob(os.path.join(CPU, "*.h")) + glob.glob(os.path.join(GENERATED, "*.h")))
+                 - {EW_LOOPS})
+
+
 def core(name, *c_sources, cflags=CFLAGS):
     return Extension(
         f"tensorlib._core.{name}",
         [os.path.join(CORE, f"{name}.pyx")] + [os.path.join(CPU, s) for s in c_sources],
         include_dirs=[CORE, CPU, GENERATED, numpy.get_include()],
         # rebuild when a C header changes (e.g. cpu_math.h, inlined into the kernels)
-        depends=sorted(glob.glob(os.path.join(CPU, "*.h")) + glob.glob(os.path.join(GENERATED, "*.h"))),
+        depends=HEADERS,
         extra_compile_args=cflags,
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
     )
@@ -172,15 +180,17 @@ class ParallelBuildExt(build_ext):
         # build_extension links each module (its compile call finds nothing left to do).
         jobs = []
         for ext in self.extensions:
+            own = [d for src in ext.sources for d in SOURCE_DEPENDS.get(src, ())]
             if not (self.force or self._out_of_date(self.get_ext_fullpath(ext.name),
-                                                    [*ext.sources, *ext.depends])):
+                                                    [*ext.sources, *ext.depends, *own])):
                 continue
             kwargs = dict(output_dir=self.build_temp, macros=list(ext.define_macros),
                           include_dirs=ext.include_dirs, debug=self.debug,
                           extra_postargs=ext.extra_compile_args, depends=ext.depends)
             objects = self.compiler.object_filenames(ext.sources, output_dir=self.build_temp)
             jobs += [(os.path.getsize(s), s, kwargs) for s, o in zip(ext.sources, objects)
-                     if self.force or self._out_of_date(o, [s, *ext.depends])]
+                     if self.force or self._out_of_date(
+                         o, [s, *ext.depends, *SOURCE_DEPENDS.get(s, ())])]
         jobs.sort(key=lambda job: job[0], reverse=True)
         compile_all = self.compiler.compile
 
@@ -200,7 +210,7 @@ class ParallelBuildExt(build_ext):
         def compile_changed(sources, output_dir=None, depends=(), **kwargs):
             objects = self.compiler.object_filenames(sources, output_dir=output_dir)
             todo = [s for s, o in zip(sources, objects)
-                    if self._out_of_date(o, [s, *depends])]
+                    if self._out_of_date(o, [s, *depends, *SOURCE_DEPENDS.get(s, ())])]
             if todo:
                 compile_all(todo, output_dir=output_dir, depends=depends, **kwargs)
             return objects
