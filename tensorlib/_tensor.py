@@ -149,6 +149,19 @@ class Tensor(TensorBase):
         _C._detach_inplace(self)
         return self
 
+    def __reduce_ex__(self, proto):
+        # A meta tensor has no values to carry: like PyTorch, it pickles as its geometry
+        # (shape, strides, dtype) and unpickles as a meta tensor.
+        if self.is_meta:
+            return (_rebuild_meta_tensor,
+                    (tuple(self.shape), self.stride(), self.dtype, self.requires_grad))
+        return TensorBase.__reduce_ex__(self, proto)
+
+
+def _rebuild_meta_tensor(size, stride, dtype, requires_grad):
+    from tensorlib import empty_strided
+    return empty_strided(size, stride, dtype=dtype, device="meta").requires_grad_(requires_grad)
+
 
 for _name, _fn in _C._GENERATED_METHODS.items():
     setattr(Tensor, _name, _fn)

@@ -262,6 +262,19 @@ def test_meta_tensor_basics():
         tensorlib.empty(2, device="meta:1")
 
 
+def test_meta_tensor_pickles_as_its_geometry():
+    # PyTorch pickles a meta tensor as shape, strides and dtype (there are no values to carry)
+    import pickle
+    x = tensorlib.empty(2, 3, device="meta", dtype=tensorlib.float16).t().requires_grad_()
+    y = pickle.loads(pickle.dumps(x))
+    assert y.is_meta and y.is_leaf and y.requires_grad
+    assert (y.shape, y.stride(), y.dtype) == ((3, 2), (1, 3), tensorlib.float16)
+    torch = pytest.importorskip("torch")
+    tx = torch.empty(2, 3, device="meta", dtype=torch.float16).t().requires_grad_()
+    ty = pickle.loads(pickle.dumps(tx))
+    assert (tuple(ty.shape), ty.stride(), ty.requires_grad) == (y.shape, y.stride(), True)
+
+
 def test_meta_repr_is_pytorchs():
     assert repr(tensorlib.empty(2, 3, device="meta")) == "tensor(..., device='meta', size=(2, 3))"
     assert repr(tensorlib.empty(2, dtype=tensorlib.int64, device="meta")) == \
