@@ -252,6 +252,12 @@ class _BackwardHook:
         if self.input_tensors_index is None:
             # no input requires grad: the input node never runs, so the hooks run here
             grad_inputs = (None,) * self.n_inputs
+            if self.user_hooks:
+                warnings.warn("Full backward hook is firing when gradients are computed with "
+                              "respect to module outputs since no inputs require gradients. See "
+                              "https://docs.pytorch.org/docs/main/generated/torch.nn.Module.html"
+                              "#torch.nn.Module.register_full_backward_hook for more details.",
+                              stacklevel=2)
             for hook in self.user_hooks:
                 res = hook(self.module, grad_inputs, self.grad_outputs)
                 if res is not None and not (isinstance(res, tuple)
