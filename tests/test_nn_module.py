@@ -953,3 +953,29 @@ def test_a_parameter_saved_for_backward_keeps_its_role(no_gc):
     assert x.untyped_storage().role_name == "saved-for-backward"
     y.backward()
     assert w.untyped_storage().role_name == "parameter"
+
+
+def test_non_full_backward_hook_matches_torch(torch):
+    import warnings
+    results = []
+    for lib in (torch, tensorlib):
+        m = lib.nn.Linear(2, 3)
+        with lib.no_grad():
+            m.weight.copy_(lib.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]))
+            m.bias.fill_(0.5)
+        log = []
+
+        def hook(mod, gi, go):
+            log.append(([None if g is None else g.tolist() for g in gi], [g.tolist() for g in go]))
+            return tuple(None if g is None else g * 2 for g in gi)
+        m.register_backward_hook(hook)
+        with pytest.raises(RuntimeError, match="Cannot use both regular backward hooks"):
+            m.register_full_backward_hook(lambda *a: None)
+        x = lib.tensor([[1.0, -1.0], [0.5, 2.0]], requires_grad=True)
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            y = m(x)
+        (y * y).sum().backward()
+        results.append((log, [str(e.message) for e in w], x.grad.tolist(),
+                        m.weight.grad.tolist(), m.bias.grad.tolist()))
+    assert results[0] == results[1]
