@@ -899,17 +899,20 @@ def _mlp():
 
 def test_memory_after_backward_is_parameters_grads_and_inputs(no_gc):
     tensorlib.manual_seed(0)
+    start = memory.memory_allocated()
     x = tensorlib.randn(5, 8)
     net = _mlp()
     base = memory.memory_allocated()
     net(x).sum().backward()
     grads = [p.grad for p in net.parameters()]
     assert all(g is not None for g in grads)
-    # every activation and saved tensor is freed: only the gradients were added
-    assert memory.memory_allocated() - base == sum(_rounded(g.nbytes) for g in grads)
-    total = (sum(_rounded(p.nbytes) for p in net.parameters())
-             + sum(_rounded(b.nbytes) for b in net.buffers()) + _rounded(x.nbytes))
-    assert base >= total
+    # every activation and saved tensor is freed: parameters, buffers, the input and the
+    # gradients are all that is left, to the byte
+    expected = (sum(_rounded(p.nbytes) for p in net.parameters())
+                + sum(_rounded(b.nbytes) for b in net.buffers()) + _rounded(x.nbytes)
+                + sum(_rounded(g.nbytes) for g in grads))
+    assert memory.memory_allocated() - start == expected
+    assert expected == 512 * (4 + 1 + 1 + 4)
     # a second step accumulates into new gradient tensors and frees the old ones
     del grads
     net(x).sum().backward()
@@ -979,3 +982,12 @@ def test_non_full_backward_hook_matches_torch(torch):
         results.append((log, [str(e.message) for e in w], x.grad.tolist(),
                         m.weight.grad.tolist(), m.bias.grad.tolist()))
     assert results[0] == results[1]
+
+
+def test_assigning_parameter_data_keeps_the_role():
+    m = nn.Linear(2, 2)
+    new = tensorlib.zeros(2, 2)
+    m.weight.data = new
+    assert m.weight.data_ptr() == new.data_ptr() and isinstance(m.weight, nn.Parameter)
+    assert m.weight.untyped_storage().role_name == "parameter"
+    assert type(m.weight.data) is tensorlib.Tensor and not m.weight.data.requires_grad
