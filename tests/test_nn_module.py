@@ -10,6 +10,7 @@ from collections import OrderedDict
 
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 import tensorlib
 import tensorlib.nn as nn
@@ -991,3 +992,108 @@ def test_assigning_parameter_data_keeps_the_role():
     assert m.weight.data_ptr() == new.data_ptr() and isinstance(m.weight, nn.Parameter)
     assert m.weight.untyped_storage().role_name == "parameter"
     assert type(m.weight.data) is tensorlib.Tensor and not m.weight.data.requires_grad
+
+
+def _multi(lib):
+    class Multi(lib.nn.Module):
+        """Three positional arguments (a tensor, an int, a tensor without grad) and a tuple
+        of three outputs, one of them unused by the loss."""
+
+        def forward(self, x, k, y):
+            return x * k, x + y, (x * y).sum()
+    return Multi()
+
+
+def test_full_backward_hooks_multiple_inputs_and_outputs(torch):
+    results = []
+    for lib in (torch, tensorlib):
+        m = _multi(lib)
+        log = []
+
+        def shapes(gs):
+            return [None if g is None else g.tolist() for g in gs]
+        m.register_full_backward_pre_hook(lambda mod, go: log.append(("pre", shapes(go))))
+        m.register_full_backward_hook(
+            lambda mod, gi, go: log.append(("bw", shapes(gi), shapes(go))))
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        y = lib.tensor([3.0, -1.0])
+        a, b, c = m(x, 3, y)
+        (a.sum() * 2 + c).backward()            # b is not used
+        results.append((log, x.grad.tolist()))
+    assert results[0] == results[1]
+
+
+def test_state_dict_hooks_match_torch(torch):
+    logs = []
+    for lib in (torch, tensorlib):
+        m = lib.nn.Sequential(lib.nn.Linear(1, 1))
+        log = []
+        m[0].register_state_dict_pre_hook(lambda mod, prefix, keep: log.append(("pre", prefix, keep)))
+        m[0].register_state_dict_post_hook(
+            lambda mod, sd, prefix, meta: log.append(("post", prefix, list(sd), dict(meta))))
+        m.state_dict(prefix="net.", keep_vars=True)
+        m.load_state_dict(m.state_dict())
+        logs.append(log)
+    assert logs[0] == logs[1]
+
+
+def test_set_submodule_matches_torch(torch):
+    outs = []
+    for lib in (torch, tensorlib):
+        net = lib.nn.Sequential(lib.nn.Sequential(lib.nn.Identity()))
+        net.set_submodule("0.0", lib.nn.Flatten())
+        out = [repr(net)]
+        net.set_submodule("0.new", lib.nn.Identity())
+        out.append(repr(net))
+        out.append(_err(lambda: net.set_submodule("0.other", lib.nn.Identity(), strict=True)))
+        out.append(_err(lambda: net.set_submodule("", lib.nn.Identity())))
+        out.append(_err(lambda: net.set_submodule("0.x", 3)))
+        outs.append(out)
+    assert _loose(outs[1], outs[0])
+
+
+_LAYERS = st.deferred(lambda: st.one_of(
+    st.tuples(st.just("linear"), st.integers(1, 3), st.integers(1, 3), st.booleans()),
+    st.tuples(st.just("bilinear"), st.integers(1, 2), st.integers(1, 2), st.booleans()),
+    st.tuples(st.just("flatten"), st.integers(0, 1)),
+    st.tuples(st.just("identity")),
+    st.tuples(st.just("seq"), st.lists(_LAYERS, max_size=3)),
+    st.tuples(st.just("list"), st.lists(_LAYERS, max_size=3)),
+    st.tuples(st.just("dict"), st.lists(_LAYERS, max_size=2)),
+    st.tuples(st.just("plist"), st.lists(st.integers(1, 3), max_size=3)),
+))
+
+
+def _make(lib, spec):
+    n = lib.nn
+    kind = spec[0]
+    if kind == "linear":
+        return n.Linear(spec[1], spec[2], bias=spec[3])
+    if kind == "bilinear":
+        return n.Bilinear(spec[1], spec[2], 2, bias=spec[3])
+    if kind == "flatten":
+        return n.Flatten(spec[1])
+    if kind == "identity":
+        return n.Identity()
+    if kind == "seq":
+        return n.Sequential(*[_make(lib, s) for s in spec[1]])
+    if kind == "list":
+        return n.ModuleList([_make(lib, s) for s in spec[1]])
+    if kind == "dict":
+        return n.ModuleDict({f"k{i}": _make(lib, s) for i, s in enumerate(spec[1])})
+    return n.ParameterList([lib.ones(k) for k in spec[1]])
+
+
+
+@settings(max_examples=20)
+@given(spec=st.tuples(st.just("seq"), st.lists(_LAYERS, min_size=1, max_size=4)))
+def test_random_architectures_have_torchs_names_and_repr(spec):
+    torch = pytest.importorskip("torch")
+    tm, ours = _make(torch, spec), _make(tensorlib, spec)
+    assert list(ours.state_dict()) == list(tm.state_dict())
+    assert names(ours.named_modules()) == names(tm.named_modules())
+    assert names(ours.named_parameters()) == names(tm.named_parameters())
+    assert repr(ours) == tl_repr(repr(tm))
+    ours.load_state_dict(to_ours(tm.state_dict()))
+    for a, b in zip(ours.parameters(), tm.parameters()):
+        np.testing.assert_array_equal(a.detach().numpy(), b.detach().numpy())

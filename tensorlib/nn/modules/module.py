@@ -147,7 +147,6 @@ def _hook_identity_cls():
             @staticmethod
             def forward(ctx, *args):
                 ctx.mark_non_differentiable(*[a for a in args if not a.requires_grad])
-                ctx.set_materialize_grads(False)
                 return args
 
             @staticmethod
