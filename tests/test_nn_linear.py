@@ -156,7 +156,8 @@ def test_bilinear_init_and_errors(torch):
              ((2, 4), (2, 5), (4, 3, 5), None), ((2, 3), (2, 5), (4, 3, 5), (3,))]
     for a, b, w, bias in cases:
         te = _err(lambda: torch.nn.functional.bilinear(
-            torch.ones(a), torch.ones(b), torch.ones(w), None if bias is None else torch.ones(bias)))
+            torch.ones(a), torch.ones(b), torch.ones(w),
+            None if bias is None else torch.ones(bias)))
         oe = _err(lambda: nn.modules.linear._bilinear(
             tensorlib.ones(a), tensorlib.ones(b), tensorlib.ones(w),
             None if bias is None else tensorlib.ones(bias)))

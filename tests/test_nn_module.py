@@ -392,7 +392,8 @@ def test_load_state_dict_results(torch):
     assert orr.missing_keys == ["0.bias"] and orr.unexpected_keys == ["1.x"]
     assert ours[0].weight.tolist() == [[7.0] * 3] * 2
     ok = ours.load_state_dict(ours.state_dict())
-    assert repr(ok) == repr(tm.load_state_dict(tm.state_dict())) == "<All keys matched successfully>"
+    assert repr(ok) == repr(tm.load_state_dict(tm.state_dict()))
+    assert repr(ok) == "<All keys matched successfully>"
 
 
 def test_failed_strict_load_loads_nothing():
@@ -794,8 +795,8 @@ def test_sequential_operations_match_torch(torch):
         out.append(_kinds(s))
         out.append(_kinds(n.Sequential(n.Identity()) * 3))
         out.append(_kinds(n.Sequential(OrderedDict([("a", n.Identity()), ("b", n.Flatten())]))))
-        for bad in (lambda: s[10], lambda: s[-11], lambda: s + 1, lambda: s.insert(99, n.Identity()),
-                    lambda: s.insert(0, 1)):
+        for bad in (lambda: s[10], lambda: s[-11], lambda: s + 1,
+                    lambda: s.insert(99, n.Identity()), lambda: s.insert(0, 1)):
             out.append(_err(bad))
         return out
     assert run(nn) == [tl_repr(x) if isinstance(x, str) else x for x in run(torch.nn)] or \
@@ -1028,7 +1029,8 @@ def test_state_dict_hooks_match_torch(torch):
     for lib in (torch, tensorlib):
         m = lib.nn.Sequential(lib.nn.Linear(1, 1))
         log = []
-        m[0].register_state_dict_pre_hook(lambda mod, prefix, keep: log.append(("pre", prefix, keep)))
+        m[0].register_state_dict_pre_hook(
+            lambda mod, prefix, keep: log.append(("pre", prefix, keep)))
         m[0].register_state_dict_post_hook(
             lambda mod, sd, prefix, meta: log.append(("post", prefix, list(sd), dict(meta))))
         m.state_dict(prefix="net.", keep_vars=True)

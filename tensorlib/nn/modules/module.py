@@ -438,7 +438,8 @@ class Module:
     def register_parameter(self, name, param):
         """Register ``param`` (a ``Parameter`` or None) as the parameter ``name``.
 
-        >>> m = tensorlib.nn.Module(); m.register_parameter("w", tensorlib.nn.Parameter(tensorlib.ones(1)))
+        >>> m = tensorlib.nn.Module()
+        >>> m.register_parameter("w", tensorlib.nn.Parameter(tensorlib.ones(1)))
         >>> [n for n, _ in m.named_parameters()]
         ['w']
         """
@@ -488,7 +489,8 @@ class Module:
     def register_module(self, name, module):
         """Alias of ``add_module``.
 
-        >>> m = tensorlib.nn.Module(); m.register_module("a", tensorlib.nn.Identity()); len(m._modules)
+        >>> m = tensorlib.nn.Module(); m.register_module("a", tensorlib.nn.Identity())
+        >>> len(m._modules)
         1
         """
         self.add_module(name, module)
@@ -1397,8 +1399,9 @@ class Module:
     def requires_grad_(self, requires_grad=True):
         """Set ``requires_grad`` on every parameter (freeze with False); returns self.
 
-        >>> all(not p.requires_grad for p in tensorlib.nn.Linear(2, 2).requires_grad_(False).parameters())
-        True
+        >>> m = tensorlib.nn.Linear(2, 2).requires_grad_(False)
+        >>> any(p.requires_grad for p in m.parameters())
+        False
         """
         for p in self.parameters():
             p.requires_grad_(requires_grad)
