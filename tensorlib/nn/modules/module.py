@@ -857,7 +857,7 @@ class Module:
         >>> m = tensorlib.nn.Identity(); m.register_load_state_dict_pre_hook(print).remove()
         """
         handle = RemovableHandle(self._load_state_dict_pre_hooks)
-        self._load_state_dict_pre_hooks[handle.id] = functools.partial(hook, self)
+        self._load_state_dict_pre_hooks[handle.id] = hook     # called with the module
         return handle
 
     def register_load_state_dict_post_hook(self, hook):
@@ -1125,7 +1125,7 @@ class Module:
         (keys under ``prefix``), appending to the three lists; children are loaded by
         ``load_state_dict``. Layers with special loading rules override this."""
         for hook in self._load_state_dict_pre_hooks.values():
-            hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+            hook(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
                  error_msgs)
         persistent = {k: v for k, v in self._buffers.items()
                       if k not in self._non_persistent_buffers_set}
