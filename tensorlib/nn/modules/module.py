@@ -1237,6 +1237,7 @@ class Module:
             load(self, state_dict)
         finally:
             _loading.pending = outer
+            del load        # a recursive closure is a cycle (load -> its cell -> load)
         if strict:
             if unexpected_keys:
                 error_msgs.insert(0, "Unexpected key(s) in state_dict: {}. ".format(
