@@ -6,6 +6,6 @@ the initialisers in ``tensorlib.nn.init``.
 >>> F.relu(tensorlib.tensor([-1.0, 2.0])).tolist()
 [0.0, 2.0]
 """
-from tensorlib.nn import functional, init, modules
+from tensorlib.nn import functional, init, modules, utils
 
-__all__ = ["functional", "init", "modules"]
+__all__ = ["functional", "init", "modules", "utils"]
