@@ -327,3 +327,219 @@ def test_packed_sequence_methods():
     assert repr(p).startswith("PackedSequence(data=tensor(")
     assert R.invert_permutation(None) is None
     assert isinstance(U.rnn, types.ModuleType)
+
+
+# ------------------------------------------------------------------ parametrizations
+
+from tensorlib.nn.utils import parametrize as P  # noqa: E402
+from tensorlib.nn.utils import parametrizations as PS  # noqa: E402
+
+
+def _linear_twins(torch, n_in=4, n_out=3, dtype="float64"):
+    t = torch.nn.Linear(n_in, n_out).to(getattr(torch, dtype))
+    m = tensorlib.nn.Linear(n_in, n_out, dtype=getattr(tensorlib, dtype))
+    with tensorlib.no_grad():
+        m.weight.copy_(tensorlib.tensor(t.weight.detach().numpy()))
+        m.bias.copy_(tensorlib.tensor(t.bias.detach().numpy()))
+    return m, t
+
+
+def _symmetric(lib):
+    class Symmetric(lib.nn.Module):
+        def forward(self, X):
+            return X.triu() + X.triu(1).transpose(-1, -2)
+
+        def right_inverse(self, A):
+            return A.triu()
+    return Symmetric()
+
+
+def _scale(lib, k):
+    class Scale(lib.nn.Module):
+        def forward(self, X):
+            return X * k
+    return Scale()
+
+
+def test_parametrize_matches_torch(torch):
+    m, t = _linear_twins(torch, 3, 3)
+    P.register_parametrization(m, "weight", _symmetric(tensorlib))
+    torch.nn.utils.parametrize.register_parametrization(t, "weight", _symmetric(torch))
+    assert type(m).__name__ == type(t).__name__ == "ParametrizedLinear"
+    assert isinstance(m, tensorlib.nn.Linear)
+    assert sorted(m.state_dict()) == sorted(t.state_dict())
+    assert [n for n, _ in m.named_parameters()] == [n for n, _ in t.named_parameters()]
+    np.testing.assert_allclose(m.weight.detach().numpy(), t.weight.detach().numpy())
+    np.testing.assert_allclose(m.parametrizations.weight.original.detach().numpy(),
+                               t.parametrizations.weight.original.detach().numpy())
+    x = np.random.default_rng(0).standard_normal((5, 3))
+    (m(tensorlib.tensor(x)) ** 2).sum().backward()
+    (t(torch.tensor(x)) ** 2).sum().backward()
+    for (n, a), (_, b) in zip(m.named_parameters(), t.named_parameters()):
+        np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(), rtol=1e-10, err_msg=n)
+    # assignment goes through right_inverse
+    a = np.arange(9.0).reshape(3, 3)
+    m.weight = tensorlib.tensor(a)
+    t.weight = torch.tensor(a)
+    assert m.parametrizations.weight.original.tolist() == \
+        t.parametrizations.weight.original.tolist()
+    assert m.weight.tolist() == t.weight.tolist()
+    # a second parametrization chains after the first
+    P.register_parametrization(m, "weight", _scale(tensorlib, 2.0))
+    torch.nn.utils.parametrize.register_parametrization(t, "weight", _scale(torch, 2.0))
+    assert m.weight.tolist() == t.weight.tolist() and len(m.parametrizations.weight) == 2
+    for leave in (True, False):
+        m2, t2 = _linear_twins(torch, 3, 3)
+        for mod, lib in ((m2, tensorlib), (t2, torch)):
+            lib.nn.utils.parametrize.register_parametrization(mod, "weight", _symmetric(lib))
+        orig = m2.parametrizations.weight.original
+        P.remove_parametrizations(m2, "weight", leave_parametrized=leave)
+        torch.nn.utils.parametrize.remove_parametrizations(t2, "weight", leave)
+        assert type(m2) is tensorlib.nn.Linear and m2.weight is orig
+        assert not P.is_parametrized(m2) and not hasattr(m2, "parametrizations")
+        assert m2.weight.tolist() == t2.weight.tolist()
+        assert isinstance(m2.weight, tensorlib.nn.Parameter)
+
+
+def test_parametrize_errors_match_torch(torch):
+    def both(fn):
+        excs = []
+        for lib in (torch, tensorlib):
+            with pytest.raises(Exception) as e:
+                fn(lib)
+            excs.append(e.value)
+        assert type(excs[0]) is type(excs[1])
+        return [str(e).replace("torch", "tensorlib") for e in excs]
+
+    def shrink(lib):
+        class S(lib.nn.Module):
+            def forward(self, X):
+                return X[:1]
+        return S()
+
+    a, b = both(lambda lib: lib.nn.utils.parametrize.register_parametrization(
+        lib.nn.Linear(2, 2), "weight", shrink(lib)))
+    assert a.splitlines()[0] == b.splitlines()[0]
+    assert "unparametrized shape" in b and "parametrized shape" in b
+    a, b = both(lambda lib: lib.nn.utils.parametrize.register_parametrization(
+        lib.nn.Linear(2, 2), "nope", _scale(lib, 1.0)))
+    assert a.split("'")[0] == b.split("'")[0] and "with name 'nope'" in b
+    a, b = both(lambda lib: lib.nn.utils.parametrize.remove_parametrizations(
+        lib.nn.Linear(2, 2), "weight"))
+    assert a.endswith("does not have a parametrization on weight") and \
+        b.endswith("does not have a parametrization on weight")
+    # unsafe allows a shape change
+    m = P.register_parametrization(tensorlib.nn.Linear(2, 2), "weight", shrink(tensorlib),
+                                   unsafe=True)
+    assert tuple(m.weight.shape) == (1, 2)
+    # no right_inverse: assignment fails like torch's
+    m = P.register_parametrization(tensorlib.nn.Linear(2, 2), "weight", _scale(tensorlib, 2.0))
+    with pytest.raises(RuntimeError, match="does not implement right_inverse"):
+        m.weight = tensorlib.zeros(2, 2)
+    with pytest.raises(RuntimeError, match="only supported through state_dict"):
+        import pickle
+        pickle.dumps(m)
+
+
+def test_parametrize_cached_and_buffers():
+    m = tensorlib.nn.Linear(2, 2)
+    m.register_buffer("scale", tensorlib.ones(2))
+    P.register_parametrization(m, "scale", _scale(tensorlib, 3.0))
+    assert m.scale.tolist() == [3.0, 3.0]
+    assert "parametrizations.scale.original" in dict(m.named_buffers())
+    with P.cached():
+        first = m.scale
+        assert m.scale is first
+        with P.cached():
+            assert m.scale is first
+        assert m.scale is first
+    assert m.scale is not first
+    assert P.type_before_parametrizations(m) is tensorlib.nn.Linear
+    assert P.is_parametrized(m, "scale") and not P.is_parametrized(m, "weight")
+
+
+@pytest.mark.parametrize("dim", [0, 1, None, -1])
+def test_weight_norm_matches_torch(torch, dim):
+    m, t = _linear_twins(torch, 4, 3)
+    PS.weight_norm(m, dim=dim)
+    torch.nn.utils.parametrizations.weight_norm(t, dim=dim)
+    assert sorted(m.state_dict()) == sorted(t.state_dict())
+    for k in ("original0", "original1"):
+        a = getattr(m.parametrizations.weight, k)
+        b = getattr(t.parametrizations.weight, k)
+        assert tuple(a.shape) == tuple(b.shape)
+        np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-12)
+    np.testing.assert_allclose(m.weight.detach().numpy(), t.weight.detach().numpy(),
+                               rtol=1e-12)
+    with torch.no_grad():
+        t.parametrizations.weight.original0.mul_(1.5)
+    with tensorlib.no_grad():
+        m.parametrizations.weight.original0.mul_(1.5)
+    x = np.random.default_rng(1).standard_normal((5, 4))
+    (m(tensorlib.tensor(x)) ** 2).sum().backward()
+    (t(torch.tensor(x)) ** 2).sum().backward()
+    for (n, a), (_, b) in zip(m.named_parameters(), t.named_parameters()):
+        np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(), rtol=1e-10, err_msg=n)
+
+
+def test_weight_norm_3d_and_legacy_state_dict(torch):
+    class W(tensorlib.nn.Module):
+        def __init__(self, w):
+            super().__init__()
+            self.weight = tensorlib.nn.Parameter(tensorlib.tensor(w))
+
+    w = np.random.default_rng(2).standard_normal((3, 2, 4))
+    for dim in (0, 1, 2):
+        m = PS.weight_norm(W(w), dim=dim)
+        g = m.parametrizations.weight.original0.detach().numpy()
+        other = tuple(d for d in range(3) if d != dim)
+        np.testing.assert_allclose(g, np.sqrt((w ** 2).sum(axis=other, keepdims=True)))
+        np.testing.assert_allclose(m.weight.detach().numpy(), w, rtol=1e-12)
+    m = PS.weight_norm(W(w))
+    m.load_state_dict({"weight_g": tensorlib.full((3, 1, 1), 2.0),
+                       "weight_v": tensorlib.tensor(w)})
+    norms = np.sqrt((w ** 2).sum(axis=(1, 2), keepdims=True))
+    np.testing.assert_allclose(m.weight.detach().numpy(), 2.0 * w / norms, rtol=1e-12)
+
+
+def test_spectral_norm_matches_torch(torch):
+    m, t = _linear_twins(torch, 5, 4)
+    PS.spectral_norm(m)
+    torch.nn.utils.parametrizations.spectral_norm(t)
+    assert sorted(m.state_dict()) == sorted(t.state_dict())
+    # the power iteration starts from random vectors: start ours from torch's
+    pm, pt = m.parametrizations.weight[0], t.parametrizations.weight[0]
+    with tensorlib.no_grad():
+        pm._u.copy_(tensorlib.tensor(pt._u.numpy()))
+        pm._v.copy_(tensorlib.tensor(pt._v.numpy()))
+    x = np.random.default_rng(3).standard_normal((2, 5))
+    for _ in range(3):                       # training: one power step per forward
+        m.zero_grad()
+        t.zero_grad()
+        (m(tensorlib.tensor(x)) ** 2).sum().backward()
+        (t(torch.tensor(x)) ** 2).sum().backward()
+        np.testing.assert_allclose(pm._u.numpy(), pt._u.numpy(), rtol=1e-10)
+        for (n, a), (_, b) in zip(m.named_parameters(), t.named_parameters()):
+            np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(), rtol=1e-9, err_msg=n)
+    m.eval()
+    t.eval()
+    u = pm._u.numpy().copy()
+    np.testing.assert_allclose(m.weight.detach().numpy(), t.weight.detach().numpy(),
+                               rtol=1e-10)
+    assert (pm._u.numpy() == u).all()
+    # sigma of the normalised weight is ~1 after the iteration converges
+    m.train()
+    for _ in range(30):
+        w = m.weight
+    assert abs(np.linalg.svd(w.detach().numpy(), compute_uv=False)[0] - 1.0) < 1e-6
+
+
+def test_spectral_norm_errors(torch):
+    for lib in (torch, tensorlib):
+        with pytest.raises(ValueError, match="has no parameter or buffer with name 'w'"):
+            lib.nn.utils.parametrizations.spectral_norm(lib.nn.Linear(2, 2), "w")
+        with pytest.raises(ValueError, match="n_power_iterations=0"):
+            lib.nn.utils.parametrizations.spectral_norm(lib.nn.Linear(2, 2),
+                                                        n_power_iterations=0)
+        with pytest.raises(IndexError, match=r"range of \[-2, 1\] but got 2"):
+            lib.nn.utils.parametrizations.spectral_norm(lib.nn.Linear(2, 2), dim=2)

@@ -15,3 +15,8 @@ from tensorlib.nn.utils.convert_parameters import parameters_to_vector, vector_t
 
 __all__ = ["clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_",
            "get_total_norm", "parameters_to_vector", "vector_to_parameters", "rnn"]
+
+# -- parametrizations (they need Module, so they load after the layers) ----------------------
+from tensorlib.nn.utils import parametrize, parametrizations  # noqa: E402
+
+__all__ += ["parametrize", "parametrizations"]
