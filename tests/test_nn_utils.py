@@ -543,3 +543,69 @@ def test_spectral_norm_errors(torch):
                                                         n_power_iterations=0)
         with pytest.raises(IndexError, match=r"range of \[-2, 1\] but got 2"):
             lib.nn.utils.parametrizations.spectral_norm(lib.nn.Linear(2, 2), dim=2)
+
+
+# ---------------------------------------------------- legacy hook-based weight/spectral norm
+
+@pytest.mark.parametrize("dim", [0, 1, None])
+def test_legacy_weight_norm_matches_torch(torch, dim):
+    m, t = _linear_twins(torch, 4, 3)
+    with pytest.warns(FutureWarning, match="parametrizations.weight_norm"):
+        U.weight_norm(m, dim=dim)
+    with pytest.warns(FutureWarning):
+        torch.nn.utils.weight_norm(t, dim=dim)
+    assert sorted(m.state_dict()) == sorted(t.state_dict())
+    for n in ("weight_g", "weight_v"):
+        np.testing.assert_allclose(getattr(m, n).detach().numpy(),
+                                   getattr(t, n).detach().numpy(), rtol=1e-12)
+    with torch.no_grad():
+        t.weight_g.mul_(0.5)
+    with tensorlib.no_grad():
+        m.weight_g.mul_(0.5)
+    x = np.random.default_rng(4).standard_normal((5, 4))
+    (m(tensorlib.tensor(x)) ** 2).sum().backward()
+    (t(torch.tensor(x)) ** 2).sum().backward()
+    for (n, a), (_, b) in zip(m.named_parameters(), t.named_parameters()):
+        np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(), rtol=1e-10, err_msg=n)
+    with pytest.raises(RuntimeError) as ours, pytest.warns(FutureWarning):
+        U.weight_norm(m, dim=dim)
+    with pytest.raises(RuntimeError) as theirs, pytest.warns(FutureWarning):
+        torch.nn.utils.weight_norm(t, dim=dim)
+    assert str(ours.value) == str(theirs.value)
+    U.remove_weight_norm(m)
+    torch.nn.utils.remove_weight_norm(t)
+    assert sorted(m.state_dict()) == sorted(t.state_dict())
+    assert isinstance(m.weight, tensorlib.nn.Parameter)
+    np.testing.assert_allclose(m.weight.detach().numpy(), t.weight.detach().numpy(),
+                               rtol=1e-12)
+    with pytest.raises(ValueError, match="weight_norm of 'weight' not found in"):
+        U.remove_weight_norm(m)
+
+
+def test_legacy_spectral_norm_matches_torch(torch):
+    m, t = _linear_twins(torch, 5, 4)
+    U.spectral_norm(m)
+    torch.nn.utils.spectral_norm(t)
+    assert sorted(m.state_dict()) == sorted(t.state_dict())
+    with tensorlib.no_grad():
+        m.weight_u.copy_(tensorlib.tensor(t.weight_u.numpy()))
+        m.weight_v.copy_(tensorlib.tensor(t.weight_v.numpy()))
+    x = np.random.default_rng(5).standard_normal((3, 5))
+    for _ in range(3):
+        m.zero_grad()
+        t.zero_grad()
+        (m(tensorlib.tensor(x)) ** 2).sum().backward()
+        (t(torch.tensor(x)) ** 2).sum().backward()
+        np.testing.assert_allclose(m.weight_u.numpy(), t.weight_u.numpy(), rtol=1e-10)
+        np.testing.assert_allclose(m.weight_v.numpy(), t.weight_v.numpy(), rtol=1e-10)
+        for (n, a), (_, b) in zip(m.named_parameters(), t.named_parameters()):
+            np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(), rtol=1e-9, err_msg=n)
+    with pytest.raises(RuntimeError, match="Cannot register two spectral_norm hooks"):
+        U.spectral_norm(m)
+    U.remove_spectral_norm(m)
+    torch.nn.utils.remove_spectral_norm(t)
+    assert sorted(m.state_dict()) == sorted(t.state_dict())
+    np.testing.assert_allclose(m.weight.detach().numpy(), t.weight.detach().numpy(),
+                               rtol=1e-10)
+    with pytest.raises(ValueError, match="spectral_norm of 'weight' not found in"):
+        U.remove_spectral_norm(m)
