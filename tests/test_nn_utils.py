@@ -609,3 +609,98 @@ def test_legacy_spectral_norm_matches_torch(torch):
                                rtol=1e-10)
     with pytest.raises(ValueError, match="spectral_norm of 'weight' not found in"):
         U.remove_spectral_norm(m)
+
+
+# ------------------------------------------------------------------------- orthogonal
+
+class _Holder:
+    """A module with one weight of a given shape, for both libraries."""
+
+    @staticmethod
+    def make(lib, w):
+        class W(lib.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.weight = lib.nn.Parameter(lib.tensor(w))
+        return W()
+
+
+def _assert_orthonormal(w):
+    q = w.detach().numpy()
+    q = q if q.shape[-2] >= q.shape[-1] else np.swapaxes(q, -1, -2)
+    eye = np.broadcast_to(np.eye(q.shape[-1]), q.shape[:-2] + (q.shape[-1],) * 2)
+    np.testing.assert_allclose(np.swapaxes(q, -1, -2) @ q, eye, atol=1e-10)
+
+
+@pytest.mark.parametrize("shape", [(4, 4), (5, 3), (3, 5), (2, 3, 3), (2, 4, 2)])
+@pytest.mark.parametrize("omap", [None, "matrix_exp", "cayley", "householder"])
+@pytest.mark.parametrize("triv", [True, False])
+def test_orthogonal_matches_torch(torch, shape, omap, triv):
+    rng = np.random.default_rng(8)
+    w = rng.standard_normal(shape)
+    m, t = _Holder.make(tensorlib, w), _Holder.make(torch, w)
+    if not triv and omap in (None, "matrix_exp", "cayley") and shape[-1] != shape[-2]:
+        if omap is None:
+            omap = "householder"
+    PS.orthogonal(m, orthogonal_map=omap, use_trivialization=triv)
+    torch.nn.utils.parametrizations.orthogonal(t, orthogonal_map=omap,
+                                               use_trivialization=triv)
+    assert sorted(m.state_dict()) == sorted(t.state_dict())
+    pm, pt = m.parametrizations.weight, t.parametrizations.weight
+    if triv and shape[-1] != shape[-2]:
+        # the base is completed with random columns: start ours from torch's
+        with tensorlib.no_grad():
+            pm[0].base.copy_(tensorlib.tensor(pt[0].base.numpy()))
+    np.testing.assert_allclose(pm.original.detach().numpy(), pt.original.detach().numpy(),
+                               rtol=1e-10, atol=1e-12)
+    if triv:
+        np.testing.assert_allclose(pm[0].base.numpy(), pt[0].base.numpy(), rtol=1e-10,
+                                   atol=1e-12)
+    if triv:
+        _assert_orthonormal(m.weight)
+    # move away from the map's origin, so that the map itself is exercised
+    step = 0.3 * rng.standard_normal(shape)
+    with tensorlib.no_grad():
+        pm.original.add_(tensorlib.tensor(step))
+    with torch.no_grad():
+        pt.original.add_(torch.tensor(step))
+    wo, wt = m.weight, t.weight
+    np.testing.assert_allclose(wo.detach().numpy(), wt.detach().numpy(), rtol=1e-9,
+                               atol=1e-11)
+    effective = omap or ("matrix_exp" if shape[-1] == shape[-2] else "householder")
+    if effective != "householder":
+        # householder's sign column is the original's diagonal truncated to int (torch's
+        # rule), so it stays orthogonal only near the origin
+        _assert_orthonormal(wo)
+    g = rng.standard_normal(shape)
+    (wo * tensorlib.tensor(g)).sum().backward()
+    (wt * torch.tensor(g)).sum().backward()
+    np.testing.assert_allclose(pm.original.grad.numpy(), pt.original.grad.numpy(),
+                               rtol=1e-8, atol=1e-10)
+
+
+def test_orthogonal_assignment_and_errors(torch):
+    w = np.random.default_rng(9).standard_normal((4, 4))
+    m, t = _Holder.make(tensorlib, w), _Holder.make(torch, w)
+    PS.orthogonal(m)
+    torch.nn.utils.parametrizations.orthogonal(t)
+    q = np.linalg.qr(np.random.default_rng(10).standard_normal((4, 4)))[0]
+    m.weight = tensorlib.tensor(q)
+    t.weight = torch.tensor(q)
+    np.testing.assert_allclose(m.weight.detach().numpy(), t.weight.detach().numpy(),
+                               atol=1e-12)
+    np.testing.assert_allclose(m.weight.detach().numpy(), q, atol=1e-12)
+    for call in (lambda lib: lib.nn.utils.parametrizations.orthogonal(lib.nn.Linear(2, 2),
+                                                                      "bias"),
+                 lambda lib: lib.nn.utils.parametrizations.orthogonal(lib.nn.Linear(2, 2),
+                                                                      orthogonal_map="qr"),
+                 lambda lib: setattr(lib.nn.utils.parametrizations.orthogonal(
+                     lib.nn.Linear(3, 3), use_trivialization=False), "weight",
+                     lib.eye(3))):
+        excs = []
+        for lib in (torch, tensorlib):
+            with pytest.raises(Exception) as e:
+                call(lib)
+            excs.append(e.value)
+        assert type(excs[0]) is type(excs[1])
+        assert str(excs[0]) == str(excs[1])
