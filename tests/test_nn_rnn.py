@@ -13,6 +13,9 @@ import tensorlib
 from tensorlib import nn
 from tensorlib.nn.utils import rnn as R
 
+# torch's own note that its LSTM with projections skips oneDNN
+pytestmark = pytest.mark.filterwarnings("ignore:LSTM with projections is not supported")
+
 TOL = {"float32": dict(rtol=1e-5, atol=1e-6), "float64": dict(rtol=1e-10, atol=1e-12)}
 
 

@@ -704,3 +704,23 @@ def test_orthogonal_assignment_and_errors(torch):
             excs.append(e.value)
         assert type(excs[0]) is type(excs[1])
         assert str(excs[0]) == str(excs[1])
+
+
+# ------------------------------------------------------------------ docstring examples
+
+@pytest.mark.parametrize("name", [
+    "tensorlib.nn.init", "tensorlib.nn.utils", "tensorlib.nn.utils.rnn",
+    "tensorlib.nn.utils.clip_grad", "tensorlib.nn.utils.convert_parameters",
+    "tensorlib.nn.utils.parametrize", "tensorlib.nn.utils.parametrizations",
+    "tensorlib.nn.utils.weight_norm", "tensorlib.nn.utils.spectral_norm",
+    "tensorlib.nn.modules.rnn"])
+def test_docstring_examples(name):
+    import doctest
+    import sys
+    import warnings as _w
+    module = sys.modules[name]
+    with _w.catch_warnings():
+        _w.simplefilter("ignore")
+        result = doctest.testmod(module, extraglobs={"tensorlib": tensorlib},
+                                 optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0 and result.failed == 0

@@ -236,6 +236,11 @@ class RNNBase(Module):
             init.uniform_(w, -stdv, stdv)
 
     def extra_repr(self):
+        """The constructor arguments that differ from their defaults.
+
+        >>> tensorlib.nn.GRU(2, 3, batch_first=True).extra_repr()
+        '2, 3, batch_first=True'
+        """
         s = f"{self.input_size}, {self.hidden_size}"
         if self.proj_size != 0:
             s += f", proj_size={self.proj_size}"
@@ -253,6 +258,11 @@ class RNNBase(Module):
 
     # -- checks -----------------------------------------------------------------------------
     def check_input(self, input, batch_sizes):
+        """Raise PyTorch's errors for an input of the wrong dtype, rank or feature size
+        (``batch_sizes`` is not None for packed data, which is 2-D).
+
+        >>> tensorlib.nn.RNN(3, 2).check_input(tensorlib.zeros(4, 1, 3), None)
+        """
         weight_dtype = self._flat_weights[0].dtype
         if input.dtype != weight_dtype:
             raise ValueError(f"{_TITLE[self.mode]} input dtype ({input.dtype}) does not match "
@@ -267,6 +277,12 @@ class RNNBase(Module):
                                f"{self.input_size}, got {input.size(-1)}")
 
     def get_expected_hidden_size(self, input, batch_sizes):
+        """(num_layers * directions, batch, hidden or proj size) for ``input``.
+
+        >>> tensorlib.nn.LSTM(3, 4, 2, proj_size=1).get_expected_hidden_size(
+        ...     tensorlib.zeros(5, 6, 3), None)
+        (2, 6, 1)
+        """
         if batch_sizes is not None:
             batch = int(batch_sizes[0])
         else:
@@ -276,14 +292,29 @@ class RNNBase(Module):
         return (self.num_layers * dirs, batch, size)
 
     def check_hidden_size(self, hx, expected_hidden_size, msg="Expected hidden size {}, got {}"):
+        """Raise RuntimeError(msg) when ``hx`` does not have the expected size.
+
+        >>> tensorlib.nn.GRU(2, 3).check_hidden_size(tensorlib.zeros(1, 4, 3), (1, 4, 3))
+        """
         if tuple(hx.size()) != tuple(expected_hidden_size):
             raise RuntimeError(msg.format(tuple(expected_hidden_size), list(hx.size())))
 
     def check_forward_args(self, input, hidden, batch_sizes):
+        """``check_input`` and ``check_hidden_size`` together.
+
+        >>> tensorlib.nn.RNN(2, 3).check_forward_args(tensorlib.zeros(4, 5, 2),
+        ...                                           tensorlib.zeros(1, 5, 3), None)
+        """
         self.check_input(input, batch_sizes)
         self.check_hidden_size(hidden, self.get_expected_hidden_size(input, batch_sizes))
 
     def permute_hidden(self, hx, permutation):
+        """``hx`` with its batch dim (1) reordered by ``permutation`` (``None``: as is).
+
+        >>> h = tensorlib.tensor([[[1.0], [2.0]]])
+        >>> tensorlib.nn.RNN(1, 1).permute_hidden(h, tensorlib.tensor([1, 0])).tolist()
+        [[[2.0], [1.0]]]
+        """
         if permutation is None:
             return hx
         return hx.index_select(1, permutation)
@@ -407,6 +438,13 @@ class RNNBase(Module):
         return out, ((h_n, c_n) if is_lstm else h_n)
 
     def forward(self, input, hx=None):
+        """Run the layers over ``input`` from the initial state ``hx`` (zeros by default);
+        returns ``(output, h_n)``, or ``(output, (h_n, c_n))`` in LSTM mode.
+
+        >>> out, h = tensorlib.nn.modules.rnn.RNNBase("RNN_TANH", 2, 3)(tensorlib.zeros(4, 2))
+        >>> out.shape, h.shape
+        (tensorlib.Size([4, 3]), tensorlib.Size([1, 3]))
+        """
         return self._forward(input, hx, self.mode == "LSTM")
 
 
@@ -459,10 +497,23 @@ class LSTM(RNNBase):
                          dropout, bidirectional, proj_size, device, dtype)
 
     def get_expected_cell_size(self, input, batch_sizes):
+        """(num_layers * directions, batch, hidden_size): the cell state's size.
+
+        >>> tensorlib.nn.LSTM(3, 4, proj_size=2).get_expected_cell_size(
+        ...     tensorlib.zeros(5, 6, 3), None)
+        (1, 6, 4)
+        """
         expected = self.get_expected_hidden_size(input, batch_sizes)
         return (expected[0], expected[1], self.hidden_size)
 
     def forward(self, input, hx=None):
+        """``(output, (h_n, c_n))`` for ``input`` from ``hx = (h_0, c_0)`` (zeros by
+        default).
+
+        >>> out, (h, c) = tensorlib.nn.LSTM(2, 3)(tensorlib.zeros(4, 1, 2))
+        >>> c.shape
+        tensorlib.Size([1, 1, 3])
+        """
         return self._forward(input, hx, True)
 
 
@@ -518,6 +569,11 @@ class RNNCellBase(Module):
         self.reset_parameters()
 
     def extra_repr(self):
+        """The constructor arguments that differ from their defaults.
+
+        >>> tensorlib.nn.RNNCell(2, 3, nonlinearity="relu").extra_repr()
+        '2, 3, nonlinearity=relu'
+        """
         s = f"{self.input_size}, {self.hidden_size}"
         if self.bias is not True:
             s += f", bias={self.bias}"
@@ -585,6 +641,11 @@ class RNNCell(RNNCellBase):
         self.nonlinearity = nonlinearity
 
     def forward(self, input, hx=None):
+        """h' for ``input`` (B, in) or (in,) from ``hx`` (zeros by default).
+
+        >>> tensorlib.nn.RNNCell(2, 3)(tensorlib.zeros(2), tensorlib.zeros(3)).shape
+        tensorlib.Size([3])
+        """
         batched = self._check_dims(input, [hx])
         if not batched:
             input = input.unsqueeze(0)
@@ -614,6 +675,12 @@ class LSTMCell(RNNCellBase):
         super().__init__(input_size, hidden_size, bias, 4, device, dtype)
 
     def forward(self, input, hx=None):
+        """``(h', c')`` for ``input`` from ``hx = (h, c)`` (zeros by default).
+
+        >>> h, c = tensorlib.nn.LSTMCell(2, 3)(tensorlib.zeros(4, 2))
+        >>> h.shape
+        tensorlib.Size([4, 3])
+        """
         batched = self._check_dims(input, [] if hx is None else list(hx))
         if not batched:
             input = input.unsqueeze(0)
@@ -635,6 +702,11 @@ class GRUCell(RNNCellBase):
         super().__init__(input_size, hidden_size, bias, 3, device, dtype)
 
     def forward(self, input, hx=None):
+        """h' for ``input`` (B, in) or (in,) from ``hx`` (zeros by default).
+
+        >>> tensorlib.nn.GRUCell(2, 3)(tensorlib.zeros(5, 2)).shape
+        tensorlib.Size([5, 3])
+        """
         batched = self._check_dims(input, [hx])
         if not batched:
             input = input.unsqueeze(0)

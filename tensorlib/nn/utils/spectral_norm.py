@@ -35,12 +35,23 @@ class SpectralNorm:
         self.eps = eps
 
     def reshape_weight_to_matrix(self, weight):
+        """``weight`` as a matrix with ``dim`` as its rows.
+
+        >>> SpectralNorm(dim=1).reshape_weight_to_matrix(tensorlib.zeros(2, 3, 4)).shape
+        tensorlib.Size([3, 8])
+        """
         if self.dim != 0:
             weight = weight.permute(self.dim, *[d for d in range(weight.dim())
                                                 if d != self.dim])
         return weight.reshape(weight.size(0), -1)
 
     def compute_weight(self, module, do_power_iteration):
+        """``<name>_orig / sigma``, after the power-iteration steps when asked.
+
+        >>> m = spectral_norm(tensorlib.nn.Linear(2, 2))
+        >>> SpectralNorm().compute_weight(m, do_power_iteration=False).shape
+        tensorlib.Size([2, 2])
+        """
         weight = getattr(module, self.name + "_orig")
         u = getattr(module, self.name + "_u")
         v = getattr(module, self.name + "_v")
@@ -57,6 +68,14 @@ class SpectralNorm:
         return weight / sigma
 
     def remove(self, module):
+        """Replace ``<name>_orig`` and the buffers by one parameter ``<name>`` (see
+        :func:`remove_spectral_norm`).
+
+        >>> m = tensorlib.nn.Linear(2, 2)
+        >>> SpectralNorm.apply(m, "weight", 1, 0, 1e-12).remove(m)
+        >>> sorted(m.state_dict())
+        ['bias', 'weight']
+        """
         with _t.no_grad():
             weight = self.compute_weight(module, do_power_iteration=False)
         delattr(module, self.name)
@@ -71,6 +90,11 @@ class SpectralNorm:
 
     @staticmethod
     def apply(module, name, n_power_iterations, dim, eps):
+        """Install the hook on ``module`` (what :func:`spectral_norm` calls).
+
+        >>> SpectralNorm.apply(tensorlib.nn.Linear(2, 2), "weight", 1, 0, 1e-12).dim
+        0
+        """
         for hook in module._forward_pre_hooks.values():
             if isinstance(hook, SpectralNorm) and hook.name == name:
                 raise RuntimeError(f"Cannot register two spectral_norm hooks on the same "

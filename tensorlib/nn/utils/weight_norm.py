@@ -29,12 +29,30 @@ class WeightNorm:
         self.dim = -1 if dim is None else dim
 
     def compute_weight(self, module):
+        """g * v / ||v|| from the module's ``<name>_g`` and ``<name>_v``.
+
+        >>> import warnings
+        >>> with warnings.catch_warnings():
+        ...     warnings.simplefilter("ignore")
+        ...     m = weight_norm(tensorlib.nn.Linear(2, 2))
+        >>> WeightNorm("weight", 0).compute_weight(m).shape
+        tensorlib.Size([2, 2])
+        """
         g = getattr(module, self.name + "_g")
         v = getattr(module, self.name + "_v")
         return v * (g / _norm_except_dim(v, self.dim))
 
     @staticmethod
     def apply(module, name, dim):
+        """Install the hook on ``module`` (what :func:`weight_norm` calls; warns).
+
+        >>> import warnings
+        >>> with warnings.catch_warnings():
+        ...     warnings.simplefilter("ignore")
+        ...     fn = WeightNorm.apply(tensorlib.nn.Linear(2, 2), "weight", 0)
+        >>> fn.name
+        'weight'
+        """
         warnings.warn("`torch.nn.utils.weight_norm` is deprecated in favor of "
                       "`torch.nn.utils.parametrizations.weight_norm`.", FutureWarning,
                       stacklevel=3)
@@ -53,6 +71,17 @@ class WeightNorm:
         return fn
 
     def remove(self, module):
+        """Replace ``<name>_g``/``<name>_v`` by one parameter ``<name>`` (see
+        :func:`remove_weight_norm`).
+
+        >>> import warnings
+        >>> with warnings.catch_warnings():
+        ...     warnings.simplefilter("ignore")
+        ...     m = tensorlib.nn.Linear(2, 2)
+        ...     WeightNorm.apply(m, "weight", 0).remove(m)
+        >>> "weight" in dict(m.named_parameters())
+        True
+        """
         weight = self.compute_weight(module)
         delattr(module, self.name)
         del module._parameters[self.name + "_g"]
