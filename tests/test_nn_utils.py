@@ -724,3 +724,15 @@ def test_docstring_examples(name):
         result = doctest.testmod(module, extraglobs={"tensorlib": tensorlib},
                                  optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_parametrized_module_deepcopies():
+    import copy
+    m = PS.weight_norm(tensorlib.nn.Linear(3, 2))
+    m2 = copy.deepcopy(m)
+    assert type(m2).__name__ == "ParametrizedLinear" and type(m2) is type(m)
+    assert m2.parametrizations.weight.original1 is not m.parametrizations.weight.original1
+    assert m2.weight.tolist() == m.weight.tolist()
+    with tensorlib.no_grad():
+        m2.parametrizations.weight.original0.mul_(2.0)
+    assert m2.weight.tolist() != m.weight.tolist()

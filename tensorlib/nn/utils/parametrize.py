@@ -23,6 +23,8 @@ subclass ``Parametrized<Name>`` holding the property, and restored by
 """
 import collections.abc
 import contextlib
+import copy
+import copyreg
 
 import tensorlib as _t
 from tensorlib.nn.modules.container import ModuleDict, ModuleList
@@ -225,10 +227,26 @@ def _getstate(self):
         "#saving-loading-a-general-checkpoint-for-inference-and-or-resuming-training")
 
 
+def _deepcopy(self, memo):
+    # pickling is refused (_getstate), so deepcopy copies the instance dict itself
+    obj = memo.get(id(self))
+    if obj is not None:
+        return obj
+    replica = self.__new__(self.__class__)
+    memo[id(self)] = replica
+    replica.__dict__ = copy.deepcopy(self.__dict__, memo)
+    for slot in copyreg._slotnames(self.__class__):
+        if hasattr(self, slot):
+            setattr(replica, slot, copy.deepcopy(getattr(self, slot), memo))
+    return replica
+
+
 def _inject_new_class(module):
     cls = module.__class__
-    module.__class__ = type(f"Parametrized{cls.__name__}", (cls,),
-                            {"__getstate__": _getstate})
+    attrs = {"__getstate__": _getstate}
+    if not hasattr(cls, "__deepcopy__"):
+        attrs["__deepcopy__"] = _deepcopy
+    module.__class__ = type(f"Parametrized{cls.__name__}", (cls,), attrs)
 
 
 def _inject_property(module, tensor_name):
