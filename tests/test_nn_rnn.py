@@ -8,6 +8,7 @@ import warnings
 
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 import tensorlib
 from tensorlib import nn
@@ -371,3 +372,50 @@ def test_no_graph_cycles(no_gc):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         m.flatten_parameters()
+
+
+@st.composite
+def _rnn_cases(draw):
+    kind = draw(st.sampled_from(["RNN", "LSTM", "GRU"]))
+    hidden = draw(st.integers(1, 4))
+    proj = draw(st.integers(0, hidden - 1)) if kind == "LSTM" and hidden > 1 else 0
+    lengths = draw(st.lists(st.integers(1, 5), min_size=1, max_size=4))
+    return dict(kind=kind, input_size=draw(st.integers(1, 3)), hidden=hidden, proj=proj,
+                layers=draw(st.integers(1, 2)), bidir=draw(st.booleans()),
+                batch_first=draw(st.booleans()), bias=draw(st.booleans()),
+                packed=draw(st.booleans()), lengths=lengths)
+
+
+@settings(max_examples=15)
+@given(_rnn_cases())
+def test_random_configurations_match_torch(case):
+    torch = pytest.importorskip("torch")
+    kw = dict(bias=case["bias"], batch_first=case["batch_first"],
+              bidirectional=case["bidir"], dtype="float64")
+    if case["proj"]:
+        kw["proj_size"] = case["proj"]
+    ours, theirs = _twins(torch, case["kind"], case["input_size"], case["hidden"],
+                          case["layers"], **kw)
+    lengths = case["lengths"]
+    T, B = max(lengths), len(lengths)
+    shape = (B, T, case["input_size"]) if case["batch_first"] else (T, B, case["input_size"])
+    x = _leaf(torch, np.random.default_rng(T * 7 + B).standard_normal(shape))
+    if case["packed"]:
+        xo = R.pack_padded_sequence(x[0], lengths, case["batch_first"], enforce_sorted=False)
+        xt = torch.nn.utils.rnn.pack_padded_sequence(x[1], lengths, case["batch_first"],
+                                                     enforce_sorted=False)
+    else:
+        xo, xt = x
+    ro, rt = ours(xo), theirs(xt)
+    out_o, out_t = ro[0], rt[0]
+    if case["packed"]:
+        out_o = R.pad_packed_sequence(out_o, case["batch_first"])[0]
+        out_t = torch.nn.utils.rnn.pad_packed_sequence(out_t, case["batch_first"])[0]
+    states_o = list(ro[1]) if case["kind"] == "LSTM" else [ro[1]]
+    states_t = list(rt[1]) if case["kind"] == "LSTM" else [rt[1]]
+    pairs = [(out_o, out_t)] + list(zip(states_o, states_t))
+    for a, b in pairs:
+        assert tuple(a.shape) == tuple(b.shape)
+        _close(a, b, "float64")
+    _backward(pairs, np.random.default_rng(0), "float64", torch)
+    _check_grads(ours, theirs, [x], "float64")
