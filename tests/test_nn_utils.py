@@ -713,6 +713,7 @@ def test_orthogonal_assignment_and_errors(torch):
     "tensorlib.nn.utils.clip_grad", "tensorlib.nn.utils.convert_parameters",
     "tensorlib.nn.utils.parametrize", "tensorlib.nn.utils.parametrizations",
     "tensorlib.nn.utils.weight_norm", "tensorlib.nn.utils.spectral_norm",
+    "tensorlib.nn.utils.init",
     "tensorlib.nn.modules.rnn"])
 def test_docstring_examples(name):
     import doctest
@@ -736,3 +737,22 @@ def test_parametrized_module_deepcopies():
     with tensorlib.no_grad():
         m2.parametrizations.weight.original0.mul_(2.0)
     assert m2.weight.tolist() != m.weight.tolist()
+
+
+def test_skip_init(torch):
+    m = U.skip_init(tensorlib.nn.Linear, 3, 4, bias=False)
+    t = torch.nn.utils.skip_init(torch.nn.Linear, 3, 4, bias=False)
+    assert [(n, tuple(p.shape)) for n, p in m.named_parameters()] == \
+        [(n, tuple(p.shape)) for n, p in t.named_parameters()]
+    # torch's recurrent layers take (*args, **kwargs), which its skip_init refuses; ours
+    # name device= and are accepted
+    m = U.skip_init(tensorlib.nn.LSTM, 3, 4, num_layers=2)
+    assert [(n, tuple(p.shape)) for n, p in m.named_parameters()] == \
+        [(n, tuple(p.shape)) for n, p in torch.nn.LSTM(3, 4, 2).named_parameters()]
+    assert all(p.device.type == "cpu" for p in m.parameters())
+    for bad in (int, tensorlib.nn.Identity):
+        with pytest.raises(RuntimeError) as theirs:
+            torch.nn.utils.skip_init(getattr(torch.nn, bad.__name__, bad))
+        with pytest.raises(RuntimeError) as ours:
+            U.skip_init(bad)
+        assert str(ours.value).split(";")[0] == str(theirs.value).split(";")[0]

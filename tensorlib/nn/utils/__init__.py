@@ -20,6 +20,7 @@ __all__ = ["clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "clip_grads_
 from tensorlib.nn.utils import parametrize, parametrizations  # noqa: E402
 from tensorlib.nn.utils.weight_norm import weight_norm, remove_weight_norm  # noqa: E402
 from tensorlib.nn.utils.spectral_norm import spectral_norm, remove_spectral_norm  # noqa: E402
+from tensorlib.nn.utils.init import skip_init  # noqa: E402
 
 __all__ += ["parametrize", "parametrizations", "weight_norm", "remove_weight_norm",
-            "spectral_norm", "remove_spectral_norm"]
+            "spectral_norm", "remove_spectral_norm", "skip_init"]
