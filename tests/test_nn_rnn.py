@@ -360,6 +360,31 @@ def test_gradcheck_small_bidirectional_lstm_packed():
     assert tensorlib.autograd.gradcheck(fn, (x,) + tuple(m.parameters()))
 
 
+def _rounded(nbytes):
+    return -(-nbytes // 512) * 512
+
+
+@pytest.mark.parametrize("kind", ["LSTM", "GRU"])
+def test_memory_after_backward_is_only_gradients(no_gc, kind):
+    # every activation, gate and per-step state is freed by reference counting alone: what
+    # is left after backward is the gradients, to the byte
+    from tensorlib import memory
+    m = getattr(nn, kind)(3, 8, 2, bidirectional=True)
+    x = tensorlib.randn(6, 4, 3, requires_grad=True)
+    h0 = tensorlib.randn(4, 4, 8, requires_grad=True)
+    state = (h0, tensorlib.randn(4, 4, 8)) if kind == "LSTM" else h0
+    start = memory.memory_allocated()
+    packed = R.pack_padded_sequence(x, [6, 5, 3, 1])
+    out, final = m(packed, state)
+    R.pad_packed_sequence(out)[0].sum().backward()
+    del out, final, packed
+    grads = [p.grad for p in m.parameters()] + [x.grad, h0.grad]
+    # (the engine may hand one gradient buffer to two leaves, e.g. bias_ih and bias_hh, so
+    # count storages)
+    storages = {g.untyped_storage().data_ptr(): g.untyped_storage().nbytes() for g in grads}
+    assert memory.memory_allocated() - start == sum(_rounded(n) for n in storages.values())
+
+
 def test_no_graph_cycles(no_gc):
     import weakref
     m = nn.LSTM(2, 3, 2, bidirectional=True)

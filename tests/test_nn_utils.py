@@ -756,3 +756,35 @@ def test_skip_init(torch):
         with pytest.raises(RuntimeError) as ours:
             U.skip_init(bad)
         assert str(ours.value).split(";")[0] == str(theirs.value).split(";")[0]
+
+
+def test_clipping_gradients_that_share_memory(torch):
+    # the engine may give two leaves one gradient buffer (x + y) or a broadcast one
+    # (sum's backward): clipping must scale each parameter's gradient exactly once
+    for clip in ("norm", "value"):
+        ours = [tensorlib.ones(3, requires_grad=True) for _ in range(3)]
+        theirs = [torch.ones(3, requires_grad=True) for _ in range(3)]
+        for ps, lib in ((ours, tensorlib), (theirs, torch)):
+            ((ps[0] + ps[1]) * lib.tensor([1.0, 2.0, 3.0])).sum().backward()
+            ps[2].sum().backward()
+        if clip == "norm":
+            n1 = U.clip_grad_norm_(ours, 0.5)
+            n2 = torch.nn.utils.clip_grad_norm_(theirs, 0.5)
+            _close(n1, n2)
+        else:
+            U.clip_grad_value_(ours, 0.5)
+            torch.nn.utils.clip_grad_value_(theirs, 0.5)
+        for a, b in zip(ours, theirs):
+            _close(a.grad, b.grad)
+            assert a.grad.untyped_storage().role_name == "gradient"
+    m, t = tensorlib.nn.LSTM(3, 4), torch.nn.LSTM(3, 4)
+    with tensorlib.no_grad():
+        for p, q in zip(m.parameters(), t.parameters()):
+            p.copy_(tensorlib.tensor(q.detach().numpy()))
+    x = np.random.default_rng(0).standard_normal((5, 2, 3)).astype(np.float32)
+    m(tensorlib.tensor(x))[0].sum().backward()
+    t(torch.tensor(x))[0].sum().backward()
+    _close(U.clip_grad_norm_(m.parameters(), 0.1),
+           torch.nn.utils.clip_grad_norm_(t.parameters(), 0.1))
+    for p, q in zip(m.parameters(), t.parameters()):
+        _close(p.grad, q.grad)

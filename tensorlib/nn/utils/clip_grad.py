@@ -12,6 +12,7 @@ import types
 import warnings
 
 import tensorlib as _t
+from tensorlib.autograd.engine import _mark_gradient
 
 __all__ = ["clip_grad_norm_", "clip_grad_norm", "clip_grad_value_", "get_total_norm",
            "clip_grads_with_norm_"]
@@ -19,6 +20,30 @@ __all__ = ["clip_grad_norm_", "clip_grad_norm", "clip_grad_value_", "get_total_n
 
 def _as_list(tensors):
     return [tensors] if isinstance(tensors, _t.Tensor) else list(tensors)
+
+
+def _writable_grads(parameters):
+    """The parameters' gradients, each safe to scale in place. The autograd engine may hand
+    one gradient tensor (or views of one buffer) to several leaves, or store a broadcast
+    (stride-0) gradient; scaling those in place would scale a shared buffer twice or fail.
+    Such a gradient is replaced by a dense copy of itself first (PyTorch's leaves never
+    share gradient memory)."""
+    grads, seen = [], set()
+    for p in parameters:
+        g = p.grad
+        if g is None:
+            continue
+        ptr = g.untyped_storage().data_ptr()
+        expanded = any(st == 0 and n > 1 for st, n in zip(g.stride(), g.shape))
+        if ptr in seen or expanded:
+            with _t.no_grad():
+                g = g.clone()
+            _mark_gradient(g)
+            p.grad = g
+            ptr = g.untyped_storage().data_ptr()
+        seen.add(ptr)
+        grads.append(g)
+    return grads
 
 
 def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=None):
@@ -56,7 +81,7 @@ def clip_grads_with_norm_(parameters, max_norm, total_norm, foreach=None):
     >>> [round(v, 4) for v in w.grad.tolist()]
     [3.0, 4.0]
     """
-    grads = [p.grad for p in _as_list(parameters) if p.grad is not None]
+    grads = _writable_grads(_as_list(parameters))
     max_norm = float(max_norm)
     if not grads:
         return
@@ -118,6 +143,5 @@ def clip_grad_value_(parameters, clip_value, foreach=None):
     """
     clip_value = float(clip_value)
     with _t.no_grad():
-        for p in _as_list(parameters):
-            if p.grad is not None:
-                p.grad.clamp_(min=-clip_value, max=clip_value)
+        for g in _writable_grads(_as_list(parameters)):
+            g.clamp_(min=-clip_value, max=clip_value)
