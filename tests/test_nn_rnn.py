@@ -267,6 +267,8 @@ def _error(torch, make, call):
     (lambda m: m.nn.LSTMCell(4, 5), lambda m, l: l(m.randn(3, 3, 4))),
     (lambda m: m.nn.GRUCell(4, 5), lambda m, l: l(m.randn(3, 4), m.randn(3, 6))),
     (lambda m: m.nn.GRUCell(4, 5), lambda m, l: l(m.randn(3, 3, 4))),
+    (lambda m: m.nn.GRUCell(4, 5), lambda m, l: l(m.randn(3, 4).double())),
+    (lambda m: m.nn.LSTMCell(4, 5), lambda m, l: l(m.randn(3, 4).double())),
     (lambda m: None, lambda m, l: m.nn.RNN(4, 5, nonlinearity="sigmoid")),
     (lambda m: None, lambda m, l: m.nn.LSTM(4, 5, proj_size=5)),
     (lambda m: None, lambda m, l: m.nn.LSTM(4, 5, proj_size=-1)),

@@ -28,6 +28,8 @@ __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell"
 
 _GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
 _TITLE = {"LSTM": "LSTM", "GRU": "GRU", "RNN_TANH": "RNN", "RNN_RELU": "RNN"}
+_TYPE_NAME = {tensorlib.float64: "Double", tensorlib.float32: "Float",
+              tensorlib.float16: "Half", tensorlib.bfloat16: "BFloat16"}
 
 
 # ------------------------------------------------------------------ the per-step arithmetic
@@ -616,8 +618,9 @@ class RNNCellBase(Module):
                 raise RuntimeError(f"hidden{k} has inconsistent hidden_size: got "
                                    f"{h.size(1)}, expected {self.hidden_size}")
         if input.dtype != self.weight_ih.dtype:
-            raise RuntimeError(f"{type(self).__name__}: input dtype {input.dtype} does not "
-                               f"match the weights' dtype {self.weight_ih.dtype}")
+            raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got "
+                               f"{_TYPE_NAME.get(input.dtype, input.dtype)} and "
+                               f"{_TYPE_NAME.get(self.weight_ih.dtype, self.weight_ih.dtype)}")
 
     def _state(self, input, hx, batched, extra=1):
         if hx is None:
