@@ -5,6 +5,7 @@ variable-length batches, unbatched input; parameter names/shapes/init/reprs, tor
 messages, and gradcheck on the cells."""
 import math
 import warnings
+import zlib
 
 import numpy as np
 import pytest
@@ -25,11 +26,19 @@ def _np(t):
 
 
 def _close(a, b, dtype):
-    np.testing.assert_allclose(_np(a), _np(b), **TOL[dtype])
+    a, b = _np(a), _np(b)
+    tol = dict(TOL[dtype])
+    # float32 gradients are sums with cancellation: an element far below the tensor's
+    # scale is compared at the tensor's scale (1e-5 of its largest element)
+    if dtype == "float32" and b.size:
+        tol["atol"] = max(tol["atol"], 1e-5 * float(np.abs(b).max()))
+    np.testing.assert_allclose(a, b, **tol)
 
 
 def _twins(torch, kind, *args, dtype="float32", **kwargs):
     """Our layer and torch's with torch's (random) weights copied into ours."""
+    # torch's random init, seeded by the configuration: every run compares the same numbers
+    torch.manual_seed(zlib.crc32(repr((kind, args, sorted(kwargs.items()))).encode()))
     theirs = getattr(torch.nn, kind)(*args, **kwargs).to(getattr(torch, dtype))
     ours = getattr(nn, kind)(*args, **kwargs, dtype=getattr(tensorlib, dtype))
     names_ours = [n for n, _ in ours.named_parameters()]
@@ -83,7 +92,7 @@ MODES = [("RNN", {}), ("RNN", {"nonlinearity": "relu"}), ("LSTM", {}),
 @pytest.mark.parametrize("kind,extra", MODES)
 def test_layer_matches_torch(torch, kind, extra, config, dtype):
     layers, bidir, batch_first, bias = config
-    rng = np.random.default_rng(hash((kind, config)) % 2 ** 32)
+    rng = np.random.default_rng(zlib.crc32(repr((kind, extra, config, dtype)).encode()))
     ours, theirs = _twins(torch, kind, 4, 5, layers, bias=bias, batch_first=batch_first,
                           bidirectional=bidir, dtype=dtype, **extra)
     T, B = 6, 3
