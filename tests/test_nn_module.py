@@ -1099,3 +1099,54 @@ def test_random_architectures_have_torchs_names_and_repr(spec):
     ours.load_state_dict(to_ours(tm.state_dict()))
     for a, b in zip(ours.parameters(), tm.parameters()):
         np.testing.assert_array_equal(a.detach().numpy(), b.detach().numpy())
+
+
+def test_a_module_with_every_kind_of_hook_is_freed_without_gc(no_gc):
+    base = memory.memory_allocated()
+    m = nn.Sequential(nn.Linear(4, 4), nn.Linear(4, 2))
+    for sub in m.modules():
+        sub.register_forward_pre_hook(_noop)
+        sub.register_forward_hook(_noop)
+        sub.register_full_backward_hook(_noop)
+        sub.register_full_backward_pre_hook(_noop)
+        sub.register_state_dict_pre_hook(_noop)
+        sub.register_state_dict_post_hook(_noop)
+        sub.register_load_state_dict_pre_hook(_noop)
+        sub.register_load_state_dict_post_hook(_noop)
+    m.load_state_dict(m.state_dict())
+    x = tensorlib.ones(3, 4, requires_grad=True)
+    m(x).sum().backward()
+    del m, x, sub
+    assert memory.memory_allocated() == base
+
+
+def _noop(*args):
+    return None
+
+
+def test_load_state_dict_pre_hook_arguments(torch):
+    logs = []
+    for lib in (torch, tensorlib):
+        m = lib.nn.Sequential(lib.nn.Linear(1, 1))
+        log = []
+        m[0].register_load_state_dict_pre_hook(
+            lambda mod, sd, prefix, meta, strict, missing, unexpected, errors:
+            log.append((type(mod).__name__, sorted(sd), prefix, strict)))
+        m.load_state_dict(m.state_dict())
+        logs.append(log)
+    assert logs[0] == logs[1]
+
+
+def test_private_load_state_dict_pre_hook_without_module(torch):
+    logs = []
+    for lib in (torch, tensorlib):
+        m = lib.nn.Linear(1, 1)
+        log = []
+
+        def hook(sd, prefix, meta, strict, missing, unexpected, errors):
+            sd[prefix + "bias"] = sd[prefix + "bias"] * 0 + 4     # an upgrade of old checkpoints
+            log.append(prefix)
+        m._register_load_state_dict_pre_hook(hook)
+        m.load_state_dict({"weight": lib.ones(1, 1), "bias": lib.zeros(1)})
+        logs.append((log, m.bias.tolist()))
+    assert logs[0] == logs[1] == ([""], [4.0])
