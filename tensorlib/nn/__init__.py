@@ -20,3 +20,11 @@ from tensorlib.nn.parallel import DataParallel
 
 __all__ = (["functional", "init", "modules", "parallel", "Parameter", "Buffer", "DataParallel"]
            + list(_modules_all))
+
+# -- tensorlib.nn.utils and the recurrent layers (kept as one block at the end) ------------
+from tensorlib.nn import utils  # noqa: E402
+from tensorlib.nn.modules.rnn import (RNNBase, RNN, LSTM, GRU, RNNCellBase,  # noqa: E402
+                                      RNNCell, LSTMCell, GRUCell)
+
+__all__ += ["utils", "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell",
+            "GRUCell"]

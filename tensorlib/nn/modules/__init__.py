@@ -15,3 +15,9 @@ from tensorlib.nn.modules.flatten import Flatten, Unflatten
 
 __all__ = ["Module", "Container", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
            "ParameterDict", "Identity", "Linear", "Bilinear", "Flatten", "Unflatten"]
+
+# -- the recurrent layers (kept as one block at the end) ------------------------------------
+from tensorlib.nn.modules.rnn import (RNNBase, RNN, LSTM, GRU, RNNCellBase,  # noqa: E402
+                                      RNNCell, LSTMCell, GRUCell)
+
+__all__ += ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
