@@ -32,7 +32,8 @@ __all__ = [
     "pdist", "pad", "dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout",
     "feature_alpha_dropout", "embedding", "embedding_bag", "layer_norm", "group_norm",
     "batch_norm", "instance_norm", "local_response_norm", "scaled_dot_product_attention",
-    "unfold", "fold", "pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "native_channel_shuffle",
+    "unfold", "fold", "pixel_shuffle", "pixel_unshuffle", "channel_shuffle",
+    "native_channel_shuffle",
 ]
 
 
@@ -481,8 +482,8 @@ def logsigmoid(input):
     >>> round(logsigmoid(tensorlib.tensor([0.0])).item(), 4)
     -0.6931
     """
-    # softplus's linear branch above 20 is exact to rounding for log1p(exp(y)) here.
-    return -_t.softplus(-input, 1.0, 20.0)
+    # threshold inf: the kernel's max(y, 0) + log1p(exp(-|y|)) is exact for every y
+    return -_t.softplus(-input, 1.0, float("inf"))
 
 
 def hardshrink(input, lambd=0.5):
@@ -639,8 +640,8 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
         raise ValueError(f"Target size ({_torch_size(target.shape)}) must be the same as input "
                          f"size ({_torch_size(input.shape)})")
     _check_reduction(reduction)
-    # softplus(-x) = log1p(exp(-|x|)) + max(-x, 0), exact for every x
-    sp = _t.log1p(_t.exp(-input.abs())) + _t.relu(-input)
+    # softplus(-x), computed as max(-x, 0) + log1p(exp(-|x|)) for every x (threshold inf)
+    sp = _t.softplus(-input, 1.0, float("inf"))
     if pos_weight is not None:
         loss = (1 - target) * input + (1 + (pos_weight - 1) * target) * sp
     else:
@@ -1190,24 +1191,29 @@ def one_hot(tensor, num_classes=-1):
 
 # --------------------------------------------------------------------------- padding
 
-def _pad_indices(n, lo, hi, mode, dim, shape, pad):
-    """Source index along one dim for each output position -lo .. n + hi - 1."""
-    if mode == "reflect":
-        if lo >= n or hi >= n:
-            raise RuntimeError(f"Argument #4: Padding size should be less than the "
-                               f"corresponding input dimension, but got: padding ({lo}, {hi}) "
-                               f"at dimension {dim} of input {_list(shape)}")
+def _pad_indices(n, lo, hi, mode, dim, shape):
+    """Source index along one dim for each output position. Negative pads crop first; the
+    positive ones then pad the cropped range (PyTorch's order)."""
+    if mode == "reflect" and (lo >= n or hi >= n):
+        raise RuntimeError(f"Argument #4: Padding size should be less than the "
+                           f"corresponding input dimension, but got: padding ({lo}, {hi}) "
+                           f"at dimension {dim} of input {_list(shape)}")
     if mode == "circular" and (lo > n or hi > n):
         raise RuntimeError("Padding value causes wrapping around more than once.")
+    start = max(-lo, 0)
+    m = n - max(-lo, 0) - max(-hi, 0)
+    if m <= 0:
+        raise RuntimeError(f"input tensor size {n} is too small for padding ({lo}, {hi}) at "
+                           f"dimension {dim}")
     idx = []
-    for i in range(-lo, n + hi):
+    for i in range(-max(lo, 0), m + max(hi, 0)):
         if mode == "reflect":
-            j = -i if i < 0 else (2 * (n - 1) - i if i >= n else i)
+            j = -i if i < 0 else (2 * (m - 1) - i if i >= m else i)
         elif mode == "replicate":
-            j = min(max(i, 0), n - 1)
+            j = min(max(i, 0), m - 1)
         else:
-            j = i % n
-        idx.append(j)
+            j = i % m
+        idx.append(start + j)
     return _t.tensor(idx, dtype=_t.int64)
 
 
@@ -1249,7 +1255,7 @@ def pad(input, pad, mode="constant", value=None):
         lo, hi = pad[2 * k], pad[2 * k + 1]
         if lo == 0 and hi == 0:
             continue
-        idx = _pad_indices(input.shape[dim], lo, hi, mode, dim, tuple(input.shape), pad)
+        idx = _pad_indices(input.shape[dim], lo, hi, mode, dim, tuple(input.shape))
         out = out.index_select(dim, idx)
     return out
 
@@ -1612,7 +1618,8 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     """Normalise each group of channels of each sample, then a per-channel affine.
 
-    >>> [round(v, 4) for v in group_norm(tensorlib.tensor([[[1.0], [3.0]]]), 1).reshape(-1).tolist()]
+    >>> y = group_norm(tensorlib.tensor([[[1.0], [3.0]]]), 1)
+    >>> [round(v, 4) for v in y.reshape(-1).tolist()]
     [-1.0, 1.0]
     """
     if input.dim() < 2:
@@ -1823,8 +1830,13 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
                            f"dilation=({dh}, {dw}), padding=({ph}, {pw}), calculated shape of "
                            f"the array of sliding blocks as ({oh}, {ow}), but its components "
                            f"must be at least one.")
-    # (N, C, oh, ow, ekh, ekw) -> dilation picks every dh-th / dw-th tap
-    blocks = x.unfold(2, ekh, sh).unfold(3, ekw, sw)[..., ::dh, ::dw]
+    # (N, C, oh, ow, ekh, ekw); dilation picks every dh-th / dw-th tap (index_select, as
+    # basic slicing of this overlapping view has a wrong backward in the core today)
+    blocks = x.unfold(2, ekh, sh).unfold(3, ekw, sw)
+    if dh > 1:
+        blocks = blocks.index_select(4, _t.arange(0, ekh, dh, dtype=_t.int64))
+    if dw > 1:
+        blocks = blocks.index_select(5, _t.arange(0, ekw, dw, dtype=_t.int64))
     cols = blocks.permute(0, 1, 4, 5, 2, 3).reshape(N, C * kh * kw, oh * ow)
     return cols.squeeze(0) if unbatched else cols
 
