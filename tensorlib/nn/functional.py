@@ -991,7 +991,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     not_y = _t.ones(x.shape, dtype=x.dtype).scatter_(1, t.unsqueeze(1), 0.0)
     loss = (z * not_y).sum(1) / C
     if unbatched:
-        loss = loss.reshape(())
+        loss = loss.reshape(target.shape)
     return _reduce(loss, reduction)
 
 
@@ -1970,7 +1970,9 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     """Connectionist temporal classification loss: -log of the total probability of every
     alignment of each target (blanks and repeats allowed) under ``log_probs`` (T, N, C)
     (or (T, C) unbatched), by the forward algorithm in log space. ``'mean'`` divides each
-    sample's loss by its target length, then averages. composite: a loop over time steps.
+    sample's loss by its target length, then averages. The gradient is PyTorch's
+    (exp(log_probs) - posteriors, see below). composite: a Python loop over time steps
+    (a fused kernel with the beta recursion would be much faster).
 
     >>> lp = tensorlib.log_softmax(tensorlib.zeros(2, 1, 2), 2)
     >>> round(ctc_loss(lp, tensorlib.tensor([[1]]), [2], [1]).item(), 4)
@@ -2073,6 +2075,15 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
             continue
         losses.append(-(_t.log(_t.exp(ends - m).sum()) + m))
     loss = _t.stack(losses)
+    if _needs_grad(log_probs):
+        # PyTorch's CTC backward returns exp(log_probs) - posteriors: the gradient with
+        # respect to the logits of a log_softmax that produced log_probs (identical after
+        # log_softmax's backward, as each frame's posteriors sum to one). Adding
+        # sum(exp(lp)) - its detached value (0) to each sample's loss gives that same
+        # gradient for log_probs fed in directly.
+        frame = _t.arange(T, dtype=_t.int64).unsqueeze(1) < _t.tensor(in_len, dtype=_t.int64)
+        mass = (_t.exp(log_probs).sum(2) * frame).sum(0)            # (N,)
+        loss = loss + (mass - mass.detach())
     if zero_infinity:
         loss = _t.where(_t.isinf(loss), 0.0, loss)
     if reduction == "none":
