@@ -5,6 +5,7 @@
 5.0
 """
 from tensorlib.nn import functional as F
+from tensorlib.nn.modules.distance import PairwiseDistance
 from tensorlib.nn.modules.module import Module
 
 __all__ = ["L1Loss", "NLLLoss", "NLLLoss2d", "PoissonNLLLoss", "GaussianNLLLoss", "KLDivLoss",
@@ -376,10 +377,11 @@ class TripletMarginLoss(_Loss):
 
 
 class TripletMarginWithDistanceLoss(_Loss):
-    """triplet_margin_loss with any distance function.
+    """triplet_margin_loss with any distance function (default: a PairwiseDistance
+    submodule).
 
-    >>> TripletMarginWithDistanceLoss()
-    TripletMarginWithDistanceLoss()
+    >>> TripletMarginWithDistanceLoss(margin=2.0).margin
+    2.0
     """
 
     __constants__ = ["margin", "swap", "reduction"]
@@ -390,7 +392,7 @@ class TripletMarginWithDistanceLoss(_Loss):
             raise ValueError(f"TripletMarginWithDistanceLoss: expected margin to be greater "
                              f"than 0, got {margin} instead")
         self.distance_function = distance_function if distance_function is not None \
-            else F.pairwise_distance
+            else PairwiseDistance()
         self.margin, self.swap = margin, swap
 
     def forward(self, anchor, positive, negative):
