@@ -10,6 +10,7 @@ from collections import OrderedDict
 
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 import tensorlib
 import tensorlib.nn as nn
@@ -391,7 +392,8 @@ def test_load_state_dict_results(torch):
     assert orr.missing_keys == ["0.bias"] and orr.unexpected_keys == ["1.x"]
     assert ours[0].weight.tolist() == [[7.0] * 3] * 2
     ok = ours.load_state_dict(ours.state_dict())
-    assert repr(ok) == repr(tm.load_state_dict(tm.state_dict())) == "<All keys matched successfully>"
+    assert repr(ok) == repr(tm.load_state_dict(tm.state_dict()))
+    assert repr(ok) == "<All keys matched successfully>"
 
 
 def test_failed_strict_load_loads_nothing():
@@ -793,8 +795,8 @@ def test_sequential_operations_match_torch(torch):
         out.append(_kinds(s))
         out.append(_kinds(n.Sequential(n.Identity()) * 3))
         out.append(_kinds(n.Sequential(OrderedDict([("a", n.Identity()), ("b", n.Flatten())]))))
-        for bad in (lambda: s[10], lambda: s[-11], lambda: s + 1, lambda: s.insert(99, n.Identity()),
-                    lambda: s.insert(0, 1)):
+        for bad in (lambda: s[10], lambda: s[-11], lambda: s + 1,
+                    lambda: s.insert(99, n.Identity()), lambda: s.insert(0, 1)):
             out.append(_err(bad))
         return out
     assert run(nn) == [tl_repr(x) if isinstance(x, str) else x for x in run(torch.nn)] or \
@@ -899,17 +901,20 @@ def _mlp():
 
 def test_memory_after_backward_is_parameters_grads_and_inputs(no_gc):
     tensorlib.manual_seed(0)
+    start = memory.memory_allocated()
     x = tensorlib.randn(5, 8)
     net = _mlp()
     base = memory.memory_allocated()
     net(x).sum().backward()
     grads = [p.grad for p in net.parameters()]
     assert all(g is not None for g in grads)
-    # every activation and saved tensor is freed: only the gradients were added
-    assert memory.memory_allocated() - base == sum(_rounded(g.nbytes) for g in grads)
-    total = (sum(_rounded(p.nbytes) for p in net.parameters())
-             + sum(_rounded(b.nbytes) for b in net.buffers()) + _rounded(x.nbytes))
-    assert base >= total
+    # every activation and saved tensor is freed: parameters, buffers, the input and the
+    # gradients are all that is left, to the byte
+    expected = (sum(_rounded(p.nbytes) for p in net.parameters())
+                + sum(_rounded(b.nbytes) for b in net.buffers()) + _rounded(x.nbytes)
+                + sum(_rounded(g.nbytes) for g in grads))
+    assert memory.memory_allocated() - start == expected
+    assert expected == 512 * (4 + 1 + 1 + 4)
     # a second step accumulates into new gradient tensors and frees the old ones
     del grads
     net(x).sum().backward()
@@ -953,3 +958,180 @@ def test_a_parameter_saved_for_backward_keeps_its_role(no_gc):
     assert x.untyped_storage().role_name == "saved-for-backward"
     y.backward()
     assert w.untyped_storage().role_name == "parameter"
+
+
+def test_non_full_backward_hook_matches_torch(torch):
+    import warnings
+    results = []
+    for lib in (torch, tensorlib):
+        m = lib.nn.Linear(2, 3)
+        with lib.no_grad():
+            m.weight.copy_(lib.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]))
+            m.bias.fill_(0.5)
+        log = []
+
+        def hook(mod, gi, go):
+            log.append(([None if g is None else g.tolist() for g in gi], [g.tolist() for g in go]))
+            return tuple(None if g is None else g * 2 for g in gi)
+        m.register_backward_hook(hook)
+        with pytest.raises(RuntimeError, match="Cannot use both regular backward hooks"):
+            m.register_full_backward_hook(lambda *a: None)
+        x = lib.tensor([[1.0, -1.0], [0.5, 2.0]], requires_grad=True)
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            y = m(x)
+        (y * y).sum().backward()
+        results.append((log, [str(e.message) for e in w], x.grad.tolist(),
+                        m.weight.grad.tolist(), m.bias.grad.tolist()))
+    assert results[0] == results[1]
+
+
+def test_assigning_parameter_data_keeps_the_role():
+    m = nn.Linear(2, 2)
+    new = tensorlib.zeros(2, 2)
+    m.weight.data = new
+    assert m.weight.data_ptr() == new.data_ptr() and isinstance(m.weight, nn.Parameter)
+    assert m.weight.untyped_storage().role_name == "parameter"
+    assert type(m.weight.data) is tensorlib.Tensor and not m.weight.data.requires_grad
+
+
+def _multi(lib):
+    class Multi(lib.nn.Module):
+        """Three positional arguments (a tensor, an int, a tensor without grad) and a tuple
+        of three outputs, one of them unused by the loss."""
+
+        def forward(self, x, k, y):
+            return x * k, x + y, (x * y).sum()
+    return Multi()
+
+
+def test_full_backward_hooks_multiple_inputs_and_outputs(torch):
+    results = []
+    for lib in (torch, tensorlib):
+        m = _multi(lib)
+        log = []
+
+        def shapes(gs):
+            return [None if g is None else g.tolist() for g in gs]
+        m.register_full_backward_pre_hook(lambda mod, go: log.append(("pre", shapes(go))))
+        m.register_full_backward_hook(
+            lambda mod, gi, go: log.append(("bw", shapes(gi), shapes(go))))
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        y = lib.tensor([3.0, -1.0])
+        a, b, c = m(x, 3, y)
+        (a.sum() * 2 + c).backward()            # b is not used
+        results.append((log, x.grad.tolist()))
+    assert results[0] == results[1]
+
+
+def test_state_dict_hooks_match_torch(torch):
+    logs = []
+    for lib in (torch, tensorlib):
+        m = lib.nn.Sequential(lib.nn.Linear(1, 1))
+        log = []
+        m[0].register_state_dict_pre_hook(
+            lambda mod, prefix, keep: log.append(("pre", prefix, keep)))
+        m[0].register_state_dict_post_hook(
+            lambda mod, sd, prefix, meta: log.append(("post", prefix, list(sd), dict(meta))))
+        m.state_dict(prefix="net.", keep_vars=True)
+        m.load_state_dict(m.state_dict())
+        logs.append(log)
+    assert logs[0] == logs[1]
+
+
+def test_set_submodule_matches_torch(torch):
+    outs = []
+    for lib in (torch, tensorlib):
+        net = lib.nn.Sequential(lib.nn.Sequential(lib.nn.Identity()))
+        net.set_submodule("0.0", lib.nn.Flatten())
+        out = [repr(net)]
+        net.set_submodule("0.new", lib.nn.Identity())
+        out.append(repr(net))
+        out.append(_err(lambda: net.set_submodule("0.other", lib.nn.Identity(), strict=True)))
+        out.append(_err(lambda: net.set_submodule("", lib.nn.Identity())))
+        out.append(_err(lambda: net.set_submodule("0.x", 3)))
+        outs.append(out)
+    assert _loose(outs[1], outs[0])
+
+
+_LAYERS = st.deferred(lambda: st.one_of(
+    st.tuples(st.just("linear"), st.integers(1, 3), st.integers(1, 3), st.booleans()),
+    st.tuples(st.just("bilinear"), st.integers(1, 2), st.integers(1, 2), st.booleans()),
+    st.tuples(st.just("flatten"), st.integers(0, 1)),
+    st.tuples(st.just("identity")),
+    st.tuples(st.just("seq"), st.lists(_LAYERS, max_size=3)),
+    st.tuples(st.just("list"), st.lists(_LAYERS, max_size=3)),
+    st.tuples(st.just("dict"), st.lists(_LAYERS, max_size=2)),
+    st.tuples(st.just("plist"), st.lists(st.integers(1, 3), max_size=3)),
+))
+
+
+def _make(lib, spec):
+    n = lib.nn
+    kind = spec[0]
+    if kind == "linear":
+        return n.Linear(spec[1], spec[2], bias=spec[3])
+    if kind == "bilinear":
+        return n.Bilinear(spec[1], spec[2], 2, bias=spec[3])
+    if kind == "flatten":
+        return n.Flatten(spec[1])
+    if kind == "identity":
+        return n.Identity()
+    if kind == "seq":
+        return n.Sequential(*[_make(lib, s) for s in spec[1]])
+    if kind == "list":
+        return n.ModuleList([_make(lib, s) for s in spec[1]])
+    if kind == "dict":
+        return n.ModuleDict({f"k{i}": _make(lib, s) for i, s in enumerate(spec[1])})
+    return n.ParameterList([lib.ones(k) for k in spec[1]])
+
+
+
+@settings(max_examples=20)
+@given(spec=st.tuples(st.just("seq"), st.lists(_LAYERS, min_size=1, max_size=4)))
+def test_random_architectures_have_torchs_names_and_repr(spec):
+    torch = pytest.importorskip("torch")
+    tm, ours = _make(torch, spec), _make(tensorlib, spec)
+    assert list(ours.state_dict()) == list(tm.state_dict())
+    assert names(ours.named_modules()) == names(tm.named_modules())
+    assert names(ours.named_parameters()) == names(tm.named_parameters())
+    assert repr(ours) == tl_repr(repr(tm))
+    ours.load_state_dict(to_ours(tm.state_dict()))
+    for a, b in zip(ours.parameters(), tm.parameters()):
+        np.testing.assert_array_equal(a.detach().numpy(), b.detach().numpy())
+
+
+def test_a_module_with_every_kind_of_hook_is_freed_without_gc(no_gc):
+    base = memory.memory_allocated()
+    m = nn.Sequential(nn.Linear(4, 4), nn.Linear(4, 2))
+    for sub in m.modules():
+        sub.register_forward_pre_hook(_noop)
+        sub.register_forward_hook(_noop)
+        sub.register_full_backward_hook(_noop)
+        sub.register_full_backward_pre_hook(_noop)
+        sub.register_state_dict_pre_hook(_noop)
+        sub.register_state_dict_post_hook(_noop)
+        sub.register_load_state_dict_pre_hook(_noop)
+        sub.register_load_state_dict_post_hook(_noop)
+    m.load_state_dict(m.state_dict())
+    x = tensorlib.ones(3, 4, requires_grad=True)
+    m(x).sum().backward()
+    del m, x, sub
+    assert memory.memory_allocated() == base
+
+
+def _noop(*args):
+    return None
+
+
+def test_load_state_dict_pre_hook_arguments(torch):
+    logs = []
+    for lib in (torch, tensorlib):
+        m = lib.nn.Sequential(lib.nn.Linear(1, 1))
+        log = []
+        m[0].register_load_state_dict_pre_hook(
+            lambda mod, sd, prefix, meta, strict, missing, unexpected, errors:
+            log.append((type(mod).__name__, sorted(sd), prefix, strict)))
+        m.load_state_dict(m.state_dict())
+        logs.append(log)
+    assert logs[0] == logs[1]
