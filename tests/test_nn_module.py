@@ -1135,3 +1135,18 @@ def test_load_state_dict_pre_hook_arguments(torch):
         m.load_state_dict(m.state_dict())
         logs.append(log)
     assert logs[0] == logs[1]
+
+
+def test_private_load_state_dict_pre_hook_without_module(torch):
+    logs = []
+    for lib in (torch, tensorlib):
+        m = lib.nn.Linear(1, 1)
+        log = []
+
+        def hook(sd, prefix, meta, strict, missing, unexpected, errors):
+            sd[prefix + "bias"] = sd[prefix + "bias"] * 0 + 4     # an upgrade of old checkpoints
+            log.append(prefix)
+        m._register_load_state_dict_pre_hook(hook)
+        m.load_state_dict({"weight": lib.ones(1, 1), "bias": lib.zeros(1)})
+        logs.append((log, m.bias.tolist()))
+    assert logs[0] == logs[1] == ([""], [4.0])

@@ -344,6 +344,17 @@ def _warn_non_full_hook(inputs, result, node):
 
 # ---- load_state_dict staging -------------------------------------------------------------------
 
+class _LoadPreHook:
+    __slots__ = ("hook", "with_module")
+
+    def __init__(self, hook, with_module):
+        self.hook = hook
+        self.with_module = with_module
+
+    def __call__(self, module, *args):
+        return self.hook(module, *args) if self.with_module else self.hook(*args)
+
+
 class _Loading(threading.local):
     pending = None          # a list while load_state_dict collects: copies wait for no errors
 
@@ -856,8 +867,13 @@ class Module:
 
         >>> m = tensorlib.nn.Identity(); m.register_load_state_dict_pre_hook(print).remove()
         """
+        return self._register_load_state_dict_pre_hook(hook, with_module=True)
+
+    def _register_load_state_dict_pre_hook(self, hook, with_module=False):
+        # the hook is called with the module as its first argument only if with_module (the
+        # dict holds the hook, never the module: no module -> hook -> module cycle)
         handle = RemovableHandle(self._load_state_dict_pre_hooks)
-        self._load_state_dict_pre_hooks[handle.id] = hook     # called with the module
+        self._load_state_dict_pre_hooks[handle.id] = _LoadPreHook(hook, with_module)
         return handle
 
     def register_load_state_dict_post_hook(self, hook):
@@ -957,7 +973,7 @@ class Module:
                                       f"was raised in forward: {e}")
             raise
 
-    __call__ = _call_impl
+    __call__ = _wrapped_call_impl = _call_impl
 
     # ---- attributes ------------------------------------------------------------------------
     def __getstate__(self):
@@ -1237,6 +1253,7 @@ class Module:
             load(self, state_dict)
         finally:
             _loading.pending = outer
+            del load        # a recursive closure is a cycle (load -> its cell -> load)
         if strict:
             if unexpected_keys:
                 error_msgs.insert(0, "Unexpected key(s) in state_dict: {}. ".format(
