@@ -404,3 +404,48 @@ def test_dropout_and_activation_modules_follow_training_flag():
     with pytest.raises(ValueError, match="dropout probability has to be between 0 and 1, but "
                                          "got -0.1"):
         nn.Dropout(-0.1)
+
+
+# --------------------------------------------------------------------------- sampling grids
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("k", [2, 3])
+def test_affine_grid_and_grid_sample(k, dtype):
+    tol = dict(rtol=1e-4, atol=1e-5) if dtype == "float32" else dict(rtol=1e-9, atol=1e-11)
+    x = randn((2, 3) + (4, 5, 6)[:k], dtype)
+    # locations beyond [-1, 1] exercise the padding modes
+    g = rand((2,) + (3, 4, 2)[:k] + (k,), dtype, 1, -1.3, 1.3)
+    for mode in ("bilinear", "nearest", "bicubic"):
+        if mode == "bicubic" and k == 3:
+            continue
+        for pm in ("zeros", "border", "reflection"):
+            for ac in (False, True):
+                compare(torch, "grid_sample", [x, g], {"mode": mode, "padding_mode": pm,
+                                                       "align_corners": ac},
+                        grad=(0, 1), dtype=dtype, tol=tol)
+    theta = randn((2, k, k + 1), dtype, 2)
+    for ac in (False, True):
+        compare(torch, "affine_grid", [theta, (2, 3) + (4, 5, 6)[:k]], {"align_corners": ac},
+                grad=(0,), dtype=dtype, tol=tol)
+
+
+def test_grid_sample_gradcheck_and_errors():
+    x = tensorlib.tensor(randn((1, 2, 3, 4)), requires_grad=True)
+    g = tensorlib.tensor(rand((1, 2, 3, 2), seed=1, lo=-1.2, hi=1.2), requires_grad=True)
+    for pm in ("zeros", "border", "reflection"):
+        assert gradcheck(lambda a, b: F.grid_sample(a, b, "bilinear", pm, False), (x, g))
+    assert gradcheck(lambda a, b: F.grid_sample(a, b, "bicubic", "zeros", True), (x, g))
+    th = tensorlib.tensor(randn((1, 2, 3)), requires_grad=True)
+    assert gradcheck(lambda t: F.affine_grid(t, (1, 1, 3, 2), align_corners=False), (th,))
+    with pytest.warns(UserWarning, match="Default grid_sample and affine_grid behavior"):
+        F.grid_sample(x.detach(), g.detach())
+    with pytest.raises(ValueError, match="expected mode to be 'bilinear', 'nearest' or "
+                                         "'bicubic', but got: 'cubic'"):
+        F.grid_sample(x, g, mode="cubic", align_corners=False)
+    with pytest.raises(ValueError, match=r"Expected a batch of 2D affine matrices of shape "
+                                         r"Nx2x3 for size torch.Size\(\[1, 1, 3, 2\]\). Got "
+                                         r"torch.Size\(\[1, 3, 3\]\)."):
+        F.affine_grid(tensorlib.ones(1, 3, 3), (1, 1, 3, 2), align_corners=False)
+    with pytest.raises(RuntimeError, match="bicubic interpolation only supports 4D input"):
+        F.grid_sample(tensorlib.ones(1, 1, 2, 2, 2), tensorlib.zeros(1, 1, 1, 1, 3),
+                      mode="bicubic", align_corners=False)

@@ -33,7 +33,7 @@ __all__ = [
     "feature_alpha_dropout", "embedding", "embedding_bag", "layer_norm", "group_norm",
     "batch_norm", "instance_norm", "local_response_norm", "scaled_dot_product_attention",
     "unfold", "fold", "pixel_shuffle", "pixel_unshuffle", "channel_shuffle",
-    "native_channel_shuffle", "interpolate", "upsample",
+    "native_channel_shuffle", "interpolate", "upsample", "affine_grid", "grid_sample",
 ]
 
 
@@ -2132,6 +2132,209 @@ def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=
     _warnings.warn("nn.functional.upsample is deprecated. Use nn.functional.interpolate "
                    "instead.", stacklevel=2)
     return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+# --------------------------------------------------------------------------- sampling grids
+
+_ALIGN_WARNING = ("Default grid_sample and affine_grid behavior has changed to "
+                  "align_corners=False since 1.3.0. Please specify align_corners=True if the "
+                  "old behavior is desired. See the documentation of grid_sample for details.")
+
+
+def _base_coords(n, align_corners, dtype):
+    if n <= 1:
+        return _t.zeros(max(n, 0), dtype=dtype)
+    c = _t.linspace(-1.0, 1.0, n, dtype=dtype)
+    return c if align_corners else c * ((n - 1) / n)
+
+
+def affine_grid(theta, size, align_corners=None):
+    """Sampling grid (N, H, W, 2) (or (N, D, H, W, 3)) of the affine maps ``theta``
+    (N, 2, 3) (or (N, 3, 4)) in normalised [-1, 1] coordinates, for ``grid_sample``.
+
+    >>> g = affine_grid(tensorlib.tensor([[[1.0, 0, 0], [0, 1.0, 0]]]), (1, 1, 1, 2),
+    ...                 align_corners=True)
+    >>> g.tolist()
+    [[[[-1.0, 0.0], [1.0, 0.0]]]]
+    """
+    if align_corners is None:
+        _warnings.warn(_ALIGN_WARNING, stacklevel=2)
+        align_corners = False
+    if not theta.is_floating_point():
+        raise ValueError(f"Expected theta to have floating point type, but got {theta.dtype}")
+    size = [int(v) for v in size]
+    tshape = _torch_size(theta.shape)
+    if len(size) == 4:
+        if theta.dim() != 3 or theta.shape[-2] != 2 or theta.shape[-1] != 3:
+            raise ValueError(f"Expected a batch of 2D affine matrices of shape Nx2x3 for size "
+                             f"{_torch_size(size)}. Got {tshape}.")
+        spatial = size[-2:]
+    elif len(size) == 5:
+        if theta.dim() != 3 or theta.shape[-2] != 3 or theta.shape[-1] != 4:
+            raise ValueError(f"Expected a batch of 3D affine matrices of shape Nx3x4 for size "
+                             f"{_torch_size(size)}. Got {tshape}.")
+        spatial = size[-3:]
+    else:
+        raise NotImplementedError(f"affine_grid only supports 4D and 5D sizes, for 2D and 3D "
+                                  f"affine transforms, respectively. Got size "
+                                  f"{_torch_size(size)}.")
+    if align_corners and min(spatial) == 1:
+        _warnings.warn("Since version 1.3.0, affine_grid behavior has changed for unit-size "
+                       "grids when align_corners=True. This is not an intended use case of "
+                       "affine_grid. See the documentation of affine_grid for details.",
+                       stacklevel=2)
+    elif min(size) <= 0:
+        raise ValueError(f"Expected non-zero, positive output size. Got {size}")
+    N = size[0]
+    k = len(spatial)
+    # base[..., :] = (x, y[, z], 1) with x along the last spatial dim
+    axes = [_base_coords(n, align_corners, theta.dtype) for n in spatial]   # (D,) H, W
+    parts = []
+    for a in range(k):
+        sd = k - 1 - a                         # spatial dim holding coordinate a
+        shape = [1] * k
+        shape[sd] = spatial[sd]
+        parts.append(axes[sd].reshape(shape).expand(*spatial))
+    parts.append(_t.ones(spatial, dtype=theta.dtype))
+    base = _t.stack(parts, -1).reshape(1, -1, k + 1)                      # (1, P, k+1)
+    grid = _t.matmul(base, theta.transpose(1, 2))                          # (N, P, k)
+    return grid.reshape([N] + spatial + [k])
+
+
+def _unnormalize(c, n, align_corners):
+    if align_corners:
+        return (c + 1) * ((n - 1) / 2)
+    return ((c + 1) * n - 1) / 2
+
+
+def _reflect(c, lo2, hi2):
+    """Reflect coordinates into [lo2 / 2, hi2 / 2] (differentiable, gradient +-1)."""
+    if lo2 == hi2:
+        return c * 0
+    lo = lo2 / 2
+    span = (hi2 - lo2) / 2
+    c = (c - lo).abs()
+    extra = _t.fmod(c, span)
+    flips = _t.floor(c / span).detach()
+    even = _t.fmod(flips, 2) == 0
+    return _t.where(even, extra + lo, span - extra + lo)
+
+
+def _pad_coord(c, n, padding_mode, align_corners):
+    if padding_mode == "border":
+        return c.clamp(0, n - 1)
+    if padding_mode == "reflection":
+        c = _reflect(c, 0, 2 * (n - 1)) if align_corners else _reflect(c, -1, 2 * n - 1)
+        return c.clamp(0, n - 1)
+    return c
+
+
+def _cubic_coeffs(t):
+    A = -0.75
+
+    def near(x):
+        return ((A + 2) * x - (A + 3)) * x * x + 1
+
+    def far(x):
+        return ((A * x - 5 * A) * x + 8 * A) * x - 4 * A
+    return [far(t + 1), near(t), near(1 - t), far(2 - t)]
+
+
+def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
+    """Sample ``input`` (N, C, H, W) / (N, C, D, H, W) at the normalised locations of
+    ``grid`` (N, Ho, Wo, 2) / (N, Do, Ho, Wo, 3): bilinear, nearest or (4-D) bicubic,
+    with zeros, border or reflection padding; differentiable in input and grid.
+    composite: one gather per tap (4, 8 or 16 taps).
+
+    >>> x = tensorlib.tensor([[[[1.0, 3.0]]]])
+    >>> grid_sample(x, tensorlib.tensor([[[[0.0, 0.0]]]]), align_corners=True).item()
+    2.0
+    """
+    if mode not in ("bilinear", "nearest", "bicubic"):
+        raise ValueError(f"nn.functional.grid_sample(): expected mode to be 'bilinear', "
+                         f"'nearest' or 'bicubic', but got: '{mode}'")
+    if padding_mode not in ("zeros", "border", "reflection"):
+        raise ValueError(f"nn.functional.grid_sample(): expected padding_mode to be 'zeros', "
+                         f"'border', or 'reflection', but got: '{padding_mode}'")
+    if align_corners is None:
+        _warnings.warn(_ALIGN_WARNING, stacklevel=2)
+        align_corners = False
+    if input.dim() not in (4, 5) or grid.dim() != input.dim():
+        raise RuntimeError(f"grid_sampler(): expected 4D or 5D input and grid with same number "
+                           f"of dimensions, but got input with sizes {_list(input.shape)} and "
+                           f"grid with sizes {_list(grid.shape)}")
+    k = input.dim() - 2
+    if grid.shape[0] != input.shape[0]:
+        raise RuntimeError(f"grid_sampler(): expected grid and input to have same batch size, "
+                           f"but got input with sizes {_list(input.shape)} and grid with sizes "
+                           f"{_list(grid.shape)}")
+    if grid.shape[-1] != k:
+        raise RuntimeError(f"grid_sampler(): expected grid to have size {k} in last dimension, "
+                           f"but got grid with sizes {_list(grid.shape)}")
+    if mode == "bicubic" and k != 2:
+        raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
+    N, C = input.shape[0], input.shape[1]
+    sizes = list(input.shape[2:])                 # (D,) H, W
+    out_sp = list(grid.shape[1:-1])
+    P = 1
+    for v in out_sp:
+        P *= v
+    flat_in = input.reshape(N, C, -1)
+    g = grid.reshape(N, P, k)
+    # per coordinate a (x: last spatial dim), its size and its stride in the flat input
+    dims = []
+    stride = 1
+    for a in range(k):
+        n = sizes[k - 1 - a]
+        dims.append((g[:, :, a], n, stride))
+        stride *= n
+
+    def tap(indices, weight):
+        """weight * input at integer positions ``indices`` (one per coordinate), 0 where
+        any position falls outside."""
+        valid = None
+        flat = None
+        for (c, n, st), i in zip(dims, indices):
+            ok = (i >= 0) & (i <= n - 1)
+            valid = ok if valid is None else valid & ok
+            term = i.clamp(0, n - 1).long() * st
+            flat = term if flat is None else flat + term
+        vals = flat_in.gather(2, flat.unsqueeze(1).expand(N, C, P))
+        return vals * (weight * valid).unsqueeze(1)
+
+    out = None
+    if mode == "bicubic":
+        (cx, nx, _), (cy, ny, _) = dims
+        ix = _unnormalize(cx, nx, align_corners)
+        iy = _unnormalize(cy, ny, align_corners)
+        x0, y0 = _t.floor(ix).detach(), _t.floor(iy).detach()
+        wx, wy = _cubic_coeffs(ix - x0), _cubic_coeffs(iy - y0)
+        for j in range(4):
+            for i in range(4):
+                px = _pad_coord(x0 - 1 + i, nx, padding_mode, align_corners)
+                py = _pad_coord(y0 - 1 + j, ny, padding_mode, align_corners)
+                # PyTorch reads a padded tap at its truncated coordinate
+                t = tap([px.trunc().detach(), py.trunc().detach()], wx[i] * wy[j])
+                out = t if out is None else out + t
+    else:
+        coords = [_pad_coord(_unnormalize(c, n, align_corners), n, padding_mode, align_corners)
+                  for c, n, _ in dims]
+        if mode == "nearest":
+            # weight 1 that stays connected to grid, so grid.grad is zeros as in PyTorch
+            out = tap([c.round().detach() for c in coords], coords[0] * 0 + 1)
+        else:
+            lows = [_t.floor(c).detach() for c in coords]
+            fr = [c - lo for c, lo in zip(coords, lows)]
+            for corner in range(1 << k):
+                idx, w = [], None
+                for a in range(k):
+                    hi = (corner >> a) & 1
+                    idx.append(lows[a] + hi)
+                    wa = fr[a] if hi else 1 - fr[a]
+                    w = wa if w is None else w * wa
+                t = tap(idx, w)
+                out = t if out is None else out + t
+    return out.reshape([N, C] + out_sp)
 
 
 # --------------------------------------------------------------------------- CTC
