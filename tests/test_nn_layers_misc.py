@@ -1,5 +1,7 @@
 """Normalisation, embeddings and local response norm of tensorlib.nn.functional side by side
 with torch: forward, gradients, running statistics updated in place, errors."""
+import warnings
+
 import numpy as np
 import pytest
 
@@ -25,6 +27,31 @@ def test_layer_norm(dtype):
     with pytest.raises(RuntimeError, match=r"Given normalized_shape=\[4\], expected input with "
                                            r"shape \[\*, 4\], but got input of size\[3, 5\]"):
         F.layer_norm(tensorlib.ones(3, 5), (4,))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_rms_norm(dtype):
+    x = randn((2, 3, 4, 5), dtype)
+    for ns in [(5,), (4, 5)]:
+        compare(torch, "rms_norm", [x, ns], grad=(0,), dtype=dtype)
+        compare(torch, "rms_norm", [x, ns, rand(ns, dtype, 1, 0.5, 2.0)], {"eps": 1e-3},
+                grad=(0, 2), dtype=dtype)
+    t = tensorlib.tensor(randn((2, 3)), requires_grad=True)
+    w = tensorlib.tensor(rand((3,), seed=1), requires_grad=True)
+    assert gradcheck(lambda a, b: F.rms_norm(a, (3,), b), (t, w))
+    with pytest.raises(RuntimeError, match=r"Given normalized_shape=\[4\]"):
+        F.rms_norm(tensorlib.ones(3, 5), (4,))
+    m, tm = nn.RMSNorm((4, 5)), torch.nn.RMSNorm((4, 5))
+    _run_pair(m, tm, [x.astype("float32")])
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_linear_cross_entropy(dtype):
+    x, w, b = randn((6, 4), dtype), randn((5, 4), dtype, 1), randn((5,), dtype, 2)
+    t = np.array([0, 4, 2, 1, 1, 3])
+    for kw in ({}, {"linear_bias": b, "reduction": "sum"}, {"ignore_index": 1},
+               {"label_smoothing": 0.2, "weight": rand((5,), dtype, 3)}):
+        compare(torch, "linear_cross_entropy", [x, w, t], kw, grad=(0, 1), dtype=dtype)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -181,6 +208,17 @@ def test_interpolate(mode, nd, dtype):
                     dtype=dtype, tol=tol)
 
 
+def test_deprecated_upsample_functions():
+    x = randn((1, 2, 3, 3), "float32")
+    for name in ("upsample_nearest", "upsample_bilinear"):
+        with pytest.warns(UserWarning, match=f"nn.functional.{name} is deprecated"):
+            ours = getattr(F, name)(tensorlib.tensor(x), scale_factor=2)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            theirs = getattr(TF, name)(torch.tensor(x), scale_factor=2)
+        assert_close(ours, theirs, "float32")
+
+
 def test_interpolate_errors_and_gradcheck():
     x = tensorlib.ones(1, 1, 4)
     with pytest.raises(ValueError, match="only one of size or scale_factor should be defined"):
@@ -235,6 +273,8 @@ REPRS = [
     "nn.Upsample(scale_factor=2)", "nn.Upsample(size=(3, 4), mode='bilinear')",
     "nn.Upsample(scale_factor=(2, 3))", "nn.UpsamplingNearest2d(scale_factor=2)",
     "nn.UpsamplingBilinear2d(size=4)", "nn.CosineSimilarity()", "nn.PairwiseDistance()",
+    "nn.RMSNorm(4)", "nn.RMSNorm([2, 3], eps=1e-3, elementwise_affine=False)",
+    "nn.Fold((4, 5), 2)", "nn.Unfold(2, padding=1, stride=(1, 2))",
 ]
 
 
@@ -345,7 +385,6 @@ def test_loss_modules_match_torch():
         ("TripletMarginLoss(swap=True)", [x, y, p]),
         ("L1Loss(size_average=False)", [x, y]),
     ]
-    import warnings
     for src, inputs in cases:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")

@@ -34,6 +34,7 @@ __all__ = [
     "batch_norm", "instance_norm", "local_response_norm", "scaled_dot_product_attention",
     "unfold", "fold", "pixel_shuffle", "pixel_unshuffle", "channel_shuffle",
     "native_channel_shuffle", "interpolate", "upsample", "affine_grid", "grid_sample",
+    "rms_norm", "linear_cross_entropy", "upsample_nearest", "upsample_bilinear",
 ]
 
 
@@ -782,6 +783,24 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     return nll * (1 - label_smoothing) + ret * (label_smoothing / n_classes)
 
 
+def linear_cross_entropy(input, linear_weight, target, *, linear_bias=None, weight=None,
+                         reduction="mean", ignore_index=None, label_smoothing=0.0,
+                         options=None):
+    """cross_entropy(linear(input, linear_weight, linear_bias), target, ...), computed in
+    one piece (``options``, PyTorch's chunking hints, change no result and are ignored);
+    ``ignore_index=None`` ignores no class.
+
+    >>> w = tensorlib.zeros(2, 3)
+    >>> round(linear_cross_entropy(tensorlib.ones(1, 3), w, tensorlib.tensor([0])).item(), 4)
+    0.6931
+    """
+    logits = linear(input, linear_weight, linear_bias)
+    if ignore_index is None:
+        ignore_index = -(2 ** 62)          # no class index can equal it
+    return cross_entropy(logits, target, weight, None, ignore_index, None, reduction,
+                         label_smoothing)
+
+
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
     """Pointwise KL divergence, ``input`` in log space: target * (log target - input), or
     with ``log_target`` exp(target) * (target - input). ``'batchmean'`` divides the sum by
@@ -952,7 +971,8 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     if _reads(t) and bool(((t < -1) | (t >= C)).masked_select(valid | (t < -1)).any()):
         raise RuntimeError("argument #2 'target' is out of range")
     safe = _t.where(valid, t, 0)
-    counts = _t.zeros(x.shape, dtype=x.dtype, device=x.device).scatter_add(1, safe, valid.to(x.dtype))
+    counts = _t.zeros(x.shape, dtype=x.dtype, device=x.device).scatter_add(
+        1, safe, valid.to(x.dtype))
     is_target = counts > 0
     # margins[n, j, i] = 1 - x[n, j] + x[n, i]
     margins = _t.relu(1.0 - x.unsqueeze(2) + x.unsqueeze(1))
@@ -1666,6 +1686,28 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     return out
 
 
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    """x / sqrt(mean(x^2) + eps) over the trailing ``normalized_shape`` dims, times
+    ``weight`` (``eps`` None: the dtype's machine epsilon).
+
+    >>> rms_norm(tensorlib.tensor([[3.0, 4.0]]), (2,), eps=0.0).tolist()
+    [[0.8485281467437744, 1.1313707828521729]]
+    """
+    if isinstance(normalized_shape, int):
+        normalized_shape = (normalized_shape,)
+    ns = tuple(int(v) for v in normalized_shape)
+    k = len(ns)
+    if k == 0 or input.dim() < k or tuple(input.shape[input.dim() - k:]) != ns:
+        raise RuntimeError(f"Given normalized_shape={_list(ns)}, expected input with shape "
+                           f"[*, {', '.join(str(v) for v in ns)}], but got input of size"
+                           f"{_list(input.shape)}")
+    if eps is None:
+        eps = _t.finfo(input.dtype).eps
+    dims = tuple(range(input.dim() - k, input.dim()))
+    out = input * _t.rsqrt(input.square().mean(dims, keepdim=True) + eps)
+    return out * weight if weight is not None else out
+
+
 def _update_running_(running, value, momentum):
     with _t.no_grad():
         running.mul_(1 - momentum).add_(value.detach().to(running.dtype) * momentum)
@@ -2161,6 +2203,34 @@ def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=
     return interpolate(input, size, scale_factor, mode, align_corners)
 
 
+def upsample_nearest(input, size=None, scale_factor=None):
+    """interpolate(mode='nearest') under its old name (deprecated in PyTorch, warns).
+
+    >>> import warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     upsample_nearest(tensorlib.ones(1, 1, 1), scale_factor=2).tolist()
+    [[[1.0, 1.0]]]
+    """
+    _warnings.warn("nn.functional.upsample_nearest is deprecated. Use "
+                   "nn.functional.interpolate instead.", stacklevel=2)
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(input, size=None, scale_factor=None):
+    """interpolate(mode='bilinear', align_corners=True) under its old name (warns).
+
+    >>> import warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     upsample_bilinear(tensorlib.ones(1, 1, 1, 1), scale_factor=2).shape
+    tensorlib.Size([1, 1, 2, 2])
+    """
+    _warnings.warn("nn.functional.upsample_bilinear is deprecated. Use "
+                   "nn.functional.interpolate instead.", stacklevel=2)
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
+
+
 # --------------------------------------------------------------------------- sampling grids
 
 _ALIGN_WARNING = ("Default grid_sample and affine_grid behavior has changed to "
@@ -2215,7 +2285,8 @@ def affine_grid(theta, size, align_corners=None):
     N = size[0]
     k = len(spatial)
     # base[..., :] = (x, y[, z], 1) with x along the last spatial dim
-    axes = [_base_coords(n, align_corners, theta.dtype, theta.device) for n in spatial]   # (D,) H, W
+    # (D,) H, W
+    axes = [_base_coords(n, align_corners, theta.dtype, theta.device) for n in spatial]
     parts = []
     for a in range(k):
         sd = k - 1 - a                         # spatial dim holding coordinate a
