@@ -574,3 +574,86 @@ def test_functional_graphs_free_by_refcount(name, no_gc):
     base = memory.memory_allocated()
     step()
     assert memory.memory_allocated() == base
+
+
+# --------------------------------------------------------------------------- attention module
+
+def _mha_pair(kw, fkw, shapes, self_attention=False, seed=0):
+    rng = np.random.default_rng(seed)
+    tm = torch.nn.MultiheadAttention(**kw, dtype=torch.float64)
+    om = nn.MultiheadAttention(**kw, dtype=tensorlib.float64)
+    assert repr(om) == repr(tm)
+    assert list(om.state_dict()) == list(tm.state_dict())
+    _copy_params(om, tm)
+    xs = [rng.standard_normal(s) for s in shapes]
+    a = [tensorlib.tensor(x, requires_grad=True) for x in xs]
+    b = [torch.tensor(x, requires_grad=True) for x in xs]
+    if self_attention:
+        a, b = a[:1] * 3, b[:1] * 3
+
+    def conv(v, lib):
+        return lib.tensor(v) if isinstance(v, np.ndarray) else v
+    oa, wa = om(*a, **{k: conv(v, tensorlib) for k, v in fkw.items()})
+    ob, wb = tm(*b, **{k: conv(v, torch) for k, v in fkw.items()})
+    assert_close(oa, ob)
+    g = rng.standard_normal(tuple(ob.shape))
+    loss_a, loss_b = (oa * tensorlib.tensor(g)).sum(), (ob * torch.tensor(g)).sum()
+    if wb is None:
+        assert wa is None
+    else:
+        assert_close(wa, wb)
+        gw = rng.standard_normal(tuple(wb.shape))
+        loss_a = loss_a + (wa * tensorlib.tensor(gw)).sum()
+        loss_b = loss_b + (wb * torch.tensor(gw)).sum()
+    loss_a.backward()
+    loss_b.backward()
+    for x, y in zip(a, b):
+        assert_close(x.grad, y.grad)
+    tp = dict(tm.named_parameters())
+    for name, p in om.named_parameters():
+        assert_close(p.grad, tp[name].grad, what=name)
+
+
+E = 8
+_KPM = np.zeros((3, 6), bool)
+_KPM[0, 4:] = True
+_CAUSAL = np.triu(np.ones((5, 6), bool), 1)
+MHA_CASES = [
+    (dict(embed_dim=E, num_heads=2), {}, [(5, 3, E)] * 3),
+    (dict(embed_dim=E, num_heads=2), {"need_weights": False}, [(5, 3, E)] * 3),
+    (dict(embed_dim=E, num_heads=4, batch_first=True), {"average_attn_weights": False},
+     [(3, 5, E), (3, 6, E), (3, 6, E)]),
+    (dict(embed_dim=E, num_heads=2, kdim=3, vdim=5), {}, [(5, 3, E), (6, 3, 3), (6, 3, 5)]),
+    (dict(embed_dim=E, num_heads=2, bias=False, add_bias_kv=True, add_zero_attn=True), {},
+     [(5, 3, E), (6, 3, E), (6, 3, E)]),
+    (dict(embed_dim=E, num_heads=2), {"key_padding_mask": _KPM, "attn_mask": _CAUSAL},
+     [(5, 3, E), (6, 3, E), (6, 3, E)]),
+    (dict(embed_dim=E, num_heads=2), {"key_padding_mask": _KPM, "attn_mask": _CAUSAL,
+                                      "need_weights": False}, [(5, 3, E), (6, 3, E), (6, 3, E)]),
+    (dict(embed_dim=E, num_heads=2, add_bias_kv=True),
+     {"attn_mask": randn((6, 5, 6), seed=3)}, [(5, 3, E), (6, 3, E), (6, 3, E)]),
+    (dict(embed_dim=E, num_heads=2), {}, [(5, E), (6, E), (6, E)]),
+    (dict(embed_dim=E, num_heads=2), {"attn_mask": np.triu(np.full((5, 5), -np.inf), 1),
+                                      "is_causal": True}, [(5, 3, E)] * 3),
+]
+
+
+@pytest.mark.parametrize("case", range(len(MHA_CASES)))
+def test_multihead_attention_matches_torch(case):
+    kw, fkw, shapes = MHA_CASES[case]
+    _mha_pair(kw, fkw, shapes)
+    if len(set(shapes)) == 1 and "kdim" not in kw:
+        _mha_pair(kw, fkw, shapes, self_attention=True)
+
+
+def test_multihead_attention_errors_and_init():
+    with pytest.raises(AssertionError, match="embed_dim must be divisible by num_heads"):
+        nn.MultiheadAttention(6, 4)
+    m = nn.MultiheadAttention(4, 2)
+    x = tensorlib.zeros(3, 1, 4)
+    with pytest.raises(RuntimeError, match="Need attn_mask if specifying the is_causal hint"):
+        m(x, x, x, is_causal=True)
+    tensorlib.manual_seed(0)
+    w = nn.MultiheadAttention(64, 4).in_proj_weight.detach().numpy()
+    bound = np.sqrt(6 / (64 + 192))                       # xavier_uniform_
+    assert np.abs(w).max() <= bound and np.abs(w).max() > 0.9 * bound

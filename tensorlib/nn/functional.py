@@ -35,6 +35,7 @@ __all__ = [
     "unfold", "fold", "pixel_shuffle", "pixel_unshuffle", "channel_shuffle",
     "native_channel_shuffle", "interpolate", "upsample", "affine_grid", "grid_sample",
     "rms_norm", "linear_cross_entropy", "upsample_nearest", "upsample_bilinear",
+    "multi_head_attention_forward",
 ]
 
 
@@ -1868,6 +1869,150 @@ def _c_name(dt):
     return names.get(dt, str(dt))
 
 
+def _as_additive_mask(mask, dtype, name):
+    """A bool mask (True: not allowed) as 0 / -inf; a float mask as is."""
+    if mask is None:
+        return None
+    if mask.dtype == _t.bool:
+        return _t.zeros(mask.shape, dtype=dtype, device=mask.device).masked_fill(
+            mask, float("-inf"))
+    if not mask.is_floating_point():
+        raise AssertionError(f"only bool and floating types of {name} are supported")
+    return mask.to(dtype)
+
+
+def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_heads,
+                                 in_proj_weight, in_proj_bias, bias_k, bias_v, add_zero_attn,
+                                 dropout_p, out_proj_weight, out_proj_bias, training=True,
+                                 key_padding_mask=None, need_weights=True, attn_mask=None,
+                                 use_separate_proj_weight=False, q_proj_weight=None,
+                                 k_proj_weight=None, v_proj_weight=None, static_k=None,
+                                 static_v=None, average_attn_weights=True, is_causal=False):
+    """The forward pass of ``nn.MultiheadAttention`` on (L, N, E) (or unbatched (L, E))
+    inputs: input projections, optional bias_k/bias_v and zero attention, masks (bool
+    True = not allowed, or additive float), scaled dot-product attention per head, output
+    projection. Returns (output, weights averaged over heads or per head, or None).
+    composite: the attention is scaled_dot_product_attention's.
+
+    >>> E = 4; q = tensorlib.zeros(3, 1, E)
+    >>> w_in, w_out = tensorlib.zeros(3 * E, E), tensorlib.eye(E)
+    >>> out, w = multi_head_attention_forward(q, q, q, E, 2, w_in, None, None, None, False,
+    ...                                       0.0, w_out, None)
+    >>> tuple(out.shape), tuple(w.shape)
+    ((3, 1, 4), (1, 3, 3))
+    """
+    if is_causal and attn_mask is None:
+        raise RuntimeError("Need attn_mask if specifying the is_causal hint. You may use the "
+                           "Transformer module method `generate_square_subsequent_mask` to "
+                           "create this mask.")
+    unbatched = query.dim() == 2
+    if unbatched:
+        query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
+        if key_padding_mask is not None:
+            key_padding_mask = key_padding_mask.unsqueeze(0)
+    tgt_len, bsz, embed_dim = query.shape
+    src_len = key.shape[0]
+    if embed_dim != embed_dim_to_check:
+        raise AssertionError(f"was expecting embedding dimension of {embed_dim_to_check}, but "
+                             f"got {embed_dim}")
+    head_dim = embed_dim // num_heads
+    if head_dim * num_heads != embed_dim:
+        raise AssertionError(f"embed_dim {embed_dim} not divisible by num_heads {num_heads}")
+    if use_separate_proj_weight:
+        bq = bk = bv = None
+        if in_proj_bias is not None:
+            bq, bk, bv = in_proj_bias.chunk(3)
+        q = linear(query, q_proj_weight, bq)
+        k = linear(key, k_proj_weight, bk)
+        v = linear(value, v_proj_weight, bv)
+    else:
+        wq, wk, wv = in_proj_weight.chunk(3)
+        bq = bk = bv = None
+        if in_proj_bias is not None:
+            bq, bk, bv = in_proj_bias.chunk(3)
+        if key is value and query is key:
+            q, k, v = linear(query, in_proj_weight, in_proj_bias).chunk(3, -1)
+        else:
+            q, k, v = linear(query, wq, bq), linear(key, wk, bk), linear(value, wv, bv)
+    attn_mask = _as_additive_mask(attn_mask, q.dtype, "attn_mask")
+    key_padding_mask = _as_additive_mask(key_padding_mask, q.dtype, "key_padding_mask")
+    if attn_mask is not None:
+        if attn_mask.dim() == 2:
+            if tuple(attn_mask.shape) != (tgt_len, src_len):
+                raise RuntimeError(f"The shape of the 2D attn_mask is "
+                                   f"{_torch_size(attn_mask.shape)}, but should be "
+                                   f"{(tgt_len, src_len)}.")
+            attn_mask = attn_mask.unsqueeze(0)
+        elif attn_mask.dim() == 3:
+            if tuple(attn_mask.shape) != (bsz * num_heads, tgt_len, src_len):
+                raise RuntimeError(f"The shape of the 3D attn_mask is "
+                                   f"{_torch_size(attn_mask.shape)}, but should be "
+                                   f"{(bsz * num_heads, tgt_len, src_len)}.")
+        else:
+            raise RuntimeError(f"attn_mask's dimension {attn_mask.dim()} is not supported")
+    if bias_k is not None and bias_v is not None:
+        k = _t.cat([k, bias_k.expand(1, bsz, embed_dim)])
+        v = _t.cat([v, bias_v.expand(1, bsz, embed_dim)])
+        if attn_mask is not None:
+            attn_mask = _constant_pad(attn_mask, [0, 1], 0.0)
+        if key_padding_mask is not None:
+            key_padding_mask = _constant_pad(key_padding_mask, [0, 1], 0.0)
+    q = q.reshape(tgt_len, bsz * num_heads, head_dim).transpose(0, 1)
+    k = (static_k if static_k is not None else
+         k.reshape(k.shape[0], bsz * num_heads, head_dim).transpose(0, 1))
+    v = (static_v if static_v is not None else
+         v.reshape(v.shape[0], bsz * num_heads, head_dim).transpose(0, 1))
+    if add_zero_attn:
+        k = _t.cat([k, _t.zeros((bsz * num_heads, 1, head_dim), dtype=k.dtype,
+                                device=k.device)], 1)
+        v = _t.cat([v, _t.zeros((bsz * num_heads, 1, head_dim), dtype=v.dtype,
+                                device=v.device)], 1)
+        if attn_mask is not None:
+            attn_mask = _constant_pad(attn_mask, [0, 1], 0.0)
+        if key_padding_mask is not None:
+            key_padding_mask = _constant_pad(key_padding_mask, [0, 1], 0.0)
+    src_len = k.shape[1]
+    if key_padding_mask is not None:
+        if tuple(key_padding_mask.shape) != (bsz, src_len):
+            raise AssertionError(f"expecting key_padding_mask shape of {(bsz, src_len)}, but "
+                                 f"got {_torch_size(key_padding_mask.shape)}")
+        kpm = key_padding_mask.reshape(bsz, 1, 1, src_len).expand(
+            bsz, num_heads, 1, src_len).reshape(bsz * num_heads, 1, src_len)
+        attn_mask = kpm if attn_mask is None else attn_mask + kpm
+    if not training:
+        dropout_p = 0.0
+    if need_weights:
+        scores = _t.bmm(q * _math.sqrt(1.0 / head_dim), k.transpose(1, 2))
+        if attn_mask is not None:
+            scores = scores + attn_mask
+        weights = _t.softmax(scores, -1)
+        if dropout_p > 0.0:
+            weights = dropout(weights, dropout_p)
+        out = _t.bmm(weights, v)
+    else:
+        mask4 = None
+        if attn_mask is not None:
+            mask4 = attn_mask.reshape(-1, num_heads, tgt_len, src_len) \
+                if attn_mask.shape[0] != 1 else attn_mask.unsqueeze(0)
+        out = scaled_dot_product_attention(
+            q.reshape(bsz, num_heads, tgt_len, head_dim), k.reshape(bsz, num_heads, src_len,
+                                                                     head_dim),
+            v.reshape(bsz, num_heads, src_len, head_dim), mask4, dropout_p)
+        out = out.reshape(bsz * num_heads, tgt_len, head_dim)
+        weights = None
+    out = out.transpose(0, 1).reshape(tgt_len * bsz, embed_dim)
+    out = linear(out, out_proj_weight, out_proj_bias).reshape(tgt_len, bsz, embed_dim)
+    if weights is not None:
+        weights = weights.reshape(bsz, num_heads, tgt_len, src_len)
+        if average_attn_weights:
+            weights = weights.mean(1)
+    if unbatched:
+        out = out.squeeze(1)
+        if weights is not None:
+            weights = weights.squeeze(0)
+    return out, weights
+
+
 # --------------------------------------------------------------------------- im2col
 
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
@@ -2250,9 +2395,9 @@ def affine_grid(theta, size, align_corners=None):
     (N, 2, 3) (or (N, 3, 4)) in normalised [-1, 1] coordinates, for ``grid_sample``.
 
     >>> g = affine_grid(tensorlib.tensor([[[1.0, 0, 0], [0, 1.0, 0]]]), (1, 1, 1, 2),
-    ...                 align_corners=True)
+    ...                 align_corners=False)
     >>> g.tolist()
-    [[[[-1.0, 0.0], [1.0, 0.0]]]]
+    [[[[-0.5, 0.0], [0.5, 0.0]]]]
     """
     if align_corners is None:
         _warnings.warn(_ALIGN_WARNING, stacklevel=2)
