@@ -399,3 +399,19 @@ def test_shuffles(dtype):
         F.pixel_shuffle(tensorlib.ones(1, 5, 2, 2), 2)
     with pytest.raises(RuntimeError, match="Number of channels must be divisible by groups"):
         F.channel_shuffle(tensorlib.ones(1, 5, 2), 2)
+
+
+from hypothesis import given, strategies as st  # noqa: E402
+
+
+@given(nd=st.integers(1, 3), data=st.data(),
+       mode=st.sampled_from(["constant", "reflect", "replicate", "circular"]))
+def test_pad_random_shapes(nd, data, mode):
+    shape = [2, 2] + [data.draw(st.integers(2, 5)) for _ in range(nd)]
+    pads = []
+    for size in reversed(shape[2:]):
+        lo_min = -(size - 1) if mode in ("constant", "circular") else 0
+        hi = size - 1
+        pads += [data.draw(st.integers(max(lo_min, -1), hi)),
+                 data.draw(st.integers(max(lo_min, -1), hi))]
+    compare(torch, "pad", [randn(tuple(shape)), tuple(pads)], {"mode": mode})

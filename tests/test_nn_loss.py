@@ -341,3 +341,28 @@ def test_ctc_impossible_and_gradcheck():
     x = tensorlib.tensor(lp, requires_grad=True)
     assert gradcheck(lambda a: F.ctc_loss(a.log_softmax(2), tensorlib.tensor(targets),
                                           il.tolist(), tl.tolist()), (x,))
+
+
+# --------------------------------------------------------------------------- random shapes
+
+from hypothesis import given, strategies as st  # noqa: E402
+
+
+@given(n=st.integers(1, 4), c=st.integers(1, 5), extra=st.lists(st.integers(1, 3), max_size=2),
+       seed=st.integers(0, 2 ** 16), smoothing=st.sampled_from([0.0, 0.3]),
+       reduction=st.sampled_from(REDUCTIONS), weighted=st.booleans())
+def test_cross_entropy_random_shapes(n, c, extra, seed, smoothing, reduction, weighted):
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((n, c, *extra))
+    t = rng.integers(0, c, (n, *extra))
+    kw = {"reduction": reduction, "label_smoothing": smoothing, "ignore_index": 0}
+    if weighted:
+        kw["weight"] = rng.uniform(0.5, 2.0, c)
+    if reduction == "mean" and (t == 0).all():
+        t[(0,) * t.ndim] = c - 1 if c > 1 else 0
+        if c == 1:
+            return                      # every target ignored: NaN in both
+    compare(torch, "cross_entropy", [x, t], kw, seed=seed)
+    p = rng.uniform(0.0, 1.0, x.shape)
+    kw.pop("ignore_index")
+    compare(torch, "cross_entropy", [x, p], kw, grad=(0, 1), seed=seed)
