@@ -366,3 +366,18 @@ def test_cross_entropy_random_shapes(n, c, extra, seed, smoothing, reduction, we
     p = rng.uniform(0.0, 1.0, x.shape)
     kw.pop("ignore_index")
     compare(torch, "cross_entropy", [x, p], kw, grad=(0, 1), seed=seed)
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_elementwise_weight_and_variance_forms(reduction):
+    x, y, w = randn((3, 4)), randn((3, 4), seed=1), rand((3, 4), seed=2)
+    for name in ("l1_loss", "mse_loss", "huber_loss"):
+        compare(torch, name, [x, y], {"weight": w, "reduction": reduction}, grad=(0, 1))
+        with pytest.raises(ValueError, match="Weights and input must have the same size."):
+            getattr(F, name)(tensorlib.ones(3, 4), tensorlib.ones(3, 4),
+                             weight=tensorlib.ones(4))
+    # homoscedastic (N, 1) and (N,) variances, and a float variance
+    for var in (rand((3, 1), seed=3, lo=0.5, hi=2), rand((3,), seed=4, lo=0.5, hi=2)):
+        compare(torch, "gaussian_nll_loss", [x, y, var], {"reduction": reduction},
+                grad=(0, 1, 2))
+    compare(torch, "gaussian_nll_loss", [x, y, 0.7], {"reduction": reduction}, grad=(0, 1))

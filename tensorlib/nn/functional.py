@@ -540,6 +540,22 @@ def _warn_size(input, target):
                        "have the same size.", stacklevel=3)
 
 
+def _weighted(loss, weight, input, reduction, mean_by_weight):
+    """PyTorch's elementwise-weighted reductions (l1/mse: the mean divides by the sum of
+    the weights; huber: by the element count)."""
+    if tuple(weight.shape) != tuple(input.shape):
+        raise ValueError("Weights and input must have the same size.")
+    loss = loss * weight
+    if reduction == "none":
+        return loss
+    if reduction == "sum":
+        return loss.sum()
+    if reduction == "mean":
+        return loss.sum() / weight.sum() if mean_by_weight else loss.mean()
+    raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', "
+                     "'sum'.")
+
+
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     """Mean absolute error.
 
@@ -548,10 +564,11 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
     """
     _warn_size(input, target)
     reduction = _resolve_reduction(size_average, reduce, reduction)
-    _check_reduction(reduction)
+    if weight is None:
+        _check_reduction(reduction)
     loss = (input - target).abs()
     if weight is not None:
-        loss = loss * weight
+        return _weighted(loss, weight, input, reduction, True)
     return _reduce(loss, reduction)
 
 
@@ -563,10 +580,11 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     """
     _warn_size(input, target)
     reduction = _resolve_reduction(size_average, reduce, reduction)
-    _check_reduction(reduction)
+    if weight is None:
+        _check_reduction(reduction)
     loss = (input - target).square()
     if weight is not None:
-        loss = loss * weight
+        return _weighted(loss, weight, input, reduction, True)
     return _reduce(loss, reduction)
 
 
@@ -601,7 +619,7 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     d = (input - target).abs()
     loss = _t.where(d < delta, d.square() * 0.5, (d - 0.5 * delta) * delta)
     if weight is not None:
-        loss = loss * weight
+        return _weighted(loss, weight, input, reduction, False)
     return _reduce(loss, reduction)
 
 
