@@ -381,3 +381,28 @@ def test_elementwise_weight_and_variance_forms(reduction):
         compare(torch, "gaussian_nll_loss", [x, y, var], {"reduction": reduction},
                 grad=(0, 1, 2))
     compare(torch, "gaussian_nll_loss", [x, y, 0.7], {"reduction": reduction}, grad=(0, 1))
+
+
+def test_ctc_loss_random_lengths():
+    """Short inputs, empty targets, input lengths below T, impossible alignments: values
+    (inf included) and gradients through log_softmax as torch's."""
+    rng = np.random.default_rng(1)
+    for _ in range(12):
+        T, N, C, S = rng.integers(1, 8), rng.integers(1, 4), rng.integers(2, 5), \
+            rng.integers(0, 4)
+        logits = rng.standard_normal((T, N, C))
+        tl, il = rng.integers(0, S + 1, N), rng.integers(1, T + 1, N)
+        tg = rng.integers(1, C, (N, max(S, 1)))
+        for red in REDUCTIONS:
+            for zi in (False, True):
+                a = tensorlib.tensor(logits, requires_grad=True)
+                b = torch.tensor(logits, requires_grad=True)
+                oa = F.ctc_loss(a.log_softmax(2), tensorlib.tensor(tg), il.tolist(),
+                                tl.tolist(), reduction=red, zero_infinity=zi)
+                ob = TF.ctc_loss(b.log_softmax(2), torch.tensor(tg), torch.tensor(il),
+                                 torch.tensor(tl), reduction=red, zero_infinity=zi)
+                assert_close(oa, ob)
+                if zi or bool(torch.isfinite(ob).all()):
+                    oa.sum().backward()
+                    ob.sum().backward()
+                    assert_close(a.grad, b.grad)

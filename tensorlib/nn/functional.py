@@ -2669,7 +2669,8 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     alpha = _t.full((N, S), neg_inf, dtype=log_probs.dtype)
     init = _t.zeros((N, S), dtype=_t.bool)
     init[:, 0] = True
-    init[:, 1] = _t.tensor([L > 0 for L in tg_len], dtype=_t.bool) if S > 1 else init[:, 1]
+    if S > 1:
+        init[:, 1] = _t.tensor([L > 0 for L in tg_len], dtype=_t.bool)
     alpha = _t.where(init & valid, emit[:, 0], alpha)
     pad_col = _t.full((N, 1), neg_inf, dtype=log_probs.dtype)
     pad_two = _t.full((N, 2), neg_inf, dtype=log_probs.dtype)
