@@ -1150,13 +1150,14 @@ def pdist(input, p=2):
     """
     if input.dim() != 2:
         raise RuntimeError(f"pdist only supports 2D tensors, got: {input.dim()}D")
+    import numpy as np
     n = input.shape[0]
-    iu = [(i, j) for i in range(n) for j in range(i + 1, n)]
-    if not iu:
+    if n < 2:
         return input.new_zeros(0)
-    ii = _t.tensor([a for a, _ in iu], dtype=_t.int64, device=input.device)
-    jj = _t.tensor([b for _, b in iu], dtype=_t.int64, device=input.device)
-    return _t.norm(input[ii] - input[jj], p, 1)
+    iu, ju = np.triu_indices(n, 1)          # host index lists, copied into our storage
+    ii = _t.tensor(iu.astype(np.int64), device=input.device)
+    jj = _t.tensor(ju.astype(np.int64), device=input.device)
+    return _t.norm(input.index_select(0, ii) - input.index_select(0, jj), p, 1)
 
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
