@@ -208,6 +208,34 @@ def test_interpolate(mode, nd, dtype):
                     dtype=dtype, tol=tol)
 
 
+@pytest.mark.parametrize("mode", ["bilinear", "bicubic", "lanczos"])
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_interpolate_antialias(mode, dtype):
+    x = randn((2, 3, 9, 11), dtype)
+    # taps of both signs: float32 cancellation near 0 needs an absolute tolerance
+    tol = dict(rtol=1e-5, atol=1e-5) if dtype == "float32" and mode != "bilinear" else None
+    for kw in (dict(size=(4, 5)), dict(size=(13, 7)), dict(scale_factor=0.37),
+               dict(scale_factor=2.5)):
+        for ac in ((False,) if mode == "lanczos" else (False, True)):
+            compare(torch, "interpolate", [x], dict(kw, mode=mode, align_corners=ac,
+                                                    antialias=True), dtype=dtype, tol=tol)
+    cases = [
+        (lambda: F.interpolate(tensorlib.ones(1, 1, 4, 4), size=2, antialias=True),
+         ValueError, "Anti-alias option is restricted to bilinear, bicubic, and lanczos"),
+        (lambda: F.interpolate(tensorlib.ones(1, 1, 4, 4), size=2, mode="lanczos"),
+         ValueError, "Lanczos mode requires antialias=True"),
+        (lambda: F.interpolate(tensorlib.ones(1, 1, 4, 4), size=2, mode="foo"),
+         NotImplementedError, r"Only 3D, 4D and 5D input Tensors supported \(got 4D\) for "
+                              r"the modes: nearest \| linear \| bilinear \| bicubic \| "
+                              r"trilinear \| lanczos \| area \| nearest-exact \(got foo\)"),
+    ]
+    for fn, cls, msg in cases:
+        with pytest.raises(cls, match=msg):
+            fn()
+        with pytest.raises(cls, match=msg):
+            type(fn)(fn.__code__, dict(fn.__globals__, tensorlib=torch, F=TF))()
+
+
 def test_deprecated_upsample_functions():
     x = randn((1, 2, 3, 3), "float32")
     for name in ("upsample_nearest", "upsample_bilinear"):

@@ -2196,6 +2196,46 @@ native_channel_shuffle = channel_shuffle
 
 # --------------------------------------------------------------------------- interpolate
 
+def _aa_matrix(n_in, n_out, kind, align_corners, scale, np_dtype):
+    """(n_out, n_in) antialiased weights (PIL's separable filters, as PyTorch's
+    antialias=True): the filter is stretched by in/out when downsampling, and each row is
+    normalised to sum to one."""
+    import numpy as np
+    if align_corners:
+        ratio = (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
+    else:
+        ratio = 1.0 / scale if scale is not None and scale > 0 else n_in / n_out
+    interp = {"linear": 2, "cubic": 4, "lanczos": 6}[kind]
+    support = interp * 0.5 * ratio if ratio >= 1.0 else interp * 0.5
+    invscale = 1.0 / ratio if ratio >= 1.0 else 1.0
+
+    def sinc(x):
+        return 1.0 if x == 0 else _math.sin(_math.pi * x) / (_math.pi * x)
+
+    def filt(x):
+        x = abs(x)
+        if kind == "linear":
+            return max(0.0, 1.0 - x)
+        if kind == "lanczos":
+            return sinc(x) * sinc(x / 3.0) if x < 3.0 else 0.0
+        a = -0.5
+        if x < 1.0:
+            return ((a + 2) * x - (a + 3)) * x * x + 1
+        if x < 2.0:
+            return (((x - 5) * x + 8) * x - 4) * a
+        return 0.0
+    W = np.zeros((n_out, n_in), dtype=np.float64)
+    for i in range(n_out):
+        center = ratio * (i + 0.5)
+        lo = max(int(center - support + 0.5), 0)
+        hi = min(int(center + support + 0.5), n_in)
+        ws = [filt((j + lo - center + 0.5) * invscale) for j in range(hi - lo)]
+        total = sum(ws)
+        for j, w in enumerate(ws):
+            W[i, lo + j] = w / total if total != 0 else 0.0
+    return W.astype(np_dtype)
+
+
 def _interp_matrix(n_in, n_out, mode, align_corners, scale, np_dtype):
     """(n_out, n_in) weights of one spatial dim (linear, cubic or area), computed in the
     input's precision as PyTorch's kernels do."""
@@ -2259,16 +2299,16 @@ def _nearest_index(n_in, n_out, scale, exact, device):
     return _t.tensor(idx, dtype=_t.int64, device=device)
 
 
-_INTERP_DIMS = {"linear": 1, "bilinear": 2, "bicubic": 2, "trilinear": 3}
+_INTERP_DIMS = {"linear": 1, "bilinear": 2, "bicubic": 2, "trilinear": 3, "lanczos": 2}
 
 
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
                 recompute_scale_factor=None, antialias=False):
     """Resize the spatial dims (all but the first two) of ``input``: modes nearest,
-    nearest-exact, linear (3-D), bilinear / bicubic (4-D), trilinear (5-D) and area, with
-    PyTorch's source-index rules for ``align_corners``, ``scale_factor`` and
-    ``recompute_scale_factor``. composite: one index_select (nearest) or one small matrix
-    product (the others) per spatial dim.
+    nearest-exact, linear (3-D), bilinear / bicubic (4-D, ``antialias`` too), lanczos (4-D,
+    antialias), trilinear (5-D) and area, with PyTorch's source-index rules for
+    ``align_corners``, ``scale_factor`` and ``recompute_scale_factor``. composite: one
+    index_select (nearest) or one small matrix product (the others) per spatial dim.
 
     >>> interpolate(tensorlib.tensor([[[1.0, 3.0]]]), scale_factor=2, mode="linear").tolist()
     [[[1.0, 1.5, 2.5, 3.0]]]
@@ -2276,23 +2316,23 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     import numpy as np
     spatial = input.dim() - 2
     if spatial < 1:
-        raise ValueError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got "
-                         f"{input.dim()}D) for the modes: nearest | linear | bilinear | "
-                         f"bicubic | trilinear | area | nearest-exact (got {mode})")
-    modes = ("nearest", "nearest-exact", "linear", "bilinear", "bicubic", "trilinear", "area")
+        raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported "
+                                  f"(got {input.dim()}D) for the modes: nearest | linear | "
+                                  f"bilinear | bicubic | trilinear | lanczos | area | "
+                                  f"nearest-exact (got {mode})")
+    modes = ("nearest", "nearest-exact", "linear", "bilinear", "bicubic", "trilinear", "area",
+             "lanczos")
     if mode not in modes:
         raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported "
                                   f"(got {input.dim()}D) for the modes: nearest | linear | "
-                                  f"bilinear | bicubic | trilinear | area | nearest-exact "
-                                  f"(got {mode})")
+                                  f"bilinear | bicubic | trilinear | lanczos | area | "
+                                  f"nearest-exact (got {mode})")
     if mode in ("nearest", "area", "nearest-exact"):
         if align_corners is not None:
             raise ValueError("align_corners option can only be set with the interpolating "
                              "modes: linear | bilinear | bicubic | trilinear")
     elif align_corners is None:
         align_corners = False
-    if antialias and mode in ("bilinear", "bicubic"):
-        raise NotImplementedError("interpolate: antialias=True is not supported by tensorlib")
     if mode in _INTERP_DIMS and _INTERP_DIMS[mode] != spatial:
         need = _INTERP_DIMS[mode] + 2
         raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs {need}D "
@@ -2330,6 +2370,14 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         raise ValueError("either size or scale_factor should be defined")
     if mode == "area":
         scales = [None] * spatial
+    if antialias and not (mode in ("bilinear", "bicubic", "lanczos") and input.dim() == 4):
+        raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos "
+                         "modes and requires a 4-D tensor as input")
+    if mode == "lanczos":
+        if align_corners:
+            raise ValueError("Lanczos mode does not support align_corners=True")
+        if not antialias:
+            raise ValueError("Lanczos mode requires antialias=True")
     np_dtype = np.dtype("float64" if input.dtype == _t.float64 else "float32")
     out = input
     for k in range(spatial):
@@ -2344,8 +2392,11 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
                 out = out.index_select(d, _nearest_index(n_in, n_out, scales[k],
                                                          mode == "nearest-exact", input.device))
             continue
-        kind = "area" if mode == "area" else ("cubic" if mode == "bicubic" else "linear")
-        W = _interp_matrix(n_in, n_out, kind, align_corners, scales[k], np_dtype)
+        kind = {"area": "area", "bicubic": "cubic", "lanczos": "lanczos"}.get(mode, "linear")
+        if antialias:
+            W = _aa_matrix(n_in, n_out, kind, align_corners, scales[k], np_dtype)
+        else:
+            W = _interp_matrix(n_in, n_out, kind, align_corners, scales[k], np_dtype)
         Wt = _t.tensor(W, dtype=input.dtype, device=input.device)
         moved = out.movedim(d, -1)
         lead = tuple(moved.shape[:-1])
