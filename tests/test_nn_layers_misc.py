@@ -152,6 +152,8 @@ def test_embedding(dtype):
     b = TF.embedding(torch.tensor(idx), tw, max_norm=1.5, norm_type=1.0)
     assert_close(a, b, dtype)
     assert_close(ow, tw, dtype, what="weight renormalised in place")
+    with pytest.warns(UserWarning, match="sparse=True gives the weight a dense gradient"):
+        compare(torch, "embedding", [idx, w], {"sparse": True}, grad=(), dtype=dtype)
     with pytest.raises(AssertionError, match="Padding_idx must be within num_embeddings"):
         F.embedding(tensorlib.tensor([1]), tensorlib.ones(4, 3), padding_idx=5)
     with pytest.raises(IndexError, match="index out of range in self"):

@@ -269,7 +269,7 @@ def selu_(input):
 
 def _celu(x, alpha):
     if alpha == 0:
-        raise RuntimeError("ZeroDivisionError")
+        raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
     return _t.elu(x / alpha, 1.0, False) * alpha
 
 
@@ -883,10 +883,8 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
     if tuple(var.shape) != tuple(input.shape):
         if tuple(input.shape[:-1]) == tuple(var.shape):
             var = var.unsqueeze(-1)
-        elif (tuple(input.shape[:-1]) == tuple(var.shape[:-1]) and var.dim() > 0
-              and var.shape[-1] == 1):
-            pass
-        else:
+        elif not (tuple(input.shape[:-1]) == tuple(var.shape[:-1]) and var.dim() > 0
+                  and var.shape[-1] == 1):         # (N, 1) against (N, D) broadcasts
             raise ValueError("var is of incorrect size")
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(reduction + " is not valid")
@@ -1496,6 +1494,11 @@ def _renorm_rows_(weight, indices, max_norm, norm_type):
             weight[rows] = weight[rows] * scale.unsqueeze(1).to(weight.dtype)
 
 
+def _warn_dense(name):
+    _warnings.warn(f"{name}: tensorlib has no sparse tensors; sparse=True gives the weight a "
+                   "dense gradient (the same values)", stacklevel=3)
+
+
 def _check_indices(input, n):
     if _reads(input) and bool(((input < 0) | (input >= n)).any()):
         raise IndexError("index out of range in self")
@@ -1527,7 +1530,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
             assert padding_idx >= -n, "Padding_idx must be within num_embeddings"
             padding_idx = n + padding_idx
     if sparse:
-        raise NotImplementedError("embedding: sparse gradients are not supported by tensorlib")
+        _warn_dense("embedding")
     if input.dtype not in (_t.int64, _t.int32):
         raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the "
                            f"following scalar types: Long, Int; but got "
@@ -1589,8 +1592,8 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
                                   "per_sample_weights is only supported for mode='sum' "
                                   f"(got mode='{mode}'). Please open a feature request on "
                                   "GitHub.")
-    if max_norm is not None and sparse:
-        pass
+    if sparse:
+        _warn_dense("embedding_bag")
     if padding_idx is not None:
         if padding_idx >= n or padding_idx < -n:
             raise AssertionError("padding_idx must be within the number of embeddings")
