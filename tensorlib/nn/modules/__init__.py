@@ -21,7 +21,7 @@ from tensorlib.nn.modules import (  # noqa: E402
     activation as _activation, loss as _loss, dropout as _dropout, sparse as _sparse,
     normalization as _normalization, padding as _padding, pixelshuffle as _pixelshuffle,
     upsampling as _upsampling, distance as _distance, channelshuffle as _channelshuffle,
-    fold as _fold, activation_mha as _activation_mha)
+    fold as _fold)
 from tensorlib.nn.modules.activation import *  # noqa: E402,F401,F403
 from tensorlib.nn.modules.loss import *  # noqa: E402,F401,F403
 from tensorlib.nn.modules.dropout import *  # noqa: E402,F401,F403
@@ -33,9 +33,8 @@ from tensorlib.nn.modules.upsampling import *  # noqa: E402,F401,F403
 from tensorlib.nn.modules.distance import *  # noqa: E402,F401,F403
 from tensorlib.nn.modules.channelshuffle import *  # noqa: E402,F401,F403
 from tensorlib.nn.modules.fold import *  # noqa: E402,F401,F403
-from tensorlib.nn.modules.activation_mha import *  # noqa: E402,F401,F403
 
 __all__ += (_activation.__all__ + _loss.__all__ + _dropout.__all__ + _sparse.__all__
             + _normalization.__all__ + _padding.__all__ + _pixelshuffle.__all__
             + _upsampling.__all__ + _distance.__all__ + _channelshuffle.__all__
-            + _fold.__all__ + _activation_mha.__all__)
+            + _fold.__all__)
