@@ -21,3 +21,26 @@ from tensorlib.nn.modules.rnn import (RNNBase, RNN, LSTM, GRU, RNNCellBase,  # n
                                       RNNCell, LSTMCell, GRUCell)
 
 __all__ += ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
+
+# activations, losses and the other layers over nn.functional (branch nnfunc)
+from tensorlib.nn.modules import (  # noqa: E402
+    activation as _activation, loss as _loss, dropout as _dropout, sparse as _sparse,
+    normalization as _normalization, padding as _padding, pixelshuffle as _pixelshuffle,
+    upsampling as _upsampling, distance as _distance, channelshuffle as _channelshuffle,
+    fold as _fold)
+from tensorlib.nn.modules.activation import *  # noqa: E402,F401,F403
+from tensorlib.nn.modules.loss import *  # noqa: E402,F401,F403
+from tensorlib.nn.modules.dropout import *  # noqa: E402,F401,F403
+from tensorlib.nn.modules.sparse import *  # noqa: E402,F401,F403
+from tensorlib.nn.modules.normalization import *  # noqa: E402,F401,F403
+from tensorlib.nn.modules.padding import *  # noqa: E402,F401,F403
+from tensorlib.nn.modules.pixelshuffle import *  # noqa: E402,F401,F403
+from tensorlib.nn.modules.upsampling import *  # noqa: E402,F401,F403
+from tensorlib.nn.modules.distance import *  # noqa: E402,F401,F403
+from tensorlib.nn.modules.channelshuffle import *  # noqa: E402,F401,F403
+from tensorlib.nn.modules.fold import *  # noqa: E402,F401,F403
+
+__all__ += (_activation.__all__ + _loss.__all__ + _dropout.__all__ + _sparse.__all__
+            + _normalization.__all__ + _padding.__all__ + _pixelshuffle.__all__
+            + _upsampling.__all__ + _distance.__all__ + _channelshuffle.__all__
+            + _fold.__all__)
