@@ -12,6 +12,12 @@ from tensorlib.nn.modules.container import (
     Container, Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict)
 from tensorlib.nn.modules.linear import Identity, Linear, Bilinear
 from tensorlib.nn.modules.flatten import Flatten, Unflatten
+from tensorlib.nn.modules.attention import MultiheadAttention, NonDynamicallyQuantizableLinear
+from tensorlib.nn.modules.transformer import (
+    Transformer, TransformerEncoder, TransformerDecoder, TransformerEncoderLayer,
+    TransformerDecoderLayer)
 
 __all__ = ["Module", "Container", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
-           "ParameterDict", "Identity", "Linear", "Bilinear", "Flatten", "Unflatten"]
+           "ParameterDict", "Identity", "Linear", "Bilinear", "Flatten", "Unflatten",
+           "MultiheadAttention", "Transformer", "TransformerEncoder", "TransformerDecoder",
+           "TransformerEncoderLayer", "TransformerDecoderLayer"]
