@@ -338,7 +338,8 @@ def test_mha_errors(case):
     args = {"query": np.zeros((L, N, E)), "key": np.zeros((S, N, E)),
             "value": np.zeros((S, N, E))}
     args.update(case)
-    t, o = torch.nn.MultiheadAttention(E, H).double(), tensorlib.nn.MultiheadAttention(E, H).double()
+    t = torch.nn.MultiheadAttention(E, H).double()
+    o = tensorlib.nn.MultiheadAttention(E, H).double()
 
     def run(lib, mod):
         kw = {k: (lib.tensor(v) if isinstance(v, np.ndarray) else v) for k, v in args.items()}
