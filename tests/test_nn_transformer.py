@@ -555,3 +555,60 @@ def test_transformer_errors():
     _errors(lambda: te(torch.zeros(L, N, D), src_mask=torch.zeros(L, L, dtype=torch.int64)),
             lambda: oe(tensorlib.zeros(L, N, D), src_mask=tensorlib.zeros(L, L,
                                                                          dtype=tensorlib.int64)))
+
+
+def test_activation_modules_and_codes():
+    # an activation module or function: the same outputs and PyTorch's fused-kernel code
+    for tact, oact, code in ((torch.nn.ReLU(), tensorlib.nn.ReLU(), 1),
+                             (torch.nn.GELU(), tensorlib.nn.GELU(), 2),
+                             (torch.nn.functional.gelu, tensorlib.nn.functional.gelu, 2),
+                             (torch.nn.functional.relu, tensorlib.nn.functional.relu, 1),
+                             (torch.nn.SiLU(), tensorlib.nn.SiLU(), 0)):
+        theirs, ours = pair(torch.nn.TransformerEncoderLayer,
+                            tensorlib.nn.TransformerEncoderLayer, D, NH, FF, dtype="float64",
+                            dropout=0.0, activation=None)
+        theirs.activation, ours.activation = tact, oact
+        t2 = torch.nn.TransformerEncoderLayer(D, NH, FF, activation=tact)
+        o2 = tensorlib.nn.TransformerEncoderLayer(D, NH, FF, activation=oact)
+        assert o2.activation_relu_or_gelu == t2.activation_relu_or_gelu == code
+        compare(theirs, ours, [rnd((L, N, D), "float64", 1)], lambda lib, m, x: m(x), "float64")
+
+
+def test_causal_mask_detection_as_torch():
+    from tensorlib.nn.modules.transformer import _detect_is_causal_mask
+    from torch.nn.modules.transformer import _detect_is_causal_mask as t_detect
+    cases = [(SRC_CAUSAL, None, None), (SRC_CAUSAL, None, L), (SRC_CAUSAL, None, L + 1),
+             (SRC_CAUSAL, False, None), (FLOAT_LS, None, None), (TGT_CAUSAL_BOOL, None, None),
+             (~TGT_CAUSAL_BOOL, None, None), (np.triu(np.full((3, 3), -np.inf)), None, None),
+             (None, None, 3), (None, True, None), (SRC_CAUSAL.astype(np.float32), None, None)]
+    for mask, hint, size in cases:
+        om = None if mask is None else tensorlib.tensor(mask)
+        tm = None if mask is None else torch.tensor(mask)
+        assert _detect_is_causal_mask(om, hint, size) == t_detect(tm, hint, size)
+
+
+def test_freed_without_gc(no_gc):
+    from tensorlib import memory
+    base = memory.memory_allocated()
+    model = tensorlib.nn.Transformer(D, NH, 1, 1, FF, dropout=0.1)
+    src, tgt = tensorlib.randn(L, N, D, requires_grad=True), tensorlib.randn(T_LEN, N, D)
+    out = model(src, tgt, tgt_mask=model.generate_square_subsequent_mask(T_LEN),
+                src_key_padding_mask=tensorlib.tensor(KPM_SRC))
+    out.sum().backward()
+    mha = tensorlib.nn.MultiheadAttention(D, NH, add_bias_kv=True, add_zero_attn=True)
+    o, w = mha(src, src, src, attn_mask=tensorlib.tensor(SRC_CAUSAL != 0))
+    (o.sum() + w.sum()).backward()
+    del model, src, tgt, out, mha, o, w
+    assert memory.memory_allocated() == base
+
+
+def test_copy_and_pickle():
+    import copy
+    import pickle
+    layer = tensorlib.nn.TransformerDecoderLayer(D, NH, FF, dropout=0.0, activation="gelu")
+    layer.eval()
+    x, m = tensorlib.randn(T_LEN, N, D), tensorlib.randn(L, N, D)
+    ref = layer(x, m)
+    for other in (copy.deepcopy(layer), pickle.loads(pickle.dumps(layer))):
+        assert tensorlib.equal(other(x, m), ref)
+        assert other.self_attn.in_proj_weight is not layer.self_attn.in_proj_weight

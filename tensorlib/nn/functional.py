@@ -33,7 +33,7 @@ __all__ = [
     "feature_alpha_dropout", "embedding", "embedding_bag", "layer_norm", "group_norm",
     "batch_norm", "instance_norm", "local_response_norm", "scaled_dot_product_attention",
     "unfold", "fold", "pixel_shuffle", "pixel_unshuffle", "channel_shuffle",
-    "native_channel_shuffle",
+    "native_channel_shuffle", "interpolate", "upsample",
 ]
 
 
@@ -991,7 +991,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     not_y = _t.ones(x.shape, dtype=x.dtype).scatter_(1, t.unsqueeze(1), 0.0)
     loss = (z * not_y).sum(1) / C
     if unbatched:
-        loss = loss.reshape(())
+        loss = loss.reshape(target.shape)
     return _reduce(loss, reduction)
 
 
@@ -1963,6 +1963,177 @@ def channel_shuffle(input, groups):
 native_channel_shuffle = channel_shuffle
 
 
+# --------------------------------------------------------------------------- interpolate
+
+def _interp_matrix(n_in, n_out, mode, align_corners, scale, np_dtype):
+    """(n_out, n_in) weights of one spatial dim (linear, cubic or area), computed in the
+    input's precision as PyTorch's kernels do."""
+    import numpy as np
+    f = np_dtype.type
+    W = np.zeros((n_out, n_in), dtype=np_dtype)
+    if mode == "area":
+        for j in range(n_out):
+            lo = (j * n_in) // n_out
+            hi = -((-(j + 1) * n_in) // n_out)
+            W[j, lo:hi] = f(1.0) / f(hi - lo)
+        return W
+    if align_corners:
+        ratio = f((n_in - 1) / (n_out - 1)) if n_out > 1 else f(0.0)
+    else:
+        ratio = f(1.0 / scale) if scale is not None and scale > 0 else f(n_in / n_out)
+    for j in range(n_out):
+        if align_corners:
+            src = ratio * f(j)
+        else:
+            src = ratio * (f(j) + f(0.5)) - f(0.5)
+            if mode == "linear" and src < 0:
+                src = f(0.0)
+        if mode == "linear":
+            i0 = int(src)
+            i1 = i0 + (1 if i0 < n_in - 1 else 0)
+            l1 = src - f(i0)
+            W[j, i0] += f(1.0) - l1
+            W[j, i1] += l1
+        else:
+            i = int(np.floor(src))
+            t = src - f(i)
+            A = f(-0.75)
+
+            def near(x):
+                return ((A + f(2)) * x - (A + f(3))) * x * x + f(1)
+
+            def far(x):
+                return ((A * x - f(5) * A) * x + f(8) * A) * x - f(4) * A
+            coeffs = (far(t + f(1)), near(t), near(f(1) - t), far(f(2) - t))
+            for k, c in enumerate(coeffs):
+                W[j, min(max(i - 1 + k, 0), n_in - 1)] += c
+    return W
+
+
+def _nearest_index(n_in, n_out, scale, exact):
+    import numpy as np
+    s = np.float32(1.0 / scale) if scale is not None and scale > 0 else \
+        np.float32(n_in) / np.float32(n_out)
+    idx = []
+    for j in range(n_out):
+        if exact:
+            v = int(np.floor((np.float32(j) + np.float32(0.5)) * s))
+        elif n_out == n_in:
+            v = j
+        elif n_out == 2 * n_in:
+            v = j >> 1
+        else:
+            v = int(np.floor(np.float32(j) * s))
+        idx.append(min(v, n_in - 1))
+    return _t.tensor(idx, dtype=_t.int64)
+
+
+_INTERP_DIMS = {"linear": 1, "bilinear": 2, "bicubic": 2, "trilinear": 3}
+
+
+def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
+                recompute_scale_factor=None, antialias=False):
+    """Resize the spatial dims (all but the first two) of ``input``: modes nearest,
+    nearest-exact, linear (3-D), bilinear / bicubic (4-D), trilinear (5-D) and area, with
+    PyTorch's source-index rules for ``align_corners``, ``scale_factor`` and
+    ``recompute_scale_factor``. composite: one index_select (nearest) or one small matrix
+    product (the others) per spatial dim.
+
+    >>> interpolate(tensorlib.tensor([[[1.0, 3.0]]]), scale_factor=2, mode="linear").tolist()
+    [[[1.0, 1.5, 2.5, 3.0]]]
+    """
+    import numpy as np
+    spatial = input.dim() - 2
+    if spatial < 1:
+        raise ValueError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got "
+                         f"{input.dim()}D) for the modes: nearest | linear | bilinear | "
+                         f"bicubic | trilinear | area | nearest-exact (got {mode})")
+    modes = ("nearest", "nearest-exact", "linear", "bilinear", "bicubic", "trilinear", "area")
+    if mode not in modes:
+        raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported "
+                                  f"(got {input.dim()}D) for the modes: nearest | linear | "
+                                  f"bilinear | bicubic | trilinear | area | nearest-exact "
+                                  f"(got {mode})")
+    if mode in ("nearest", "area", "nearest-exact"):
+        if align_corners is not None:
+            raise ValueError("align_corners option can only be set with the interpolating "
+                             "modes: linear | bilinear | bicubic | trilinear")
+    elif align_corners is None:
+        align_corners = False
+    if antialias and mode in ("bilinear", "bicubic"):
+        raise NotImplementedError("interpolate: antialias=True is not supported by tensorlib")
+    if mode in _INTERP_DIMS and _INTERP_DIMS[mode] != spatial:
+        need = _INTERP_DIMS[mode] + 2
+        raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs {need}D "
+                                  f"input")
+    in_sizes = list(input.shape[2:])
+    if size is not None and scale_factor is not None:
+        raise ValueError("only one of size or scale_factor should be defined")
+    if size is not None:
+        if isinstance(size, (list, tuple)):
+            if len(size) != spatial:
+                raise ValueError(f"Input and output must have the same number of spatial "
+                                 f"dimensions, but got input with spatial dimensions of "
+                                 f"{in_sizes} and output size of {list(size)}. Please provide "
+                                 f"input tensor in (N, C, d1, d2, ...,dK) format and output "
+                                 f"size in (o1, o2, ...,oK) format.")
+            out_sizes = [int(v) for v in size]
+        else:
+            out_sizes = [int(size)] * spatial
+        scales = [None] * spatial
+    elif scale_factor is not None:
+        if isinstance(scale_factor, (list, tuple)):
+            if len(scale_factor) != spatial:
+                raise ValueError(f"Input and scale_factor must have the same number of spatial "
+                                 f"dimensions, but got input with spatial dimensions of "
+                                 f"{in_sizes} and scale_factor of shape {list(scale_factor)}. "
+                                 f"Please provide input tensor in (N, C, d1, d2, ...,dK) "
+                                 f"format and scale_factor in (s1, s2, ...,sK) format.")
+            scales = [float(v) for v in scale_factor]
+        else:
+            scales = [float(scale_factor)] * spatial
+        out_sizes = [int(_math.floor(n * s)) for n, s in zip(in_sizes, scales)]
+        if recompute_scale_factor:
+            scales = [None] * spatial
+    else:
+        raise ValueError("either size or scale_factor should be defined")
+    if mode == "area":
+        scales = [None] * spatial
+    np_dtype = np.dtype("float64" if input.dtype == _t.float64 else "float32")
+    out = input
+    for k in range(spatial):
+        d = 2 + k
+        n_in, n_out = in_sizes[k], out_sizes[k]
+        if n_out <= 0:
+            raise RuntimeError(f"Input and output sizes should be greater than 0, but got input "
+                               f"({', '.join(map(str, in_sizes))}) and output "
+                               f"({', '.join(map(str, out_sizes))})")
+        if mode in ("nearest", "nearest-exact"):
+            if n_in != n_out or mode == "nearest-exact" or scales[k] is not None:
+                out = out.index_select(d, _nearest_index(n_in, n_out, scales[k],
+                                                         mode == "nearest-exact"))
+            continue
+        kind = "area" if mode == "area" else ("cubic" if mode == "bicubic" else "linear")
+        W = _interp_matrix(n_in, n_out, kind, align_corners, scales[k], np_dtype)
+        Wt = _t.tensor(W, dtype=input.dtype)
+        out = _t.matmul(out.movedim(d, -1), Wt.t()).movedim(-1, d)
+    return out
+
+
+def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
+    """interpolate under its old name (PyTorch warns it is deprecated).
+
+    >>> import warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     upsample(tensorlib.ones(1, 1, 1), scale_factor=2).tolist()
+    [[[1.0, 1.0]]]
+    """
+    _warnings.warn("nn.functional.upsample is deprecated. Use nn.functional.interpolate "
+                   "instead.", stacklevel=2)
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
 # --------------------------------------------------------------------------- CTC
 
 def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean",
@@ -1970,7 +2141,9 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     """Connectionist temporal classification loss: -log of the total probability of every
     alignment of each target (blanks and repeats allowed) under ``log_probs`` (T, N, C)
     (or (T, C) unbatched), by the forward algorithm in log space. ``'mean'`` divides each
-    sample's loss by its target length, then averages. composite: a loop over time steps.
+    sample's loss by its target length, then averages. The gradient is PyTorch's
+    (exp(log_probs) - posteriors, see below). composite: a Python loop over time steps
+    (a fused kernel with the beta recursion would be much faster).
 
     >>> lp = tensorlib.log_softmax(tensorlib.zeros(2, 1, 2), 2)
     >>> round(ctc_loss(lp, tensorlib.tensor([[1]]), [2], [1]).item(), 4)
@@ -2073,6 +2246,15 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
             continue
         losses.append(-(_t.log(_t.exp(ends - m).sum()) + m))
     loss = _t.stack(losses)
+    if _needs_grad(log_probs):
+        # PyTorch's CTC backward returns exp(log_probs) - posteriors: the gradient with
+        # respect to the logits of a log_softmax that produced log_probs (identical after
+        # log_softmax's backward, as each frame's posteriors sum to one). Adding
+        # sum(exp(lp)) - its detached value (0) to each sample's loss gives that same
+        # gradient for log_probs fed in directly.
+        frame = _t.arange(T, dtype=_t.int64).unsqueeze(1) < _t.tensor(in_len, dtype=_t.int64)
+        mass = (_t.exp(log_probs).sum(2) * frame).sum(0)            # (N,)
+        loss = loss + (mass - mass.detach())
     if zero_infinity:
         loss = _t.where(_t.isinf(loss), 0.0, loss)
     if reduction == "none":

@@ -17,6 +17,7 @@ from tensorlib._tensor import Tensor
 __all__ = ["Parameter", "Buffer"]
 
 PARAMETER_ROLE = "parameter"
+_TENSOR_DATA = TensorBase.data          # the descriptor Parameter.data extends
 BUFFER_ROLE = "buffer"
 
 
@@ -66,6 +67,17 @@ class Parameter(Tensor):
 
     def __repr__(self):
         return "Parameter containing:\n" + super().__repr__()
+
+    @property
+    def data(self):
+        """The same memory outside autograd (a plain Tensor); assigning replaces the
+        parameter's data in place (the new memory is counted as a parameter's)."""
+        return _TENSOR_DATA.__get__(self)
+
+    @data.setter
+    def data(self, value):
+        _TENSOR_DATA.__set__(self, value)
+        _mark(self, PARAMETER_ROLE)
 
     def __deepcopy__(self, memo):
         # as PyTorch: a fresh copy of the values with the same requires_grad (no .grad)

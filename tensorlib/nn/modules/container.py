@@ -265,7 +265,8 @@ class ModuleList(Module):
     def insert(self, index, module):
         """Insert ``module`` before position ``index``.
 
-        >>> ml = tensorlib.nn.ModuleList([tensorlib.nn.Identity()]); ml.insert(0, tensorlib.nn.Flatten())
+        >>> ml = tensorlib.nn.ModuleList([tensorlib.nn.Identity()])
+        >>> ml.insert(0, tensorlib.nn.Flatten())
         >>> type(ml[0]).__name__
         'Flatten'
         """

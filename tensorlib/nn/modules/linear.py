@@ -11,16 +11,19 @@ import math
 
 import tensorlib
 from tensorlib._core import tensor as _C
+from tensorlib.nn import functional as F, init
 from tensorlib.nn.modules.module import Module
 from tensorlib.nn.parameter import Parameter
 
 __all__ = ["Identity", "Linear", "Bilinear"]
 
 
-# -- the initialisation these layers need (tensorlib.nn.init's kaiming_uniform_/uniform_
-#    draw from the same distributions) ----------------------------------------------------------
+# -- the initialisation and functional forms these layers need: tensorlib.nn.init and
+#    tensorlib.nn.functional's when they define them, else these small equivalents ------------
 def _uniform_(t, bound):
     """Fill ``t`` in place from U(-bound, bound), outside autograd."""
+    if hasattr(init, "uniform_"):
+        return init.uniform_(t, -bound, bound)
     prev = _C._set_grad_enabled(False)
     try:
         return t.uniform_(-bound, bound)
@@ -37,6 +40,8 @@ def _fan_in(t):
 
 
 def _kaiming_uniform_a_sqrt5_(t):
+    if hasattr(init, "kaiming_uniform_"):
+        return init.kaiming_uniform_(t, a=math.sqrt(5))
     # kaiming_uniform_(t, a=sqrt(5)): gain sqrt(2 / (1 + 5)), bound gain * sqrt(3 / fan_in),
     # which is 1 / sqrt(fan_in)
     fan_in = _fan_in(t)
@@ -75,6 +80,10 @@ def _bilinear(input1, input2, weight, bias=None):
                            f"{bias.shape[-1] if bias.ndim else 1} but expected {weight.shape[0]}")
     out = tensorlib.einsum("...i,oij,...j->...o", input1, weight, input2)
     return out if bias is None else out + bias
+
+
+_F_linear = getattr(F, "linear", _linear)
+_F_bilinear = getattr(F, "bilinear", _bilinear)
 
 
 class Identity(Module):
@@ -123,7 +132,7 @@ class Linear(Module):
             _uniform_(self.bias, 1 / math.sqrt(fan_in) if fan_in > 0 else 0)
 
     def forward(self, input):
-        return _linear(input, self.weight, self.bias)
+        return _F_linear(input, self.weight, self.bias)
 
     def extra_repr(self):
         return (f"in_features={self.in_features}, out_features={self.out_features}, "
@@ -163,7 +172,7 @@ class Bilinear(Module):
             _uniform_(self.bias, bound)
 
     def forward(self, input1, input2):
-        return _bilinear(input1, input2, self.weight, self.bias)
+        return _F_bilinear(input1, input2, self.weight, self.bias)
 
     def extra_repr(self):
         return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "

@@ -15,23 +15,13 @@ import copy
 import tensorlib
 from tensorlib.nn import functional as F
 from tensorlib.nn._attention import _canonical_mask, _none_or_dtype
+from tensorlib.nn.modules.activation import ReLU, GELU
 from tensorlib.nn.modules.attention import MultiheadAttention, _xavier_uniform_
 from tensorlib.nn.modules.container import ModuleList
+from tensorlib.nn.modules.dropout import Dropout
 from tensorlib.nn.modules.linear import Linear
 from tensorlib.nn.modules.module import Module
-
-try:
-    from tensorlib.nn.modules.normalization import LayerNorm
-except ImportError:  # pragma: no cover - until the normalization layers are merged
-    from tensorlib.nn.modules._transformer_fallback import LayerNorm
-try:
-    from tensorlib.nn.modules.dropout import Dropout
-except ImportError:  # pragma: no cover - until the dropout layers are merged
-    from tensorlib.nn.modules._transformer_fallback import Dropout
-try:
-    from tensorlib.nn.modules.activation import ReLU, GELU
-except ImportError:  # pragma: no cover - until the activation layers are merged
-    ReLU = GELU = ()
+from tensorlib.nn.modules.normalization import LayerNorm
 
 __all__ = ["Transformer", "TransformerEncoder", "TransformerDecoder",
            "TransformerEncoderLayer", "TransformerDecoderLayer"]
