@@ -120,6 +120,23 @@ def _in_projection(q, k, v, w_q, w_k, w_v, b_q, b_k, b_v):
     return F.linear(q, w_q, b_q), F.linear(k, w_k, b_k), F.linear(v, w_v, b_v)
 
 
+_C_NAMES = {_t.float16: "c10::Half", _t.bfloat16: "c10::BFloat16", _t.float32: "float",
+            _t.float64: "double"}
+
+
+def _check_mask_dtype(mask, q, need_weights):
+    # PyTorch adds the mask in baddbmm (need_weights), which refuses a float mask of another
+    # dtype than the query's, or in scaled_dot_product_attention, which also takes float32
+    if mask is None or mask.dtype == q.dtype or (not need_weights and mask.dtype == _t.float32):
+        return
+    m, d = _C_NAMES.get(mask.dtype, str(mask.dtype)), _C_NAMES.get(q.dtype, str(q.dtype))
+    if need_weights:
+        raise RuntimeError(f"Input dtypes must be the same, got: input {m}, batch1: {d}, "
+                           f"batch2: {d}")
+    raise RuntimeError(f"Expected attn_mask dtype to be bool or float or to match query dtype, "
+                       f"but got attn_mask.dtype: {m} and  query.dtype: {d} instead.")
+
+
 def _pad_last(t):
     # one more key column: 0 (nothing added) for the appended bias/zero key
     return _t.cat([t, _t.zeros((*t.shape[:-1], 1), dtype=t.dtype)], -1)
@@ -283,6 +300,7 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
 
     if need_weights and is_causal and attn_mask is None:
         raise AssertionError("FIXME: is_causal not implemented for need_weights")
+    _check_mask_dtype(attn_mask, q, need_weights)
     out, weights = _attend(q, k, v, attn_mask, dropout_p, is_causal and attn_mask is None,
                            safe=not need_weights)
     out = out.transpose(0, 1).reshape(tgt_len * bsz, embed_dim)

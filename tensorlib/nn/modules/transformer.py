@@ -2,8 +2,12 @@
 ``TransformerEncoder``/``TransformerDecoder`` (stacks of copies of one layer) and
 ``TransformerEncoderLayer``/``TransformerDecoderLayer``, with PyTorch's arguments,
 sub-module and parameter names (``state_dict`` keys), so a PyTorch checkpoint loads into
-them. PyTorch's nested-tensor fast path has no counterpart: every call takes the general
-path, which computes the same values.
+them. PyTorch's fused inference kernels have no counterpart: every call takes the general
+path. They compute the same values, with two exceptions: ``TransformerEncoder``'s nested
+path, whose zeros at padded positions are reproduced, and PyTorch's fused encoder layer,
+which reads a float mask with finite nonzero entries as a bool mask (nonzero = masked, so
+an all-nonzero mask gives NaN), where tensorlib keeps the additive meaning that PyTorch's
+general path gives it.
 
 >>> layer = tensorlib.nn.TransformerEncoderLayer(d_model=8, nhead=2, dim_feedforward=16)
 >>> enc = tensorlib.nn.TransformerEncoder(layer, num_layers=2)
@@ -11,6 +15,7 @@ path, which computes the same values.
 tensorlib.Size([5, 3, 8])
 """
 import copy
+import warnings
 
 import tensorlib
 from tensorlib.nn import functional as F
@@ -206,11 +211,16 @@ class TransformerDecoderLayer(Module):
 
 class TransformerEncoder(Module):
     """``num_layers`` deep copies of ``encoder_layer`` (``layers.0``, ``layers.1``, ...),
-    then ``norm`` if given. ``enable_nested_tensor`` and ``mask_check`` are accepted for
-    PyTorch's signature; there is no nested-tensor path (``use_nested_tensor`` is False).
+    then ``norm`` if given.
+
+    Tensorlib has no nested tensors, but where PyTorch's inference path would pack the
+    sequences without their padding (``enable_nested_tensor``, eval mode, no gradient
+    wanted, batch-first, a left-aligned ``src_key_padding_mask``), the padded positions
+    come out as PyTorch's do: zeros before ``norm``. ``mask_check`` as in PyTorch.
 
     >>> layer = tensorlib.nn.TransformerEncoderLayer(4, 2, dim_feedforward=8)
-    >>> enc = tensorlib.nn.TransformerEncoder(layer, 3, norm=tensorlib.nn.Identity())
+    >>> enc = tensorlib.nn.TransformerEncoder(layer, 3, norm=tensorlib.nn.Identity(),
+    ...                                       enable_nested_tensor=False)
     >>> len(enc.layers), enc(tensorlib.randn(5, 2, 4)).shape
     (3, tensorlib.Size([5, 2, 4]))
     """
@@ -224,8 +234,13 @@ class TransformerEncoder(Module):
         self.num_layers = num_layers
         self.norm = norm
         self.enable_nested_tensor = enable_nested_tensor
-        self.use_nested_tensor = False
+        self.use_nested_tensor = enable_nested_tensor
         self.mask_check = mask_check
+        why_not = _why_not_nested(encoder_layer)
+        if enable_nested_tensor and why_not:
+            warnings.warn(f"enable_nested_tensor is True, but self.use_nested_tensor is False "
+                          f"because {why_not}", stacklevel=2)
+            self.use_nested_tensor = False
 
     def forward(self, src, mask=None, src_key_padding_mask=None, is_causal=None):
         """The layers in turn over ``src``, each with ``mask`` and ``src_key_padding_mask``;
@@ -235,13 +250,69 @@ class TransformerEncoder(Module):
         mask = _canonical_mask(mask, "mask", None, "", src.dtype, check_other=False)
         batch_first = self.layers[0].self_attn.batch_first
         is_causal = _detect_is_causal_mask(mask, is_causal, _get_seq_len(src, batch_first))
+        padded = self._padded_positions(src, mask, src_key_padding_mask)
+        if padded is not None:
+            # PyTorch's inference path packs each sequence without its padding (a nested
+            # tensor): the layers see exactly the keys a 0 marks, and the padded positions
+            # come back as zeros
+            src_key_padding_mask = _canonical_mask(padded, "src_key_padding_mask", None, "",
+                                                   src.dtype)
         output = src
         for mod in self.layers:
             output = mod(output, src_mask=mask, is_causal=is_causal,
                          src_key_padding_mask=src_key_padding_mask)
+        if padded is not None:
+            output = output.masked_fill(padded.unsqueeze(-1), 0.0)
         if self.norm is not None:
             output = self.norm(output)
         return output
+
+    def _padded_positions(self, src, mask, key_padding_mask):
+        """The (N, S) bool padding where PyTorch would take its nested-tensor path (eval, no
+        gradient wanted, batch-first 3-D input, a left-aligned key padding mask and no
+        attention mask, a layer it can fuse); else None."""
+        first = self.layers[0]
+        if (not getattr(self, "use_nested_tensor", False) or first.training or src.dim() != 3
+                or key_padding_mask is None or mask is not None):
+            return None
+        padded = key_padding_mask != 0
+        if getattr(self, "mask_check", True) and src.shape[1] > 1:
+            # left-aligned: no kept position after a padded one
+            kept = (~padded).to(tensorlib.int8)
+            if bool((kept[:, 1:] > kept[:, :-1]).any()):
+                return None
+        sa = first.self_attn
+        args = (src, sa.in_proj_weight, sa.in_proj_bias, sa.out_proj.weight, sa.out_proj.bias,
+                first.norm1.weight, first.norm1.bias, first.norm2.weight, first.norm2.bias,
+                first.linear1.weight, first.linear1.bias, first.linear2.weight,
+                first.linear2.bias)
+        if tensorlib.is_grad_enabled() and any(t is not None and t.requires_grad for t in args):
+            return None
+        return padded
+
+
+def _why_not_nested(layer):
+    """Why PyTorch's encoder would not take its nested-tensor path with this layer ('' if
+    it would), in PyTorch's words."""
+    name = "encoder_layer"
+    if not isinstance(layer, TransformerEncoderLayer):
+        return f"{name} was not TransformerEncoderLayer"
+    if layer.norm_first:
+        return f"{name}.norm_first was True"
+    if not layer.self_attn.batch_first:
+        return (f"{name}.self_attn.batch_first was not True(use batch_first for better "
+                f"inference performance)")
+    if not layer.self_attn._qkv_same_embed_dim:
+        return f"{name}.self_attn._qkv_same_embed_dim was not True"
+    if layer.self_attn.in_proj_bias is None:
+        return f"{name}.self_attn was passed bias=False"
+    if not layer.activation_relu_or_gelu:
+        return f"{name}.activation_relu_or_gelu was not True"
+    if layer.norm1.eps != layer.norm2.eps:
+        return f"{name}.norm1.eps was not equal to {name}.norm2.eps"
+    if layer.self_attn.num_heads % 2 == 1:
+        return f"{name}.self_attn.num_heads is odd"
+    return ""
 
 
 class TransformerDecoder(Module):
