@@ -688,3 +688,24 @@ def test_encoder_inference_padding_as_torch(kpm):
             # torch's fused kernels round differently from its general path
             np.testing.assert_allclose(_np(o), _np(t), rtol=1e-5, atol=1e-5,
                                        err_msg=f"{train} {grad} {mask is not None}")
+
+
+def test_meta_shapes():
+    # on the meta device (no values): every mask and padding tensor follows the input
+    mha = tensorlib.nn.MultiheadAttention(E, H, add_bias_kv=True, add_zero_attn=True,
+                                          kdim=3).to("meta")
+    q, k = tensorlib.zeros(L, N, E, device="meta"), tensorlib.zeros(S, N, 3, device="meta")
+    v = tensorlib.zeros(S, N, E, device="meta")
+    kpm = tensorlib.zeros(N, S, dtype=tensorlib.bool, device="meta")
+    am = tensorlib.zeros(L, S, dtype=tensorlib.bool, device="meta")
+    for nw in (True, False):
+        out, w = mha(q, k, v, key_padding_mask=kpm, attn_mask=am, need_weights=nw)
+        assert out.device.type == "meta" and tuple(out.shape) == (L, N, E)
+        assert (w is None) if not nw else tuple(w.shape) == (N, L, S + 2)
+    model = tensorlib.nn.Transformer(D, NH, 1, 1, FF).to("meta").eval()
+    src = tensorlib.zeros(L, N, D, device="meta")
+    tgt = tensorlib.zeros(T_LEN, N, D, device="meta")
+    mask = model.generate_square_subsequent_mask(T_LEN, device="meta")
+    out = model(src, tgt, tgt_mask=mask, tgt_is_causal=True,
+                src_key_padding_mask=tensorlib.zeros(N, L, dtype=tensorlib.bool, device="meta"))
+    assert out.device.type == "meta" and tuple(out.shape) == (T_LEN, N, D)

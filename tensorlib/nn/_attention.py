@@ -49,7 +49,8 @@ def _canonical_mask(mask, mask_name, other_type, other_name, target_type, check_
         warnings.warn(f"Support for mismatched {mask_name} and {other_name} is deprecated. "
                       f"Use same type for both instead.", stacklevel=3)
     if not is_float:
-        mask = _t.zeros(tuple(mask.shape), dtype=target_type).masked_fill_(mask, float("-inf"))
+        mask = _t.zeros(tuple(mask.shape), dtype=target_type, device=mask.device).masked_fill_(
+            mask, float("-inf"))
     return mask
 
 
@@ -139,7 +140,7 @@ def _check_mask_dtype(mask, q, need_weights):
 
 def _pad_last(t):
     # one more key column: 0 (nothing added) for the appended bias/zero key
-    return _t.cat([t, _t.zeros((*t.shape[:-1], 1), dtype=t.dtype)], -1)
+    return _t.cat([t, _t.zeros((*t.shape[:-1], 1), dtype=t.dtype, device=t.device)], -1)
 
 
 def _attend(q, k, v, mask, dropout_p, is_causal, safe):
@@ -149,19 +150,17 @@ def _attend(q, k, v, mask, dropout_p, is_causal, safe):
     scores = _t.matmul(q * math.sqrt(1.0 / q.shape[-1]), k.transpose(-2, -1))
     if is_causal:
         L, S = q.shape[-2], k.shape[-2]
-        causal = _t.ones((L, S), dtype=_t.bool).triu(1)
+        causal = _t.ones((L, S), dtype=_t.bool, device=scores.device).triu(1)
         scores = scores.masked_fill(causal, float("-inf"))
     elif mask is not None:
         scores = scores + mask
     dead = None
     if safe:
+        # softmax of a row of -inf is NaN, whose backward poisons q and k: the row is
+        # replaced by zeros before and its weights zeroed after (no test of whether any row
+        # is dead: that would read the values back, a sync on an accelerator)
         dead = (scores == float("-inf")).all(-1, keepdim=True)
-        if bool(dead.any()):
-            # softmax of a row of -inf is NaN, whose backward poisons q and k: the row is
-            # replaced by zeros before and its weights zeroed after
-            scores = scores.masked_fill(dead, 0.0)
-        else:
-            dead = None
+        scores = scores.masked_fill(dead, 0.0)
     weights = _t.softmax(scores, -1)
     if dead is not None:
         weights = weights.masked_fill(dead, 0.0)
@@ -276,7 +275,7 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     k, v = [_heads_first(t, static, bsz, num_heads, head_dim, name)
             for t, static, name in ((k, static_k, "static_k"), (v, static_v, "static_v"))]
     if add_zero_attn:
-        zero = _t.zeros((bsz * num_heads, 1, head_dim), dtype=k.dtype)
+        zero = _t.zeros((bsz * num_heads, 1, head_dim), dtype=k.dtype, device=k.device)
         k = _t.cat([k, zero], 1)
         v = _t.cat([v, zero.to(v.dtype)], 1)
         if attn_mask is not None:

@@ -48,7 +48,7 @@ def _detect_is_causal_mask(mask, is_causal=None, size=None):
     if is_causal is not None or mask is None:
         return is_causal is True
     sz = size if size is not None else mask.shape[-2]
-    causal = _generate_square_subsequent_mask(sz, dtype=mask.dtype)
+    causal = _generate_square_subsequent_mask(sz, device=mask.device, dtype=mask.dtype)
     if tuple(mask.shape) != tuple(causal.shape):
         return False
     return bool((mask == causal).all())
