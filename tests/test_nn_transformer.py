@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 import tensorlib
 from tensorlib.nn._attention import multi_head_attention_forward
@@ -206,6 +207,44 @@ def test_mha_train_mode_dropout_zero_and_is_causal(need_weights):
         return mod(x, x, x, attn_mask=lib.tensor(causal), is_causal=True,
                    need_weights=need_weights)
     compare(theirs, ours, arrays, call, "float64")
+
+
+@settings(max_examples=25, deadline=None)
+@given(heads=st.sampled_from([1, 2, 3]), head_dim=st.integers(1, 3), tgt=st.integers(1, 5),
+       src=st.integers(1, 5), batch=st.integers(0, 3), batch_first=st.booleans(),
+       need_weights=st.booleans(), average=st.booleans(),
+       attn=st.sampled_from([None, "bool2d", "float2d", "bool3d", "float3d"]),
+       kpm=st.sampled_from([None, "bool", "float"]), extras=st.integers(0, 3),
+       seed=st.integers(0, 2**16))
+def test_mha_random(heads, head_dim, tgt, src, batch, batch_first, need_weights, average,
+                    attn, kpm, extras, seed):
+    # batch 0 stands for an unbatched call
+    emb = heads * head_dim
+    rng = np.random.default_rng(seed)
+    nb = max(batch, 1)
+    spec = {}
+    if attn:
+        shape = (tgt, src) if attn.endswith("2d") else (nb * heads, tgt, src)
+        m = rng.random(shape) < 0.4 if attn.startswith("bool") else rng.standard_normal(shape)
+        if attn.startswith("bool"):
+            m[..., 0] = False                      # every query keeps a key
+        spec["attn_mask"] = m
+    if kpm:
+        m = rng.random((nb, src)) < 0.4
+        m[:, 0] = False
+        spec["key_padding_mask"] = m if kpm == "bool" else np.where(m, -1e4, 0.0) + rng.random(
+            (nb, src))
+        if batch == 0:
+            spec["key_padding_mask"] = spec["key_padding_mask"][0]
+    theirs, ours = pair(torch.nn.MultiheadAttention, tensorlib.nn.MultiheadAttention, emb,
+                        heads, dtype="float64", batch_first=batch_first,
+                        add_bias_kv=bool(extras & 1), add_zero_attn=bool(extras & 2))
+    shape = (lambda n: (n, batch, emb)) if batch else (lambda n: (n, emb))
+    arrays = [rng.standard_normal(shape(tgt)), rng.standard_normal(shape(src)),
+              rng.standard_normal(shape(src))]
+    compare(theirs, ours, arrays, mha_call("qkv", spec, "float64", batch_first and batch > 0,
+                                           need_weights=need_weights,
+                                           average_attn_weights=average), "float64")
 
 
 def test_mha_dropout_in_training_only():
