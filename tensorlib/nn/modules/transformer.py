@@ -9,10 +9,11 @@ which reads a float mask with finite nonzero entries as a bool mask (nonzero = m
 an all-nonzero mask gives NaN), where tensorlib keeps the additive meaning that PyTorch's
 general path gives it.
 
->>> layer = tensorlib.nn.TransformerEncoderLayer(d_model=8, nhead=2, dim_feedforward=16)
+>>> layer = tensorlib.nn.TransformerEncoderLayer(d_model=8, nhead=2, dim_feedforward=16,
+...                                              batch_first=True)
 >>> enc = tensorlib.nn.TransformerEncoder(layer, num_layers=2)
->>> enc(tensorlib.zeros(5, 3, 8)).shape
-tensorlib.Size([5, 3, 8])
+>>> enc(tensorlib.zeros(3, 5, 8)).shape
+tensorlib.Size([3, 5, 8])
 """
 import copy
 import warnings
@@ -356,9 +357,10 @@ class Transformer(Module):
     parameter with more than one dim starts Glorot uniform.
 
     >>> model = tensorlib.nn.Transformer(d_model=8, nhead=2, num_encoder_layers=1,
-    ...                                  num_decoder_layers=1, dim_feedforward=16)
-    >>> model(tensorlib.randn(6, 2, 8), tensorlib.randn(5, 2, 8)).shape
-    tensorlib.Size([5, 2, 8])
+    ...                                  num_decoder_layers=1, dim_feedforward=16,
+    ...                                  batch_first=True)
+    >>> model(tensorlib.randn(2, 6, 8), tensorlib.randn(2, 5, 8)).shape
+    tensorlib.Size([2, 5, 8])
     >>> tensorlib.nn.Transformer.generate_square_subsequent_mask(3)
     tensor([[0., -inf, -inf],
             [0., 0., -inf],
