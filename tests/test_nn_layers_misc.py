@@ -226,7 +226,8 @@ REPRS = [
     "nn.BatchNorm3d(2, track_running_stats=False)", "nn.InstanceNorm1d(3)",
     "nn.InstanceNorm2d(3, affine=True, track_running_stats=True)", "nn.InstanceNorm3d(2)",
     "nn.LocalResponseNorm(2)", "nn.ConstantPad1d(2, 3.5)", "nn.ConstantPad2d((1, 2, 3, 4), 0.0)",
-    "nn.ConstantPad3d(1, 1.0)", "nn.ZeroPad1d(2)", "nn.ZeroPad2d(1)", "nn.ZeroPad3d((1, 2, 0, 1, 1, 1))",
+    "nn.ConstantPad3d(1, 1.0)", "nn.ZeroPad1d(2)", "nn.ZeroPad2d(1)",
+    "nn.ZeroPad3d((1, 2, 0, 1, 1, 1))",
     "nn.ReflectionPad1d(2)", "nn.ReflectionPad2d((1, 1, 2, 2))", "nn.ReflectionPad3d(1)",
     "nn.ReplicationPad1d(1)", "nn.ReplicationPad2d((1, 1, 2, 2))", "nn.ReplicationPad3d(2)",
     "nn.CircularPad1d(1)", "nn.CircularPad2d(2)", "nn.CircularPad3d(1)",
@@ -404,3 +405,133 @@ def test_dropout_and_activation_modules_follow_training_flag():
     with pytest.raises(ValueError, match="dropout probability has to be between 0 and 1, but "
                                          "got -0.1"):
         nn.Dropout(-0.1)
+
+
+# --------------------------------------------------------------------------- sampling grids
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("k", [2, 3])
+def test_affine_grid_and_grid_sample(k, dtype):
+    tol = dict(rtol=1e-4, atol=1e-5) if dtype == "float32" else dict(rtol=1e-9, atol=1e-11)
+    x = randn((2, 3) + (4, 5, 6)[:k], dtype)
+    # locations beyond [-1, 1] exercise the padding modes
+    g = rand((2,) + (3, 4, 2)[:k] + (k,), dtype, 1, -1.3, 1.3)
+    for mode in ("bilinear", "nearest", "bicubic"):
+        if mode == "bicubic" and k == 3:
+            continue
+        for pm in ("zeros", "border", "reflection"):
+            for ac in (False, True):
+                compare(torch, "grid_sample", [x, g], {"mode": mode, "padding_mode": pm,
+                                                       "align_corners": ac},
+                        grad=(0, 1), dtype=dtype, tol=tol)
+    theta = randn((2, k, k + 1), dtype, 2)
+    for ac in (False, True):
+        compare(torch, "affine_grid", [theta, (2, 3) + (4, 5, 6)[:k]], {"align_corners": ac},
+                grad=(0,), dtype=dtype, tol=tol)
+
+
+def test_grid_sample_gradcheck_and_errors():
+    x = tensorlib.tensor(randn((1, 2, 3, 4)), requires_grad=True)
+    g = tensorlib.tensor(rand((1, 2, 3, 2), seed=1, lo=-1.2, hi=1.2), requires_grad=True)
+    for pm in ("zeros", "border", "reflection"):
+        assert gradcheck(lambda a, b: F.grid_sample(a, b, "bilinear", pm, False), (x, g))
+    assert gradcheck(lambda a, b: F.grid_sample(a, b, "bicubic", "zeros", True), (x, g))
+    th = tensorlib.tensor(randn((1, 2, 3)), requires_grad=True)
+    assert gradcheck(lambda t: F.affine_grid(t, (1, 1, 3, 2), align_corners=False), (th,))
+    with pytest.warns(UserWarning, match="Default grid_sample and affine_grid behavior"):
+        F.grid_sample(x.detach(), g.detach())
+    with pytest.raises(ValueError, match="expected mode to be 'bilinear', 'nearest' or "
+                                         "'bicubic', but got: 'cubic'"):
+        F.grid_sample(x, g, mode="cubic", align_corners=False)
+    with pytest.raises(ValueError, match=r"Expected a batch of 2D affine matrices of shape "
+                                         r"Nx2x3 for size torch.Size\(\[1, 1, 3, 2\]\). Got "
+                                         r"torch.Size\(\[1, 3, 3\]\)."):
+        F.affine_grid(tensorlib.ones(1, 3, 3), (1, 1, 3, 2), align_corners=False)
+    with pytest.raises(RuntimeError, match="bicubic interpolation only supports 4D input"):
+        F.grid_sample(tensorlib.ones(1, 1, 2, 2, 2), tensorlib.zeros(1, 1, 1, 1, 3),
+                      mode="bicubic", align_corners=False)
+
+
+# --------------------------------------------------------------------------- meta, memory
+
+def _training_calls(dev):
+    """A spread of functionals as a training step uses them, on device ``dev``."""
+    def run():
+        x = tensorlib.randn(4, 3, 6, 6, device=dev, requires_grad=True)
+        w = tensorlib.randn(5, 3 * 6 * 6, device=dev, requires_grad=True)
+        emb = tensorlib.randn(10, 8, device=dev, requires_grad=True)
+        idx = tensorlib.zeros(4, 3, dtype=tensorlib.int64, device=dev)
+        y = tensorlib.zeros(4, dtype=tensorlib.int64, device=dev)
+        h = F.gelu(F.batch_norm(x, None, None, training=True))
+        h = F.dropout(F.pad(h, (1, 1, 1, 1), mode="reflect"), 0.1)
+        h = F.interpolate(h, size=(6, 6), mode="bilinear", align_corners=False)
+        h = F.layer_norm(F.unfold(h, 3, padding=1).sum(1), (36,))
+        logits = F.linear(F.relu(h).repeat(1, 3), w)
+        e = F.embedding(idx, emb, padding_idx=0)
+        att = F.scaled_dot_product_attention(e, e, e, is_causal=True)
+        loss = F.cross_entropy(logits, y, label_smoothing=0.1) + F.mse_loss(att, e.detach()) \
+            + F.binary_cross_entropy_with_logits(logits, torch_like_zeros(logits))
+        loss.backward()
+        return loss, x.grad, w.grad, emb.grad
+    return run
+
+
+def torch_like_zeros(t):
+    return tensorlib.zeros(t.shape, dtype=t.dtype, device=t.device)
+
+
+def test_functionals_run_on_meta_with_cpu_shapes():
+    cpu = _training_calls("cpu")()
+    meta = _training_calls("meta")()
+    for a, b in zip(cpu, meta):
+        assert b.is_meta and tuple(a.shape) == tuple(b.shape)
+
+
+def test_no_memory_left_after_backward_without_gc(no_gc):
+    from tensorlib import memory
+    run = _training_calls("cpu")
+    run()                                   # warm any one-time allocations
+    base = memory.memory_allocated()
+    out = run()
+    del out
+    assert memory.memory_allocated() == base
+    base = memory.memory_allocated()
+    lp = tensorlib.randn(6, 2, 4, requires_grad=True)
+    F.ctc_loss(lp.log_softmax(2), tensorlib.tensor([[1, 2], [3, 3]]), [6, 5], [2, 2]).backward()
+    x = tensorlib.randn(1, 2, 4, 4, requires_grad=True)
+    g = tensorlib.rand(1, 3, 3, 2, requires_grad=True)
+    F.grid_sample(x, g, "bicubic", "reflection", False).sum().backward()
+    del lp, x, g
+    assert memory.memory_allocated() == base
+
+
+LEAK_CASES = {
+    "affine_grid": (lambda t: F.affine_grid(t, (2, 1, 3, 4), align_corners=False), (2, 2, 3)),
+    "bilinear": (lambda t: F.bilinear(t, t, tensorlib.ones(2, 6, 6)), (3, 4, 6)),
+    "linear_3d": (lambda t: F.linear(t, tensorlib.ones(2, 6), tensorlib.ones(2)), (3, 4, 6)),
+    "pdist": (F.pdist, (5, 3)),
+    "group_norm": (lambda t: F.group_norm(t, 3), (2, 3, 4)),
+    "fold": (lambda t: F.fold(t, (4, 4), 2), (1, 8, 9)),
+    "bicubic": (lambda t: F.interpolate(t, scale_factor=2, mode="bicubic"), (1, 2, 3, 3)),
+    "multilabel_margin": (lambda t: F.multilabel_margin_loss(
+        t, tensorlib.tensor([[1, 0, -1, 2]] * 3)), (3, 4)),
+    "embedding_bag_max": (lambda w: F.embedding_bag(tensorlib.tensor([1, 2, 3, 4]), w,
+                                                    tensorlib.tensor([0, 2]), mode="max"),
+                          (6, 3)),
+    "grid_sample_3d": (lambda t: F.grid_sample(t, tensorlib.zeros(1, 2, 2, 2, 3),
+                                               align_corners=True), (1, 2, 3, 3, 3)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LEAK_CASES))
+def test_functional_graphs_free_by_refcount(name, no_gc):
+    from tensorlib import memory
+    fn, shape = LEAK_CASES[name]
+
+    def step():
+        x = tensorlib.randn(*shape, requires_grad=True)
+        fn(x).sum().backward()
+    step()
+    base = memory.memory_allocated()
+    step()
+    assert memory.memory_allocated() == base

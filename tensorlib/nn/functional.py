@@ -33,7 +33,7 @@ __all__ = [
     "feature_alpha_dropout", "embedding", "embedding_bag", "layer_norm", "group_norm",
     "batch_norm", "instance_norm", "local_response_norm", "scaled_dot_product_attention",
     "unfold", "fold", "pixel_shuffle", "pixel_unshuffle", "channel_shuffle",
-    "native_channel_shuffle", "interpolate", "upsample",
+    "native_channel_shuffle", "interpolate", "upsample", "affine_grid", "grid_sample",
 ]
 
 
@@ -616,7 +616,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
                          f"to the input size ({_torch_size(input.shape)}) is deprecated. "
                          "Please ensure they have the same size.")
     _check_reduction(reduction)
-    if input.numel() and bool(((input < 0) | (input > 1)).any()):
+    if _reads(input) and bool(((input < 0) | (input > 1)).any()):
         raise RuntimeError("all elements of input should be between 0 and 1")
     log_x = _t.log(input).clamp_min(-100.0)
     log_1mx = _t.log1p(-input).clamp_min(-100.0)
@@ -651,9 +651,14 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     return _reduce(loss, reduction)
 
 
+def _reads(t):
+    """Whether value checks can read ``t`` (meta tensors hold no values: skipped)."""
+    return not t.is_meta and t.numel() > 0
+
+
 def _check_class_targets(target, n_classes, ignore_index):
     """PyTorch's bounds check on class indices, before anything reads with them."""
-    if target.numel() == 0:
+    if not _reads(target):
         return
     bad = ((target < 0) | (target >= n_classes)) & (target != ignore_index)
     if bool(bad.any()):
@@ -847,7 +852,7 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
             raise ValueError("var is of incorrect size")
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(reduction + " is not valid")
-    if var.numel() and bool((var < 0).any()):
+    if _reads(var) and bool((var < 0).any()):
         raise ValueError("var has negative entry/entries")
     # clamp the value only: gradients flow to var as if unclamped (PyTorch clamps under
     # no_grad on a clone)
@@ -944,10 +949,10 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     C = x.shape[1]
     t = t.long()
     valid = (t >= 0).long().cumprod(1).bool()       # entries before the first -1
-    if t.numel() and bool(((t < -1) | (t >= C)).masked_select(valid | (t < -1)).any()):
+    if _reads(t) and bool(((t < -1) | (t >= C)).masked_select(valid | (t < -1)).any()):
         raise RuntimeError("argument #2 'target' is out of range")
     safe = _t.where(valid, t, 0)
-    counts = _t.zeros(x.shape, dtype=x.dtype).scatter_add(1, safe, valid.to(x.dtype))
+    counts = _t.zeros(x.shape, dtype=x.dtype, device=x.device).scatter_add(1, safe, valid.to(x.dtype))
     is_target = counts > 0
     # margins[n, j, i] = 1 - x[n, j] + x[n, i]
     margins = _t.relu(1.0 - x.unsqueeze(2) + x.unsqueeze(1))
@@ -980,7 +985,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
                            f"{_list(target.shape)}")
     C = x.shape[1]
     t = t.long()
-    if t.numel() and bool(((t < 0) | (t >= C)).any()):
+    if _reads(t) and bool(((t < 0) | (t >= C)).any()):
         raise RuntimeError("target out of range")
     xy = x.gather(1, t.unsqueeze(1))
     z = _t.relu(margin - xy + x)
@@ -988,7 +993,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
         z = z.square()
     if weight is not None:
         z = z * weight.to(x.dtype)[t].unsqueeze(1)
-    not_y = _t.ones(x.shape, dtype=x.dtype).scatter_(1, t.unsqueeze(1), 0.0)
+    not_y = _t.ones(x.shape, dtype=x.dtype, device=x.device).scatter_(1, t.unsqueeze(1), 0.0)
     loss = (z * not_y).sum(1) / C
     if unbatched:
         loss = loss.reshape(target.shape)
@@ -1110,8 +1115,8 @@ def pdist(input, p=2):
     iu = [(i, j) for i in range(n) for j in range(i + 1, n)]
     if not iu:
         return input.new_zeros(0)
-    ii = _t.tensor([a for a, _ in iu], dtype=_t.int64)
-    jj = _t.tensor([b for _, b in iu], dtype=_t.int64)
+    ii = _t.tensor([a for a, _ in iu], dtype=_t.int64, device=input.device)
+    jj = _t.tensor([b for _, b in iu], dtype=_t.int64, device=input.device)
     return _t.norm(input[ii] - input[jj], p, 1)
 
 
@@ -1135,6 +1140,12 @@ def linear(input, weight, bias=None):
     >>> linear(tensorlib.ones(1, 2), tensorlib.ones(3, 2), tensorlib.zeros(3)).tolist()
     [[2.0, 2.0, 2.0]]
     """
+    if input.dim() > 2 and weight.dim() == 2:
+        # one 2-D product over the flattened leading dims (the N-d @ 2-d matmul path of
+        # the core keeps a block alive per call when recording autograd today)
+        lead = tuple(input.shape[:-1])
+        out = linear(input.reshape(-1, input.shape[-1]), weight, bias)
+        return out.reshape(lead + (weight.shape[0],))
     if input.dim() == 2 and weight.dim() == 2 and bias is not None:
         return _t.addmm(bias, input, weight.t())
     out = _t.matmul(input, weight.t())
@@ -1178,20 +1189,24 @@ def one_hot(tensor, num_classes=-1):
     if tensor.numel() == 0:
         if num_classes == -1:
             raise RuntimeError("Can not infer total number of classes from empty tensor.")
-        return _t.zeros(tuple(tensor.shape) + (num_classes,), dtype=_t.int64)
-    if bool((tensor < 0).any()):
-        raise RuntimeError("Class values must be non-negative.")
-    if num_classes == -1:
-        num_classes = int(tensor.max().item()) + 1
-    elif bool((tensor >= num_classes).any()):
-        raise RuntimeError("Class values must be smaller than num_classes.")
-    out = _t.zeros(tuple(tensor.shape) + (num_classes,), dtype=_t.int64)
+        return _t.zeros(tuple(tensor.shape) + (num_classes,), dtype=_t.int64,
+                        device=tensor.device)
+    if _reads(tensor):
+        if bool((tensor < 0).any()):
+            raise RuntimeError("Class values must be non-negative.")
+        if num_classes == -1:
+            num_classes = int(tensor.max().item()) + 1
+        elif bool((tensor >= num_classes).any()):
+            raise RuntimeError("Class values must be smaller than num_classes.")
+    elif num_classes == -1:
+        raise RuntimeError("Can not infer total number of classes from a meta tensor.")
+    out = _t.zeros(tuple(tensor.shape) + (num_classes,), dtype=_t.int64, device=tensor.device)
     return out.scatter_(-1, tensor.unsqueeze(-1), 1)
 
 
 # --------------------------------------------------------------------------- padding
 
-def _pad_indices(n, lo, hi, mode, dim, shape):
+def _pad_indices(n, lo, hi, mode, dim, shape, device):
     """Source index along one dim for each output position. Negative pads crop first; the
     positive ones then pad the cropped range (PyTorch's order)."""
     if mode == "reflect" and (lo >= n or hi >= n):
@@ -1214,7 +1229,7 @@ def _pad_indices(n, lo, hi, mode, dim, shape):
         else:
             j = i % m
         idx.append(start + j)
-    return _t.tensor(idx, dtype=_t.int64)
+    return _t.tensor(idx, dtype=_t.int64, device=device)
 
 
 def pad(input, pad, mode="constant", value=None):
@@ -1255,7 +1270,8 @@ def pad(input, pad, mode="constant", value=None):
         lo, hi = pad[2 * k], pad[2 * k + 1]
         if lo == 0 and hi == 0:
             continue
-        idx = _pad_indices(input.shape[dim], lo, hi, mode, dim, tuple(input.shape))
+        idx = _pad_indices(input.shape[dim], lo, hi, mode, dim, tuple(input.shape),
+                           input.device)
         out = out.index_select(dim, idx)
     return out
 
@@ -1283,7 +1299,7 @@ def _constant_pad(input, pad, value):
         lo, hi = max(pad[2 * k], 0), max(pad[2 * k + 1], 0)
         region[dim] = slice(lo, lo + src.shape[dim])
         out_shape[dim] += lo + hi
-    out = _t.full(out_shape, value, dtype=input.dtype)
+    out = _t.full(out_shape, value, dtype=input.dtype, device=input.device)
     out[tuple(region)] = src
     return out
 
@@ -1303,7 +1319,7 @@ def _apply_noise(input, noise, inplace):
 
 def _dropout_mask(input, p, shape):
     keep = 1.0 - p
-    noise = _t.empty(shape, dtype=input.dtype).bernoulli_(keep)
+    noise = _t.empty(shape, dtype=input.dtype, device=input.device).bernoulli_(keep)
     return noise.div_(keep) if keep > 0 else noise
 
 
@@ -1394,7 +1410,7 @@ _ALPHA = 1.7580993408473766
 def _alpha_noise(input, p, shape, inplace):
     if p == 1:
         return input.mul_(0.0) if inplace else input * 0.0
-    keep = _t.empty(shape, dtype=input.dtype).bernoulli_(1.0 - p)
+    keep = _t.empty(shape, dtype=input.dtype, device=input.device).bernoulli_(1.0 - p)
     a = 1.0 / _math.sqrt((_ALPHA * _ALPHA * p + 1) * (1 - p))
     # kept: a * x; dropped: the SELU saturation value, shifted so the mean stays 0
     b = (keep - 1.0) * (_ALPHA * a) + _ALPHA * a * p
@@ -1441,14 +1457,15 @@ def _renorm_rows_(weight, indices, max_norm, norm_type):
 
 
 def _check_indices(input, n):
-    if input.numel() and bool(((input < 0) | (input >= n)).any()):
+    if _reads(input) and bool(((input < 0) | (input >= n)).any()):
         raise IndexError("index out of range in self")
 
 
 def _freq_scale(out, idx, n):
     """Scale the gradient of each gathered row by 1 / (its count in the batch) while
     keeping the forward value."""
-    counts = _t.zeros(n, dtype=out.dtype).index_add(0, idx, _t.ones(idx.shape, dtype=out.dtype))
+    ones = _t.ones(idx.shape, dtype=out.dtype, device=out.device)
+    counts = _t.zeros(n, dtype=out.dtype, device=out.device).index_add(0, idx, ones)
     inv = (1.0 / counts[idx]).reshape((-1,) + (1,) * (out.dim() - 1))
     scaled = out * inv
     return scaled + (out - scaled).detach()
@@ -1476,7 +1493,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
                            f"following scalar types: Long, Int; but got "
                            f"{input.dtype} instead (while checking arguments for embedding)")
     _check_indices(input, n)
-    if max_norm is not None:
+    if max_norm is not None and _reads(input):
         _renorm_rows_(weight, input, max_norm, norm_type)
     idx = input.reshape(-1).long()
     out = weight.index_select(0, idx)
@@ -1511,7 +1528,8 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
                              "is a mini-batch of fixed length sequences. However, found offsets "
                              f"of type {type(offsets)}")
         B, L = input.shape
-        offsets = _t.arange(0, B * L, L, dtype=_t.int64) if L else _t.zeros(B, dtype=_t.int64)
+        offsets = (_t.arange(0, B * L, L, dtype=_t.int64, device=input.device) if L
+                   else _t.zeros(B, dtype=_t.int64, device=input.device))
         input = input.reshape(-1)
         if per_sample_weights is not None:
             per_sample_weights = per_sample_weights.reshape(-1)
@@ -1538,12 +1556,12 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
             raise AssertionError("padding_idx must be within the number of embeddings")
         padding_idx %= n
     _check_indices(input, n)
-    if max_norm is not None:
+    if max_norm is not None and _reads(input):
         _renorm_rows_(weight, input, max_norm, norm_type)
     offsets = offsets.long()
     nbags = offsets.shape[0] - 1 if include_last_offset else offsets.shape[0]
     total = input.shape[0]
-    if offsets.numel():
+    if _reads(offsets):
         if offsets[0].item() != 0:
             raise RuntimeError(f"offsets[0] has to be 0, i.e., the first sequence in the "
                                f"mini-batch has to start from position 0. However, got "
@@ -1552,16 +1570,17 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
             raise RuntimeError(f"offsets[-1] can not be greater than input's length {total}, "
                                f"but got offsets[-1] of {offsets[-1].item()}")
     idx = input.long()
+    dev = weight.device
     # bag of each position: how many bag starts lie at or before it, minus one
     starts = offsets[1:nbags] if nbags > 0 else offsets[:0]
-    marks = _t.zeros(total + 1, dtype=_t.int64).index_add(
-        0, starts, _t.ones(starts.shape, dtype=_t.int64))
+    marks = _t.zeros(total + 1, dtype=_t.int64, device=dev).index_add(
+        0, starts, _t.ones(starts.shape, dtype=_t.int64, device=dev))
     bag = marks[:total].cumsum(0)
     if include_last_offset and nbags >= 0 and offsets.numel():
         # positions at or after the last offset belong to no bag
-        inside = _t.arange(total, dtype=_t.int64) < offsets[-1]
+        inside = _t.arange(total, dtype=_t.int64, device=dev) < offsets[-1]
     else:
-        inside = _t.ones(total, dtype=_t.bool)
+        inside = _t.ones(total, dtype=_t.bool, device=dev)
     if padding_idx is not None:
         inside = inside & (idx != padding_idx)
     rows = weight.index_select(0, idx)
@@ -1569,17 +1588,23 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
         rows = _freq_scale(rows, idx, n)
     if per_sample_weights is not None:
         rows = rows * per_sample_weights.unsqueeze(1)
-    sel = inside.nonzero().reshape(-1)
-    rows = rows.index_select(0, sel)
-    bag = bag[sel]
+    # positions outside every bag (padding, after the last offset) stay in place with no
+    # weight, so the shapes never depend on the values
+    bag = bag.clamp(0, max(nbags - 1, 0))
+    keep = inside.unsqueeze(1)
+    if nbags == 0:
+        return _t.zeros((0, D), dtype=weight.dtype, device=dev)
     if mode == "max":
-        out = _t.zeros((nbags, D), dtype=weight.dtype).scatter_reduce(
+        rows = rows.masked_fill(~keep, float("-inf"))
+        out = _t.zeros((nbags, D), dtype=weight.dtype, device=dev).scatter_reduce(
             0, bag.unsqueeze(1).expand(bag.shape[0], D), rows, "amax", include_self=False)
-        return out
-    out = _t.zeros((nbags, D), dtype=weight.dtype).index_add(0, bag, rows)
+        # a bag of padding only reduces -inf rows: PyTorch gives zeros
+        return out.masked_fill(out == float("-inf"), 0.0)
+    out = _t.zeros((nbags, D), dtype=weight.dtype, device=dev).index_add(
+        0, bag, rows * keep)
     if mode == "mean":
-        counts = _t.zeros(nbags, dtype=weight.dtype).index_add(
-            0, bag, _t.ones(bag.shape, dtype=weight.dtype))
+        counts = _t.zeros(nbags, dtype=weight.dtype, device=dev).index_add(
+            0, bag, inside.to(weight.dtype))
         out = out / counts.clamp_min(1.0).unsqueeze(1)
     return out
 
@@ -1778,7 +1803,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     scores = _t.matmul(query, key.transpose(-2, -1)) * s
     keep = None
     if is_causal:
-        keep = _t.ones((L, S), dtype=_t.bool).tril()
+        keep = _t.ones((L, S), dtype=_t.bool, device=query.device).tril()
     elif attn_mask is not None and attn_mask.dtype == _t.bool:
         keep = attn_mask
     if keep is not None:
@@ -1834,9 +1859,9 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     # basic slicing of this overlapping view has a wrong backward in the core today)
     blocks = x.unfold(2, ekh, sh).unfold(3, ekw, sw)
     if dh > 1:
-        blocks = blocks.index_select(4, _t.arange(0, ekh, dh, dtype=_t.int64))
+        blocks = blocks.index_select(4, _t.arange(0, ekh, dh, dtype=_t.int64, device=x.device))
     if dw > 1:
-        blocks = blocks.index_select(5, _t.arange(0, ekw, dw, dtype=_t.int64))
+        blocks = blocks.index_select(5, _t.arange(0, ekw, dw, dtype=_t.int64, device=x.device))
     cols = blocks.permute(0, 1, 4, 5, 2, 3).reshape(N, C * kh * kw, oh * ow)
     return cols.squeeze(0) if unbatched else cols
 
@@ -1873,15 +1898,15 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
                            f"number of sliding blocks {oh} * {ow} = {oh * ow}, but got "
                            f"input.size(2)={L}.")
     Hp, Wp = H + 2 * ph, W + 2 * pw
-    ar = _t.arange
+
+    def ar(n):
+        return _t.arange(n, dtype=_t.int64, device=x.device)
     # padded flat position of tap (i, j) of block (a, b)
-    row = (ar(kh, dtype=_t.int64) * dh).reshape(kh, 1, 1, 1) + \
-        (ar(oh, dtype=_t.int64) * sh).reshape(1, 1, oh, 1)
-    col = (ar(kw, dtype=_t.int64) * dw).reshape(1, kw, 1, 1) + \
-        (ar(ow, dtype=_t.int64) * sw).reshape(1, 1, 1, ow)
+    row = (ar(kh) * dh).reshape(kh, 1, 1, 1) + (ar(oh) * sh).reshape(1, 1, oh, 1)
+    col = (ar(kw) * dw).reshape(1, kw, 1, 1) + (ar(ow) * sw).reshape(1, 1, 1, ow)
     pos = (row * Wp + col).reshape(-1)                      # (kh * kw * oh * ow,)
     src = x.reshape(N, C, kh * kw * L)
-    out = _t.zeros((N, C, Hp * Wp), dtype=x.dtype).index_add(2, pos, src)
+    out = _t.zeros((N, C, Hp * Wp), dtype=x.dtype, device=x.device).index_add(2, pos, src)
     out = out.reshape(N, C, Hp, Wp)[:, :, ph:ph + H, pw:pw + W]
     return out.squeeze(0) if unbatched else out
 
@@ -2010,7 +2035,7 @@ def _interp_matrix(n_in, n_out, mode, align_corners, scale, np_dtype):
     return W
 
 
-def _nearest_index(n_in, n_out, scale, exact):
+def _nearest_index(n_in, n_out, scale, exact, device):
     import numpy as np
     s = np.float32(1.0 / scale) if scale is not None and scale > 0 else \
         np.float32(n_in) / np.float32(n_out)
@@ -2025,7 +2050,7 @@ def _nearest_index(n_in, n_out, scale, exact):
         else:
             v = int(np.floor(np.float32(j) * s))
         idx.append(min(v, n_in - 1))
-    return _t.tensor(idx, dtype=_t.int64)
+    return _t.tensor(idx, dtype=_t.int64, device=device)
 
 
 _INTERP_DIMS = {"linear": 1, "bilinear": 2, "bicubic": 2, "trilinear": 3}
@@ -2111,12 +2136,14 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         if mode in ("nearest", "nearest-exact"):
             if n_in != n_out or mode == "nearest-exact" or scales[k] is not None:
                 out = out.index_select(d, _nearest_index(n_in, n_out, scales[k],
-                                                         mode == "nearest-exact"))
+                                                         mode == "nearest-exact", input.device))
             continue
         kind = "area" if mode == "area" else ("cubic" if mode == "bicubic" else "linear")
         W = _interp_matrix(n_in, n_out, kind, align_corners, scales[k], np_dtype)
-        Wt = _t.tensor(W, dtype=input.dtype)
-        out = _t.matmul(out.movedim(d, -1), Wt.t()).movedim(-1, d)
+        Wt = _t.tensor(W, dtype=input.dtype, device=input.device)
+        moved = out.movedim(d, -1)
+        lead = tuple(moved.shape[:-1])
+        out = _t.mm(moved.reshape(-1, n_in), Wt.t()).reshape(lead + (n_out,)).movedim(-1, d)
     return out
 
 
@@ -2132,6 +2159,209 @@ def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=
     _warnings.warn("nn.functional.upsample is deprecated. Use nn.functional.interpolate "
                    "instead.", stacklevel=2)
     return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+# --------------------------------------------------------------------------- sampling grids
+
+_ALIGN_WARNING = ("Default grid_sample and affine_grid behavior has changed to "
+                  "align_corners=False since 1.3.0. Please specify align_corners=True if the "
+                  "old behavior is desired. See the documentation of grid_sample for details.")
+
+
+def _base_coords(n, align_corners, dtype, device):
+    if n <= 1:
+        return _t.zeros(max(n, 0), dtype=dtype, device=device)
+    c = _t.linspace(-1.0, 1.0, n, dtype=dtype, device=device)
+    return c if align_corners else c * ((n - 1) / n)
+
+
+def affine_grid(theta, size, align_corners=None):
+    """Sampling grid (N, H, W, 2) (or (N, D, H, W, 3)) of the affine maps ``theta``
+    (N, 2, 3) (or (N, 3, 4)) in normalised [-1, 1] coordinates, for ``grid_sample``.
+
+    >>> g = affine_grid(tensorlib.tensor([[[1.0, 0, 0], [0, 1.0, 0]]]), (1, 1, 1, 2),
+    ...                 align_corners=True)
+    >>> g.tolist()
+    [[[[-1.0, 0.0], [1.0, 0.0]]]]
+    """
+    if align_corners is None:
+        _warnings.warn(_ALIGN_WARNING, stacklevel=2)
+        align_corners = False
+    if not theta.is_floating_point():
+        raise ValueError(f"Expected theta to have floating point type, but got {theta.dtype}")
+    size = [int(v) for v in size]
+    tshape = _torch_size(theta.shape)
+    if len(size) == 4:
+        if theta.dim() != 3 or theta.shape[-2] != 2 or theta.shape[-1] != 3:
+            raise ValueError(f"Expected a batch of 2D affine matrices of shape Nx2x3 for size "
+                             f"{_torch_size(size)}. Got {tshape}.")
+        spatial = size[-2:]
+    elif len(size) == 5:
+        if theta.dim() != 3 or theta.shape[-2] != 3 or theta.shape[-1] != 4:
+            raise ValueError(f"Expected a batch of 3D affine matrices of shape Nx3x4 for size "
+                             f"{_torch_size(size)}. Got {tshape}.")
+        spatial = size[-3:]
+    else:
+        raise NotImplementedError(f"affine_grid only supports 4D and 5D sizes, for 2D and 3D "
+                                  f"affine transforms, respectively. Got size "
+                                  f"{_torch_size(size)}.")
+    if align_corners and min(spatial) == 1:
+        _warnings.warn("Since version 1.3.0, affine_grid behavior has changed for unit-size "
+                       "grids when align_corners=True. This is not an intended use case of "
+                       "affine_grid. See the documentation of affine_grid for details.",
+                       stacklevel=2)
+    elif min(size) <= 0:
+        raise ValueError(f"Expected non-zero, positive output size. Got {size}")
+    N = size[0]
+    k = len(spatial)
+    # base[..., :] = (x, y[, z], 1) with x along the last spatial dim
+    axes = [_base_coords(n, align_corners, theta.dtype, theta.device) for n in spatial]   # (D,) H, W
+    parts = []
+    for a in range(k):
+        sd = k - 1 - a                         # spatial dim holding coordinate a
+        shape = [1] * k
+        shape[sd] = spatial[sd]
+        parts.append(axes[sd].reshape(shape).expand(*spatial))
+    parts.append(_t.ones(spatial, dtype=theta.dtype, device=theta.device))
+    base = _t.stack(parts, -1).reshape(1, -1, k + 1)                      # (1, P, k+1)
+    grid = _t.matmul(base, theta.transpose(1, 2))                          # (N, P, k)
+    return grid.reshape([N] + spatial + [k])
+
+
+def _unnormalize(c, n, align_corners):
+    if align_corners:
+        return (c + 1) * ((n - 1) / 2)
+    return ((c + 1) * n - 1) / 2
+
+
+def _reflect(c, lo2, hi2):
+    """Reflect coordinates into [lo2 / 2, hi2 / 2] (differentiable, gradient +-1)."""
+    if lo2 == hi2:
+        return c * 0
+    lo = lo2 / 2
+    span = (hi2 - lo2) / 2
+    c = (c - lo).abs()
+    extra = _t.fmod(c, span)
+    flips = _t.floor(c / span).detach()
+    even = _t.fmod(flips, 2) == 0
+    return _t.where(even, extra + lo, span - extra + lo)
+
+
+def _pad_coord(c, n, padding_mode, align_corners):
+    if padding_mode == "border":
+        return c.clamp(0, n - 1)
+    if padding_mode == "reflection":
+        c = _reflect(c, 0, 2 * (n - 1)) if align_corners else _reflect(c, -1, 2 * n - 1)
+        return c.clamp(0, n - 1)
+    return c
+
+
+def _cubic_coeffs(t):
+    A = -0.75
+
+    def near(x):
+        return ((A + 2) * x - (A + 3)) * x * x + 1
+
+    def far(x):
+        return ((A * x - 5 * A) * x + 8 * A) * x - 4 * A
+    return [far(t + 1), near(t), near(1 - t), far(2 - t)]
+
+
+def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
+    """Sample ``input`` (N, C, H, W) / (N, C, D, H, W) at the normalised locations of
+    ``grid`` (N, Ho, Wo, 2) / (N, Do, Ho, Wo, 3): bilinear, nearest or (4-D) bicubic,
+    with zeros, border or reflection padding; differentiable in input and grid.
+    composite: one gather per tap (4, 8 or 16 taps).
+
+    >>> x = tensorlib.tensor([[[[1.0, 3.0]]]])
+    >>> grid_sample(x, tensorlib.tensor([[[[0.0, 0.0]]]]), align_corners=True).item()
+    2.0
+    """
+    if mode not in ("bilinear", "nearest", "bicubic"):
+        raise ValueError(f"nn.functional.grid_sample(): expected mode to be 'bilinear', "
+                         f"'nearest' or 'bicubic', but got: '{mode}'")
+    if padding_mode not in ("zeros", "border", "reflection"):
+        raise ValueError(f"nn.functional.grid_sample(): expected padding_mode to be 'zeros', "
+                         f"'border', or 'reflection', but got: '{padding_mode}'")
+    if align_corners is None:
+        _warnings.warn(_ALIGN_WARNING, stacklevel=2)
+        align_corners = False
+    if input.dim() not in (4, 5) or grid.dim() != input.dim():
+        raise RuntimeError(f"grid_sampler(): expected 4D or 5D input and grid with same number "
+                           f"of dimensions, but got input with sizes {_list(input.shape)} and "
+                           f"grid with sizes {_list(grid.shape)}")
+    k = input.dim() - 2
+    if grid.shape[0] != input.shape[0]:
+        raise RuntimeError(f"grid_sampler(): expected grid and input to have same batch size, "
+                           f"but got input with sizes {_list(input.shape)} and grid with sizes "
+                           f"{_list(grid.shape)}")
+    if grid.shape[-1] != k:
+        raise RuntimeError(f"grid_sampler(): expected grid to have size {k} in last dimension, "
+                           f"but got grid with sizes {_list(grid.shape)}")
+    if mode == "bicubic" and k != 2:
+        raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
+    N, C = input.shape[0], input.shape[1]
+    sizes = list(input.shape[2:])                 # (D,) H, W
+    out_sp = list(grid.shape[1:-1])
+    P = 1
+    for v in out_sp:
+        P *= v
+    flat_in = input.reshape(N, C, -1)
+    g = grid.reshape(N, P, k)
+    # per coordinate a (x: last spatial dim), its size and its stride in the flat input
+    dims = []
+    stride = 1
+    for a in range(k):
+        n = sizes[k - 1 - a]
+        dims.append((g[:, :, a], n, stride))
+        stride *= n
+
+    def tap(indices, weight):
+        """weight * input at integer positions ``indices`` (one per coordinate), 0 where
+        any position falls outside."""
+        valid = None
+        flat = None
+        for (c, n, st), i in zip(dims, indices):
+            ok = (i >= 0) & (i <= n - 1)
+            valid = ok if valid is None else valid & ok
+            term = i.clamp(0, n - 1).long() * st
+            flat = term if flat is None else flat + term
+        vals = flat_in.gather(2, flat.unsqueeze(1).expand(N, C, P))
+        return vals * (weight * valid).unsqueeze(1)
+
+    out = None
+    if mode == "bicubic":
+        (cx, nx, _), (cy, ny, _) = dims
+        ix = _unnormalize(cx, nx, align_corners)
+        iy = _unnormalize(cy, ny, align_corners)
+        x0, y0 = _t.floor(ix).detach(), _t.floor(iy).detach()
+        wx, wy = _cubic_coeffs(ix - x0), _cubic_coeffs(iy - y0)
+        for j in range(4):
+            for i in range(4):
+                px = _pad_coord(x0 - 1 + i, nx, padding_mode, align_corners)
+                py = _pad_coord(y0 - 1 + j, ny, padding_mode, align_corners)
+                # PyTorch reads a padded tap at its truncated coordinate
+                t = tap([px.trunc().detach(), py.trunc().detach()], wx[i] * wy[j])
+                out = t if out is None else out + t
+    else:
+        coords = [_pad_coord(_unnormalize(c, n, align_corners), n, padding_mode, align_corners)
+                  for c, n, _ in dims]
+        if mode == "nearest":
+            # weight 1 that stays connected to grid, so grid.grad is zeros as in PyTorch
+            out = tap([c.round().detach() for c in coords], coords[0] * 0 + 1)
+        else:
+            lows = [_t.floor(c).detach() for c in coords]
+            fr = [c - lo for c, lo in zip(coords, lows)]
+            for corner in range(1 << k):
+                idx, w = [], None
+                for a in range(k):
+                    hi = (corner >> a) & 1
+                    idx.append(lows[a] + hi)
+                    wa = fr[a] if hi else 1 - fr[a]
+                    w = wa if w is None else w * wa
+                t = tap(idx, w)
+                out = t if out is None else out + t
+    return out.reshape([N, C] + out_sp)
 
 
 # --------------------------------------------------------------------------- CTC
