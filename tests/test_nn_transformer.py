@@ -748,3 +748,36 @@ def test_meta_shapes():
     out = model(src, tgt, tgt_mask=mask, tgt_is_causal=True,
                 src_key_padding_mask=tensorlib.zeros(N, L, dtype=tensorlib.bool, device="meta"))
     assert out.device.type == "meta" and tuple(out.shape) == (T_LEN, N, D)
+
+
+def test_dropout_in_training_only():
+    model = tensorlib.nn.Transformer(D, NH, 1, 1, FF, dropout=0.5, batch_first=True)
+    src, tgt = tensorlib.randn(N, L, D), tensorlib.randn(N, T_LEN, D)
+    model.eval()
+    assert tensorlib.equal(model(src, tgt), model(src, tgt))
+    model.train()
+    a, b = model(src, tgt), model(src, tgt)
+    assert not tensorlib.equal(a, b)
+    a.sum().backward()
+    assert all(p.grad is not None for p in model.parameters())
+
+
+def test_custom_encoder_decoder():
+    # custom parts replace the default stacks; their parameters are the model's
+    kw = dict(d_model=D, nhead=NH, dim_feedforward=FF, dropout=0.0)
+    for lib in (torch, tensorlib):
+        enc = lib.nn.TransformerEncoder(lib.nn.TransformerEncoderLayer(D, NH, FF, dropout=0.0),
+                                        1, enable_nested_tensor=False)
+        dec = lib.nn.TransformerDecoder(lib.nn.TransformerDecoderLayer(D, NH, FF, dropout=0.0),
+                                        1)
+        lib.manual_seed(0)
+        if lib is torch:
+            theirs = lib.nn.Transformer(custom_encoder=enc, custom_decoder=dec, **kw)
+        else:
+            ours = lib.nn.Transformer(custom_encoder=enc, custom_decoder=dec, **kw)
+    assert ours.encoder is not None and ours.encoder.norm is None
+    assert list(ours.state_dict()) == list(theirs.state_dict())
+    copy_weights(theirs, ours)
+    compare(theirs, ours, [rnd((L, N, D), "float64", 1).astype(np.float32),
+                           rnd((T_LEN, N, D), "float64", 2).astype(np.float32)],
+            lambda lib, m, s, t: m(s, t), "float32")
