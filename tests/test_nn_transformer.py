@@ -781,3 +781,32 @@ def test_custom_encoder_decoder():
     compare(theirs, ours, [rnd((L, N, D), "float64", 1).astype(np.float32),
                            rnd((T_LEN, N, D), "float64", 2).astype(np.float32)],
             lambda lib, m, s, t: m(s, t), "float32")
+
+
+@pytest.mark.parametrize("need_weights", [True, False])
+def test_functional_static_kv(need_weights):
+    # F.multi_head_attention_forward with static_k/static_v (per-head keys/values given)
+    hd = E // H
+    arrays = [rnd((L, N, E), "float64", 1), rnd((S, N, E), "float64", 2),
+              rnd((3 * E, E), "float64", 3), rnd((3 * E,), "float64", 4),
+              rnd((E, E), "float64", 5), rnd((N * H, S + 1, hd), "float64", 6),
+              rnd((N * H, S + 1, hd), "float64", 7)]
+
+    def call(lib, mod, q, k, w, b, wo, sk, sv):
+        f = (torch.nn.functional.multi_head_attention_forward if lib is torch
+             else multi_head_attention_forward)
+        kpm = lib.tensor(np.c_[KPM_BOOL, np.zeros(N, bool)])
+        return f(q, k, k, E, H, w, b, None, None, True, 0.0, wo, None, training=False,
+                 key_padding_mask=kpm, need_weights=need_weights, static_k=sk, static_v=sv,
+                 average_attn_weights=False)
+    compare(torch.nn.Module(), tensorlib.nn.Module(), arrays, call, "float64")
+    for bad in ((N * H + 1, S, hd), (N * H, S, hd + 1)):
+        def run(lib):
+            q = lib.zeros(L, N, E, dtype=lib.float64)
+            w, wo = lib.zeros(3 * E, E, dtype=lib.float64), lib.zeros(E, E, dtype=lib.float64)
+            f = (torch.nn.functional.multi_head_attention_forward if lib is torch
+                 else multi_head_attention_forward)
+            sk = lib.zeros(bad, dtype=lib.float64)
+            return lambda: f(q, q, q, E, H, w, None, None, None, False, 0.0, wo, None,
+                             static_k=sk)
+        _errors(run(torch), run(tensorlib))
