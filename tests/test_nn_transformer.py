@@ -17,6 +17,7 @@ pytestmark = [
     # both libraries warn alike when a bool key padding mask meets a float attention mask
     pytest.mark.filterwarnings("ignore:Support for mismatched"),
     pytest.mark.filterwarnings("ignore:enable_nested_tensor is True"),
+    pytest.mark.filterwarnings("ignore:The PyTorch API of nested tensors"),
 ]
 
 # float32: sums over at most a few dozen terms of O(1) values, so 1e-5 relative holds; the
