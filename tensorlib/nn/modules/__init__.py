@@ -1,46 +1,37 @@
 """The layers as ``tensorlib.nn.Module`` subclasses, PyTorch's ``torch.nn.modules``: the
 ``Module`` base (parameters, buffers, hooks, ``state_dict``, ``train``/``eval``), the
 containers and the layers, one module per family as in PyTorch (``linear.py``,
-``flatten.py``, ...).
+``conv.py``, ``rnn.py``, ...). Every family lists its public names in ``__all__``.
 
 >>> from tensorlib.nn.modules import Linear, Sequential
 >>> Sequential(Linear(2, 2))[0].out_features
 2
 """
-from tensorlib.nn.modules.module import Module
-from tensorlib.nn.modules.container import (
-    Container, Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict)
-from tensorlib.nn.modules.linear import Identity, Linear, Bilinear
-from tensorlib.nn.modules.flatten import Flatten, Unflatten
+from tensorlib.nn.modules import (
+    module, container, linear, flatten, activation, loss, dropout, sparse, normalization,
+    padding, pixelshuffle, upsampling, distance, channelshuffle, fold, rnn, attention,
+    transformer)
+from tensorlib.nn.modules.module import *  # noqa: F401,F403
+from tensorlib.nn.modules.container import *  # noqa: F401,F403
+from tensorlib.nn.modules.linear import *  # noqa: F401,F403
+from tensorlib.nn.modules.flatten import *  # noqa: F401,F403
+from tensorlib.nn.modules.activation import *  # noqa: F401,F403
+from tensorlib.nn.modules.loss import *  # noqa: F401,F403
+from tensorlib.nn.modules.dropout import *  # noqa: F401,F403
+from tensorlib.nn.modules.sparse import *  # noqa: F401,F403
+from tensorlib.nn.modules.normalization import *  # noqa: F401,F403
+from tensorlib.nn.modules.padding import *  # noqa: F401,F403
+from tensorlib.nn.modules.pixelshuffle import *  # noqa: F401,F403
+from tensorlib.nn.modules.upsampling import *  # noqa: F401,F403
+from tensorlib.nn.modules.distance import *  # noqa: F401,F403
+from tensorlib.nn.modules.channelshuffle import *  # noqa: F401,F403
+from tensorlib.nn.modules.fold import *  # noqa: F401,F403
+from tensorlib.nn.modules.rnn import *  # noqa: F401,F403
+from tensorlib.nn.modules.attention import *  # noqa: F401,F403
+from tensorlib.nn.modules.transformer import *  # noqa: F401,F403
 
-__all__ = ["Module", "Container", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
-           "ParameterDict", "Identity", "Linear", "Bilinear", "Flatten", "Unflatten"]
-
-# -- the recurrent layers (kept as one block at the end) ------------------------------------
-from tensorlib.nn.modules.rnn import (RNNBase, RNN, LSTM, GRU, RNNCellBase,  # noqa: E402
-                                      RNNCell, LSTMCell, GRUCell)
-
-__all__ += ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
-
-# activations, losses and the other layers over nn.functional (branch nnfunc)
-from tensorlib.nn.modules import (  # noqa: E402
-    activation as _activation, loss as _loss, dropout as _dropout, sparse as _sparse,
-    normalization as _normalization, padding as _padding, pixelshuffle as _pixelshuffle,
-    upsampling as _upsampling, distance as _distance, channelshuffle as _channelshuffle,
-    fold as _fold)
-from tensorlib.nn.modules.activation import *  # noqa: E402,F401,F403
-from tensorlib.nn.modules.loss import *  # noqa: E402,F401,F403
-from tensorlib.nn.modules.dropout import *  # noqa: E402,F401,F403
-from tensorlib.nn.modules.sparse import *  # noqa: E402,F401,F403
-from tensorlib.nn.modules.normalization import *  # noqa: E402,F401,F403
-from tensorlib.nn.modules.padding import *  # noqa: E402,F401,F403
-from tensorlib.nn.modules.pixelshuffle import *  # noqa: E402,F401,F403
-from tensorlib.nn.modules.upsampling import *  # noqa: E402,F401,F403
-from tensorlib.nn.modules.distance import *  # noqa: E402,F401,F403
-from tensorlib.nn.modules.channelshuffle import *  # noqa: E402,F401,F403
-from tensorlib.nn.modules.fold import *  # noqa: E402,F401,F403
-
-__all__ += (_activation.__all__ + _loss.__all__ + _dropout.__all__ + _sparse.__all__
-            + _normalization.__all__ + _padding.__all__ + _pixelshuffle.__all__
-            + _upsampling.__all__ + _distance.__all__ + _channelshuffle.__all__
-            + _fold.__all__)
+_FAMILIES = (module, container, linear, flatten, activation, loss, dropout, sparse,
+             normalization, padding, pixelshuffle, upsampling, distance, channelshuffle, fold,
+             rnn, attention, transformer)
+__all__ = [name for family in _FAMILIES for name in family.__all__]
+del _FAMILIES
