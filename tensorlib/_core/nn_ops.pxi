@@ -62,6 +62,16 @@ cdef tuple _NN_CPP = ("bool", "unsigned char", "signed char", "short int", "int"
 cdef int64_t NN_COLS_BYTES = 1 << 26
 
 
+def _nn_cols_bytes(object n):
+    """The column-matrix budget per batch chunk in bytes (for tests of the chunked path):
+    returns the current one, and sets ``n`` unless it is None."""
+    global NN_COLS_BYTES
+    cdef int64_t old = NN_COLS_BYTES
+    if n is not None:
+        NN_COLS_BYTES = n
+    return old
+
+
 cdef int _nn_cpu_run(int op, tl_nn_args* a, bint big) except -1:
     """The CPU back end's nn kernels; returns 1 if an index kernel met a bad index."""
     cdef int rc
@@ -828,7 +838,7 @@ cdef object _nn_max_unpool2d(TensorBase self, TensorBase indices, tuple output_s
     a.idx = <int64_t*>tensor_data(ix)
     if _nn_launch(y, TL_NN_INDEX_SET, &a, a.n * (a.sp + a.dp)):
         raise RuntimeError(f"Found an invalid max index: {a.bad} (output volumes are of size "
-                           f"{OH}x{OW}")
+                           f"{OH}x{OW})")
     return y
 
 
