@@ -331,7 +331,11 @@ cdef SavedTensor _save(object x, bint is_output, int output_nr=0):
         s.producer_nr = 0 if t._autograd_meta is None else (<AutogradMeta>t._autograd_meta).output_nr
     elif t._grad_fn is None and t._requires_grad:
         s.producer_leaf = True
-    storage_set_role(t._storage, ROLE_SAVED)
+    # an activation saved for backward changes role; a parameter, buffer, input, gradient or
+    # optimizer state keeps its own (it is memory of that kind whether or not it is saved)
+    if t._storage._role == ROLE_ACTIVATION or t._storage._role == ROLE_UNKNOWN \
+            or t._storage._role == ROLE_TEMPORARY:
+        storage_set_role(t._storage, ROLE_SAVED)
     if _hooks_state is not None and _hooks_state.stack:
         pack, unpack = _hooks_state.stack[-1]
         s.packed = pack(t if not is_output else _alias(t, t._vc))

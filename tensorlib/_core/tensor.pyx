@@ -22,6 +22,7 @@ from tensorlib._core.dtype cimport (
     DT_FLOAT32, DT_FLOAT64, NUM_DTYPES)
 from tensorlib._core.allocator cimport (
     Storage, device as Device, CPU, META, as_device, new_storage, borrow_storage, ROLE_SAVED,
+    ROLE_ACTIVATION, ROLE_UNKNOWN, ROLE_TEMPORARY,
     storage_set_role, DEVICE_CPU, DEVICE_META)
 
 import numpy as np

@@ -1,4 +1,4 @@
 """Utilities, PyTorch's ``torch.utils``; the data-loading package is ``tensorlib.utils.data``."""
-from tensorlib.utils import data
+from tensorlib.utils import data, hooks
 
-__all__ = ["data"]
+__all__ = ["data", "hooks"]

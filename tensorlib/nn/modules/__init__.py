@@ -1,7 +1,17 @@
-"""The layers as ``tensorlib.nn.Module`` subclasses, PyTorch's ``torch.nn.modules``.
+"""The layers as ``tensorlib.nn.Module`` subclasses, PyTorch's ``torch.nn.modules``: the
+``Module`` base (parameters, buffers, hooks, ``state_dict``, ``train``/``eval``), the
+containers and the layers, one module per family as in PyTorch (``linear.py``,
+``flatten.py``, ...).
 
-This package will hold ``Module`` (parameters, buffers, hooks, ``state_dict``,
-``train``/``eval``) and the layers built on it (``Linear``, ``Conv2d``, ``LayerNorm``,
-``Embedding``, ...), one module per family as in PyTorch (``linear.py``, ``conv.py``, ...),
-each layer computing through ``tensorlib.nn.functional``. Nothing is defined yet.
+>>> from tensorlib.nn.modules import Linear, Sequential
+>>> Sequential(Linear(2, 2))[0].out_features
+2
 """
+from tensorlib.nn.modules.module import Module
+from tensorlib.nn.modules.container import (
+    Container, Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict)
+from tensorlib.nn.modules.linear import Identity, Linear, Bilinear
+from tensorlib.nn.modules.flatten import Flatten, Unflatten
+
+__all__ = ["Module", "Container", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
+           "ParameterDict", "Identity", "Linear", "Bilinear", "Flatten", "Unflatten"]
