@@ -214,7 +214,8 @@ def _same_error(ref, ours):
         ref()
     with pytest.raises(type(e_ref.value)) as e_ours:
         ours()
-    assert str(e_ours.value) == str(e_ref.value)
+    # (our Size prints as tensorlib.Size where PyTorch's prints torch.Size)
+    assert str(e_ours.value).replace("tensorlib.Size", "torch.Size") == str(e_ref.value)
 
 
 @pytest.mark.parametrize("xs, ws, kw", [
@@ -239,7 +240,8 @@ def test_other_errors_match_torch():
     tx, tw = torch.randn(1, 3, 5, 5), torch.randn(64, 3, 3, 3)
     x, w = tl_of(tx), tl_of(tw)
     _same_error(lambda: F.conv2d(tx.double(), tw), lambda: K.conv2d(x.double(), w))
-    _same_error(lambda: F.conv2d(tx, tw, torch.randn(3)), lambda: K.conv2d(x, w, tensorlib.randn(3)))
+    _same_error(lambda: F.conv2d(tx, tw, torch.randn(3)),
+                lambda: K.conv2d(x, w, tensorlib.randn(3)))
     _same_error(lambda: F.conv2d(tx, tw, torch.randn(64).double()),
                 lambda: K.conv2d(x, w, tensorlib.randn(64).double()))
     _same_error(lambda: F.conv1d(torch.randn(1, 3, 5), torch.randn(2, 3, 3, 3)),
@@ -256,7 +258,8 @@ def test_other_errors_match_torch():
         _same_error(lambda: fr(torch.randn(xs), torch.randn(ws), output_padding=1),
                     lambda: fo(tensorlib.randn(xs), tensorlib.randn(ws), output_padding=1))
     _same_error(lambda: F.conv_transpose2d(torch.randn(1, 3, 5, 5), torch.randn(4, 2, 3, 3)),
-                lambda: K.conv_transpose2d(tensorlib.randn(1, 3, 5, 5), tensorlib.randn(4, 2, 3, 3)))
+                lambda: K.conv_transpose2d(tensorlib.randn(1, 3, 5, 5),
+                                           tensorlib.randn(4, 2, 3, 3)))
 
 
 def test_no_reference_cycles():
@@ -273,3 +276,65 @@ def test_no_reference_cycles():
     finally:
         if was:
             gc.enable()
+
+
+# ---------------------------------------------------------------------------------------------
+# the layers
+
+MODULES = [
+    ("Conv1d", (3, 4, 3), dict(stride=2, padding=1), (2, 3, 11)),
+    ("Conv2d", (4, 6, 3), dict(padding="same", groups=2, dilation=2), (2, 4, 7, 8)),
+    ("Conv2d", (4, 4, (3, 2)), dict(padding=(1, 2), padding_mode="reflect"), (2, 4, 7, 8)),
+    ("Conv2d", (3, 5, 3), dict(padding=1, padding_mode="circular", bias=False), (3, 6, 6)),
+    ("Conv2d", (3, 5, 2), dict(padding=1, padding_mode="replicate"), (1, 3, 6, 6)),
+    ("Conv3d", (2, 3, 2), dict(stride=(1, 2, 1)), (1, 2, 4, 5, 4)),
+    ("ConvTranspose1d", (3, 4, 3), dict(stride=2, output_padding=1), (2, 3, 5)),
+    ("ConvTranspose2d", (4, 6, 3), dict(stride=2, padding=1, groups=2), (2, 4, 5, 4)),
+    ("ConvTranspose3d", (2, 2, 2), dict(stride=2), (1, 2, 2, 3, 2)),
+]
+
+
+@pytest.mark.parametrize("name, args, kw, shape", MODULES)
+def test_modules_match_torch(name, args, kw, shape):
+    ref = getattr(torch.nn, name)(*args, **kw).double()
+    ours = getattr(tensorlib.nn, name)(*args, **kw, dtype=tensorlib.float64)
+    assert repr(ours) == repr(ref)
+    assert [n for n, _ in ours.named_parameters()] == [n for n, _ in ref.named_parameters()]
+    for (_, p), (_, q) in zip(ours.named_parameters(), ref.named_parameters()):
+        assert tuple(p.shape) == tuple(q.shape)
+        # PyTorch's default init: U(-1/sqrt(fan_in), 1/sqrt(fan_in)) for weight and bias
+        fan_in = ref.weight.shape[1] * int(np.prod(ref.weight.shape[2:]))
+        assert float(p.detach().abs().max()) <= 1 / np.sqrt(fan_in) + 1e-12
+        p.data = tl_of(q)
+    x = torch.randn(*shape, dtype=torch.float64, requires_grad=True)
+    y = ref(x)
+    gy = torch.randn(y.shape, dtype=torch.float64)
+    y.backward(gy)
+    xx = tl_of(x, True)
+    yy = ours(xx)
+    yy.backward(tl_of(gy))
+    close(yy, y, torch.float64)
+    close(xx.grad, x.grad, torch.float64)
+    for (_, p), (_, q) in zip(ours.named_parameters(), ref.named_parameters()):
+        close(p.grad, q.grad, torch.float64)
+
+
+def test_conv_transpose_output_size_and_module_errors():
+    ref = torch.nn.ConvTranspose2d(4, 2, 3, stride=2, padding=1).double()
+    ours = tensorlib.nn.ConvTranspose2d(4, 2, 3, stride=2, padding=1, dtype=tensorlib.float64)
+    ours.weight.data, ours.bias.data = tl_of(ref.weight), tl_of(ref.bias)
+    x = torch.randn(1, 4, 5, 5, dtype=torch.float64)
+    for size in [(9, 9), (10, 10), (1, 2, 10, 9)]:
+        close(ours(tl_of(x), output_size=size), ref(x, output_size=size), torch.float64)
+    _same_error(lambda: ref(x, output_size=(12, 12)), lambda: ours(tl_of(x), output_size=(12, 12)))
+    for kw in (dict(groups=0), dict(groups=2, in_channels=3), dict(padding="full"),
+               dict(padding="same", stride=2)):
+        args = dict(in_channels=4, out_channels=4, kernel_size=3)
+        args.update(kw)
+        _same_error(lambda: torch.nn.Conv2d(**args), lambda: tensorlib.nn.Conv2d(**args))
+    # (the message lists a set, whose order varies between processes)
+    with pytest.raises(ValueError, match="padding_mode must be one of .*, but got "
+                                         "padding_mode='mirror'"):
+        tensorlib.nn.Conv2d(4, 4, 3, padding_mode="mirror")
+    _same_error(lambda: torch.nn.ConvTranspose2d(2, 2, 3, padding_mode="reflect"),
+                lambda: tensorlib.nn.ConvTranspose2d(2, 2, 3, padding_mode="reflect"))

@@ -197,7 +197,8 @@ def _same_error(ref, ours):
         ref()
     with pytest.raises(type(e_ref.value)) as e_ours:
         ours()
-    assert str(e_ours.value) == str(e_ref.value)
+    # (our Size prints as tensorlib.Size where PyTorch's prints torch.Size)
+    assert str(e_ours.value).replace("tensorlib.Size", "torch.Size") == str(e_ref.value)
 
 
 @pytest.mark.parametrize("name, shape, args, kw", [
@@ -242,3 +243,37 @@ def test_results_do_not_depend_on_thread_count():
     finally:
         tensorlib.set_num_threads(old)
     assert all(np.array_equal(a, b) for a, b in zip(*res))
+
+
+# ---------------------------------------------------------------------------------------------
+# the layers
+
+@pytest.mark.parametrize("name, args, kw, shape", [
+    ("MaxPool1d", (3,), dict(stride=2, padding=1), (2, 3, 10)),
+    ("MaxPool2d", (3,), dict(stride=2, padding=1, ceil_mode=True), (2, 3, 9, 9)),
+    ("MaxPool2d", ((2, 3),), dict(dilation=(2, 1)), (3, 9, 9)),
+    ("AvgPool1d", (3,), dict(stride=2, padding=1, count_include_pad=False), (2, 3, 10)),
+    ("AvgPool2d", (3,), dict(stride=2, padding=1, divisor_override=4), (2, 3, 9, 9)),
+    ("AdaptiveAvgPool1d", (4,), {}, (2, 3, 10)),
+    ("AdaptiveAvgPool2d", ((3, None),), {}, (2, 3, 9, 7)),
+    ("AdaptiveMaxPool1d", (4,), {}, (2, 3, 10)),
+    ("AdaptiveMaxPool2d", (3,), {}, (3, 9, 7)),
+])
+def test_modules_match_torch(name, args, kw, shape):
+    ref, ours = getattr(torch.nn, name)(*args, **kw), getattr(tensorlib.nn, name)(*args, **kw)
+    assert repr(ours) == repr(ref)
+    run_both(ref, ours, shape, torch.float64)
+    if "Max" in name:
+        r, o = getattr(torch.nn, name)(*args, **kw, return_indices=True), \
+            getattr(tensorlib.nn, name)(*args, **kw, return_indices=True)
+        run_both(r, o, shape, torch.float64, multi=True)
+
+
+def test_max_unpool_modules_match_torch():
+    for dims, shape in ((1, (2, 3, 8)), (2, (2, 3, 8, 6))):
+        pool = getattr(torch.nn, f"MaxPool{dims}d")(2, return_indices=True)
+        ref, ours = getattr(torch.nn, f"MaxUnpool{dims}d")(2), \
+            getattr(tensorlib.nn, f"MaxUnpool{dims}d")(2)
+        assert repr(ours) == repr(ref)
+        v, i = pool(torch.randn(*shape, dtype=torch.float64))
+        close(ours(tl_of(v), tl_of(i)), ref(v, i))

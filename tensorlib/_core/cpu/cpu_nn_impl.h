@@ -406,8 +406,11 @@ static void NN_FN(rownorm_fwd_chunk)(void *ctx, int64_t lo, int64_t hi) {
         for (int64_t i = 0; i < M; i++) {
             double v = ((double)x[i] - mean) * rstd;
             if (w) v *= NN_FN(gamma_at)(a, w, r, i);
-            if (b) v += a->mode == TL_NN_AFFINE_LAYER ? (double)b[i]
-                                                       : (double)b[(r % a->groups) * a->c + i / a->hw];
+            if (b) {
+                const int64_t j = a->mode == TL_NN_AFFINE_LAYER
+                                      ? i : (r % a->groups) * a->c + i / a->hw;
+                v += (double)b[j];
+            }
             y[i] = (T)v;
         }
     }
