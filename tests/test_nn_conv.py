@@ -144,6 +144,29 @@ def test_gradcheck_float64():
         assert tensorlib.autograd.gradcheck(fn, (x, w, b))
 
 
+def test_double_backward():
+    """convolution_backward is differentiable: gradgradcheck in float64, and a gradient
+    penalty's gradients match PyTorch's."""
+    gen = torch.Generator().manual_seed(8)
+    for tr in (False, True):
+        x = tl_of(torch.randn(2, 4, 4, 5, dtype=torch.float64, generator=gen), True)
+        w = tl_of(torch.randn(4, 2, 2, 3, dtype=torch.float64, generator=gen), True)
+        b = tl_of(torch.randn(4, dtype=torch.float64, generator=gen), True)
+        fn = lambda x, w, b: tensorlib.convolution(  # noqa: E731
+            x, w, b, [2, 1], [1, 0], [1, 2], tr, [1, 0] if tr else [0, 0], 2)
+        assert tensorlib.autograd.gradgradcheck(fn, (x, w, b))
+    x = torch.randn(2, 3, 6, 6, dtype=torch.float64, generator=gen, requires_grad=True)
+    w = torch.randn(4, 3, 3, 3, dtype=torch.float64, generator=gen, requires_grad=True)
+    b = torch.randn(4, dtype=torch.float64, generator=gen, requires_grad=True)
+    xx, ww, bb = tl_of(x, True), tl_of(w, True), tl_of(b, True)
+    for lib, (p, q, r) in ((torch, (x, w, b)), (tensorlib, (xx, ww, bb))):
+        y = lib.convolution(p, q, r, [1, 1], [1, 1], [1, 1], False, [0, 0], 1)
+        gx, gw = lib.autograd.grad((y * y).sum(), (p, q), create_graph=True)
+        ((gx * gx).sum() + (gw * gw).sum()).backward()
+    for a, r in ((xx.grad, x.grad), (ww.grad, w.grad), (bb.grad, b.grad)):
+        close(a, r, torch.float64)
+
+
 def test_batch_chunks_give_the_same_result():
     """A small column budget splits the batch into chunks (grad_weight then accumulates
     over chunks); the results equal the single-chunk ones."""
@@ -338,3 +361,20 @@ def test_conv_transpose_output_size_and_module_errors():
         tensorlib.nn.Conv2d(4, 4, 3, padding_mode="mirror")
     _same_error(lambda: torch.nn.ConvTranspose2d(2, 2, 3, padding_mode="reflect"),
                 lambda: tensorlib.nn.ConvTranspose2d(2, 2, 3, padding_mode="reflect"))
+
+
+def test_docstring_examples():
+    """The examples in the nn ops' docstrings, the functional wrappers and the layers run."""
+    import doctest
+    import tensorlib.nn.modules.conv as conv_mod
+    import tensorlib.nn.modules.pooling as pool_mod
+    from tensorlib.ops.decl import nn as decl_nn
+    globs = {"tensorlib": tensorlib}
+    failed = 0
+    for mod in (K, conv_mod, pool_mod):
+        failed += doctest.testmod(mod, extraglobs=globs).failed
+    finder, runner = doctest.DocTestFinder(), doctest.DocTestRunner()
+    for d in decl_nn.OPS:
+        for test in finder.find(getattr(tensorlib, d["name"]), d["name"], globs=globs):
+            failed += runner.run(test).failed
+    assert failed == 0

@@ -171,6 +171,19 @@ def test_gradcheck_float64():
     assert gc(lambda v: K.max_unpool2d(v, i, 2), (v.requires_grad_(),))
 
 
+def test_double_backward():
+    gen = torch.Generator().manual_seed(11)
+    x = tl_of(torch.randn(2, 2, 5, 6, dtype=torch.float64, generator=gen), True)
+    ggc = tensorlib.autograd.gradgradcheck
+    assert ggc(lambda x: K.max_pool2d(x, 3, 2, 1), (x,))
+    assert ggc(lambda x: K.avg_pool2d(x, 3, 2, 1, ceil_mode=True, count_include_pad=False),
+               (x,))
+    assert ggc(lambda x: K.adaptive_avg_pool2d(x, (4, 4)), (x,))
+    assert ggc(lambda x: K.adaptive_max_pool2d(x, (2, 4)), (x,))
+    v, i = K.max_pool2d(x.detach(), 2, return_indices=True)
+    assert ggc(lambda v: K.max_unpool2d(v, i, 2), (v.requires_grad_(),))
+
+
 def test_meta_shapes():
     cases = [
         (lambda m, x: m.max_pool2d(x, 3, 2, 1, ceil_mode=True), (2, 3, 9, 10)),

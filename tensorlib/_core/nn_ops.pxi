@@ -15,7 +15,7 @@ cdef extern from "cpu_nn.h" nogil:
     enum:
         TL_NN_IM2COL, TL_NN_COL2IM, TL_NN_BIAS_ADD, TL_NN_BIAS_GRAD, TL_NN_ACCUMULATE,
         TL_NN_MAXPOOL, TL_NN_AVGPOOL, TL_NN_AVGPOOL_BWD, TL_NN_ADAPT_AVG, TL_NN_ADAPT_AVG_BWD,
-        TL_NN_ADAPT_MAX, TL_NN_INDEX_ADD, TL_NN_INDEX_SET, TL_NN_INDEX_GATHER, TL_NN_BN_FWD,
+        TL_NN_ADAPT_MAX, TL_NN_INDEX_ADD, TL_NN_INDEX_SET, TL_NN_BN_FWD,
         TL_NN_BN_BWD, TL_NN_ROWNORM_FWD, TL_NN_ROWNORM_BWD
     enum:
         TL_NN_AFFINE_NONE, TL_NN_AFFINE_LAYER, TL_NN_AFFINE_GROUP
@@ -842,22 +842,32 @@ cdef object _nn_max_unpool2d(TensorBase self, TensorBase indices, tuple output_s
     return y
 
 
-def _nn_unpool_backward(grad, self, indices):
-    """max_unpool2d's gradient: each input takes the output gradient at its index."""
-    cdef TensorBase g = _nn_c(<TensorBase>grad), ix = _nn_c(<TensorBase>indices)
-    cdef TensorBase s = <TensorBase>self
-    cdef TensorBase gi = _empty_like_shape(s)
-    cdef tl_nn_args a
-    _nn_clear(&a)
-    a.n = _nn_planes(s)
-    a.sp = s._shape[s._ndim - 2] * s._shape[s._ndim - 1]
-    a.dp = g._shape[g._ndim - 2] * g._shape[g._ndim - 1]
-    a.g = tensor_data(g)
-    a.y = tensor_data(gi)
-    a.idx = <int64_t*>tensor_data(ix)
-    if _nn_launch(gi, TL_NN_INDEX_GATHER, &a, a.n * a.sp):
-        raise RuntimeError(f"Found an invalid max index: {a.bad}")
-    return gi
+def _nn_conv_double_backward(int which, grads, grad_output, input, weight, stride, padding,
+                             dilation, transposed, output_padding, groups):
+    """The gradient of convolution_backward for its input ``which`` (0: grad_output,
+    1: input, 2: weight), from the gradients (ggI, ggW, ggB) of its outputs. The three
+    outputs are bilinear in (grad_output, input) and (grad_output, weight), so each term is
+    a convolution or a convolution_backward with one operand replaced."""
+    conv = _GENERATED_FUNCTIONS["convolution"]
+    conv_bw = _GENERATED_FUNCTIONS["convolution_backward"]
+    ggi, ggw, ggb = (tuple(grads) + (None, None, None))[:3]
+    args = (stride, padding, dilation, transposed, output_padding, groups)
+    if which == 1:
+        return None if ggw is None else \
+            conv_bw(grad_output, input, ggw, None, *args, (True, False, False))[0]
+    if which == 2:
+        return None if ggi is None else \
+            conv_bw(grad_output, ggi, weight, None, *args, (False, True, False))[1]
+    out = None
+    if ggi is not None:
+        out = conv(ggi, weight, None, *args)
+    if ggw is not None:
+        t = conv(input, ggw, None, *args)
+        out = t if out is None else out + t
+    if ggb is not None:
+        t = ggb.reshape((1, -1) + (1,) * (grad_output.dim() - 2)).expand(grad_output.shape)
+        out = t if out is None else out + t
+    return out
 
 
 def _nn_grad0(grads, like):

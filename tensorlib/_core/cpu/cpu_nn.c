@@ -66,7 +66,6 @@ int tl_nn_run(int op, tl_nn_args *a) {
     case TL_NN_ADAPT_MAX: fn = PICK(adapt_max_chunk); items = a->n * a->c; work = in3 + out3; break;
     case TL_NN_INDEX_ADD: fn = PICK(index_add_chunk); items = a->n; work = a->sp + a->dp; break;
     case TL_NN_INDEX_SET: fn = PICK(index_set_chunk); items = a->n; work = a->sp + a->dp; break;
-    case TL_NN_INDEX_GATHER: fn = PICK(index_gather_chunk); items = a->n; work = a->sp; break;
     case TL_NN_BN_FWD: fn = PICK(bn_fwd_chunk); items = a->c; work = 3 * a->n * a->m; break;
     case TL_NN_BN_BWD: fn = PICK(bn_bwd_chunk); items = a->c; work = 2 * a->n * a->m; break;
     case TL_NN_ROWNORM_FWD: fn = PICK(rownorm_fwd_chunk); items = a->n; work = 3 * a->m; break;

@@ -27,7 +27,6 @@ enum {
     TL_NN_ADAPT_MAX,      /* x [in] -> y, idx [out] */
     TL_NN_INDEX_ADD,      /* y planes of dp zeroed, then y[idx[j]] += g[j] over sp entries */
     TL_NN_INDEX_SET,      /* y planes of dp zeroed, then y[idx[j]] = x[j] over sp entries */
-    TL_NN_INDEX_GATHER,   /* y[j] = g[idx[j]], idx in planes of dp, y planes of sp entries */
     TL_NN_BN_FWD,         /* batch norm forward over [n, c, hw] (flag: training) */
     TL_NN_BN_BWD,         /* batch norm backward (flag: training) */
     TL_NN_ROWNORM_FWD,    /* layer/group norm forward: n rows of m (affine: mode) */

@@ -266,16 +266,6 @@ static void NN_FN(index_chunk)(void *ctx, int64_t lo, int64_t hi, int op) {
     const int64_t sp = a->sp, dp = a->dp;
     for (int64_t pl = lo; pl < hi; pl++) {
         const int64_t *ix = a->idx + pl * sp;
-        if (op == TL_NN_INDEX_GATHER) {
-            const T *g = (const T *)a->g + pl * dp;
-            T *y = (T *)a->y + pl * sp;
-            for (int64_t j = 0; j < sp; j++) {
-                const int64_t v = ix[j];
-                if (v < 0 || v >= dp) { nn_bad(a, v); y[j] = 0; continue; }
-                y[j] = g[v];
-            }
-            continue;
-        }
         T *y = (T *)a->y + pl * dp;
         for (int64_t i = 0; i < dp; i++) y[i] = 0;
         const T *s = (const T *)(op == TL_NN_INDEX_ADD ? a->g : a->x) + pl * sp;
@@ -291,9 +281,6 @@ static void NN_FN(index_add_chunk)(void *c, int64_t lo, int64_t hi) {
 }
 static void NN_FN(index_set_chunk)(void *c, int64_t lo, int64_t hi) {
     NN_FN(index_chunk)(c, lo, hi, TL_NN_INDEX_SET);
-}
-static void NN_FN(index_gather_chunk)(void *c, int64_t lo, int64_t hi) {
-    NN_FN(index_chunk)(c, lo, hi, TL_NN_INDEX_GATHER);
 }
 
 /* ---- batch norm over [n, c, m]: per channel ---- */

@@ -3,12 +3,16 @@
 Front halves in tensorlib/_core/nn_ops.pxi, kernels in tensorlib/_core/cpu/cpu_nn.c (one
 Backend method, ``nn``). Each layer is one declared op whose backward is itself a declared op
 (``convolution_backward``, ``max_pool2d_with_indices_backward``, ...) computing every needed
-gradient in one pass; the backward ops have no backward of their own (no double backward).
+gradient in one pass. The convolution and pooling backward ops are differentiable in turn
+(double backward); the norms' backward ops are not.
 """
 from .common import F, op
 
 _CONV_ARGS = "stride, padding, dilation, transposed, output_padding, groups"
 _BN_ARGS = "input, weight, running_mean, running_var, result1, result2, training, eps"
+_DD_ARGS = f"grads, grad_output, input, weight, {_CONV_ARGS}"
+# the gradient of a max pooling's backward: the incoming gradient read at the indices
+_GATHER = "grad.flatten(-2).gather(-1, indices.flatten(-2)).reshape(indices.shape)"
 
 OPS = [
     op("convolution",
@@ -34,6 +38,10 @@ OPS = [
        "Tensor grad_output, Tensor input, Tensor weight, object bias_sizes, int[] stride, "
        "int[] padding, int[] dilation, bool transposed, int[] output_padding, int groups, "
        "object output_mask", F, input_name="grad_output",
+       node="ConvolutionBackwardBackward0", outputs="multi",
+       backward={'grad_output': f'_nn_conv_double_backward(0, {_DD_ARGS})',
+                 'input': f'_nn_conv_double_backward(1, {_DD_ARGS})',
+                 'weight': f'_nn_conv_double_backward(2, {_DD_ARGS})'},
        impl="_nn_convolution_backward({grad_output}, {input}, {weight}, {stride}, {padding}, "
             "{dilation}, {transposed}, {output_padding}, {groups}, {output_mask})",
        doc="``(grad_input, grad_weight, grad_bias)`` of ``convolution``; an entry whose "
@@ -61,6 +69,7 @@ OPS = [
        "Tensor grad_output, Tensor self, int[] kernel_size, int[] stride, int[] padding, "
        "int[] dilation, bool ceil_mode, Tensor indices", F, input_name="grad_output",
        impl="_nn_index_backward({grad_output}, {self}, {indices}, 'max_pool2d_with_indices')",
+       node="MaxPool2DWithIndicesBackwardBackward0", backward={'grad_output': _GATHER},
        doc="The gradient of ``max_pool2d_with_indices``: each output gradient added at its "
            "index.\n\n"
            "    >>> x = tensorlib.arange(4.).reshape(1, 1, 2, 2)\n"
@@ -85,6 +94,9 @@ OPS = [
        input_name="grad_output",
        impl="_nn_avg_pool2d_backward({grad_output}, {self}, {kernel_size}, {stride}, "
             "{padding}, {ceil_mode}, {count_include_pad}, {divisor_override})",
+       node="AvgPool2DBackwardBackward0",
+       backward={'grad_output': 'avg_pool2d(grad, kernel_size, stride, padding, ceil_mode, '
+                                'count_include_pad, divisor_override)'},
        doc="The gradient of ``avg_pool2d``.\n\n"
            "    >>> tensorlib.avg_pool2d_backward(tensorlib.ones(1, 1, 1), tensorlib.ones(1, 2, "
            "2), [2], [2], [0], False, True, None).tolist()\n"
@@ -101,6 +113,8 @@ OPS = [
     op("adaptive_avg_pool2d_backward", "Tensor grad_output, Tensor self", F,
        input_name="grad_output",
        impl="_nn_adaptive_avg_pool2d_backward({grad_output}, {self})",
+       node="AdaptiveAvgPool2DBackwardBackward0",
+       backward={'grad_output': 'adaptive_avg_pool2d(grad, grad_output_sizes[-2:])'},
        doc="The gradient of ``adaptive_avg_pool2d``.\n\n"
            "    >>> tensorlib.adaptive_avg_pool2d_backward(tensorlib.ones(1, 1, 1), "
            "tensorlib.ones(1, 2, 2)).tolist()\n"
@@ -116,6 +130,7 @@ OPS = [
     op("adaptive_max_pool2d_backward", "Tensor grad_output, Tensor self, Tensor indices", F,
        input_name="grad_output",
        impl="_nn_index_backward({grad_output}, {self}, {indices}, 'adaptive_max_pool2d')",
+       node="AdaptiveMaxPool2DBackwardBackward0", backward={'grad_output': _GATHER},
        doc="The gradient of ``adaptive_max_pool2d``.\n\n"
            "    >>> x = tensorlib.arange(4.).reshape(1, 2, 2)\n"
            "    >>> tensorlib.adaptive_max_pool2d_backward(tensorlib.ones(1, 1, 1), x, "
@@ -124,7 +139,7 @@ OPS = [
     op("max_unpool2d", "Tensor self, Tensor indices, int[] output_size", F,
        impl="_nn_max_unpool2d({self}, {indices}, {output_size})",
        node="MaxUnpool2DBackward0",
-       backward={'self': '_nn_unpool_backward(grad, self, indices)'},
+       backward={'self': _GATHER},
        doc="The partial inverse of max pooling: each value written at its flat index in an "
            "(output_size) plane of zeros.\n\n"
            "    >>> tensorlib.max_unpool2d(tensorlib.ones(1, 1, 1), tensorlib.tensor([[[3]]]), "
