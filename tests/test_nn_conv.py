@@ -378,3 +378,28 @@ def test_docstring_examples():
         for test in finder.find(getattr(tensorlib, d["name"]), d["name"], globs=globs):
             failed += runner.run(test).failed
     assert failed == 0
+
+
+def test_empty_batch_and_strided_operands():
+    x = torch.randn(0, 3, 5, 5, dtype=torch.float64, requires_grad=True)
+    w = torch.randn(4, 3, 3, 3, dtype=torch.float64, requires_grad=True)
+    F.conv2d(x, w, padding=1).sum().backward()
+    xx, ww = tl_of(x, True), tl_of(w, True)
+    y = K.conv2d(xx, ww, padding=1)
+    assert tuple(y.shape) == (0, 4, 5, 5)
+    y.sum().backward()
+    close(ww.grad, w.grad, torch.float64)
+    # channels-last input, a transposed weight and a strided gradient
+    x = torch.randn(2, 5, 6, 3, dtype=torch.float64).permute(0, 3, 1, 2).requires_grad_()
+    w = torch.randn(3, 4, 3, 3, dtype=torch.float64).transpose(0, 1).requires_grad_()
+    xx = tl_of(x.detach().permute(0, 2, 3, 1)).permute(0, 3, 1, 2).detach().requires_grad_()
+    ww = tl_of(w.detach().transpose(0, 1)).transpose(0, 1).detach().requires_grad_()
+    assert not xx.is_contiguous() and not ww.is_contiguous()
+    y = F.conv2d(x, w, stride=2, padding=1)
+    gy = torch.randn(y.shape[::-1], dtype=torch.float64).permute(3, 2, 1, 0)
+    y.backward(gy)
+    yy = K.conv2d(xx, ww, stride=2, padding=1)
+    yy.backward(tl_of(gy.permute(3, 2, 1, 0)).permute(3, 2, 1, 0))
+    close(yy, y, torch.float64)
+    close(xx.grad, x.grad, torch.float64)
+    close(ww.grad, w.grad, torch.float64)

@@ -214,3 +214,26 @@ def test_results_do_not_depend_on_thread_count():
     finally:
         tensorlib.set_num_threads(old)
     assert all(np.array_equal(a, b) for a, b in zip(*res))
+
+
+def test_no_reference_cycles():
+    """The saved mean/rstd are outputs of the node that saves them: saved as outputs, they
+    keep no reference to it, so graph and tensors fall by reference counting alone."""
+    import gc
+    import weakref
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        x = tensorlib.randn(4, 3, 5, requires_grad=True)
+        w = tensorlib.randn(3, requires_grad=True)
+        for make in (lambda: tensorlib.native_batch_norm(x, w, None, None, None, True, 0.1,
+                                                         1e-5),
+                     lambda: tensorlib.native_layer_norm(x, [5], None, None, 1e-5),
+                     lambda: tensorlib.native_group_norm(x, w, None, 4, 3, 5, 3, 1e-5)):
+            out = make()
+            node, refs = weakref.ref(out[0].grad_fn), [weakref.ref(o) for o in out]
+            del out
+            assert node() is None and all(r() is None for r in refs)
+    finally:
+        if was:
+            gc.enable()
