@@ -149,6 +149,32 @@ def test_gradcheck_float64():
     assert gc(lambda x, w, b: K.group_norm(x, 2, w, b), (x, w, b))
 
 
+def test_double_backward():
+    """With create_graph the norms' gradients are recorded: gradgradcheck in float64, and a
+    gradient penalty's gradients match PyTorch's."""
+    gen = torch.Generator().manual_seed(10)
+    x = tl_of(rand(gen, 3, 4, 2), True)
+    w, b = tl_of(rand(gen, 4), True), tl_of(rand(gen, 4), True)
+    rm, rv = tl_of(rand(gen, 4)), tl_of(torch.rand(4, dtype=torch.float64) + 0.5)
+    w2, b2 = tl_of(rand(gen, 4, 2), True), tl_of(rand(gen, 4, 2), True)
+    ggc = tensorlib.autograd.gradgradcheck
+    assert ggc(lambda x, w, b: K.batch_norm(x, None, None, w, b, True), (x, w, b))
+    assert ggc(lambda x, w, b: K.batch_norm(x, rm, rv, w, b, False), (x, w, b))
+    assert ggc(lambda x, w, b: K.layer_norm(x, (4, 2), w, b), (x, w2, b2))
+    assert ggc(lambda x: K.layer_norm(x, (2,)), (x,))
+    assert ggc(lambda x, w, b: K.group_norm(x, 2, w, b), (x, w, b))
+    tx = rand(gen, 4, 6, 3, grad=True)
+    tw, tb = rand(gen, 6, grad=True), rand(gen, 6, grad=True)
+    xx, ww, bb = tl_of(tx, True), tl_of(tw, True), tl_of(tb, True)
+    for lib, fl, (p, q, r) in ((torch, F, (tx, tw, tb)), (tensorlib, K, (xx, ww, bb))):
+        y = fl.group_norm(p, 3, q, r) + fl.batch_norm(p, None, None, q, r, True) + \
+            fl.layer_norm(p, (3,)) * 2
+        gx, gw = lib.autograd.grad((y * y).sum(), (p, q), create_graph=True)
+        ((gx * gx).sum() + (gw * gw).sum()).backward()
+    for a, r in ((xx.grad, tx.grad), (ww.grad, tw.grad), (bb.grad, tb.grad)):
+        close(a, r)
+
+
 def test_meta_shapes():
     x = tensorlib.empty(4, 6, 5, device="meta", requires_grad=True)
     w = tensorlib.empty(6, device="meta", requires_grad=True)

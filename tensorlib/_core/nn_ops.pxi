@@ -870,6 +870,66 @@ def _nn_conv_double_backward(int which, grads, grad_output, input, weight, strid
     return out
 
 
+def _nn_norm_grad(int kind, int which, grads, input, weight, mean, rstd, running_mean,
+                  running_var, training, eps, extra):
+    """The gradient of a norm (kind 0: batch, 1: layer, 2: group) for its input ``which``
+    (0: input, 1: weight, 2: bias). Normally the fused backward op; while a graph of the
+    gradient is being built (create_graph), the same formulas in recorded ops, with the
+    statistics recomputed from the input so that their dependence on it is differentiated
+    too (the double backward)."""
+    cdef tuple mask = (which == 0, which == 1, which == 2)
+    cdef int nd = input.dim()
+    g = _nn_grad0(grads, input)
+    if not tl_grad_enabled:
+        if kind == 0:
+            return _GENERATED_FUNCTIONS["native_batch_norm_backward"](
+                g, input, weight, running_mean, running_var, mean, rstd, training, eps,
+                mask)[which]
+        if kind == 1:
+            return _GENERATED_FUNCTIONS["native_layer_norm_backward"](
+                g, input, extra, mean, rstd, weight, None, mask)[which]
+        N, C, HxW, group = extra
+        return _GENERATED_FUNCTIONS["native_group_norm_backward"](
+            g, input, mean, rstd, weight, N, C, HxW, group, mask)[which]
+    shape = tuple(input.shape)
+    if kind == 1:
+        k = len(extra)
+        dims = tuple(range(nd - k, nd))            # normalized over these
+        outer = tuple(range(nd - k))                # weight/bias gradients sum over these
+        x, gx = input, g
+        w = weight
+    else:
+        # batch: statistics per channel over (N, *); group: per (sample, group) row
+        if kind == 0:
+            dims = (0,) + tuple(range(2, nd))
+            x, gx = input, g
+        else:
+            N, C, HxW, group = extra
+            dims = (2,)
+            x, gx = input.reshape(N, group, -1), g.reshape(N, group, -1)
+        outer = (0,) + tuple(range(2, nd))
+        w = None if weight is None else weight.reshape((1, -1) + (1,) * (nd - 2))
+    if which == 2:
+        return g.sum(outer) if outer else g
+    if kind == 0 and not training:
+        r = (running_var + eps).rsqrt().reshape((1, -1) + (1,) * (nd - 2))
+        xhat = (input - running_mean.reshape((1, -1) + (1,) * (nd - 2))) * r
+        if which == 1:
+            return (g * xhat).sum(outer)
+        return g * r if w is None else g * w * r
+    mu = x.mean(dims, keepdim=True)
+    xc = x - mu
+    r = ((xc * xc).mean(dims, keepdim=True) + eps).rsqrt()
+    xhat = xc * r
+    if which == 1:
+        t = (gx * xhat).reshape(shape)
+        return t.sum(outer) if outer else t
+    if w is not None:
+        gx = (g * w).reshape(tuple(x.shape))
+    gi = r * (gx - gx.mean(dims, keepdim=True) - xhat * (gx * xhat).mean(dims, keepdim=True))
+    return gi.reshape(shape)
+
+
 def _nn_grad0(grads, like):
     """The first output's gradient of a multi-output node (zeros when it got none)."""
     g = grads[0]

@@ -4,12 +4,13 @@ Front halves in tensorlib/_core/nn_ops.pxi, kernels in tensorlib/_core/cpu/cpu_n
 Backend method, ``nn``). Each layer is one declared op whose backward is itself a declared op
 (``convolution_backward``, ``max_pool2d_with_indices_backward``, ...) computing every needed
 gradient in one pass. The convolution and pooling backward ops are differentiable in turn
-(double backward); the norms' backward ops are not.
+(double backward). The norms' backward ops are not: while a graph of the gradient is being
+built (``create_graph=True``) the norms' gradients are instead composed of recorded ops
+(``_nn_norm_grad``), so their double backward works too.
 """
 from .common import F, op
 
 _CONV_ARGS = "stride, padding, dilation, transposed, output_padding, groups"
-_BN_ARGS = "input, weight, running_mean, running_var, result1, result2, training, eps"
 _DD_ARGS = f"grads, grad_output, input, weight, {_CONV_ARGS}"
 # the gradient of a max pooling's backward: the incoming gradient read at the indices
 _GATHER = "grad.flatten(-2).gather(-1, indices.flatten(-2)).reshape(indices.shape)"
@@ -152,13 +153,9 @@ OPS = [
             "{training}, {momentum}, {eps})",
        node="NativeBatchNormBackward0", outputs="multi",
        save_if={'running_mean': 'not training', 'running_var': 'not training'},
-       backward={
-           'input': f'native_batch_norm_backward(_nn_grad0(grads, input), {_BN_ARGS}, '
-                    '(True, False, False))[0]',
-           'weight': f'native_batch_norm_backward(_nn_grad0(grads, input), {_BN_ARGS}, '
-                     '(False, True, False))[1]',
-           'bias': f'native_batch_norm_backward(_nn_grad0(grads, input), {_BN_ARGS}, '
-                   '(False, False, True))[2]'},
+       backward={n: f'_nn_norm_grad(0, {k}, grads, input, weight, result1, result2, '
+                       'running_mean, running_var, training, eps, None)'
+                 for k, n in enumerate(('input', 'weight', 'bias'))},
        doc="Batch normalization over (N, C, ...): ``(output, save_mean, save_invstd)``. "
            "Training normalizes with the batch statistics and updates the running ones in "
            "place (the variance unbiased); eval uses the running statistics (the saved ones "
@@ -183,13 +180,9 @@ OPS = [
        "Tensor input, int[] normalized_shape, Tensor? weight, Tensor? bias, float eps", F,
        impl="_nn_layer_norm({input}, {normalized_shape}, {weight}, {bias}, {eps})",
        node="NativeLayerNormBackward0", outputs="multi",
-       backward={
-           'input': 'native_layer_norm_backward(_nn_grad0(grads, input), input, '
-                    'normalized_shape, result1, result2, weight, bias, (True, False, False))[0]',
-           'weight': 'native_layer_norm_backward(_nn_grad0(grads, input), input, '
-                     'normalized_shape, result1, result2, weight, bias, (False, True, False))[1]',
-           'bias': 'native_layer_norm_backward(_nn_grad0(grads, input), input, '
-                   'normalized_shape, result1, result2, weight, bias, (False, False, True))[2]'},
+       backward={n: f'_nn_norm_grad(1, {k}, grads, input, weight, result1, result2, None, '
+                       'None, True, eps, normalized_shape)'
+                 for k, n in enumerate(('input', 'weight', 'bias'))},
        doc="Layer normalization over the trailing ``normalized_shape`` dims: ``(output, mean, "
            "rstd)``, mean and rstd shaped like input with those dims of size 1.\n\n"
            "    >>> tensorlib.native_layer_norm(tensorlib.tensor([[1., 3.]]), [2], None, None, "
@@ -210,13 +203,9 @@ OPS = [
        "Tensor input, Tensor? weight, Tensor? bias, int N, int C, int HxW, int group, float eps",
        F, impl="_nn_group_norm({input}, {weight}, {bias}, {N}, {C}, {HxW}, {group}, {eps})",
        node="NativeGroupNormBackward0", outputs="multi",
-       backward={
-           'input': 'native_group_norm_backward(_nn_grad0(grads, input), input, result1, '
-                    'result2, weight, N, C, HxW, group, (True, False, False))[0]',
-           'weight': 'native_group_norm_backward(_nn_grad0(grads, input), input, result1, '
-                     'result2, weight, N, C, HxW, group, (False, True, False))[1]',
-           'bias': 'native_group_norm_backward(_nn_grad0(grads, input), input, result1, '
-                   'result2, weight, N, C, HxW, group, (False, False, True))[2]'},
+       backward={n: f'_nn_norm_grad(2, {k}, grads, input, weight, result1, result2, None, '
+                       'None, True, eps, (N, C, HxW, group))'
+                 for k, n in enumerate(('input', 'weight', 'bias'))},
        doc="Group normalization of (N, C, *) with C split into ``group`` groups: ``(output, "
            "mean, rstd)``, mean and rstd of shape (N, group).\n\n"
            "    >>> tensorlib.native_group_norm(tensorlib.tensor([[1., 3.]]), None, None, 1, 2, "
