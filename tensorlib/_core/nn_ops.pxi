@@ -160,7 +160,7 @@ cdef int64_t _nn_prod(tuple t):
 # ---------------------------------------------------------------------------------------------
 # convolution
 
-cdef tuple _nn_expand(tuple v, int k, str name, bint conv):
+cdef tuple _nn_expand(tuple v, int k, str name):
     """One entry per spatial dim (a single value repeats), with PyTorch's message."""
     if len(v) == k:
         return v
@@ -351,10 +351,10 @@ cdef tuple _nn_conv_check(TensorBase input, TensorBase weight, TensorBase bias, 
                            f"size {_nn_sizes(input)} instead")
     if k > 3:
         raise RuntimeError(f"convolution over {k} spatial dims is not supported (1 to 3)")
-    stride = _nn_expand(stride, k, "stride", True)
-    padding = _nn_expand(padding, k, "padding", True)
-    dilation = _nn_expand(dilation, k, "dilation", True)
-    output_padding = _nn_expand(output_padding, k, "output_padding", True)
+    stride = _nn_expand(stride, k, "stride")
+    padding = _nn_expand(padding, k, "padding")
+    dilation = _nn_expand(dilation, k, "dilation")
+    output_padding = _nn_expand(output_padding, k, "output_padding")
     if any(v <= 0 for v in stride):
         raise RuntimeError("non-positive stride is not supported")
     if any(v < 0 for v in padding):
@@ -598,11 +598,14 @@ cdef tuple _nn_pool_check(TensorBase x, str op, tuple ks, tuple st, tuple pad, t
     if not ((x._ndim == 3 or x._ndim == 4) and
             all(x._shape[i] != 0 for i in range(1, x._ndim))):
         raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
+    if st[0] == 0 or st[1] == 0:
+        raise RuntimeError("stride should not be zero")
     if ks[0] <= 0 or ks[1] <= 0:
         raise RuntimeError(f"kernel size should be greater than zero, but got kH: {ks[0]} "
                            f"kW: {ks[1]}")
-    if st[0] <= 0 or st[1] <= 0:
-        raise RuntimeError("stride should not be zero")
+    if st[0] < 0 or st[1] < 0:
+        raise RuntimeError(f"stride should be greater than zero, but got dH: {st[0]} "
+                           f"dW: {st[1]}")
     if dil[0] <= 0 or dil[1] <= 0:
         raise RuntimeError(f"dilation should be greater than zero, but got dilationH: {dil[0]} "
                            f"dilationW: {dil[1]}")
@@ -762,9 +765,6 @@ cdef tuple _nn_adaptive_check(TensorBase x, tuple output_size, str op):
         output_size = output_size * 2
     if len(output_size) != 2:
         raise RuntimeError(f"{op}(): internal error: output_size.size() must be 2")
-    if output_size[0] < 0 or output_size[1] < 0:
-        raise RuntimeError(f"{op}(): elements of output_size must be greater than or equal to "
-                           f"0 but received {{{output_size[0]}, {output_size[1]}}}")
     _nn_float(x, op)
     return output_size
 
