@@ -92,7 +92,7 @@ extensions = [
     # TensorBase, the iterator and every CPU kernel: one module, so C kernels can call each
     # other and share one thread pool.
     core("tensor", "cpu_copy.c", "cpu_pool.c", "cpu_elementwise.c", "cpu_linalg.c", "cpu_sort.c",
-         "cpu_index.c", "cpu_reduce.c"),
+         "cpu_index.c", "cpu_reduce.c", "cpu_nn.c"),
     # Test-only access to cpu_math.h's functions (tests/test_math_ulp.py, bench/bench_math.py).
     # Always -O3: it exists to test the vectorized code, which an -O0 build would not contain.
     core("_math_test", "cpu_math_test.c", cflags=OPT + COMMON),

@@ -16,6 +16,7 @@
 #   index        a gather/scatter over precomputed int64 offsets (tl_index_run's arguments)
 #   scale        out *= alpha, in place over a contiguous tensor
 #   random       a random fill (uniform, normal, integers, bernoulli, randperm) of a tensor
+#   nn           an nn kernel (tl_nn_args): im2col/col2im, pooling, normalization (nn_ops.pxi)
 #
 # A back end implements these methods and owns an allocator behind the same door
 # (allocator.pyx), so counters, the profiler and the planner work on every device unchanged.
@@ -79,6 +80,9 @@ cdef class Backend:
     cdef int random(self, TensorBase t, int kind, object generator, double a, double b,
                     int64_t lo, uint64_t span) except -1:
         raise NotImplementedError(f"random fills are not implemented on '{self.name}'")
+
+    cdef int nn(self, int op, tl_nn_args* a, bint big) except -1:
+        raise NotImplementedError(f"nn kernels are not implemented on '{self.name}'")
 
 
 @cython.final
@@ -189,6 +193,9 @@ cdef class CPUBackend(Backend):
                     int64_t lo, uint64_t span) except -1:
         return _cpu_random_fill(t, kind, generator, a, b, lo, span)
 
+    cdef int nn(self, int op, tl_nn_args* a, bint big) except -1:
+        return _nn_cpu_run(op, a, big)
+
 
 @cython.final
 cdef class MetaBackend(Backend):
@@ -238,6 +245,9 @@ cdef class MetaBackend(Backend):
 
     cdef int random(self, TensorBase t, int kind, object generator, double a, double b,
                     int64_t lo, uint64_t span) except -1:
+        return 0
+
+    cdef int nn(self, int op, tl_nn_args* a, bint big) except -1:
         return 0
 
 

@@ -1109,6 +1109,7 @@ include "linalg.pxi"
 include "sort.pxi"
 include "advindex.pxi"
 include "reduce.pxi"
+include "nn_ops.pxi"
 include "backend.pxi"
 include "_ops_generated.pxi"
 

@@ -182,7 +182,8 @@ def emit_def(defname, decl, params, method, inplace=False):
 # on and a differentiable input requires grad"); only then does it record a Node. What the node
 # saves follows from the formulas: a tensor is saved only if the formula of an input that
 # requires grad reads it; ``X_sizes``/``X_strides``/``X_offset``/``X_dim``/``X_dtype`` save
-# metadata by value; ``result`` saves the output (as a grad_fn-less alias).
+# metadata by value; ``result`` saves the output (as a grad_fn-less alias); ``result1``..``result9``
+# save output k of a multi-output op (the saved mean/rstd of the norms).
 
 META_SUFFIXES = {"_sizes": "_sizes_of({0})", "_strides": "{0}.stride()",
                  "_offset": "{0}.storage_offset()", "_dim": "{0}.dim()", "_dtype": "{0}.dtype",
@@ -208,6 +209,8 @@ def autograd_plan(decl, params):
                 kind = ("param", ident)
             elif ident == "indices":         # the indices output of a (values, indices) op
                 kind = ("indices", None)
+            elif re.fullmatch(r"result[1-9]", ident):   # output k of a multi-output op
+                kind = ("result_k", int(ident[6:]))
             else:
                 for suf in META_SUFFIXES:
                     if ident.endswith(suf) and ident[: -len(suf)] in pnames + ["result"]:
@@ -361,10 +364,14 @@ def emit_autograd(decl, params):
     items = []
     for name, (kind, src) in slots:
         cond = " or ".join(f"r_{u}" for u in sorted(users[name]))
+        if name in decl.get("save_if", {}):
+            cond = f"({cond}) and ({decl['save_if'][name]})"
         if kind == "result":        # (a tuple result is never saved whole: that would cycle)
             expr = "(None if isinstance(result, tuple) else _save_any(result, True))"
         elif kind == "indices":
             expr = "(_save_any(result[1], False) if isinstance(result, tuple) else None)"
+        elif kind == "result_k":
+            expr = f"(_save_any(result[{src}], True) if isinstance(result, tuple) else None)"
         elif kind == "param":
             if src == "self":
                 expr = "(_save_any(_orig_self_, False) if _inplace_ else _save_any(self, False))"

@@ -9,8 +9,8 @@ containers and the layers, one module per family as in PyTorch (``linear.py``,
 """
 from tensorlib.nn.modules import (
     module, container, linear, flatten, activation, loss, dropout, sparse, normalization,
-    padding, pixelshuffle, upsampling, distance, channelshuffle, fold, rnn, attention,
-    transformer)
+    padding, pixelshuffle, upsampling, distance, channelshuffle, fold, conv, pooling, rnn,
+    attention, transformer)
 from tensorlib.nn.modules.module import *  # noqa: F401,F403
 from tensorlib.nn.modules.container import *  # noqa: F401,F403
 from tensorlib.nn.modules.linear import *  # noqa: F401,F403
@@ -26,12 +26,14 @@ from tensorlib.nn.modules.upsampling import *  # noqa: F401,F403
 from tensorlib.nn.modules.distance import *  # noqa: F401,F403
 from tensorlib.nn.modules.channelshuffle import *  # noqa: F401,F403
 from tensorlib.nn.modules.fold import *  # noqa: F401,F403
+from tensorlib.nn.modules.conv import *  # noqa: F401,F403
+from tensorlib.nn.modules.pooling import *  # noqa: F401,F403
 from tensorlib.nn.modules.rnn import *  # noqa: F401,F403
 from tensorlib.nn.modules.attention import *  # noqa: F401,F403
 from tensorlib.nn.modules.transformer import *  # noqa: F401,F403
 
 _FAMILIES = (module, container, linear, flatten, activation, loss, dropout, sparse,
              normalization, padding, pixelshuffle, upsampling, distance, channelshuffle, fold,
-             rnn, attention, transformer)
+             conv, pooling, rnn, attention, transformer)
 __all__ = [name for family in _FAMILIES for name in family.__all__]
 del _FAMILIES

@@ -13,7 +13,9 @@ Nothing else declares an op. ``OPS`` gathers the families in a fixed order (the 
 generated wrappers).
 """
 
-from . import copies, creation, elementwise, indexing, linalg, random, reductions, sorting, views
+from . import (copies, creation, elementwise, indexing, linalg, nn, random, reductions, sorting,
+               views)
 
-FAMILIES = (views, copies, creation, random, linalg, elementwise, sorting, indexing, reductions)
+FAMILIES = (views, copies, creation, random, linalg, elementwise, sorting, indexing, reductions,
+            nn)
 OPS = [decl for family in FAMILIES for decl in family.OPS]

@@ -14,7 +14,7 @@ LIKE = ("dtype? dtype=None, object layout=None, device? device=None, bool requir
 
 def op(name, sig, variants=FM, impl=None, doc=None, aliases=(), node=None, view_of=None,
        backward=None, input_name="input", outputs="single", node_if=(), inplace_view=False,
-       record_inplace_only=False, records_itself=False, kernels=(), operators=()):
+       record_inplace_only=False, records_itself=False, kernels=(), operators=(), save_if=None):
     """One declaration. ``backward`` maps each differentiable input to its gradient formula
     (tensorlib ops over ``grad``/``grads``, the inputs, ``result`` and ``X_sizes``-style
     metadata); what the node saves is derived from it (codegen.autograd_plan).
@@ -28,12 +28,15 @@ def op(name, sig, variants=FM, impl=None, doc=None, aliases=(), node=None, view_
     ``records_itself``: the implementation may record its own history (a copying ``reshape``
     is PyTorch's clone + _unsafe_view); the op's node is recorded only when it did not.
     ``kernels``: the elementwise C kernels the op runs (see ``kernel``).
-    ``operators``: the Python operator slots of Tensor that run this op (see ``slots``)."""
+    ``operators``: the Python operator slots of Tensor that run this op (see ``slots``).
+    ``save_if``: {saved name: condition over the arguments}: save it only when the condition
+    holds (batch norm's running statistics, updated in place by every training step, are
+    needed only by the eval-mode backward)."""
     return dict(name=name, sig=sig, variants=variants, impl=impl, doc=doc, aliases=aliases,
                 node=node, view_of=view_of, backward=backward, input_name=input_name,
                 outputs=outputs, node_if=node_if, inplace_view=inplace_view,
                 record_inplace_only=record_inplace_only, records_itself=records_itself,
-                kernels=tuple(kernels), operators=tuple(operators))
+                kernels=tuple(kernels), operators=tuple(operators), save_if=save_if or {})
 
 
 FMI = "function method inplace"

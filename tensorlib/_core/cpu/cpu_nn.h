@@ -1,0 +1,69 @@
+/* The nn family's CPU kernels: convolution's im2col/col2im and bias steps, pooling (max with
+   indices, average, adaptive), max-unpooling, and batch/layer/group normalization forward and
+   backward, each in one pass over (N * C) planes or rows.
+
+   One descriptor (tl_nn_args) and one entry point (tl_nn_run) serve every kernel; the front
+   half (tensorlib/_core/nn_ops.pxi) fills the fields an op reads. All tensors are contiguous
+   float32 or float64 (dtype codes as dtype.pxd: 8 and 9), all of one dtype; indices int64.
+
+   Determinism: work is split over planes/rows/channels in fixed chunks (tl_parallel_for), each
+   output element is written by one chunk, and every sum runs in a fixed order in double, so
+   results never depend on the thread count. Call with the GIL released for large work. */
+#ifndef TL_CPU_NN_H
+#define TL_CPU_NN_H
+#include <stdint.h>
+
+enum {
+    TL_NN_IM2COL = 0,     /* x [n, c, in] -> cols: row (ci*K + kk), column (ni*L + l), ld */
+    TL_NN_COL2IM,         /* cols -> y [n, c, in]: y = 0, then the sum of every column entry */
+    TL_NN_BIAS_ADD,       /* y [n, c, hw] += w[c] */
+    TL_NN_BIAS_GRAD,      /* gw[c] = sum over n, hw of g [n, c, hw] */
+    TL_NN_ACCUMULATE,     /* y[i] += x[i], i < n */
+    TL_NN_MAXPOOL,        /* x planes [in1, in2] -> y, idx planes [out1, out2] */
+    TL_NN_AVGPOOL,        /* x -> y (flag: count_include_pad, divisor: override or 0) */
+    TL_NN_AVGPOOL_BWD,    /* g [out] -> y [in] */
+    TL_NN_ADAPT_AVG,      /* x [in] -> y [out] */
+    TL_NN_ADAPT_AVG_BWD,  /* g [out] -> y [in] */
+    TL_NN_ADAPT_MAX,      /* x [in] -> y, idx [out] */
+    TL_NN_INDEX_ADD,      /* y planes of dp zeroed, then y[idx[j]] += g[j] over sp entries */
+    TL_NN_INDEX_SET,      /* y planes of dp zeroed, then y[idx[j]] = x[j] over sp entries */
+    TL_NN_BN_FWD,         /* batch norm forward over [n, c, hw] (flag: training) */
+    TL_NN_BN_BWD,         /* batch norm backward (flag: training) */
+    TL_NN_ROWNORM_FWD,    /* layer/group norm forward: n rows of m (affine: mode) */
+    TL_NN_ROWNORM_BWD,
+    TL_NN_NUM_OPS
+};
+
+/* affine modes of the row norms */
+enum { TL_NN_AFFINE_NONE = 0, TL_NN_AFFINE_LAYER = 1, TL_NN_AFFINE_GROUP = 2 };
+
+typedef struct {
+    int dtype;
+    int flag;               /* avg pool: count_include_pad; batch norm: training */
+    int mode;               /* row norms: affine mode */
+    int64_t n, c;           /* planes are n * c; row norms: n rows */
+    int64_t in[3], out[3];  /* image-side and grid-side spatial sizes (d, h, w) */
+    int64_t k[3], s[3], p[3], dil[3];
+    int64_t ld;             /* row stride of the column matrix */
+    int64_t sp, dp;         /* index kernels: source and destination plane sizes */
+    int64_t m;              /* row norms: row length; batch norm: hw */
+    int64_t groups, hw;     /* group norm: groups, spatial size (channels per group in c) */
+    int64_t divisor;
+    double eps, momentum;
+    const void *x;          /* input */
+    const void *g;          /* incoming gradient */
+    const void *w;          /* weight (gamma, or bias for BIAS_ADD), may be NULL */
+    const void *b;          /* bias (beta), may be NULL */
+    void *y;                /* output (or grad_input, may be NULL in BN_BWD/ROWNORM_BWD) */
+    void *mean, *rstd;      /* saved statistics */
+    void *rmean, *rvar;     /* running statistics (batch norm), may be NULL */
+    void *gw, *gb;          /* weight and bias gradients, may be NULL */
+    int64_t *idx;
+    int64_t bad;            /* index kernels: an out-of-range index found (else INT64_MIN) */
+} tl_nn_args;
+
+/* Run one kernel; returns 0, or 1 when an index kernel met an index outside its plane
+   (a->bad holds it), 2 for an unknown op or dtype. */
+int tl_nn_run(int op, tl_nn_args *a);
+
+#endif

@@ -1,0 +1,1205 @@
+# The nn family: convolution (and its transpose), pooling, batch/layer/group normalization.
+#
+# Front halves: PyTorch's argument checks and messages, output shapes, allocation through the
+# device's allocator, then the back end's ``nn`` kernels (cpu_nn.c) and, for convolution, its
+# ``copy`` and ``bmm``. Convolutions run over three spatial dims (1-D and 2-D get leading
+# size-1 dims). The forward is im2col into a column matrix [C*K, n*L] of a batch chunk (the
+# chunk's samples side by side, so one GEMM per group covers the chunk) and the product with
+# the weight; transposed convolution is the same algebra read backwards (GEMM, then col2im).
+# Column buffers are bounded (NN_COLS_BYTES) by splitting the batch into fixed chunks, so
+# results do not depend on anything but the shapes. On meta every launch is a no-op and the
+# same intermediates are allocated, so the memory estimate matches a CPU run.
+# (included into tensor.pyx)
+
+cdef extern from "cpu_nn.h" nogil:
+    enum:
+        TL_NN_IM2COL, TL_NN_COL2IM, TL_NN_BIAS_ADD, TL_NN_BIAS_GRAD, TL_NN_ACCUMULATE,
+        TL_NN_MAXPOOL, TL_NN_AVGPOOL, TL_NN_AVGPOOL_BWD, TL_NN_ADAPT_AVG, TL_NN_ADAPT_AVG_BWD,
+        TL_NN_ADAPT_MAX, TL_NN_INDEX_ADD, TL_NN_INDEX_SET, TL_NN_BN_FWD,
+        TL_NN_BN_BWD, TL_NN_ROWNORM_FWD, TL_NN_ROWNORM_BWD
+    enum:
+        TL_NN_AFFINE_NONE, TL_NN_AFFINE_LAYER, TL_NN_AFFINE_GROUP
+    ctypedef struct tl_nn_args:
+        int dtype
+        int flag
+        int mode
+        int64_t n, c
+        int64_t in_ "in"[3]
+        int64_t out[3]
+        int64_t k[3]
+        int64_t s[3]
+        int64_t p[3]
+        int64_t dil[3]
+        int64_t ld
+        int64_t sp, dp
+        int64_t m
+        int64_t groups, hw
+        int64_t divisor
+        double eps, momentum
+        const void* x
+        const void* g
+        const void* w
+        const void* b
+        void* y
+        void* mean
+        void* rstd
+        void* rmean
+        void* rvar
+        void* gw
+        void* gb
+        int64_t* idx
+        int64_t bad
+    int tl_nn_run(int op, tl_nn_args* a)
+
+
+# dtype names as PyTorch's messages spell them
+cdef tuple _NN_ST = ("Bool", "Byte", "Char", "Short", "Int", "Long", "Half", "BFloat16", "Float",
+                     "Double")
+cdef tuple _NN_CPP = ("bool", "unsigned char", "signed char", "short int", "int", "long int",
+                      "c10::Half", "c10::BFloat16", "float", "double")
+
+# the largest column matrix of one batch chunk
+cdef int64_t NN_COLS_BYTES = 1 << 26
+
+
+def _nn_cols_bytes(object n):
+    """The column-matrix budget per batch chunk in bytes (for tests of the chunked path):
+    returns the current one, and sets ``n`` unless it is None."""
+    global NN_COLS_BYTES
+    cdef int64_t old = NN_COLS_BYTES
+    if n is not None:
+        NN_COLS_BYTES = n
+    return old
+
+
+cdef int _nn_cpu_run(int op, tl_nn_args* a, bint big) except -1:
+    """The CPU back end's nn kernels; returns 1 if an index kernel met a bad index."""
+    cdef int rc
+    if big:
+        with nogil:
+            rc = tl_nn_run(op, a)
+    else:
+        rc = tl_nn_run(op, a)
+    if rc == 2:
+        raise RuntimeError(f"nn kernel {op}: unsupported dtype code {a.dtype}")
+    return rc
+
+
+cdef inline void _nn_clear(tl_nn_args* a) noexcept:
+    cdef int i
+    memset(a, 0, sizeof(tl_nn_args))
+    for i in range(3):
+        a.in_[i] = 1
+        a.out[i] = 1
+        a.k[i] = 1
+        a.s[i] = 1
+        a.dil[i] = 1
+
+
+cdef inline char* _nn_ptr(TensorBase t):
+    return NULL if t is None else tensor_data(t)
+
+
+cdef str _nn_list(tuple t):
+    return "[" + ", ".join(str(v) for v in t) + "]"
+
+
+cdef str _nn_sizes(TensorBase t):
+    return _nn_list(tuple(t.shape))
+
+
+cdef TensorBase _nn_c(TensorBase t):
+    """t itself when contiguous, else a contiguous copy (through the back end)."""
+    if t is None or t._contiguous:
+        return t
+    return _contiguous_copy(t)
+
+
+cdef TensorBase _nn_mat(int64_t R, int64_t C, TensorBase like):
+    """A new contiguous [R, C] matrix of like's dtype on like's device."""
+    cdef int64_t sh[2]
+    sh[0] = R
+    sh[1] = C
+    return empty_tensor(2, sh, like._dtype, like._storage.device)
+
+
+cdef TensorBase _nn_empty(object shape, DType dt, Device dev):
+    cdef int64_t sh[MAX_DIMS]
+    cdef int nd = len(shape), i
+    for i in range(nd):
+        sh[i] = shape[i]
+    return empty_tensor(nd, sh, dt, dev)
+
+
+cdef int _nn_float(TensorBase t, str kernel) except -1:
+    if t._dtype.code != DT_FLOAT32 and t._dtype.code != DT_FLOAT64:
+        raise RuntimeError(f"\"{kernel}\" not implemented for '{_NN_ST[t._dtype.code]}'")
+    return 0
+
+
+cdef int _nn_same_dtype(TensorBase x, TensorBase t) except -1:
+    if t is not None and t._dtype is not x._dtype:
+        raise RuntimeError(f"expected scalar type {_NN_ST[x._dtype.code]} but found "
+                           f"{_NN_ST[t._dtype.code]}")
+    return 0
+
+
+cdef int _nn_launch(TensorBase on, int op, tl_nn_args* a, int64_t work) except -1:
+    """One launch into the back end of ``on``'s device."""
+    a.dtype = on._dtype.code
+    return backend_of(on).nn(op, a, work >= NOGIL_THRESHOLD)
+
+
+cdef int64_t _nn_prod(tuple t):
+    cdef int64_t p = 1
+    for v in t:
+        p *= v
+    return p
+
+
+# ---------------------------------------------------------------------------------------------
+# convolution
+
+cdef tuple _nn_expand(tuple v, int k, str name):
+    """One entry per spatial dim (a single value repeats), with PyTorch's message."""
+    if len(v) == k:
+        return v
+    if len(v) == 1:
+        return v * k
+    raise RuntimeError(f"expected {name} to be a single integer value or a list of {k} values "
+                       f"to match the convolution dimensions, but got {name}={_nn_list(v)}")
+
+
+cdef inline void _nn_set3(int64_t* dst, tuple v, int64_t fill) noexcept:
+    """The 3-D form of a per-dim tuple: leading dims get ``fill``."""
+    cdef int k = len(v), i
+    for i in range(3):
+        dst[i] = fill if i < 3 - k else v[i - (3 - k)]
+
+
+cdef int _nn_conv_geometry(tl_nn_args* a, tuple img, tuple grid, tuple ks, tuple stride,
+                           tuple padding, tuple dilation) except -1:
+    _nn_set3(a.in_, img, 1)
+    _nn_set3(a.out, grid, 1)
+    _nn_set3(a.k, ks, 1)
+    _nn_set3(a.s, stride, 1)
+    _nn_set3(a.p, padding, 0)
+    _nn_set3(a.dil, dilation, 1)
+    return 0
+
+
+cdef TensorBase _nn_rows(TensorBase owner, int64_t off, int64_t R, int64_t C):
+    """The contiguous [R, C] block of a contiguous tensor at element ``off`` (a GEMM target)."""
+    cdef int64_t sh[2]
+    cdef int64_t st[2]
+    sh[0] = R
+    sh[1] = C
+    st[0] = C
+    st[1] = 1
+    return make_view(owner, 2, sh, st, owner._offset + off)
+
+
+cdef int _nn_gemm(TensorBase out, int64_t M, int64_t N, int64_t K, TensorBase a, int64_t aoff,
+                  int64_t asr, int64_t asc, TensorBase b, int64_t boff, int64_t bsr,
+                  int64_t bsc) except -1:
+    """out[M, N] (contiguous) = A @ B, A and B given by offset and row/column strides."""
+    return _la_bmm_into(out, 1, M, N, K, a, _la_bm(a._offset + aoff, 0, asr, asc),
+                        b, _la_bm(b._offset + boff, 0, bsr, bsc))
+
+
+cdef TensorBase _nn_to_cnl(TensorBase t, int64_t n0, int64_t nb, int64_t C, int64_t L):
+    """Samples n0..n0+nb of a contiguous [N, C, L] tensor as a contiguous [C, nb * L] matrix
+    (the samples side by side): a view for one sample, else a permuted copy."""
+    cdef int64_t sh[3]
+    cdef int64_t ss[3]
+    cdef int64_t ds[3]
+    cdef TensorBase out
+    if nb == 1:
+        return _nn_rows(t, n0 * C * L, C, L)
+    out = _nn_mat(C, nb * L, t)
+    sh[0] = nb
+    sh[1] = C
+    sh[2] = L
+    ss[0] = C * L
+    ss[1] = L
+    ss[2] = 1
+    ds[0] = L
+    ds[1] = nb * L
+    ds[2] = 1
+    backend_of(t).copy(3, sh, tensor_data(out), ds, t._dtype.code,
+                       tensor_data(t) + n0 * C * L * t._dtype.itemsize, ss, t._dtype.code)
+    return out
+
+
+cdef int _nn_from_cnl(TensorBase dst, TensorBase src, int64_t n0, int64_t nb, int64_t C,
+                      int64_t L) except -1:
+    """The inverse of _nn_to_cnl: a [C, nb * L] matrix into samples n0.. of [N, C, L]."""
+    cdef int64_t sh[3]
+    cdef int64_t ss[3]
+    cdef int64_t ds[3]
+    if nb == 1 and src._storage is dst._storage:
+        return 0
+    sh[0] = nb
+    sh[1] = C
+    sh[2] = L
+    ds[0] = C * L
+    ds[1] = L
+    ds[2] = 1
+    ss[0] = L
+    ss[1] = nb * L
+    ss[2] = 1
+    backend_of(dst).copy(3, sh, tensor_data(dst) + n0 * C * L * dst._dtype.itemsize, ds,
+                         dst._dtype.code, tensor_data(src), ss, src._dtype.code)
+    return 0
+
+
+cdef TensorBase _nn_im2col(TensorBase x, int64_t n0, int64_t nb, int64_t C, tuple img,
+                           tuple grid, tuple ks, tuple stride, tuple padding, tuple dilation):
+    """The column matrix [C*K, nb*L] of samples n0.. of a contiguous [N, C, *img] tensor."""
+    cdef tl_nn_args a
+    cdef int64_t K = _nn_prod(ks), L = _nn_prod(grid), I = _nn_prod(img)
+    cdef TensorBase cols = _nn_mat(C * K, nb * L, x)
+    _nn_clear(&a)
+    _nn_conv_geometry(&a, img, grid, ks, stride, padding, dilation)
+    a.n = nb
+    a.c = C
+    a.ld = nb * L
+    a.x = tensor_data(x) + n0 * C * I * x._dtype.itemsize
+    a.y = tensor_data(cols)
+    _nn_launch(x, TL_NN_IM2COL, &a, nb * C * K * L)
+    return cols
+
+
+cdef int _nn_col2im(TensorBase cols, TensorBase y, int64_t n0, int64_t nb, int64_t C,
+                    tuple img, tuple grid, tuple ks, tuple stride, tuple padding,
+                    tuple dilation) except -1:
+    """Samples n0.. of the contiguous [N, C, *img] tensor y = the sum of the column matrix."""
+    cdef tl_nn_args a
+    cdef int64_t K = _nn_prod(ks), L = _nn_prod(grid), I = _nn_prod(img)
+    _nn_clear(&a)
+    _nn_conv_geometry(&a, img, grid, ks, stride, padding, dilation)
+    a.n = nb
+    a.c = C
+    a.ld = nb * L
+    a.x = tensor_data(cols)
+    a.y = tensor_data(y) + n0 * C * I * y._dtype.itemsize
+    _nn_launch(y, TL_NN_COL2IM, &a, nb * C * (K * L + I))
+    return 0
+
+
+cdef int _nn_bias(TensorBase y, TensorBase bias, int64_t N, int64_t C, int64_t L) except -1:
+    cdef tl_nn_args a
+    _nn_clear(&a)
+    a.n = N
+    a.c = C
+    a.m = L
+    a.w = tensor_data(bias)
+    a.y = tensor_data(y)
+    return _nn_launch(y, TL_NN_BIAS_ADD, &a, N * C * L)
+
+
+cdef TensorBase _nn_bias_grad(TensorBase g, int64_t N, int64_t C, int64_t L):
+    """The sum of a contiguous [N, C, L] gradient over N and L."""
+    cdef tl_nn_args a
+    cdef TensorBase gb = empty_tensor(1, &C, g._dtype, g._storage.device)
+    _nn_clear(&a)
+    a.n = N
+    a.c = C
+    a.m = L
+    a.g = tensor_data(g)
+    a.gw = tensor_data(gb)
+    _nn_launch(g, TL_NN_BIAS_GRAD, &a, N * C * L)
+    return gb
+
+
+cdef int _nn_accumulate(TensorBase y, TensorBase x) except -1:
+    cdef tl_nn_args a
+    _nn_clear(&a)
+    a.n = y._numel
+    a.x = tensor_data(x)
+    a.y = tensor_data(y)
+    return _nn_launch(y, TL_NN_ACCUMULATE, &a, y._numel)
+
+
+cdef int64_t _nn_chunk(int64_t N, int64_t rows, int64_t L, int itemsize) noexcept:
+    """Samples per batch chunk: as many as keep the column matrix under NN_COLS_BYTES."""
+    cdef int64_t per = rows * L * itemsize
+    if per <= 0:
+        return N if N > 0 else 1
+    cdef int64_t nb = NN_COLS_BYTES // per
+    if nb < 1:
+        nb = 1
+    return nb if nb < N else (N if N > 0 else 1)
+
+
+cdef tuple _nn_conv_check(TensorBase input, TensorBase weight, TensorBase bias, tuple stride,
+                          tuple padding, tuple dilation, bint transposed, tuple output_padding,
+                          int64_t groups):
+    """PyTorch's checks of convolution's arguments, in its order. Returns the per-dim tuples
+    (stride, padding, dilation, output_padding) and the spatial output shape."""
+    cdef int wd = weight._ndim, k = wd - 2, i
+    cdef int64_t C = input._shape[1] if input._ndim > 1 else 0
+    common_device((input, weight) if bias is None else (input, weight, bias))
+    if groups <= 0:
+        raise RuntimeError("non-positive groups is not supported")
+    if wd < 3:
+        raise RuntimeError(f"weight should have at least three dimensions, but got weight of "
+                           f"size {_nn_sizes(weight)}")
+    if input._ndim != wd:
+        raise RuntimeError(f"Expected {wd}-dimensional input for {wd}-dimensional weight "
+                           f"{_nn_sizes(weight)}, but got {input._ndim}-dimensional input of "
+                           f"size {_nn_sizes(input)} instead")
+    if k > 3:
+        raise RuntimeError(f"convolution over {k} spatial dims is not supported (1 to 3)")
+    stride = _nn_expand(stride, k, "stride")
+    padding = _nn_expand(padding, k, "padding")
+    dilation = _nn_expand(dilation, k, "dilation")
+    output_padding = _nn_expand(output_padding, k, "output_padding")
+    if any(v <= 0 for v in stride):
+        raise RuntimeError("non-positive stride is not supported")
+    if any(v < 0 for v in padding):
+        raise RuntimeError("negative padding is not supported")
+    if any(v < 0 for v in output_padding):
+        raise RuntimeError("negative output_padding is not supported")
+    if any(v <= 0 for v in dilation):
+        raise RuntimeError(f"dilation should be greater than zero, but got {_nn_list(dilation)}")
+    if weight._shape[0] % groups != 0 and not transposed:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} "
+                           f"at dimension 0, but got weight of size [{_nn_sizes(weight)}] "
+                           f"instead")
+    if not transposed:
+        if C != weight._shape[1] * groups:
+            raise RuntimeError(f"Given groups={groups}, weight of size {_nn_sizes(weight)}, "
+                               f"expected input{_nn_sizes(input)} to have "
+                               f"{weight._shape[1] * groups} channels, but got {C} channels "
+                               f"instead")
+        if bias is not None and (bias._ndim != 1 or bias._shape[0] != weight._shape[0]):
+            raise RuntimeError(f"Given weight of size {_nn_sizes(weight)}, expected bias to be "
+                               f"1-dimensional with {weight._shape[0]} elements, but got bias "
+                               f"of size {_nn_sizes(bias)} instead")
+        padded = tuple(input._shape[2 + i] + 2 * padding[i] for i in range(k))
+        ksz = tuple(dilation[i] * (weight._shape[2 + i] - 1) + 1 for i in range(k))
+        if any(ksz[i] > padded[i] for i in range(k)):
+            raise RuntimeError(f"Calculated padded input size per channel: "
+                               f"({' x '.join(str(v) for v in padded)}). Kernel size: "
+                               f"({' x '.join(str(v) for v in ksz)}). Kernel size can't be "
+                               f"greater than actual input size")
+        osz = tuple((padded[i] - ksz[i]) // stride[i] + 1 for i in range(k))
+    else:
+        if C != weight._shape[0]:
+            raise RuntimeError(f"Given transposed=1, weight of size {_nn_sizes(weight)}, "
+                               f"expected input{_nn_sizes(input)} to have {weight._shape[0]} "
+                               f"channels, but got {C} channels instead")
+        if weight._shape[0] % groups != 0:
+            raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by "
+                               f"{groups} at dimension 0, but got weight of size "
+                               f"[{_nn_sizes(weight)}] instead")
+        if bias is not None and (bias._ndim != 1 or
+                                 bias._shape[0] != weight._shape[1] * groups):
+            raise RuntimeError(f"Given transposed=1, weight of size {_nn_sizes(weight)}, "
+                               f"expected bias to be 1-dimensional with "
+                               f"{weight._shape[1] * groups} elements, but got bias of size "
+                               f"{_nn_sizes(bias)} instead")
+        if any(output_padding[i] >= stride[i] and output_padding[i] >= dilation[i]
+               for i in range(k)):
+            names = ("depth", "height", "width")[3 - max(k, 2):]
+            ext = 1 if k == 1 else 0          # PyTorch runs 1-D as 2-D with a unit height
+            op = (0,) * ext + output_padding
+            st = (1,) * ext + stride
+            dl = (1,) * ext + dilation
+            raise RuntimeError(
+                "output padding must be smaller than either stride or dilation, but got " +
+                " ".join(f"output_padding_{n}: {v}" for n, v in zip(names, op)) + " " +
+                " ".join(f"stride_{n}: {v}" for n, v in zip(names, st)) + " " +
+                " ".join(f"dilation_{n}: {v}" for n, v in zip(names, dl)))
+        osz = tuple((input._shape[2 + i] - 1) * stride[i] - 2 * padding[i] +
+                    dilation[i] * (weight._shape[2 + i] - 1) + output_padding[i] + 1
+                    for i in range(k))
+        if any(v <= 0 for v in osz):
+            raise RuntimeError(f"Given input size per channel: "
+                               f"({' x '.join(str(input._shape[2 + i]) for i in range(k))}). "
+                               f"Calculated output size per channel: "
+                               f"({' x '.join(str(v) for v in osz)}). Output size is too small")
+    _nn_float(input, "slow_conv2d_cpu")
+    _nn_same_dtype(input, weight)
+    if bias is not None and bias._dtype is not input._dtype:
+        raise RuntimeError(f"Input type ({_NN_CPP[input._dtype.code]}) and bias type "
+                           f"({_NN_CPP[bias._dtype.code]}) should be the same")
+    return stride, padding, dilation, output_padding, osz
+
+
+cdef object _nn_convolution(TensorBase input, TensorBase weight, TensorBase bias, tuple stride,
+                            tuple padding, tuple dilation, bint transposed,
+                            tuple output_padding, int64_t groups):
+    stride, padding, dilation, output_padding, osz = _nn_conv_check(
+        input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
+    cdef TensorBase x = _nn_c(input), w = _nn_c(weight), out, cols, tmp, xt
+    cdef int64_t N = input._shape[0], Cin = input._shape[1], G = groups
+    cdef int64_t Cout = weight._shape[1] * G if transposed else weight._shape[0]
+    cdef int64_t CinG = Cin // G, CoutG = Cout // G, g, n0, nb, chunk
+    cdef tuple ks = tuple(weight.shape[2:]), isz = tuple(input.shape[2:])
+    cdef int64_t K = _nn_prod(ks), Li = _nn_prod(isz), Lo = _nn_prod(osz)
+    out = _nn_empty((N, Cout) + osz, input._dtype, input._storage.device)
+    if out._numel == 0:
+        return out
+    if not transposed:
+        chunk = _nn_chunk(N, Cin * K, Lo, x._dtype.itemsize)
+        for n0 in range(0, N, chunk):
+            nb = min(chunk, N - n0)
+            cols = _nn_im2col(x, n0, nb, Cin, isz, osz, ks, stride, padding, dilation)
+            # [Cout, nb * Lo]: for one sample, the output's own rows
+            tmp = _nn_rows(out, n0 * Cout * Lo, Cout, Lo) if nb == 1 else \
+                _nn_mat(Cout, nb * Lo, x)
+            for g in range(G):
+                _nn_gemm(_nn_rows(tmp, g * CoutG * nb * Lo, CoutG, nb * Lo), CoutG, nb * Lo,
+                         CinG * K, w, g * CoutG * CinG * K, CinG * K, 1,
+                         cols, g * CinG * K * nb * Lo, nb * Lo, 1)
+            _nn_from_cnl(out, tmp, n0, nb, Cout, Lo)
+    else:
+        chunk = _nn_chunk(N, Cout * K, Li, x._dtype.itemsize)
+        for n0 in range(0, N, chunk):
+            nb = min(chunk, N - n0)
+            xt = _nn_to_cnl(x, n0, nb, Cin, Li)
+            cols = _nn_mat(Cout * K, nb * Li, x)
+            for g in range(G):
+                # cols_g [CoutG*K, nb*Li] = W_g^T @ x_g, W_g the [CinG, CoutG*K] block
+                _nn_gemm(_nn_rows(cols, g * CoutG * K * nb * Li, CoutG * K, nb * Li),
+                         CoutG * K, nb * Li, CinG, w, g * CinG * CoutG * K, 1, CoutG * K,
+                         xt, g * CinG * nb * Li, nb * Li, 1)
+            _nn_col2im(cols, out, n0, nb, Cout, osz, isz, ks, stride, padding, dilation)
+    if bias is not None:
+        _nn_bias(out, _nn_c(bias), N, Cout, Lo)
+    return out
+
+
+cdef object _nn_convolution_backward(TensorBase grad_output, TensorBase input,
+                                     TensorBase weight, tuple stride, tuple padding,
+                                     tuple dilation, bint transposed, tuple output_padding,
+                                     int64_t groups, object output_mask):
+    stride, padding, dilation, output_padding, osz = _nn_conv_check(
+        input, weight, None, stride, padding, dilation, transposed, output_padding, groups)
+    cdef int64_t N = input._shape[0], Cin = input._shape[1], G = groups
+    cdef int64_t Cout = weight._shape[1] * G if transposed else weight._shape[0]
+    cdef tuple ks = tuple(weight.shape[2:]), isz = tuple(input.shape[2:])
+    if tuple(grad_output.shape) != (N, Cout) + osz:
+        raise RuntimeError(f"convolution_backward: expected grad_output of size "
+                           f"{_nn_list((N, Cout) + osz)}, but got {_nn_sizes(grad_output)}")
+    _nn_same_dtype(input, grad_output)
+    mask = tuple(output_mask)
+    cdef bint want_i = mask[0], want_w = mask[1], want_b = mask[2]
+    cdef TensorBase go = _nn_c(grad_output), x = _nn_c(input), w = _nn_c(weight)
+    cdef TensorBase gi = None, gw = None, gb = None, gw_part = None, gwt, cols, got, xt, t2
+    cdef int64_t CinG = Cin // G, CoutG = Cout // G, g, n0, nb, chunk
+    cdef int64_t K = _nn_prod(ks), Li = _nn_prod(isz), Lo = _nn_prod(osz)
+    cdef Device dev = input._storage.device
+    cdef uint8_t zero = 0
+    if want_b:
+        gb = _nn_bias_grad(go, N, Cout, Lo)
+    if want_i:
+        gi = _nn_empty(tuple(input.shape), input._dtype, dev)
+    if want_w:
+        gw = _nn_empty(tuple(weight.shape), weight._dtype, dev)
+        if N == 0 or Lo == 0 or Li == 0:
+            backend_of(gw).fill(gw, <char*>&zero, DT_BOOL)
+    if (want_i or want_w) and N > 0 and Lo > 0 and Li > 0:
+        if not transposed:
+            chunk = _nn_chunk(N, Cin * K, Lo, x._dtype.itemsize)
+            for n0 in range(0, N, chunk):
+                nb = min(chunk, N - n0)
+                got = _nn_to_cnl(go, n0, nb, Cout, Lo)
+                if want_w:
+                    cols = _nn_im2col(x, n0, nb, Cin, isz, osz, ks, stride, padding, dilation)
+                    gwt = gw if n0 == 0 else (
+                        gw_part if gw_part is not None else _empty_like_shape(gw))
+                    gw_part = None if n0 == 0 else gwt
+                    for g in range(G):
+                        # gw_g [CoutG, CinG*K] = go_g [CoutG, nb*Lo] @ cols_g^T
+                        _nn_gemm(_nn_rows(gwt, g * CoutG * CinG * K, CoutG, CinG * K), CoutG,
+                                 CinG * K, nb * Lo, got, g * CoutG * nb * Lo, nb * Lo, 1,
+                                 cols, g * CinG * K * nb * Lo, 1, nb * Lo)
+                    if n0 != 0:
+                        _nn_accumulate(gw, gwt)
+                if want_i:
+                    cols = _nn_mat(Cin * K, nb * Lo, x)
+                    for g in range(G):
+                        # cols_g [CinG*K, nb*Lo] = W_g^T @ go_g
+                        _nn_gemm(_nn_rows(cols, g * CinG * K * nb * Lo, CinG * K, nb * Lo),
+                                 CinG * K, nb * Lo, CoutG, w, g * CoutG * CinG * K, 1, CinG * K,
+                                 got, g * CoutG * nb * Lo, nb * Lo, 1)
+                    _nn_col2im(cols, gi, n0, nb, Cin, isz, osz, ks, stride, padding, dilation)
+        else:
+            chunk = _nn_chunk(N, Cout * K, Li, x._dtype.itemsize)
+            for n0 in range(0, N, chunk):
+                nb = min(chunk, N - n0)
+                # the transposed conv's output side is the image of the column matrix
+                cols = _nn_im2col(go, n0, nb, Cout, osz, isz, ks, stride, padding, dilation)
+                if want_i:
+                    t2 = _nn_rows(gi, n0 * Cin * Li, Cin, Li) if nb == 1 else \
+                        _nn_mat(Cin, nb * Li, x)
+                    for g in range(G):
+                        # gx_g [CinG, nb*Li] = W_g [CinG, CoutG*K] @ cols_g
+                        _nn_gemm(_nn_rows(t2, g * CinG * nb * Li, CinG, nb * Li), CinG, nb * Li,
+                                 CoutG * K, w, g * CinG * CoutG * K, CoutG * K, 1,
+                                 cols, g * CoutG * K * nb * Li, nb * Li, 1)
+                    _nn_from_cnl(gi, t2, n0, nb, Cin, Li)
+                if want_w:
+                    xt = _nn_to_cnl(x, n0, nb, Cin, Li)
+                    gwt = gw if n0 == 0 else (
+                        gw_part if gw_part is not None else _empty_like_shape(gw))
+                    gw_part = None if n0 == 0 else gwt
+                    for g in range(G):
+                        # gw_g [CinG, CoutG*K] = x_g [CinG, nb*Li] @ cols_g^T
+                        _nn_gemm(_nn_rows(gwt, g * CinG * CoutG * K, CinG, CoutG * K), CinG,
+                                 CoutG * K, nb * Li, xt, g * CinG * nb * Li, nb * Li, 1,
+                                 cols, g * CoutG * K * nb * Li, 1, nb * Li)
+                    if n0 != 0:
+                        _nn_accumulate(gw, gwt)
+    elif want_i and gi._numel:
+        backend_of(gi).fill(gi, <char*>&zero, DT_BOOL)
+    return (gi, gw, gb)
+
+
+# ---------------------------------------------------------------------------------------------
+# pooling over (N, C, H, W) or (C, H, W): the kernels see (planes, H, W)
+
+cdef tuple _nn_pair(tuple v, str op, str what, bint allow_empty):
+    if len(v) == 2:
+        return v
+    if len(v) == 1:
+        return v * 2
+    if allow_empty and len(v) == 0:
+        return None
+    if what == "kernel_size":
+        raise RuntimeError(f"{op}: kernel_size must either be a single int, or a tuple of two "
+                           f"ints")
+    if what == "stride":
+        raise RuntimeError(f"{op}: stride must either be omitted, a single int, or a tuple of "
+                           f"two ints")
+    if what == "dilation":
+        raise RuntimeError(f"{op}: dilation must be either a single int, or a tuple of two ints")
+    raise RuntimeError(f"{op}: {what} must either be a single int, or a tuple of two ints")
+
+
+cdef int64_t _nn_pool_out(int64_t size, int64_t k, int64_t pad, int64_t stride, int64_t dil,
+                          bint ceil_mode) noexcept:
+    """PyTorch's pooling output size (a last window starting in the right padding is
+    dropped in ceil mode)."""
+    cdef int64_t num = size + 2 * pad - dil * (k - 1) - 1 + (stride - 1 if ceil_mode else 0)
+    cdef int64_t o = (num // stride if num >= 0 else -((-num + stride - 1) // stride)) + 1
+    if ceil_mode and (o - 1) * stride >= size + pad:
+        o -= 1
+    return o
+
+
+cdef tuple _nn_pool_check(TensorBase x, str op, tuple ks, tuple st, tuple pad, tuple dil,
+                          bint ceil_mode):
+    """Checks and output size (OH, OW) of a 2-D window pooling."""
+    cdef int64_t H, W, OH, OW
+    if not ((x._ndim == 3 or x._ndim == 4) and
+            all(x._shape[i] != 0 for i in range(1, x._ndim))):
+        raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
+    if st[0] == 0 or st[1] == 0:
+        raise RuntimeError("stride should not be zero")
+    if ks[0] <= 0 or ks[1] <= 0:
+        raise RuntimeError(f"kernel size should be greater than zero, but got kH: {ks[0]} "
+                           f"kW: {ks[1]}")
+    if st[0] < 0 or st[1] < 0:
+        raise RuntimeError(f"stride should be greater than zero, but got dH: {st[0]} "
+                           f"dW: {st[1]}")
+    if dil[0] <= 0 or dil[1] <= 0:
+        raise RuntimeError(f"dilation should be greater than zero, but got dilationH: {dil[0]} "
+                           f"dilationW: {dil[1]}")
+    for i in range(2):
+        if pad[i] < 0:
+            raise RuntimeError(f"pad must be non-negative, but got pad: {pad[i]}")
+        if pad[i] > ((ks[i] - 1) * dil[i] + 1) // 2:
+            raise RuntimeError(f"pad should be at most half of effective kernel size, but got "
+                               f"pad={pad[i]}, kernel_size={ks[i]} and dilation={dil[i]}")
+    H = x._shape[x._ndim - 2]
+    W = x._shape[x._ndim - 1]
+    OH = _nn_pool_out(H, ks[0], pad[0], st[0], dil[0], ceil_mode)
+    OW = _nn_pool_out(W, ks[1], pad[1], st[1], dil[1], ceil_mode)
+    if OH < 1 or OW < 1:
+        C = x._shape[x._ndim - 3]
+        raise RuntimeError(f"Given input size: ({C}x{H}x{W}). Calculated output size: "
+                           f"({C}x{OH}x{OW}). Output size is too small")
+    _nn_float(x, op)
+    return (OH, OW)
+
+
+cdef inline int64_t _nn_planes(TensorBase x) noexcept:
+    cdef int64_t p = 1
+    cdef int i
+    for i in range(x._ndim - 2):
+        p *= x._shape[i]
+    return p
+
+
+cdef int _nn_pool_args(tl_nn_args* a, TensorBase x, int64_t OH, int64_t OW) except -1:
+    _nn_clear(a)
+    a.n = _nn_planes(x)
+    a.c = 1
+    a.in_[1] = x._shape[x._ndim - 2]
+    a.in_[2] = x._shape[x._ndim - 1]
+    a.out[1] = OH
+    a.out[2] = OW
+    return 0
+
+
+cdef object _nn_max_pool2d(TensorBase self, tuple kernel_size, tuple stride, tuple padding,
+                           tuple dilation, bint ceil_mode):
+    cdef str op = "max_pool2d"
+    ks = _nn_pair(kernel_size, op, "kernel_size", False)
+    st = _nn_pair(stride, op, "stride", True) or ks
+    pad = _nn_pair(padding, op, "padding", False)
+    dil = _nn_pair(dilation, op, "dilation", False)
+    OH, OW = _nn_pool_check(self, op, ks, st, pad, dil, ceil_mode)
+    cdef tl_nn_args a
+    cdef TensorBase x = _nn_c(self)
+    shape = tuple(self.shape[:-2]) + (OH, OW)
+    cdef TensorBase y = _nn_empty(shape, self._dtype, self._storage.device)
+    cdef TensorBase idx = _nn_empty(shape, dtype_of(DT_INT64), self._storage.device)
+    _nn_pool_args(&a, x, OH, OW)
+    for i in range(2):
+        a.k[1 + i] = ks[i]
+        a.s[1 + i] = st[i]
+        a.p[1 + i] = pad[i]
+        a.dil[1 + i] = dil[i]
+    a.x = tensor_data(x)
+    a.y = tensor_data(y)
+    a.idx = <int64_t*>tensor_data(idx)
+    _nn_launch(x, TL_NN_MAXPOOL, &a, y._numel * ks[0] * ks[1])
+    return (y, idx)
+
+
+cdef object _nn_index_backward(TensorBase grad_output, TensorBase self, TensorBase indices,
+                               str op):
+    """The gradient of a max pooling: each output gradient added at its plane index."""
+    cdef tl_nn_args a
+    if tuple(grad_output.shape) != tuple(indices.shape) or grad_output._ndim != self._ndim:
+        raise RuntimeError(f"{op}_backward: expected grad_output of size "
+                           f"{_nn_sizes(indices)}, but got {_nn_sizes(grad_output)}")
+    if indices._dtype.code != DT_INT64:
+        raise RuntimeError(f"{op}_backward: expected indices of dtype Long, but got "
+                           f"{_NN_ST[indices._dtype.code]}")
+    _nn_float(self, op + "_backward")
+    _nn_same_dtype(self, grad_output)
+    cdef TensorBase g = _nn_c(grad_output), ix = _nn_c(indices)
+    cdef TensorBase gi = _empty_like_shape(self)
+    _nn_clear(&a)
+    a.n = _nn_planes(self)
+    a.sp = grad_output._shape[grad_output._ndim - 2] * grad_output._shape[grad_output._ndim - 1]
+    a.dp = self._shape[self._ndim - 2] * self._shape[self._ndim - 1]
+    a.g = tensor_data(g)
+    a.y = tensor_data(gi)
+    a.idx = <int64_t*>tensor_data(ix)
+    if _nn_launch(gi, TL_NN_INDEX_ADD, &a, a.n * (a.sp + a.dp)):
+        raise RuntimeError(f"{op}_backward: index {a.bad} is out of bounds for a plane of "
+                           f"{a.dp} elements")
+    return gi
+
+
+cdef object _nn_avg_pool2d(TensorBase self, tuple kernel_size, tuple stride, tuple padding,
+                           bint ceil_mode, bint count_include_pad, object divisor_override):
+    cdef str op = "avg_pool2d"
+    ks = _nn_pair(kernel_size, op, "kernel_size", False)
+    st = _nn_pair(stride, op, "stride", True) or ks
+    pad = _nn_pair(padding, op, "padding", False)
+    if divisor_override is not None and divisor_override == 0:
+        raise RuntimeError("divisor must be not zero")
+    OH, OW = _nn_pool_check(self, op, ks, st, pad, (1, 1), ceil_mode)
+    cdef tl_nn_args a
+    cdef TensorBase x = _nn_c(self)
+    cdef TensorBase y = _nn_empty(tuple(self.shape[:-2]) + (OH, OW), self._dtype,
+                                  self._storage.device)
+    _nn_pool_args(&a, x, OH, OW)
+    for i in range(2):
+        a.k[1 + i] = ks[i]
+        a.s[1 + i] = st[i]
+        a.p[1 + i] = pad[i]
+    a.flag = count_include_pad
+    a.divisor = 0 if divisor_override is None else divisor_override
+    a.x = tensor_data(x)
+    a.y = tensor_data(y)
+    _nn_launch(x, TL_NN_AVGPOOL, &a, y._numel * ks[0] * ks[1])
+    return y
+
+
+cdef object _nn_avg_pool2d_backward(TensorBase grad_output, TensorBase self, tuple kernel_size,
+                                    tuple stride, tuple padding, bint ceil_mode,
+                                    bint count_include_pad, object divisor_override):
+    cdef str op = "avg_pool2d"
+    ks = _nn_pair(kernel_size, op, "kernel_size", False)
+    st = _nn_pair(stride, op, "stride", True) or ks
+    pad = _nn_pair(padding, op, "padding", False)
+    OH, OW = _nn_pool_check(self, op, ks, st, pad, (1, 1), ceil_mode)
+    if tuple(grad_output.shape) != tuple(self.shape[:-2]) + (OH, OW):
+        raise RuntimeError(f"avg_pool2d_backward: expected grad_output of size "
+                           f"{_nn_list(tuple(self.shape[:-2]) + (OH, OW))}, but got "
+                           f"{_nn_sizes(grad_output)}")
+    _nn_same_dtype(self, grad_output)
+    cdef tl_nn_args a
+    cdef TensorBase g = _nn_c(grad_output), gi = _empty_like_shape(self)
+    _nn_pool_args(&a, self, OH, OW)
+    for i in range(2):
+        a.k[1 + i] = ks[i]
+        a.s[1 + i] = st[i]
+        a.p[1 + i] = pad[i]
+    a.flag = count_include_pad
+    a.divisor = 0 if divisor_override is None else divisor_override
+    a.g = tensor_data(g)
+    a.y = tensor_data(gi)
+    _nn_launch(gi, TL_NN_AVGPOOL_BWD, &a, gi._numel + g._numel * ks[0] * ks[1])
+    return gi
+
+
+cdef tuple _nn_adaptive_check(TensorBase x, tuple output_size, str op):
+    if x._ndim != 3 and x._ndim != 4:
+        raise RuntimeError(f"{op}(): Expected 3D or 4D tensor, but got {_nn_sizes(x)}")
+    for i in range(1, x._ndim):
+        if x._shape[i] == 0:
+            raise RuntimeError(f"{op}(): Expected input to have non-zero size for non-batch "
+                               f"dimensions, but input has sizes {_nn_sizes(x)} with dimension "
+                               f"{i} being empty")
+    if len(output_size) == 1:
+        output_size = output_size * 2
+    if len(output_size) != 2:
+        raise RuntimeError(f"{op}(): internal error: output_size.size() must be 2")
+    _nn_float(x, op)
+    return output_size
+
+
+cdef object _nn_adaptive_pool2d(TensorBase self, tuple output_size, bint is_max):
+    cdef str op = "adaptive_max_pool2d" if is_max else "adaptive_avg_pool2d"
+    OH, OW = _nn_adaptive_check(self, output_size, op)
+    cdef tl_nn_args a
+    cdef TensorBase x = _nn_c(self), idx = None
+    shape = tuple(self.shape[:-2]) + (OH, OW)
+    cdef TensorBase y = _nn_empty(shape, self._dtype, self._storage.device)
+    _nn_pool_args(&a, x, OH, OW)
+    a.x = tensor_data(x)
+    a.y = tensor_data(y)
+    if is_max:
+        idx = _nn_empty(shape, dtype_of(DT_INT64), self._storage.device)
+        a.idx = <int64_t*>tensor_data(idx)
+    _nn_launch(x, TL_NN_ADAPT_MAX if is_max else TL_NN_ADAPT_AVG, &a, x._numel + y._numel)
+    return (y, idx) if is_max else y
+
+
+cdef object _nn_adaptive_avg_pool2d_backward(TensorBase grad_output, TensorBase self):
+    if grad_output._ndim != self._ndim or \
+            tuple(grad_output.shape[:-2]) != tuple(self.shape[:-2]):
+        raise RuntimeError(f"adaptive_avg_pool2d_backward: grad_output of size "
+                           f"{_nn_sizes(grad_output)} does not match input of size "
+                           f"{_nn_sizes(self)}")
+    _nn_float(self, "adaptive_avg_pool2d_backward")
+    _nn_same_dtype(self, grad_output)
+    cdef tl_nn_args a
+    cdef TensorBase g = _nn_c(grad_output), gi = _empty_like_shape(self)
+    _nn_pool_args(&a, self, grad_output._shape[grad_output._ndim - 2],
+                  grad_output._shape[grad_output._ndim - 1])
+    a.g = tensor_data(g)
+    a.y = tensor_data(gi)
+    _nn_launch(gi, TL_NN_ADAPT_AVG_BWD, &a, gi._numel + g._numel)
+    return gi
+
+
+cdef object _nn_max_unpool2d(TensorBase self, TensorBase indices, tuple output_size):
+    if indices._dtype.code != DT_INT64:
+        raise RuntimeError(f"elements in indices should be type int64 but got: "
+                           f"{_NN_ST[indices._dtype.code]}")
+    if len(output_size) != 2:
+        raise RuntimeError(f"There should be exactly two elements (height, width) in "
+                           f"output_size, but got {len(output_size)} elements.")
+    if self._ndim != 3 and self._ndim != 4:
+        raise RuntimeError(f"Input to max_unpooling2d should be a 3d or 4d Tensor, but got a "
+                           f"tensor with {self._ndim} dimensions.")
+    if tuple(self.shape) != tuple(indices.shape):
+        raise RuntimeError(f"Expected shape of indices to be same as that of the input tensor "
+                           f"({_nn_sizes(self)}) but got indices tensor with shape: "
+                           f"{_nn_sizes(indices)}")
+    for i in range(1, self._ndim):
+        if self._shape[i] <= 0:
+            raise RuntimeError(f"max_unpooling2d(): Expected input to have non-zero size for "
+                               f"non-batch dimensions, but got {_nn_sizes(self)} with dimension "
+                               f"{i} being empty.")
+    _nn_float(self, "max_unpooling2d_forward_out")
+    cdef int64_t OH = output_size[0], OW = output_size[1]
+    cdef tl_nn_args a
+    cdef TensorBase x = _nn_c(self), ix = _nn_c(indices)
+    cdef TensorBase y = _nn_empty(tuple(self.shape[:-2]) + (OH, OW), self._dtype,
+                                  self._storage.device)
+    _nn_clear(&a)
+    a.n = _nn_planes(self)
+    a.sp = self._shape[self._ndim - 2] * self._shape[self._ndim - 1]
+    a.dp = OH * OW
+    a.x = tensor_data(x)
+    a.y = tensor_data(y)
+    a.idx = <int64_t*>tensor_data(ix)
+    if _nn_launch(y, TL_NN_INDEX_SET, &a, a.n * (a.sp + a.dp)):
+        raise RuntimeError(f"Found an invalid max index: {a.bad} (output volumes are of size "
+                           f"{OH}x{OW})")
+    return y
+
+
+def _nn_conv_double_backward(int which, grads, grad_output, input, weight, stride, padding,
+                             dilation, transposed, output_padding, groups):
+    """The gradient of convolution_backward for its input ``which`` (0: grad_output,
+    1: input, 2: weight), from the gradients (ggI, ggW, ggB) of its outputs. The three
+    outputs are bilinear in (grad_output, input) and (grad_output, weight), so each term is
+    a convolution or a convolution_backward with one operand replaced."""
+    conv = _GENERATED_FUNCTIONS["convolution"]
+    conv_bw = _GENERATED_FUNCTIONS["convolution_backward"]
+    ggi, ggw, ggb = (tuple(grads) + (None, None, None))[:3]
+    args = (stride, padding, dilation, transposed, output_padding, groups)
+    if which == 1:
+        return None if ggw is None else \
+            conv_bw(grad_output, input, ggw, None, *args, (True, False, False))[0]
+    if which == 2:
+        return None if ggi is None else \
+            conv_bw(grad_output, ggi, weight, None, *args, (False, True, False))[1]
+    out = None
+    if ggi is not None:
+        out = conv(ggi, weight, None, *args)
+    if ggw is not None:
+        t = conv(input, ggw, None, *args)
+        out = t if out is None else out + t
+    if ggb is not None:
+        t = ggb.reshape((1, -1) + (1,) * (grad_output.dim() - 2)).expand(grad_output.shape)
+        out = t if out is None else out + t
+    return out
+
+
+def _nn_norm_grad(int kind, int which, grads, input, weight, mean, rstd, running_mean,
+                  running_var, training, eps, extra):
+    """The gradient of a norm (kind 0: batch, 1: layer, 2: group) for its input ``which``
+    (0: input, 1: weight, 2: bias). Normally the fused backward op; while a graph of the
+    gradient is being built (create_graph), the same formulas in recorded ops, with the
+    statistics recomputed from the input so that their dependence on it is differentiated
+    too (the double backward)."""
+    cdef tuple mask = (which == 0, which == 1, which == 2)
+    cdef int nd = input.dim()
+    g = _nn_grad0(grads, input)
+    if not tl_grad_enabled:
+        if kind == 0:
+            return _GENERATED_FUNCTIONS["native_batch_norm_backward"](
+                g, input, weight, running_mean, running_var, mean, rstd, training, eps,
+                mask)[which]
+        if kind == 1:
+            return _GENERATED_FUNCTIONS["native_layer_norm_backward"](
+                g, input, extra, mean, rstd, weight, None, mask)[which]
+        N, C, HxW, group = extra
+        return _GENERATED_FUNCTIONS["native_group_norm_backward"](
+            g, input, mean, rstd, weight, N, C, HxW, group, mask)[which]
+    shape = tuple(input.shape)
+    if kind == 1:
+        k = len(extra)
+        dims = tuple(range(nd - k, nd))            # normalized over these
+        outer = tuple(range(nd - k))                # weight/bias gradients sum over these
+        x, gx = input, g
+        w = weight
+    else:
+        # batch: statistics per channel over (N, *); group: per (sample, group) row
+        if kind == 0:
+            dims = (0,) + tuple(range(2, nd))
+            x, gx = input, g
+        else:
+            N, C, HxW, group = extra
+            dims = (2,)
+            x, gx = input.reshape(N, group, -1), g.reshape(N, group, -1)
+        outer = (0,) + tuple(range(2, nd))
+        w = None if weight is None else weight.reshape((1, -1) + (1,) * (nd - 2))
+    if which == 2:
+        return g.sum(outer) if outer else g
+    if kind == 0 and not training:
+        r = (running_var + eps).rsqrt().reshape((1, -1) + (1,) * (nd - 2))
+        xhat = (input - running_mean.reshape((1, -1) + (1,) * (nd - 2))) * r
+        if which == 1:
+            return (g * xhat).sum(outer)
+        return g * r if w is None else g * w * r
+    mu = x.mean(dims, keepdim=True)
+    xc = x - mu
+    r = ((xc * xc).mean(dims, keepdim=True) + eps).rsqrt()
+    xhat = xc * r
+    if which == 1:
+        t = (gx * xhat).reshape(shape)
+        return t.sum(outer) if outer else t
+    if w is not None:
+        gx = (g * w).reshape(tuple(x.shape))
+    gi = r * (gx - gx.mean(dims, keepdim=True) - xhat * (gx * xhat).mean(dims, keepdim=True))
+    return gi.reshape(shape)
+
+
+def _nn_grad0(grads, like):
+    """The first output's gradient of a multi-output node (zeros when it got none)."""
+    g = grads[0]
+    return _GENERATED_FUNCTIONS["zeros_like"](like) if g is None else g
+
+
+# ---------------------------------------------------------------------------------------------
+# normalization
+
+cdef int _nn_vec(TensorBase t, int64_t n, str name) except -1:
+    if t is not None and t._numel != n:
+        raise RuntimeError(f"{name} should contain {n} elements not {t._numel}")
+    return 0
+
+
+cdef object _nn_batch_norm(TensorBase input, TensorBase weight, TensorBase bias,
+                           TensorBase running_mean, TensorBase running_var, bint training,
+                           double momentum, double eps):
+    if input._ndim < 2:
+        raise RuntimeError(f"batch_norm: expected an input of at least 2 dims (N, C, ...), "
+                           f"but got input of size {_nn_sizes(input)}")
+    cdef int64_t N = input._shape[0], C = input._shape[1], M = input._numel // max(N * C, 1)
+    common_device(tuple(t for t in (input, weight, bias, running_mean, running_var)
+                        if t is not None))
+    _nn_float(input, "batch_norm")
+    for t, name in ((weight, "weight"), (bias, "bias"), (running_mean, "running_mean"),
+                    (running_var, "running_var")):
+        _nn_vec(t, C, name)
+        _nn_same_dtype(input, t)
+    if not training and (running_mean is None or running_var is None):
+        raise RuntimeError("batch_norm: running_mean and running_var must be defined in "
+                           "evaluation mode")
+    cdef tl_nn_args a
+    cdef Device dev = input._storage.device
+    cdef TensorBase x = _nn_c(input), y = _empty_like_shape(input)
+    cdef TensorBase mean, rstd, rm = None, rv = None
+    cdef int64_t zero = 0
+    if training:
+        mean = empty_tensor(1, &C, input._dtype, dev)
+        rstd = empty_tensor(1, &C, input._dtype, dev)
+        if running_mean is not None:
+            prepare_write(running_mean, None)
+            rm = _nn_c(running_mean)
+        if running_var is not None:
+            prepare_write(running_var, None)
+            rv = _nn_c(running_var)
+    else:
+        mean = empty_tensor(1, &zero, input._dtype, dev)
+        rstd = empty_tensor(1, &zero, input._dtype, dev)
+        rm = _nn_c(running_mean)
+        rv = _nn_c(running_var)
+    _nn_clear(&a)
+    a.n = N
+    a.c = C
+    a.m = M
+    a.flag = training
+    a.eps = eps
+    a.momentum = momentum
+    a.x = tensor_data(x)
+    a.y = tensor_data(y)
+    a.w = _nn_ptr(_nn_c(weight))
+    a.b = _nn_ptr(_nn_c(bias))
+    a.mean = _nn_ptr(mean) if training else NULL
+    a.rstd = _nn_ptr(rstd) if training else NULL
+    a.rmean = _nn_ptr(rm)
+    a.rvar = _nn_ptr(rv)
+    if input._numel:
+        _nn_launch(x, TL_NN_BN_FWD, &a, 3 * input._numel)
+    if training and rm is not None and rm is not running_mean:
+        _copy_into(running_mean, rm)
+    if training and rv is not None and rv is not running_var:
+        _copy_into(running_var, rv)
+    return (y, mean, rstd)
+
+
+cdef object _nn_batch_norm_backward(TensorBase grad_out, TensorBase input, TensorBase weight,
+                                    TensorBase running_mean, TensorBase running_var,
+                                    TensorBase save_mean, TensorBase save_invstd, bint train,
+                                    double eps, object output_mask):
+    cdef int64_t N = input._shape[0], C = input._shape[1], M = input._numel // max(N * C, 1)
+    mask = tuple(output_mask)
+    _nn_float(input, "batch_norm_backward")
+    _nn_same_dtype(input, grad_out)
+    if tuple(grad_out.shape) != tuple(input.shape):
+        raise RuntimeError(f"batch_norm_backward: grad_out of size {_nn_sizes(grad_out)} does "
+                           f"not match input of size {_nn_sizes(input)}")
+    if train and (save_mean is None or save_invstd is None):
+        raise RuntimeError("batch_norm_backward: save_mean and save_invstd are needed in "
+                           "training mode")
+    if not train and (running_mean is None or running_var is None):
+        raise RuntimeError("batch_norm_backward: running_mean and running_var are needed in "
+                           "evaluation mode")
+    cdef tl_nn_args a
+    cdef Device dev = input._storage.device
+    cdef TensorBase gi = _empty_like_shape(input) if mask[0] else None
+    cdef TensorBase gw = empty_tensor(1, &C, input._dtype, dev) if mask[1] else None
+    cdef TensorBase gb = empty_tensor(1, &C, input._dtype, dev) if mask[2] else None
+    cdef TensorBase x = _nn_c(input), g = _nn_c(grad_out)
+    _nn_clear(&a)
+    a.n = N
+    a.c = C
+    a.m = M
+    a.flag = train
+    a.eps = eps
+    a.x = tensor_data(x)
+    a.g = tensor_data(g)
+    a.w = _nn_ptr(_nn_c(weight))
+    a.mean = _nn_ptr(_nn_c(save_mean)) if train else NULL
+    a.rstd = _nn_ptr(_nn_c(save_invstd)) if train else NULL
+    a.rmean = NULL if train else _nn_ptr(_nn_c(running_mean))
+    a.rvar = NULL if train else _nn_ptr(_nn_c(running_var))
+    a.y = _nn_ptr(gi)
+    a.gw = _nn_ptr(gw)
+    a.gb = _nn_ptr(gb)
+    _nn_launch(input, TL_NN_BN_BWD, &a, 2 * input._numel)
+    return (gi, gw, gb)
+
+
+cdef object _nn_layer_norm(TensorBase input, tuple normalized_shape, TensorBase weight,
+                           TensorBase bias, double eps):
+    cdef int k = len(normalized_shape)
+    if k == 0:
+        raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., "
+                           "containing at least one element, but got normalized_shape = []")
+    ns = _nn_list(normalized_shape)
+    if weight is not None and tuple(weight.shape) != normalized_shape:
+        raise RuntimeError(f"Expected weight to be of same shape as normalized_shape, but got "
+                           f"weight of shape {_nn_sizes(weight)} and normalized_shape = {ns}")
+    if bias is not None and tuple(bias.shape) != normalized_shape:
+        raise RuntimeError(f"Expected bias to be of same shape as normalized_shape, but got "
+                           f"bias of shape {_nn_sizes(bias)} and normalized_shape = {ns}")
+    if input._ndim < k or tuple(input.shape[input._ndim - k:]) != normalized_shape:
+        raise RuntimeError(f"Given normalized_shape={ns}, expected input with shape "
+                           f"[*, {ns[1:-1]}], but got input of size{_nn_sizes(input)}")
+    common_device(tuple(t for t in (input, weight, bias) if t is not None))
+    _nn_float(input, "LayerNormKernelImpl")
+    _nn_same_dtype(input, weight)
+    _nn_same_dtype(input, bias)
+    cdef int64_t M = _nn_prod(normalized_shape), R = input._numel // M if M else 0
+    cdef Device dev = input._storage.device
+    stat_shape = tuple(input.shape[:input._ndim - k]) + (1,) * k
+    cdef TensorBase x = _nn_c(input), y = _empty_like_shape(input)
+    cdef TensorBase mean = _nn_empty(stat_shape, input._dtype, dev)
+    cdef TensorBase rstd = _nn_empty(stat_shape, input._dtype, dev)
+    cdef tl_nn_args a
+    _nn_clear(&a)
+    a.n = R
+    a.m = M
+    a.eps = eps
+    a.mode = TL_NN_AFFINE_LAYER
+    a.x = tensor_data(x)
+    a.y = tensor_data(y)
+    a.w = _nn_ptr(_nn_c(weight))
+    a.b = _nn_ptr(_nn_c(bias))
+    a.mean = tensor_data(mean)
+    a.rstd = tensor_data(rstd)
+    if R:
+        _nn_launch(x, TL_NN_ROWNORM_FWD, &a, 3 * input._numel)
+    return (y, mean, rstd)
+
+
+cdef object _nn_layer_norm_backward(TensorBase grad_out, TensorBase input,
+                                    tuple normalized_shape, TensorBase mean, TensorBase rstd,
+                                    TensorBase weight, TensorBase bias, object output_mask):
+    mask = tuple(output_mask)
+    cdef int64_t M = _nn_prod(normalized_shape), R = input._numel // M if M else 0
+    _nn_float(input, "LayerNormBackwardKernelImpl")
+    _nn_same_dtype(input, grad_out)
+    if tuple(grad_out.shape) != tuple(input.shape):
+        raise RuntimeError(f"layer_norm_backward: grad_out of size {_nn_sizes(grad_out)} does "
+                           f"not match input of size {_nn_sizes(input)}")
+    cdef Device dev = input._storage.device
+    cdef TensorBase gi = _empty_like_shape(input) if mask[0] else None
+    cdef TensorBase gw = _nn_empty(normalized_shape, input._dtype, dev) if mask[1] else None
+    cdef TensorBase gb = _nn_empty(normalized_shape, input._dtype, dev) if mask[2] else None
+    cdef TensorBase x = _nn_c(input), g = _nn_c(grad_out)
+    cdef tl_nn_args a
+    _nn_clear(&a)
+    a.n = R
+    a.m = M
+    a.mode = TL_NN_AFFINE_LAYER
+    a.x = tensor_data(x)
+    a.g = tensor_data(g)
+    a.w = _nn_ptr(_nn_c(weight))
+    a.mean = tensor_data(_nn_c(mean))
+    a.rstd = tensor_data(_nn_c(rstd))
+    a.y = _nn_ptr(gi)
+    a.gw = _nn_ptr(gw)
+    a.gb = _nn_ptr(gb)
+    _nn_launch(input, TL_NN_ROWNORM_BWD, &a, 3 * input._numel)
+    return (gi, gw, gb)
+
+
+cdef object _nn_group_norm(TensorBase input, TensorBase weight, TensorBase bias, int64_t N,
+                           int64_t C, int64_t HxW, int64_t group, double eps):
+    if group <= 0 or C % group != 0:
+        raise RuntimeError(f"Expected number of channels in input to be divisible by "
+                           f"num_groups, but got input of shape {_nn_sizes(input)} and "
+                           f"num_groups={group}")
+    for t, name in ((weight, "weight"), (bias, "bias")):
+        if t is not None and (t._ndim != 1 or t._numel != C):
+            raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of "
+                               f"channels in input, but got {name} of shape {_nn_sizes(t)} and "
+                               f"input of shape {_nn_sizes(input)}")
+    if input._numel != N * C * HxW:
+        raise RuntimeError(f"Expected the input of shape {_nn_sizes(input)} to have "
+                           f"N * C * HxW = {N * C * HxW} elements")
+    common_device(tuple(t for t in (input, weight, bias) if t is not None))
+    _nn_float(input, "GroupNormKernelImpl")
+    _nn_same_dtype(input, weight)
+    _nn_same_dtype(input, bias)
+    cdef Device dev = input._storage.device
+    cdef TensorBase x = _nn_c(input), y = _empty_like_shape(input)
+    cdef TensorBase mean = _nn_empty((N, group), input._dtype, dev)
+    cdef TensorBase rstd = _nn_empty((N, group), input._dtype, dev)
+    cdef tl_nn_args a
+    _nn_clear(&a)
+    a.n = N * group
+    a.m = (C // group) * HxW
+    a.c = C // group
+    a.groups = group
+    a.hw = HxW
+    a.eps = eps
+    a.mode = TL_NN_AFFINE_GROUP
+    a.x = tensor_data(x)
+    a.y = tensor_data(y)
+    a.w = _nn_ptr(_nn_c(weight))
+    a.b = _nn_ptr(_nn_c(bias))
+    a.mean = tensor_data(mean)
+    a.rstd = tensor_data(rstd)
+    if a.n:
+        _nn_launch(x, TL_NN_ROWNORM_FWD, &a, 3 * input._numel)
+    return (y, mean, rstd)
+
+
+cdef object _nn_group_norm_backward(TensorBase grad_out, TensorBase input, TensorBase mean,
+                                    TensorBase rstd, TensorBase weight, int64_t N, int64_t C,
+                                    int64_t HxW, int64_t group, object output_mask):
+    mask = tuple(output_mask)
+    _nn_float(input, "GroupNormBackwardKernelImpl")
+    _nn_same_dtype(input, grad_out)
+    if tuple(grad_out.shape) != tuple(input.shape):
+        raise RuntimeError(f"group_norm_backward: grad_out of size {_nn_sizes(grad_out)} does "
+                           f"not match input of size {_nn_sizes(input)}")
+    cdef Device dev = input._storage.device
+    cdef TensorBase gi = _empty_like_shape(input) if mask[0] else None
+    cdef TensorBase gw = empty_tensor(1, &C, input._dtype, dev) if mask[1] else None
+    cdef TensorBase gb = empty_tensor(1, &C, input._dtype, dev) if mask[2] else None
+    cdef TensorBase x = _nn_c(input), g = _nn_c(grad_out)
+    cdef tl_nn_args a
+    cdef uint8_t zero = 0
+    _nn_clear(&a)
+    a.n = N * group
+    a.m = (C // group) * HxW
+    a.c = C // group
+    a.groups = group
+    a.hw = HxW
+    a.mode = TL_NN_AFFINE_GROUP
+    a.x = tensor_data(x)
+    a.g = tensor_data(g)
+    a.w = _nn_ptr(_nn_c(weight))
+    a.mean = tensor_data(_nn_c(mean))
+    a.rstd = tensor_data(_nn_c(rstd))
+    a.y = _nn_ptr(gi)
+    a.gw = _nn_ptr(gw)
+    a.gb = _nn_ptr(gb)
+    if a.n:
+        _nn_launch(input, TL_NN_ROWNORM_BWD, &a, 3 * input._numel)
+    else:
+        for t in (gw, gb):
+            if t is not None:
+                backend_of(<TensorBase>t).fill(<TensorBase>t, <char*>&zero, DT_BOOL)
+    return (gi, gw, gb)
