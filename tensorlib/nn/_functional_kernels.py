@@ -16,8 +16,7 @@ __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
            "max_pool1d_with_indices", "max_pool2d_with_indices", "avg_pool1d", "avg_pool2d",
            "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool1d",
            "adaptive_max_pool2d", "adaptive_max_pool1d_with_indices",
-           "adaptive_max_pool2d_with_indices", "max_unpool1d", "max_unpool2d", "batch_norm",
-           "layer_norm", "group_norm"]
+           "adaptive_max_pool2d_with_indices", "max_unpool1d", "max_unpool2d"]
 
 
 def _tuple(v, n):
@@ -404,49 +403,3 @@ def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_siz
     """
     (o,) = _unpool_size(input, kernel_size, stride, padding, output_size, 1)
     return _t.max_unpool2d(input.unsqueeze(-2), indices.unsqueeze(-2), (1, o)).squeeze(-2)
-
-
-# ---------------------------------------------------------------------------------------------
-# normalization
-
-def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
-               momentum=0.1, eps=1e-5):
-    """Batch normalization of (N, C, ...) per channel: with the batch statistics when
-    ``training`` (updating the running ones in place), else with the running ones.
-
-    >>> batch_norm(tensorlib.tensor([[1.], [3.]]), None, None, training=True, eps=0.).tolist()
-    [[-1.0], [1.0]]
-    """
-    if training:
-        size = list(input.shape)
-        n = math.prod(size) // size[1] if len(size) > 1 and size[1] else 0
-        if n == 1:
-            raise ValueError(f"Expected more than 1 value per channel when training, got input "
-                             f"size {input.shape}")
-    return _t.native_batch_norm(input, weight, bias, running_mean, running_var, training,
-                                momentum, eps)[0]
-
-
-def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
-    """Normalize over the trailing ``normalized_shape`` dims.
-
-    >>> layer_norm(tensorlib.tensor([[1., 3.]]), (2,), eps=0.).tolist()
-    [[-1.0, 1.0]]
-    """
-    if isinstance(normalized_shape, int):
-        normalized_shape = (normalized_shape,)
-    return _t.native_layer_norm(input, tuple(normalized_shape), weight, bias, eps)[0]
-
-
-def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
-    """Normalize (N, C, ...) over groups of C // num_groups channels.
-
-    >>> group_norm(tensorlib.tensor([[1., 3.]]), 1, eps=0.).tolist()
-    [[-1.0, 1.0]]
-    """
-    if input.dim() < 2:
-        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received "
-                           f"{input.dim()}")
-    n, c = input.shape[0], input.shape[1]
-    hw = math.prod(input.shape[2:])
-    return _t.native_group_norm(input, weight, bias, n, c, hw, num_groups, eps)[0]

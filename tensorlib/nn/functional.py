@@ -1652,6 +1652,15 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
 
 
 # --------------------------------------------------------------------------- normalization
+# float32/float64 run the fused one-pass ops (native_layer_norm, native_group_norm,
+# native_batch_norm: tensorlib/ops/decl/nn.py); half precision and mixed dtypes run the
+# composites below them.
+
+def _fused_norm_dtypes(input, *others):
+    dt = input.dtype
+    return (dt == _t.float32 or dt == _t.float64) and all(
+        o is None or o.dtype == dt for o in others)
+
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     """Normalise over the trailing ``normalized_shape`` dims (biased variance), then scale
@@ -1664,14 +1673,20 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
         normalized_shape = (normalized_shape,)
     ns = tuple(int(s) for s in normalized_shape)
     k = len(ns)
-    if k == 0 or input.dim() < k or tuple(input.shape[input.dim() - k:]) != ns:
+    if k == 0:
+        raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., "
+                           "containing at least one element, but got normalized_shape = []")
+    if input.dim() < k or tuple(input.shape[input.dim() - k:]) != ns:
         raise RuntimeError(f"Given normalized_shape={_list(ns)}, expected input with shape "
                            f"[*, {', '.join(str(s) for s in ns)}], but got input of size"
                            f"{_list(input.shape)}")
-    if weight is not None and tuple(weight.shape) != ns:
-        raise RuntimeError(f"Expected weight to be of same shape as normalized_shape, but got "
-                           f"weight of shape {_list(weight.shape)} and normalized_shape = "
-                           f"{_list(ns)}")
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and tuple(t.shape) != ns:
+            raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but "
+                               f"got {name} of shape {_list(t.shape)} and normalized_shape = "
+                               f"{_list(ns)}")
+    if _fused_norm_dtypes(input, weight, bias):
+        return _t.native_layer_norm(input, ns, weight, bias, eps)[0]
     dims = tuple(range(input.dim() - k, input.dim()))
     var, mean = _t.var_mean(input, dim=dims, correction=0, keepdim=True)
     out = (input - mean) * _t.rsqrt(var + eps)
@@ -1697,6 +1712,9 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
         raise RuntimeError(f"Expected number of channels in input to be divisible by "
                            f"num_groups, but got input of shape {_list(input.shape)} and "
                            f"num_groups={num_groups}")
+    if _fused_norm_dtypes(input, weight, bias):
+        hw = input.numel() // (N * C) if N * C else _math.prod(input.shape[2:])
+        return _t.native_group_norm(input, weight, bias, N, C, hw, num_groups, eps)[0]
     x = input.reshape(N, num_groups, -1)
     var, mean = _t.var_mean(x, dim=2, correction=0, keepdim=True)
     out = ((x - mean) * _t.rsqrt(var + eps)).reshape(input.shape)
@@ -1719,7 +1737,10 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
         normalized_shape = (normalized_shape,)
     ns = tuple(int(v) for v in normalized_shape)
     k = len(ns)
-    if k == 0 or input.dim() < k or tuple(input.shape[input.dim() - k:]) != ns:
+    if k == 0:
+        raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., "
+                           "containing at least one element, but got normalized_shape = []")
+    if input.dim() < k or tuple(input.shape[input.dim() - k:]) != ns:
         raise RuntimeError(f"Given normalized_shape={_list(ns)}, expected input with shape "
                            f"[*, {', '.join(str(v) for v in ns)}], but got input of size"
                            f"{_list(input.shape)}")
@@ -1757,6 +1778,10 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     use_batch = training
     if not training and (running_mean is None or running_var is None):
         raise RuntimeError("running_mean must be defined in evaluation mode")
+    if _fused_norm_dtypes(input, weight, bias, running_mean, running_var) \
+            and momentum is not None:
+        return _t.native_batch_norm(input, weight, bias, running_mean, running_var, training,
+                                    momentum, eps)[0]
     cshape = (1, C) + (1,) * (input.dim() - 2)
     if use_batch:
         dims = (0,) + tuple(range(2, input.dim()))
@@ -2640,7 +2665,12 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     return (loss / lengths).mean()
 
 
-# integrator: once tensorlib/nn/_functional_kernels.py (conv*/pooling, another helper's
-# branch) is merged, re-export it here:
-#     from tensorlib.nn._functional_kernels import *  # noqa: F401,F403
-#     from tensorlib.nn import _functional_kernels as _fk; __all__ += _fk.__all__
+# Convolution and pooling are declared ops with fused kernels (tensorlib/ops/decl/nn.py);
+# their functional forms live in _functional_kernels, attention's in _attention (which imports
+# this module, hence at the end).
+from tensorlib.nn._functional_kernels import *  # noqa: E402,F401,F403
+from tensorlib.nn import _functional_kernels  # noqa: E402
+from tensorlib.nn._attention import (  # noqa: E402,F401
+    multi_head_attention_forward, _canonical_mask, _none_or_dtype)
+
+__all__ += _functional_kernels.__all__ + ["multi_head_attention_forward"]
