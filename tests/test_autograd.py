@@ -412,3 +412,28 @@ def test_deep_chain_is_iterative():
         y = y * 1.0
     y.backward(tensorlib.ones(1))
     assert x.grad.tolist() == [1.0]
+
+
+def test_leaf_gradients_follow_pytorchs_accumulation_rules():
+    torch = pytest.importorskip("torch")
+    for lib in (tensorlib, torch):
+        # one gradient handed to two leaves (add) and an expanded one (sum): each leaf gets
+        # its own dense buffer, so an in-place update of one never shows in the other
+        a, b = lib.ones(3, requires_grad=True), lib.ones(3, requires_grad=True)
+        (a + b).sum().backward()
+        assert a.grad.stride() == (1,) and b.grad.stride() == (1,)
+        a.grad.mul_(2)
+        assert a.grad.tolist() == [2.0] * 3 and b.grad.tolist() == [1.0] * 3
+        # later gradients are added in place: the same .grad object
+        g = a.grad
+        (a * 3).sum().backward()
+        assert g is a.grad and g.tolist() == [5.0] * 3
+        # the gradient is laid out like its (dense) leaf
+        w = lib.ones(3, 4).t().detach().requires_grad_()
+        (w * 2).sum().backward()
+        assert w.grad.stride() == (1, 4)
+        # create_graph: a copy with a graph of its own
+        x = lib.ones(3, requires_grad=True)
+        (x * x).sum().backward(create_graph=True)
+        assert type(x.grad.grad_fn).__name__ == "CopyBackwards"
+        x.grad = None

@@ -7,6 +7,7 @@ and each node's saved tensors are released right after it ran (unless retain_gra
 memory falls during backward, not after it.
 """
 import heapq
+import sys as _sys
 import threading
 
 from tensorlib._core import tensor as _C
@@ -36,17 +37,57 @@ def _mark_gradient(t):
         t.untyped_storage().role = _ROLE_GRADIENT
 
 
+def _dense_like(g, var):
+    """Whether ``g`` can serve as ``var``'s gradient as it is (PyTorch's layout contract for
+    ``.grad``): not a view, not expanded, with ``var``'s strides when those are dense."""
+    if g._base is not None:
+        return False
+    return g.stride() == var.stride() if _is_dense(var) else g.is_contiguous()
+
+
+def _is_dense(t):
+    """Non-overlapping and dense: the strides, sorted, are the running products of the sizes."""
+    expected = 1
+    for size, stride in sorted(zip(t.shape, t.stride()), key=lambda p: p[1]):
+        if size != 1 and stride != expected:
+            return False
+        expected *= size
+    return True
+
+
+def _fresh_grad(g, var):
+    """A copy of ``g`` that nothing else references, with ``var``'s strides when those are
+    dense (so a channels-last or transposed parameter gets a gradient laid out like it)."""
+    from tensorlib import empty_strided, contiguous_format
+    if _is_dense(var):
+        out = empty_strided(tuple(var.shape), var.stride(), dtype=g.dtype, device=g.device)
+        return out.copy_(g)
+    return g.clone(memory_format=contiguous_format)
+
+
+# References to the incoming gradient inside _accumulate_grad when nothing else holds it: the
+# engine's list, the local name and getrefcount's argument.
+_SOLE_REFS = 3
+
+
 def _accumulate_grad(node, grads):
-    """AccumulateGrad's step: add the gradient into ``variable.grad`` (never in place, so a
-    gradient tensor shared by two leaves can never be corrupted by later accumulation)."""
+    """AccumulateGrad's step, PyTorch's rules: the first gradient is taken as ``.grad`` when
+    nothing else references it and it is laid out like the leaf, else copied (so two leaves
+    never share a gradient buffer, and an expanded gradient is never stored); later ones are
+    added in place (out of place under ``create_graph``, which keeps their graph)."""
     var = node.variable
     g = grads[0]
     if g is None:
         return ()
     if _C._is_grad_enabled():                   # create_graph: keep the graph of the gradient
-        var.grad = g if var.grad is None else var.grad + g
+        var.grad = _fresh_grad(g, var) if var.grad is None else var.grad + g
+    elif var.grad is None:
+        steal = _sys.getrefcount(g) <= _SOLE_REFS and _dense_like(g, var)
+        var.grad = g.detach() if steal else _fresh_grad(g, var)
+    elif _dense_like(var.grad, var) and not var.grad.requires_grad:
+        var.grad.add_(g)
     else:
-        var.grad = g.detach() if var.grad is None else (var.grad + g)
+        var.grad = var.grad + g
     _mark_gradient(var.grad)
     return ()
 
