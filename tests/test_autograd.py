@@ -437,3 +437,43 @@ def test_leaf_gradients_follow_pytorchs_accumulation_rules():
         (x * x).sum().backward(create_graph=True)
         assert type(x.grad.grad_fn).__name__ == "CopyBackwards"
         x.grad = None
+
+
+def test_transpose_properties_are_recorded_as_pytorch_records_them():
+    torch = pytest.importorskip("torch")
+    for name, shape in [("T", (2, 3)), ("T", (2, 3, 4)), ("mT", (2, 3, 4)), ("H", (2, 3)),
+                        ("mH", (2, 3))]:
+        x = tensorlib.randn(*shape, requires_grad=True)
+        tx = torch.tensor(x.detach().numpy(), requires_grad=True)
+        y, ty = getattr(x, name), getattr(tx, name)
+        assert type(y.grad_fn).__name__ == type(ty.grad_fn).__name__
+        g = np.arange(y.numel(), dtype=np.float32).reshape(tuple(y.shape))
+        y.backward(tensorlib.tensor(g))
+        ty.backward(torch.tensor(g))
+        np.testing.assert_array_equal(x.grad.numpy(), tx.grad.numpy())
+    with pytest.raises(RuntimeError, match="tensor.H is only supported on matrices"):
+        tensorlib.ones(3).H
+
+
+def test_slicing_a_view_that_overlaps_itself_backpropagates_like_pytorch():
+    torch = pytest.importorskip("torch")
+    # unfold's windows share elements: the slice's gradient must land on the elements the
+    # slice read, each counted once per window that holds it
+    a = np.arange(12.0).reshape(3, 4)
+    g = np.arange(16.0).reshape(2, 2, 2, 2)
+    x = tensorlib.tensor(a, requires_grad=True)
+    x.unfold(0, 2, 1)[:, 1:3].unsqueeze(1).expand(2, 2, 2, 2).backward(tensorlib.tensor(g))
+    tx = torch.tensor(a, requires_grad=True)
+    tx.unfold(0, 2, 1)[:, 1:3].unsqueeze(1).expand(2, 2, 2, 2).backward(torch.tensor(g))
+    np.testing.assert_array_equal(x.grad.numpy(), tx.grad.numpy())
+
+
+def test_recorded_matmul_that_folds_batch_dims_holds_no_extra_reference():
+    import sys
+    x = tensorlib.randn(12, 6, 6, requires_grad=True)
+    w = tensorlib.ones(6, 6)
+    before = sys.getrefcount(w)
+    for left in (True, False):
+        y = tensorlib.matmul(x, w) if left else tensorlib.matmul(w, x)
+        del y
+        assert sys.getrefcount(w) == before

@@ -518,3 +518,14 @@ def test_profiler_and_planner_work_on_meta():
     assert a.is_meta and b.is_meta and f.last_plan.device == tensorlib.device("meta")
     # the replayed call asked the allocator for its result only
     assert memory.memory_stats("meta")["allocation.all.allocated"] - before == 5 + 1
+
+
+def test_like_constructors_honour_device():
+    for fn, extra in [("empty_like", ()), ("zeros_like", ()), ("ones_like", ()),
+                      ("full_like", (3.0,)), ("rand_like", ()), ("randn_like", ()),
+                      ("randint_like", (5,))]:
+        x = tensorlib.ones(2, 3).t()
+        y = getattr(tensorlib, fn)(x, *extra, device="meta")
+        assert y.is_meta and y.stride() == (1, 3), fn          # preserve_format on meta too
+        back = getattr(tensorlib, fn)(tensorlib.empty(2, device="meta"), *extra, device="cpu")
+        assert back.is_cpu, fn

@@ -93,10 +93,10 @@ cdef void _dense_strides_like(int ndim, const int64_t* shape, const int64_t* str
         cur *= shape[perm[i]]
 
 
-cdef TensorBase _empty_preserving(TensorBase like, DType dt):
+cdef TensorBase _empty_preserving(TensorBase like, DType dt, Device dev=None):
     """Uninitialized tensor like ``like`` in PyTorch's preserve_format: the very same strides
     when ``like`` is non-overlapping and dense (size-1 dims included), else contiguous strides
-    in ``like``'s memory order."""
+    in ``like``'s memory order; on ``dev`` (default: ``like``'s device)."""
     cdef TensorBase t
     cdef int64_t st[MAX_DIMS]
     if dt is None:
@@ -107,7 +107,8 @@ cdef TensorBase _empty_preserving(TensorBase like, DType dt):
         _dense_strides_like(like._ndim, like._shape, like._strides, st)
     t = _alloc_object()
     _set_geometry(t, like._ndim, like._shape, st)
-    t._storage = new_storage(_checked_nbytes(like._ndim, like._shape, dt.itemsize), like._storage.device)
+    t._storage = new_storage(_checked_nbytes(like._ndim, like._shape, dt.itemsize),
+                             like._storage.device if dev is None else dev)
     t._dtype = dt
     t._vc = _new_vc()
     return t

@@ -74,11 +74,10 @@ cdef TensorBase _full(tuple size, object value, object dt, object dev):
 
 cdef TensorBase _like(TensorBase like, object dt, object dev, object memory_format):
     cdef DType d = like._dtype if dt is None else <DType>dt
-    if dev is not None:
-        _devarg(dev)
+    cdef Device target = like._storage.device if dev is None else _devarg(dev)
     if memory_format is contiguous_format:
-        return empty_tensor(like._ndim, like._shape, d, like._storage.device)
-    return _empty_preserving(like, d)
+        return empty_tensor(like._ndim, like._shape, d, target)
+    return _empty_preserving(like, d, target)
 
 
 cdef bint _is_float_number(object v):

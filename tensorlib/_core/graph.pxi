@@ -976,9 +976,14 @@ class IndexBackward0(Node):
 
 def _bw_basic_index(Node node, tuple grads):
     cdef tuple s = _saved_of(node)
-    sizes, strides, roff, rsizes, rstrides = s
+    sizes, strides, roff, rsizes, rstrides, index = s
     grad = grads[0]
     z = _GENERATED_FUNCTIONS["zeros"](sizes, dtype=grad.dtype, device=grad.device)
+    if index is not None:
+        # the indexed tensor overlapped itself (a view of an unfold or expand): its strides
+        # would alias elements of z, so the subscript is applied again to the dense z
+        _getitem(z, index).copy_(grad)
+        return (z,)
     if tuple(z.stride()) != tuple(strides):
         z = _GENERATED_FUNCTIONS["empty_strided"](sizes, strides, dtype=grad.dtype).zero_()
     z.as_strided(rsizes, rstrides, roff).copy_(grad)
@@ -1008,8 +1013,9 @@ cdef int _record_getitem(TensorBase self, object r, object index) except -1:
     if res._storage is self._storage and res._view_base is not None:
         n = _new_node(SelectBackward0 if res._ndim < self._ndim else SliceBackward0,
                       _bw_basic_index, (self,))
+        overlaps = _may_overlap(self.shape, self.stride())
         n._saved = (tuple(self.shape), self.stride(), res._offset - self._offset,
-                    tuple(res.shape), res.stride())
+                    tuple(res.shape), res.stride(), index if overlaps else None)
         _set_history(res, n)
         _meta(res).view_version = res._vc.version
     else:

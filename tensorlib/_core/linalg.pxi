@@ -575,7 +575,10 @@ cdef bint _matmul_should_fold(TensorBase t1, TensorBase t2):
     cdef int dim_b = t2._ndim if larger else t1._ndim
     if not (a._ndim >= 3 and dim_b <= 2):
         return False
-    if (t2 if larger else t1)._requires_grad:
+    # (a named operand, not `(t2 if larger else t1)._requires_grad`: Cython 3.3 leaks a
+    # reference to the conditional expression's temporary when the test is false)
+    cdef TensorBase other = t2 if larger else t1
+    if other._requires_grad:
         return True
     if t1._ndim == 2:
         return False
@@ -609,8 +612,11 @@ cdef object _matmul_recorded(TensorBase t1, TensorBase t2):
             return _matmul_recorded(t1, _call_squeeze(t2, 0, False))
     if _matmul_should_fold(t1, t2):
         transpose = d2 > d1
-        a = _call_transpose(t2, -1, -2, False) if transpose else t1
-        b = ((_call_t(t1, False) if d1 == 2 else t1) if transpose else t2)
+        if transpose:
+            a = _call_transpose(t2, -1, -2, False)
+            b = _call_t(t1, False) if d1 == 2 else t1
+        else:
+            a, b = t1, t2
         lead = list(a.shape)[:-1]
         af = _call_reshape(a, (_la_prod(lead), a._shape[a._ndim - 1]), False)
         if b._ndim == 2:

@@ -1010,9 +1010,12 @@ cdef class TensorBase:
 
     def __invert__(self):
         return _slot_invert(self)
-    # properties that are views
+    # properties that are views; with requires_grad they are recorded as PyTorch records them
+    # (T: PermuteBackward0; mT, H, mH: TransposeBackward0)
     @property
     def T(self):
+        if self._requires_grad:
+            return _GENERATED_FUNCTIONS["permute"](self, tuple(range(self._ndim - 1, -1, -1)))
         return _reverse_dims(self)
 
     @property
@@ -1020,12 +1023,17 @@ cdef class TensorBase:
         if self._ndim < 2:
             raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. "
                                f"Got {self._ndim}-D tensor.")
+        if self._requires_grad:
+            return _GENERATED_FUNCTIONS["transpose"](self, -2, -1)
         return _transpose(self, -2, -1)
 
     @property
     def H(self):
-        if self._ndim > 2:
-            raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {self._ndim}-D tensor.")
+        if self._ndim != 2:
+            raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). "
+                               f"Got {self._ndim}-D tensor.")
+        if self._requires_grad:
+            return _GENERATED_FUNCTIONS["transpose"](self, 0, 1)
         return _reverse_dims(self)
 
     @property
