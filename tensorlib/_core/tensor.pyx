@@ -1109,6 +1109,12 @@ include "sort.pxi"
 include "advindex.pxi"
 include "reduce.pxi"
 include "backend.pxi"
+
+# The generated code of each op family fills these tables (see tensorlib/ops/codegen.py).
+_GENERATED_FUNCTIONS = {}   # tensorlib.<name>
+_GENERATED_METHODS = {}     # Tensor.<name>
+_NODE_CLASSES = {}          # grad_fn types by name
+_OPERATOR_SLOTS = {}        # operator slot -> (the declared op it runs, operand order, in place)
 include "_ops_generated.pxi"
 
 
