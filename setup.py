@@ -93,6 +93,9 @@ extensions = [
     # other and share one thread pool.
     core("tensor", "cpu_copy.c", "cpu_pool.c", "cpu_elementwise.c", "cpu_linalg.c", "cpu_sort.c",
          "cpu_index.c", "cpu_reduce.c"),
+    # Op-family modules (codegen.FAMILY_MODULES): a family's front halves and its generated
+    # code, joined to tensor by tensor.pxd; an edit to the family rebuilds this module alone.
+    *[core(module) for module in sorted(set(codegen.FAMILY_MODULES.values()))],
     # Test-only access to cpu_math.h's functions (tests/test_math_ulp.py, bench/bench_math.py).
     # Always -O3: it exists to test the vectorized code, which an -O0 build would not contain.
     core("_math_test", "cpu_math_test.c", cflags=OPT + COMMON),

@@ -31,9 +31,8 @@
 
 
 cdef class Backend:
-    """The runner of one kind of device. The base class's methods are the interface."""
-    cdef readonly str name
-    cdef readonly bint has_data
+    """The runner of one kind of device. The base class's methods are the interface
+    (declared in tensor.pxd, with the attributes ``name`` and ``has_data``)."""
 
     cdef int elementwise(self, tl_ew_iter* it, int64_t numel) except -1:
         raise NotImplementedError(f"elementwise ops are not implemented on '{self.name}'")
@@ -79,6 +78,16 @@ cdef class Backend:
     cdef int random(self, TensorBase t, int kind, object generator, double a, double b,
                     int64_t lo, uint64_t span) except -1:
         raise NotImplementedError(f"random fills are not implemented on '{self.name}'")
+
+
+cdef int _dispatch(int op, const tl_rows_t* r, int flag, int64_t k) noexcept nogil:
+    if op == _OP_SORT:
+        return tl_sort_rows(r, flag)
+    if op == _OP_TOPK:
+        return tl_topk_rows(r, k, flag)
+    if op == _OP_SELECT:
+        return tl_select_rows(r, k, flag)
+    return tl_mode_rows(r)
 
 
 @cython.final
@@ -252,7 +261,7 @@ cdef Backend CPU_BACKEND = _make_backend(CPUBackend, "cpu", True)
 cdef Backend META_BACKEND = _make_backend(MetaBackend, "meta", False)
 
 
-cdef inline Backend backend_for(Device dev):
+cdef Backend backend_for(Device dev):
     """The back end that runs work on ``dev``."""
     if dev.kind == DEVICE_CPU:
         return CPU_BACKEND
@@ -265,11 +274,11 @@ cdef Backend _no_backend(Device dev):
     raise RuntimeError(f"no back end for device '{dev}' in this build")
 
 
-cdef inline Backend backend_of(TensorBase t):
+cdef Backend backend_of(TensorBase t):
     return backend_for(t._storage.device)
 
 
-cdef inline bint has_data(TensorBase t) noexcept:
+cdef bint has_data(TensorBase t) noexcept:
     """Whether t has values (false on meta)."""
     return t._storage.device.kind != DEVICE_META
 
@@ -324,3 +333,25 @@ cdef int same_device(TensorBase a, TensorBase b, str op) except -1:
                            f"two devices, {a._storage.device} and {b._storage.device}! "
                            f"(when checking arguments for {op})")
     return 0
+
+
+# unique's host helpers (cpu_sort.c): data-dependent output sizes, so not behind Backend yet;
+# exported (tensor.pxd) because the kernels are linked into this module alone
+cdef int64_t host_runs(int dtype, const char* vals, int64_t n, int64_t* run_of) noexcept nogil:
+    return tl_runs(dtype, vals, n, run_of)
+
+
+cdef void host_unique_fill(int dtype, const char* sorted_vals, const int64_t* order,
+                           const int64_t* run_of, int64_t n, char* uniq, int64_t* inverse,
+                           int64_t* counts) noexcept nogil:
+    tl_unique_fill(dtype, sorted_vals, order, run_of, n, uniq, inverse, counts)
+
+
+cdef int host_sort_slices(int dtype, const char* data, int64_t m, int64_t len,
+                          int64_t* perm) noexcept nogil:
+    return tl_sort_slices(dtype, data, m, len, perm)
+
+
+cdef int64_t host_slice_runs(int dtype, const char* data, const int64_t* perm, int64_t m,
+                             int64_t len, int64_t* run_of) noexcept nogil:
+    return tl_slice_runs(dtype, data, perm, m, len, run_of)

@@ -5,22 +5,6 @@
 # (included into tensor.pyx)
 from libc.math cimport INFINITY, pow as c_pow10
 
-cdef extern from "cpu_elementwise.h" nogil:
-    ctypedef void (*tl_loop_fn)(char** data, const int64_t* strides, int64_t n, const void* extra)
-    ctypedef struct tl_ew_iter:
-        int nops
-        int ndim
-        int64_t shape[64]
-        int64_t strides[4][64]
-        char* data[4]
-        int dtype[4]
-        int loop_dtype[4]
-        tl_loop_fn fn
-        const void* extra
-    void tl_ew_run(const tl_ew_iter* it)
-    int TL_EW_PARALLEL_MIN
-    const tl_loop_fn tl_ew_clamp_scalar[10]
-    const tl_loop_fn tl_ew_where[10], tl_ew_clamp[10], tl_ew_lerp[10]
 
 
 # How an op's loop dtype and output dtype follow from the promoted input dtype.

@@ -13,7 +13,6 @@ cdef int ITEMSIZE[10]
 ITEMSIZE[:] = [1, 1, 1, 2, 4, 8, 2, 2, 4, 8]
 
 # Copies above this many elements release the GIL.
-cdef int64_t NOGIL_THRESHOLD = 1 << 15
 
 
 cdef str shape_str(int ndim, const int64_t* shape):

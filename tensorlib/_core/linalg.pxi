@@ -14,30 +14,6 @@ from libc.math cimport fabs
 from libc.float cimport FLT_MAX
 import operator
 
-cdef extern from "cpu_linalg.h" nogil:
-    ctypedef struct tl_igemm_args:
-        int64_t B, M, N, K
-        const int64_t* a
-        int64_t sab, sam, sak
-        const int64_t* b
-        int64_t sbb, sbk, sbn
-        int64_t* c
-    void tl_igemm(const tl_igemm_args* g)
-    void tl_gemm_small_f32(int64_t B, int64_t M, int64_t N, int64_t K, const float* a, int64_t sab,
-                           int64_t sam, int64_t sak, const float* b, int64_t sbb, int64_t sbk,
-                           int64_t sbn, float* c)
-    void tl_gemm_small_f64(int64_t B, int64_t M, int64_t N, int64_t K, const double* a, int64_t sab,
-                           int64_t sam, int64_t sak, const double* b, int64_t sbb, int64_t sbk,
-                           int64_t sbn, double* c)
-    void tl_axpby_f32(const int64_t* shape, float* out, const int64_t* so, const float* x,
-                      const int64_t* sx, const float* y, const int64_t* sy, float alpha,
-                      float beta, int use_x, int use_y)
-    void tl_axpby_f64(const int64_t* shape, double* out, const int64_t* so, const double* x,
-                      const int64_t* sx, const double* y, const int64_t* sy, double alpha,
-                      double beta, int use_x, int use_y)
-    void tl_axpby_i64(const int64_t* shape, int64_t* out, const int64_t* so, const int64_t* x,
-                      const int64_t* sx, const int64_t* y, const int64_t* sy, int64_t alpha,
-                      int64_t beta, int use_x, int use_y)
 
 # Float products of at most this many multiply-adds run in our own loop: below it the NumPy
 # call (views, ufunc dispatch) costs more than the arithmetic.
@@ -61,9 +37,6 @@ cdef enum LaOutMsg:
     LA_OUT_TENSORDOT = 2
 
 
-cdef struct LaMat:
-    int64_t off             # element offset of [0, 0, 0] in the owner's storage
-    int64_t sb, sr, sc      # batch, row and column strides in elements
 
 
 cdef inline str _la_cpp(TensorBase t):

@@ -9,31 +9,6 @@
 import sys as _sys
 from libc.math cimport INFINITY
 
-cdef extern from "cpu_reduce.h" nogil:
-    enum:
-        TL_R_SUM, TL_R_PROD, TL_R_MAX, TL_R_MIN, TL_R_ALL, TL_R_ANY, TL_R_NONZERO
-        TL_R_ABSSUM, TL_R_SUMSQ, TL_R_ABSMAX, TL_R_ABSMIN, TL_R_POWSUM, TL_R_CSQ, TL_R_SUMEXP
-        TL_R_ARGMAX, TL_R_ARGMIN
-        TL_POST_NONE, TL_POST_DIV, TL_POST_SQRT_DIV, TL_POST_ROOT, TL_POST_LOG_CENTER
-        TL_RED_INNER, TL_RED_OUTER
-    ctypedef struct tl_red_t:
-        int op, post, mode, in_dtype, ct, out_dtype
-        const char* src
-        char* out
-        int64_t* idx
-        const double* center
-        double p, post_a
-        int nk, nr
-        int64_t kshape[64]
-        int64_t kin[64]
-        int64_t kout[64]
-        int64_t rshape[64]
-        int64_t rin[64]
-    int tl_reduce(const tl_red_t* r)
-    int tl_softmax(int dtype, int want_log, const char* x, char* y, int64_t outer, int64_t n,
-                   int64_t inner)
-    void tl_cumulative(int prod, int dtype, const char* x, char* y, int64_t outer, int64_t n,
-                       int64_t inner)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -54,3 +54,135 @@ cdef int copy_cast(int ndim, const int64_t* shape,
 cdef bint has_internal_overlap(int ndim, const int64_t* shape, const int64_t* strides) noexcept
 cdef bint is_non_overlapping_and_dense(int ndim, const int64_t* shape, const int64_t* strides) noexcept
 cdef void extent(int ndim, const int64_t* shape, const int64_t* strides, int64_t* lo, int64_t* hi) noexcept
+
+
+# ---------------------------------------------------------------------------------------------
+# The core's C interface to the op-family extension modules (tensorlib/_core/<family>.pyx,
+# see setup.py): each includes its front halves and its generated code, and reaches the
+# tensor module only through these declarations (C function-pointer calls, vtable calls on
+# Backend). Internal: names with a leading underscore may change with the core.
+from libc.stdint cimport uint64_t
+from tensorlib._core.kernels cimport tl_ew_iter, tl_red_t, tl_igemm_args, tl_rows_t
+
+cdef enum:
+    NOGIL_THRESHOLD = 1 << 15   # elements from which a kernel runs with the GIL released
+
+# argument conversion (the generated wrappers' helpers: PyTorch's messages on bad input)
+cdef str _tname(object x)
+cdef TensorBase _targ(object x, str op, str name, int pos)
+cdef int64_t _iarg(object x, str op, str name, int pos) except? -1
+cdef tuple _ilist(object x, str op, str name, int pos)
+cdef tuple _iseq(object x, str op, str name, int pos)
+cdef tuple _ivarargs(tuple args, str op, str name)
+cdef double _farg(object x, str op, str name, int pos) except? -1.5
+cdef object _sarg(object x, str op, str name, int pos)
+cdef object _dtarg(object x, str op, str name)
+cdef Device _devarg(object x)
+cdef int _wrap_dim(int64_t d, int ndim, bint scalar_ok=*) except -1
+cdef object _rtype(str name)
+
+# tensors: copies, views and outputs
+cdef int _copy_into(TensorBase dst, TensorBase src) except -1
+cdef TensorBase _contiguous_copy(TensorBase src, DType dt=*)
+cdef TensorBase _contiguous(TensorBase t)
+cdef TensorBase _reshape(TensorBase t, tuple shape)
+cdef TensorBase _movedim(TensorBase t, source, destination)
+cdef TensorBase _squeeze(TensorBase t, object dim)
+cdef TensorBase _empty_preserving(TensorBase like, DType dt)
+cdef TensorBase _new_empty(tuple shape, DType dt, Device dev)
+cdef int _fill_raw(TensorBase t, object value) except -1
+cdef int _resize_out(TensorBase out, int ndim, const int64_t* shape) except -1
+
+# autograd recording (graph.pxi); grad mode and profiling are C thread-locals of this module
+cdef bint _grad_on() noexcept nogil
+cdef bint _prof_on() noexcept nogil
+
+cdef enum ViewCreation:
+    CREATION_DEFAULT = 0
+    CREATION_MULTI_OUTPUT = 1     # split/chunk/unbind outputs: in-place on them is an error
+    CREATION_NO_GRAD = 2          # made under no_grad from a tensor that requires grad
+
+cdef class AutogradMeta:
+    cdef public object grad_accumulator   # weakref to the leaf's AccumulateGrad
+    cdef public list hooks                # tensor hooks (run on the gradient of this tensor)
+    cdef public bint retains_grad
+    cdef public int output_nr
+    cdef public int creation              # how a view was made (CREATION_*)
+    cdef public int64_t view_version      # base version when the view's grad_fn was made
+    cdef public str name                  # for error messages (e.g. "output 0 of TanhBackward0")
+
+cdef class Node:
+    cdef public tuple next_edges      # ((Node or None, input_nr), ...) per differentiable input
+    cdef public int64_t _sequence_nr
+    cdef public object _saved         # tuple: SavedTensor for tensors, plain values otherwise
+    cdef public object _fn            # backward(node, grads) -> tuple of input gradients
+    cdef public tuple _input_meta     # per input: (shape tuple, DType) or None
+    cdef public object _pre_hooks     # {output_nr: [fn]} tensor hooks on this node's outputs
+    cdef public list _hooks           # node hooks: fn(grad_inputs, grad_outputs)
+    cdef public list _node_pre_hooks  # node pre-hooks: fn(grad_outputs)
+    cdef public bint _released
+    cdef public int _num_outputs
+    cdef public object _trace         # forward stack (anomaly mode)
+    cdef public object _output_meta   # per output: (shape, DType[, device]) for zero-filling
+    cdef object __weakref__
+    cdef public object _site          # forward source site (only while a profile is active)
+    cdef public uint64_t _scalar_edges  # bit i: input i was a Python number
+
+cdef object _op_enter(str name)
+cdef int _op_exit(object prev) except -1
+cdef bint _req(object x)
+cdef bint _req_any(object x)
+cdef Node _new_node(type cls, object fn, tuple inputs)
+cdef object _unpack(object x, Node node)
+cdef tuple _saved_of(Node node)
+cdef object _save_any(object x, bint is_output)
+cdef TensorBase _original_of(TensorBase t)
+cdef int _set_history(object result, Node node, int output_nr=*) except -1
+cdef int _set_history_multi(object results, Node node, int creation=*) except -1
+cdef int _set_history_inplace(object result, Node n) except -1
+cdef int _check_out_no_grad(str op, tuple inputs) except -1
+
+# the back ends (backend.pxi)
+cdef struct LaMat:
+    int64_t off             # element offset of [0, 0, 0] in the owner's storage
+    int64_t sb, sr, sc      # batch, row and column strides in elements
+
+cdef class Backend:
+    cdef readonly str name
+    cdef readonly bint has_data
+    cdef int elementwise(self, tl_ew_iter* it, int64_t numel) except -1
+    cdef int copy(self, int ndim, const int64_t* shape, char* dst, const int64_t* dst_strides,
+                  int dst_dtype, const char* src, const int64_t* src_strides,
+                  int src_dtype) except -1
+    cdef int fill(self, TensorBase t, const char* value, int value_dtype) except -1
+    cdef int reduce(self, tl_red_t* r, int64_t numel) except -1
+    cdef int softmax(self, int dtype, int want_log, const char* x, char* y, int64_t outer,
+                     int64_t n, int64_t inner) except -1
+    cdef int cumulative(self, int prod, int dtype, const char* x, char* y, int64_t outer,
+                        int64_t n, int64_t inner) except -1
+    cdef int bmm(self, TensorBase out, int64_t B, int64_t M, int64_t N, int64_t K,
+                 TensorBase a, LaMat ga, TensorBase b, LaMat gb) except -1
+    cdef int igemm(self, tl_igemm_args* g, bint big) except -1
+    cdef int rows(self, int op, const tl_rows_t* r, int flag, int64_t k, bint big) except -1
+    cdef int index(self, int nd, const int64_t* shape, char* dst, const int64_t* dst_st,
+                   const char* src, const int64_t* src_st, const int64_t* idx,
+                   const int64_t* idx_st, int64_t idx_mul, int side, int dtype,
+                   int op) except -1
+    cdef int scale(self, TensorBase t, double alpha_d, int64_t alpha_i) except -1
+    cdef int random(self, TensorBase t, int kind, object generator, double a, double b,
+                    int64_t lo, uint64_t span) except -1
+
+cdef Backend backend_for(Device dev)
+cdef Backend backend_of(TensorBase t)
+cdef bint has_data(TensorBase t) noexcept
+cdef int needs_data(TensorBase t, str what) except -1
+
+# host helpers of unique (cpu_sort.c) not behind the Backend interface yet
+cdef int64_t host_runs(int dtype, const char* vals, int64_t n, int64_t* run_of) noexcept nogil
+cdef void host_unique_fill(int dtype, const char* sorted_vals, const int64_t* order,
+                           const int64_t* run_of, int64_t n, char* uniq, int64_t* inverse,
+                           int64_t* counts) noexcept nogil
+cdef int host_sort_slices(int dtype, const char* data, int64_t m, int64_t len,
+                          int64_t* perm) noexcept nogil
+cdef int64_t host_slice_runs(int dtype, const char* data, const int64_t* perm, int64_t m,
+                             int64_t len, int64_t* run_of) noexcept nogil

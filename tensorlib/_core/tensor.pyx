@@ -24,6 +24,8 @@ from tensorlib._core.allocator cimport (
     Storage, device as Device, CPU, META, as_device, new_storage, borrow_storage, ROLE_SAVED,
     storage_set_role, DEVICE_CPU, DEVICE_META)
 
+from tensorlib._core.kernels cimport *
+
 import numpy as np
 from tensorlib._core import dtype as _dtype_mod
 
@@ -55,6 +57,19 @@ cdef tuple _NO_ARGS = ()
 cdef object _SizeType = tuple
 # Printing lives in pure Python (tensorlib/_tensor_str.py); registered at import.
 cdef object _repr_fn = None
+
+
+cdef object _return_types = None
+
+
+cdef object _rtype(str name):
+    """The named tuple type ``tensorlib.return_types.<name>`` (imported on first use: the
+    package imports this module first)."""
+    global _return_types
+    if _return_types is None:
+        import tensorlib.return_types as rt
+        _return_types = rt
+    return getattr(_return_types, name)
 
 
 def _register_types(tensor_type, size_type, repr_fn):
@@ -1105,7 +1120,6 @@ include "random_ops.pxi"
 include "elementwise.pxi"
 include "graph.pxi"
 include "linalg.pxi"
-include "sort.pxi"
 include "advindex.pxi"
 include "reduce.pxi"
 include "backend.pxi"
@@ -1216,3 +1230,23 @@ def set_num_threads(int n):
     if n < 1:
         raise RuntimeError(f"set_num_threads expects a positive integer, but got {n}")
     tl_set_num_threads(n)
+
+
+# ---------------------------------------------------------------------------------------------
+# op families compiled as modules of their own (tensorlib/_core/<family>.pyx): their tables
+# and Python names join this module's, so tensorlib._core.tensor still names every op.
+
+def _join_family(module):
+    """Add an op-family module's tables and Python-level names to this module's."""
+    ns = globals()
+    _GENERATED_FUNCTIONS.update(module._GENERATED_FUNCTIONS)
+    _GENERATED_METHODS.update(module._GENERATED_METHODS)
+    _NODE_CLASSES.update(module._NODE_CLASSES)
+    _OPERATOR_SLOTS.update(module._OPERATOR_SLOTS)
+    for name, value in module.__dict__.items():
+        if not name.startswith("__") and name not in ns:
+            ns[name] = value
+
+
+from tensorlib._core import sorting as _sorting_family
+_join_family(_sorting_family)
