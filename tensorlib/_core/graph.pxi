@@ -1054,6 +1054,13 @@ def _evenly_distribute(grad, self, value, dim, keepdim):
     return _expand_reduced(grad, tuple(self.shape), dim, keepdim) * mask / count
 
 
+def _evenly_distribute_all(grad, self, value):
+    """max()/median() over all elements: the elements equal to the result share the
+    gradient evenly; when the result is NaN, the NaNs share it (PyTorch)."""
+    mask = (self == value) | (self.isnan() & value.isnan())
+    return grad * mask / mask.sum()
+
+
 def _max_backward(grads, self, result, indices, dim, keepdim, other=None, bigger=True):
     if other is not None or isinstance(dim, TensorBase):      # max(input, other): maximum
         return _max_min_share(grads[0], self, dim if other is None else other, bigger)

@@ -61,12 +61,6 @@ cdef int broadcast_strides(int nd_src, const int64_t* src_shape, const int64_t* 
     return 0
 
 
-cdef struct DimInfo:
-    int64_t size
-    int64_t dst_stride
-    int64_t src_stride
-
-
 cdef int _by_dst_stride_desc(const void* pa, const void* pb) noexcept nogil:
     cdef const DimInfo* a = <const DimInfo*>pa
     cdef const DimInfo* b = <const DimInfo*>pb

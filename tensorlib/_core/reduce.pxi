@@ -5,7 +5,7 @@
 # Here: argument checking (PyTorch's errors), dtype rules, output allocation, and the
 # geometry handed to the kernels: kept and reduced dims, size-1 dims dropped, each group
 # ordered by input stride and coalesced, then one of two layouts (see cpu_reduce.h).
-# (included into tensor.pyx)
+# (included into reductions.pyx, the reductions family's module)
 import sys as _sys
 from libc.math cimport INFINITY
 
@@ -605,7 +605,7 @@ def _cumprod_backward(grad, self, dim, result):
     d = int(dim) % self.dim()
     if not _has_zero(self):
         return _rev_cumsum(grad * result, d) / self
-    if tl_grad_enabled:
+    if _grad_on():
         return _cumprod_backward_poly(grad, self, d)
     return _cumprod_backward_zeros(grad, self, d, result)
 
@@ -639,13 +639,6 @@ def _cumprod_backward_poly(grad, self, int d):
     one = _GENERATED_FUNCTIONS["ones_like"](x.narrow(-1, 0, 1))
     pre = _GENERATED_FUNCTIONS["cat"]([one, x.narrow(-1, 0, n - 1)], -1).cumprod(-1)
     return (pre * s).movedim(-1, d)
-
-
-def _evenly_distribute_all(grad, self, value):
-    """max()/median() over all elements: the elements equal to the result share the
-    gradient evenly; when the result is NaN, the NaNs share it (PyTorch)."""
-    mask = (self == value) | (self.isnan() & value.isnan())
-    return grad * mask / mask.sum()
 
 
 def _max_other_backward(grads, self, dim, other, bigger):

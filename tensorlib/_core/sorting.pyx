@@ -3,12 +3,13 @@
 An op-family module: its front halves (sort.pxi) and its generated wrappers, autograd nodes
 and tables (build/generated/_ops_sorting.pxi, from tensorlib/ops/decl/sorting.py). It reaches
 the core through tensor.pxd (TensorBase, the back end, autograd recording: C calls); the
-tensor module imports it at the end of its own initialization and adds its tables and names
-to its own (``_join_family``), so ``tensorlib._core.tensor`` still names every op.
+tensor module imports it at the end of its own initialization, takes its Python-level names
+and binds the names it left None (``_join_family``/``_bind_family``), so
+``tensorlib._core.tensor`` still names every op and formulas call helpers by name.
 """
 cimport cython
 from libc.stdint cimport int64_t, uint64_t, uint8_t, uint16_t, INT64_MAX, INT64_MIN
-from libc.stdlib cimport malloc, free
+from libc.stdlib cimport malloc, free, qsort
 from libc.string cimport memcmp, memcpy, memmove, memset
 
 from tensorlib._core.dtype cimport (
@@ -20,16 +21,16 @@ from tensorlib._core.kernels cimport tl_rows_t, RowsOp, _OP_SORT, _OP_TOPK, _OP_
 from tensorlib._core.kernels cimport TL_SELECT_KTH, TL_SELECT_MEDIAN, TL_SELECT_NANMEDIAN
 from tensorlib._core.tensor cimport *
 
-import numpy as np
-# Python-level helpers of other families that the backward formulas call (this module is
-# imported at the end of tensor's initialization, when they exist)
-from tensorlib._core.tensor import _evenly_distribute_all, _sizes_of, _take_along_backward
+import warnings
 
-# this family's part of the tables the tensor module gathers (see tensorlib/ops/codegen.py)
-_GENERATED_FUNCTIONS = {}
-_GENERATED_METHODS = {}
-_NODE_CLASSES = {}
-_OPERATOR_SLOTS = {}
+import numpy as np
+# the tables of every op, which the generated code adds this family's ops to
+from tensorlib._core.tensor import (
+    _GENERATED_FUNCTIONS, _GENERATED_METHODS, _NODE_CLASSES, _OPERATOR_SLOTS)
+
+# Python-level helpers of the core that the backward formulas call: bound by the tensor
+# module (``_bind_family``) once every op family is loaded
+_evenly_distribute_all = _sizes_of = _take_along_backward = None
 
 include "sort.pxi"
 include "_ops_sorting.pxi"

@@ -186,3 +186,14 @@ cdef int host_sort_slices(int dtype, const char* data, int64_t m, int64_t len,
                           int64_t* perm) noexcept nogil
 cdef int64_t host_slice_runs(int dtype, const char* data, const int64_t* perm, int64_t m,
                              int64_t len, int64_t* run_of) noexcept nogil
+
+# for the reductions family
+cdef struct DimInfo:
+    int64_t size
+    int64_t dst_stride
+    int64_t src_stride
+
+cdef int _by_dst_stride_desc(const void* pa, const void* pb) noexcept nogil
+cdef list _wrap_dims(dims, int ndim, str op)
+cdef TensorBase _to_dtype(TensorBase t, DType dt, bint copy)
+cdef TensorBase _into_out(TensorBase result, object out, str op)

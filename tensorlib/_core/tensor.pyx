@@ -1121,7 +1121,6 @@ include "elementwise.pxi"
 include "graph.pxi"
 include "linalg.pxi"
 include "advindex.pxi"
-include "reduce.pxi"
 include "backend.pxi"
 
 # The generated code of each op family fills these tables (see tensorlib/ops/codegen.py).
@@ -1233,20 +1232,30 @@ def set_num_threads(int n):
 
 
 # ---------------------------------------------------------------------------------------------
-# op families compiled as modules of their own (tensorlib/_core/<family>.pyx): their tables
-# and Python names join this module's, so tensorlib._core.tensor still names every op.
+# op families compiled as modules of their own (tensorlib/_core/<family>.pyx, listed in
+# tensorlib/ops/codegen.py's FAMILY_MODULES). Their generated code adds their ops to the tables
+# above; their Python-level names join this module's, so tensorlib._core.tensor still names
+# every op; and the Python-level names they take from the core or from another family (the
+# helpers backward formulas call) are bound here, once every family is loaded.
 
 def _join_family(module):
-    """Add an op-family module's tables and Python-level names to this module's."""
+    """This module takes the Python-level names of an op-family module it lacks."""
     ns = globals()
-    _GENERATED_FUNCTIONS.update(module._GENERATED_FUNCTIONS)
-    _GENERATED_METHODS.update(module._GENERATED_METHODS)
-    _NODE_CLASSES.update(module._NODE_CLASSES)
-    _OPERATOR_SLOTS.update(module._OPERATOR_SLOTS)
     for name, value in module.__dict__.items():
         if not name.startswith("__") and name not in ns:
             ns[name] = value
 
 
-from tensorlib._core import sorting as _sorting_family
-_join_family(_sorting_family)
+def _bind_family(module):
+    """Bind the names an op-family module left None to this module's values."""
+    ns, theirs = globals(), module.__dict__
+    for name, value in list(theirs.items()):
+        if value is None and not name.startswith("__") and ns.get(name) is not None:
+            theirs[name] = ns[name]
+
+
+from tensorlib._core import sorting as _sorting_family, reductions as _reductions_family
+for _family in (_sorting_family, _reductions_family):
+    _join_family(_family)
+for _family in (_sorting_family, _reductions_family):
+    _bind_family(_family)
