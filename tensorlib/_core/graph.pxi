@@ -741,6 +741,10 @@ def _tile_backward(grad, sizes, dims):
     return _repeat_backward(grad, sizes, dims)
 
 
+# the elementwise module's where (bound when the op families are loaded: tensor.pyx's end)
+_f_where = None
+
+
 def _pow_backward_self(grad, self, exponent):
     if not isinstance(exponent, TensorBase) and exponent == 0:
         return grad * 0

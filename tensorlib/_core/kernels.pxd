@@ -19,8 +19,6 @@ cdef extern from "cpu_elementwise.h" nogil:
         const void* extra
     void tl_ew_run(const tl_ew_iter* it)
     int TL_EW_PARALLEL_MIN
-    const tl_loop_fn tl_ew_clamp_scalar[10]
-    const tl_loop_fn tl_ew_where[10], tl_ew_clamp[10], tl_ew_lerp[10]
 
 
 cdef extern from "cpu_reduce.h" nogil:

@@ -24,6 +24,7 @@ from tensorlib._core.tensor cimport *
 import warnings
 
 import numpy as np
+from tensorlib._core import dtype as _dtype_mod
 # the tables of every op, which the generated code adds this family's ops to
 from tensorlib._core.tensor import (
     _GENERATED_FUNCTIONS, _GENERATED_METHODS, _NODE_CLASSES, _OPERATOR_SLOTS)

@@ -197,3 +197,28 @@ cdef int _by_dst_stride_desc(const void* pa, const void* pb) noexcept nogil
 cdef list _wrap_dims(dims, int ndim, str op)
 cdef TensorBase _to_dtype(TensorBase t, DType dt, bint copy)
 cdef TensorBase _into_out(TensorBase result, object out, str op)
+
+# for the elementwise family
+from tensorlib._core.kernels cimport tl_loop_fn
+
+cdef enum Overlap:
+    OVERLAP_NO = 0
+    OVERLAP_FULL = 1       # exactly the same elements in the same layout: fine
+    OVERLAP_PARTIAL = 2    # some elements shared: would give a loop-order-dependent answer
+    OVERLAP_TOO_HARD = 3   # ranges intersect but layouts are not dense: cannot tell cheaply
+
+cdef int _overlap(TensorBase a, TensorBase b) noexcept
+cdef str shape_str(int ndim, const int64_t* shape)
+cdef int result_type_codes(tuple operands) except -1
+cdef Device common_device(tuple inputs)
+cdef TensorBase _check_out(object out, DType result, str op)
+cdef TensorBase _expand(TensorBase t, tuple sizes)
+cdef object _item(TensorBase t)
+cdef const tl_loop_fn* ew_loops(str name) except NULL
+
+# Operator slots of TensorBase whose op lives in an op-family module: that module installs
+# its _slot_<name> functions at import (the table is generated: tensorlib/ops/codegen.py)
+ctypedef object (*BinarySlot)(TensorBase, object)
+ctypedef object (*UnarySlot)(TensorBase)
+cdef bint _slot_ok(object other)
+cdef int _set_slot(str name, BinarySlot binary, UnarySlot unary) except -1

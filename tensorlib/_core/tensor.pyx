@@ -221,13 +221,6 @@ cdef object _make_size(int ndim, const int64_t* shape):
 # copy_, fill_, random fills, +=. It bumps the version counter (so autograd can detect a saved
 # tensor modified in place) and applies PyTorch's overlap rules.
 
-cdef enum Overlap:
-    OVERLAP_NO = 0
-    OVERLAP_FULL = 1       # exactly the same elements in the same layout: fine
-    OVERLAP_PARTIAL = 2    # some elements shared: would give a loop-order-dependent answer
-    OVERLAP_TOO_HARD = 3   # ranges intersect but layouts are not dense: cannot tell cheaply
-
-
 cdef int _overlap(TensorBase a, TensorBase b) noexcept:
     cdef int64_t alo, ahi, blo, bhi
     if a._storage is not b._storage or a._numel == 0 or b._numel == 0:
@@ -907,10 +900,8 @@ cdef class TensorBase:
         return _slot_truediv(self, other)
 
     def __rtruediv__(self, other):
-        # as PyTorch: `2 / x` is x.reciprocal() * 2, the same values to the last bit (a direct
-        # division differs by an ulp for a third of float32 inputs) and the same graph
-        return _call_mul(_call_reciprocal(self, None, False), other, None, False) \
-            if _slot_ok(other) else NotImplemented
+        # as PyTorch: `2 / x` is x.reciprocal() * 2 (elementwise.pxi)
+        return _slot_rtruediv(self, other)
 
     def __itruediv__(self, other):
         return _slot_itruediv(self, other)
@@ -1047,7 +1038,7 @@ cdef class TensorBase:
         return self.mT
 
 
-cdef inline bint _slot_ok(object other):
+cdef bint _slot_ok(object other):
     """Operands an operator slot accepts; anything else returns NotImplemented so Python can
     try the other side (e.g. a NumPy array's reflected op)."""
     return isinstance(other, (TensorBase, int, float)) or (isinstance(other, np.generic) and
@@ -1117,11 +1108,11 @@ include "interop.pxi"
 include "creation.pxi"
 include "indexing.pxi"
 include "random_ops.pxi"
-include "elementwise.pxi"
 include "graph.pxi"
 include "linalg.pxi"
 include "advindex.pxi"
 include "backend.pxi"
+include "_ew_tables.pxi"   # the elementwise loop tables, by kernel name (generated)
 
 # The generated code of each op family fills these tables (see tensorlib/ops/codegen.py).
 _GENERATED_FUNCTIONS = {}   # tensorlib.<name>
@@ -1239,10 +1230,11 @@ def set_num_threads(int n):
 # helpers backward formulas call) are bound here, once every family is loaded.
 
 def _join_family(module):
-    """This module takes the Python-level names of an op-family module it lacks."""
+    """This module takes the Python-level names of an op-family module that it lacks or
+    left None (the helpers of other families that its own code calls)."""
     ns = globals()
     for name, value in module.__dict__.items():
-        if not name.startswith("__") and name not in ns:
+        if not name.startswith("__") and value is not None and ns.get(name) is None:
             ns[name] = value
 
 
@@ -1254,8 +1246,11 @@ def _bind_family(module):
             theirs[name] = ns[name]
 
 
-from tensorlib._core import sorting as _sorting_family, reductions as _reductions_family
-for _family in (_sorting_family, _reductions_family):
+from tensorlib._core import elementwise as _elementwise_family
+from tensorlib._core import reductions as _reductions_family
+from tensorlib._core import sorting as _sorting_family
+_FAMILIES = (_elementwise_family, _reductions_family, _sorting_family)
+for _family in _FAMILIES:
     _join_family(_family)
-for _family in (_sorting_family, _reductions_family):
+for _family in _FAMILIES:
     _bind_family(_family)

@@ -294,7 +294,7 @@ def emit_plain_call(decl, params):
         f"    return {call}"]) + "\n"
 
 
-def emit_slot(decl, params, slot, order, inplace):
+def emit_slot(decl, params, slot, order, inplace, inline="inline "):
     """``_slot_<name>``: what the operator slot ``__<name>__`` of TensorBase (tensor.pyx)
     runs: the op's ``_call_<op>`` (autograd and profiler included), with the operands in
     ``order`` and every other argument at its default."""
@@ -311,10 +311,10 @@ def emit_slot(decl, params, slot, order, inplace):
             args.append(p.default)
     call = f"_call_{decl['name']}({', '.join(args)}, {inplace})"
     if unary:
-        return f"cdef inline object _slot_{name}(TensorBase self):\n    return {call}\n"
+        return f"cdef {inline}object _slot_{name}(TensorBase self):\n    return {call}\n"
     # an operand the op cannot take returns NotImplemented, so Python tries the other side
     guard = ("isinstance(other, TensorBase)" if params[1].type == "Tensor" else "_slot_ok(other)")
-    return (f"cdef inline object _slot_{name}(TensorBase self, object other):\n"
+    return (f"cdef {inline}object _slot_{name}(TensorBase self, object other):\n"
             f"    return {call} if {guard} else NotImplemented\n")
 
 
@@ -323,7 +323,52 @@ FUNCTION_NAMES = set()     # filled by generate(): names with a function variant
 # Declaration families (tensorlib/ops/decl/<family>.py) compiled as an extension module of
 # their own, tensorlib/_core/<module>.pyx, which includes _ops_<family>.pxi; every other
 # family's generated code is compiled into tensor.pyx (through _ops_generated.pxi).
-FAMILY_MODULES = {"sorting": "sorting", "reductions": "reductions"}
+FAMILY_MODULES = {"sorting": "sorting", "reductions": "reductions", "elementwise": "elementwise"}
+
+# Operator slots written by hand in a family's .pxi (``_slot_<name>``, not declared as an op's
+# ``operators``): name -> (family, "binary" or "unary").
+HAND_SLOTS = {"rtruediv": ("elementwise", "binary")}
+
+
+def family_slots(families):
+    """``[(family, slot name, unary)]`` of every operator slot, declared or by hand."""
+    found = []
+    for family in families:
+        fam = family.__name__.rsplit(".", 1)[-1]
+        for decl in family.OPS:
+            for slot, order, _ in decl.get("operators", ()):
+                found.append((fam, slot.strip("_"), order == "self"))
+    found += [(fam, name, kind == "unary") for name, (fam, kind) in HAND_SLOTS.items()]
+    return found
+
+
+def emit_slot_table(families):
+    """The core's side of the operator slots of the families compiled as modules of their
+    own: ``_slot_<name>`` calls through a pointer that the family's module sets at import
+    with ``_set_slot`` (tensor.pxd); until then it raises."""
+    slots = [(n, u) for fam, n, u in family_slots(families) if fam in FAMILY_MODULES]
+    out = ["cdef object _slot_unset2(TensorBase self, object other):\n"
+           "    raise RuntimeError('an operator was used before its op family module was loaded')\n",
+           "cdef object _slot_unset1(TensorBase self):\n"
+           "    raise RuntimeError('an operator was used before its op family module was loaded')\n"]
+    for name, unary in slots:
+        kind, sig, args = (("UnarySlot", "TensorBase self", "self") if unary else
+                           ("BinarySlot", "TensorBase self, object other", "self, other"))
+        out.append(f"cdef {kind} _slot_{name}_fn = _slot_unset{1 if unary else 2}\n"
+                   f"cdef inline object _slot_{name}({sig}):\n"
+                   f"    return _slot_{name}_fn({args})\n")
+    body = ["cdef int _set_slot(str name, BinarySlot binary, UnarySlot unary) except -1:",
+            '    """Install an op-family module\'s operator slot (called at its import)."""']
+    if slots:
+        body.append("    global " + ", ".join(f"_slot_{n}_fn" for n, _ in slots))
+    for i, (name, unary) in enumerate(slots):
+        body.append(f"    {'if' if i == 0 else 'elif'} name == {name!r}:")
+        body.append(f"        _slot_{name}_fn = {'unary' if unary else 'binary'}")
+    body.append("    else:" if slots else "    if True:")
+    body.append("        raise KeyError(f'no operator slot {name!r} in the tensor module')")
+    body.append("    return 0")
+    out.append("\n".join(body) + "\n")
+    return "\n\n".join(out)
 
 
 def prefix_calls(formula):
@@ -424,13 +469,15 @@ def emit_autograd(decl, params):
     return out
 
 
-def generate(ops, all_ops=None, defined_nodes=None, separate=False):
+def generate(ops, all_ops=None, defined_nodes=None, separate=False, family=None,
+             elsewhere=None):
     """The generated Cython of the declarations ``ops`` (one family): its node classes,
     wrappers and slots, then the lines adding them to the tables ``_GENERATED_FUNCTIONS``,
     ``_GENERATED_METHODS``, ``_NODE_CLASSES`` and ``_OPERATOR_SLOTS``, which the including
     module defines. ``all_ops`` (default ``ops``): every declaration, for the names the
     backward formulas may call; ``defined_nodes``: node classes an earlier family defines
-    (updated with this family's); ``separate``: the family is a module of its own."""
+    (updated with this family's); ``separate``: the family (named ``family``) is a module
+    of its own; ``elsewhere``: the ``_f_`` names compiled in other modules."""
     out = ["# GENERATED by tensorlib/ops/codegen.py from tensorlib/ops/decl/ -- do not edit.\n"]
     functions, methods = {}, {}
     node_classes = []
@@ -454,7 +501,7 @@ def generate(ops, all_ops=None, defined_nodes=None, separate=False):
         elif decl.get("operators"):
             out.append(emit_plain_call(decl, params))
         for slot, order, inplace in decl.get("operators", ()):
-            out.append(emit_slot(decl, params, slot, order, inplace))
+            out.append(emit_slot(decl, params, slot, order, inplace, "" if separate else "inline "))
             operator_slots[slot] = (decl["name"], order, inplace)
         variants = decl.get("variants", "function method").split()
         if "function" in variants:
@@ -478,13 +525,12 @@ def generate(ops, all_ops=None, defined_nodes=None, separate=False):
             for alias in decl.get("aliases", ()):
                 methods[alias + "_"] = mname
     defined_nodes.update(node_classes)
-    if separate:
-        # a module of its own names the function variants of other families that its
-        # backward formulas call: None here, bound by the tensor module (_bind_family)
-        own = set(functions.values())
-        foreign = sorted(set(re.findall(r"\b_f_\w+", "".join(out))) - own)
-        if foreign:
-            out.insert(1, " = ".join(foreign) + " = None\n")
+    # the function variants of families compiled in another module that the backward
+    # formulas call: None here, bound by the tensor module once every family is loaded
+    used = set(re.findall(r"\b_f_\w+", "".join(out)))
+    foreign = sorted(used - set(functions.values()) if separate else used & (elsewhere or set()))
+    if foreign:
+        out.insert(1, " = ".join(foreign) + " = None\n")
     out.insert(1, "".join(f"{n} = type('{n}', (Node,), {{'__slots__': (), '__module__': 'tensorlib.autograd'}})\n"
                           f"cdef type _NODE_{n} = {n}\n" for n in node_classes))
     out.append("_NODE_CLASSES.update({" + ", ".join(f"{n!r}: {n}" for n in node_classes) + "})\n")
@@ -495,6 +541,12 @@ def generate(ops, all_ops=None, defined_nodes=None, separate=False):
                    + "}.items():\n"
                    "    if _fn.__name__ == '_f_' + _name:\n"
                    "        _fn.__name__ = _fn.__qualname__ = _name\n")
+    if separate:
+        # this module's operator slots, into the core's slot table (see emit_slot_table)
+        mine = [(s.strip("_"), order == "self") for s, (_, order, _) in operator_slots.items()]
+        mine += [(n, kind == "unary") for n, (fam, kind) in HAND_SLOTS.items() if fam == family]
+        out += [f"_set_slot({n!r}, {'NULL' if u else '_slot_' + n}, {'_slot_' + n if u else 'NULL'})\n"
+                for n, u in mine]
     if operator_slots:
         out.append("# operator slot -> (the declared op it runs, operand order, in place)\n"
                    "_OPERATOR_SLOTS.update({\n" +
@@ -511,18 +563,23 @@ def generate_families(families):
     (every family without a module of its own in ``FAMILY_MODULES``)."""
     all_ops = [decl for family in families for decl in family.OPS]
     files, nodes, included = {}, set(), []
+    elsewhere = {"_f_" + d["name"] for family in families
+                 if family.__name__.rsplit(".", 1)[-1] in FAMILY_MODULES for d in family.OPS
+                 if "function" in d.get("variants", "function method").split()}
     for family in families:
         name = family.__name__.rsplit(".", 1)[-1]
         if name in FAMILY_MODULES:
             # a module of its own defines every node class it records (a class of the same
             # name elsewhere is another object: nodes are told apart by name only)
-            files[f"_ops_{name}.pxi"] = generate(family.OPS, all_ops, set(), separate=True)
+            files[f"_ops_{name}.pxi"] = generate(family.OPS, all_ops, set(), separate=True,
+                                                 family=name)
         else:
-            files[f"_ops_{name}.pxi"] = generate(family.OPS, all_ops, nodes)
+            files[f"_ops_{name}.pxi"] = generate(family.OPS, all_ops, nodes, elsewhere=elsewhere)
             included.append(f'include "_ops_{name}.pxi"\n')
     files["_ops_generated.pxi"] = (
         "# GENERATED by tensorlib/ops/codegen.py from tensorlib/ops/decl/ -- do not edit.\n"
-        "# The op families compiled into tensor.pyx.\n" + "".join(included))
+        "# The op families compiled into tensor.pyx, and the operator slots of the others.\n"
+        + "".join(included) + "\n\n" + emit_slot_table(families))
     return files
 
 
@@ -582,14 +639,26 @@ def generate_ew(ops):
     head = "GENERATED by tensorlib/ops/codegen.py from tensorlib/ops/decl/ -- do not edit."
     loops = [f"/* {head} */\n"] + [emit_loops(k) for k in kernels]
     decls = [f"/* {head} */\n"] + [f"TL_DECLARE_OP({k['name']})\n" for k in kernels]
-    pxi = [f"# {head}\n",
-           'cdef extern from "cpu_elementwise.h" nogil:\n']
-    pxi += [f"    const tl_loop_fn tl_ew_{k['name']}[10]\n" for k in kernels]
-    pxi.append("\n")
-    pxi += [f"cdef EwOp OP_{k['name'].upper()} = EwOp.make({k['error_name']!r}, tl_ew_{k['name']}, "
-            f"RULE_{k['rule']})\n" for k in kernels]
+    # the loop tables live in the tensor module (with the driver and the thread pool); the
+    # elementwise module gets their addresses by name when it makes its EwOps
+    names = [k["name"] for k in kernels] + HAND_KERNELS
+    tables = [f"# {head}\n",
+              'cdef extern from "cpu_elementwise.h" nogil:\n']
+    tables += [f"    const tl_loop_fn tl_ew_{n}[10]\n" for n in names]
+    tables.append("\n\ncdef const tl_loop_fn* ew_loops(str name) except NULL:\n"
+                  '    """The loop table (one entry per dtype code) of the kernel ``name``."""\n')
+    tables += [f"    {'if' if i == 0 else 'elif'} name == {n!r}:\n        return tl_ew_{n}\n"
+               for i, n in enumerate(names)]
+    tables.append("    raise KeyError(f'no elementwise kernel {name!r}')\n")
+    pxi = [f"# {head}\n"]
+    pxi += [f"cdef EwOp OP_{k['name'].upper()} = EwOp.make({k['error_name']!r}, "
+            f"ew_loops({k['name']!r}), RULE_{k['rule']})\n" for k in kernels]
     return {"_ew_loops.h": "".join(loops), "_ew_ops.h": "".join(decls),
-            "_ew_ops.pxi": "".join(pxi)}
+            "_ew_ops.pxi": "".join(pxi), "_ew_tables.pxi": "".join(tables)}
+
+
+# kernels written by hand in cpu_elementwise.c (no declaration generates them)
+HAND_KERNELS = ["clamp_scalar", "where", "clamp", "lerp"]
 
 
 def write_if_changed(path, text):
