@@ -90,6 +90,139 @@ cdef int _dispatch(int op, const tl_rows_t* r, int flag, int64_t k) noexcept nog
     return tl_mode_rows(r)
 
 
+# ---- the CPU float32/float64 batched product (Backend.bmm): NumPy's BLAS into our memory
+
+# Float products of at most this many multiply-adds run in our own loop: below it the NumPy
+# call (views, ufunc dispatch) costs more than the arithmetic.
+cdef int64_t LA_SMALL_WORK = 1024
+
+cdef object _la_np_matmul = np.matmul
+
+cdef TensorBase _la_bmat_copy(TensorBase t, LaMat* g, int64_t B, int64_t R, int64_t C, DType dt):
+    """A contiguous [B, R, C] copy (dtype dt) of the operand, from our allocator; a broadcast
+    batch (stride 0) is copied once and stays broadcast. Updates ``g`` to describe the copy."""
+    cdef int64_t sh[3]
+    cdef int64_t st[3]
+    cdef int64_t nb = 1 if (g.sb == 0 or B == 1) else B
+    cdef TensorBase c
+    sh[0] = nb
+    sh[1] = R
+    sh[2] = C
+    st[0] = g.sb
+    st[1] = g.sr
+    st[2] = g.sc
+    c = empty_tensor(3, sh, dt, t._storage.device)
+    sh[0] = nb
+    backend_of(t).copy(3, sh, tensor_data(c), c._strides, dt.code,
+                       t._storage.data + g.off * t._dtype.itemsize, st, t._dtype.code)
+    g.off = 0
+    g.sb = 0 if nb == 1 else R * C
+    g.sr = C
+    g.sc = 1
+    return c
+
+
+cdef bint _la_blas_friendly(int64_t R, int64_t C, LaMat* g) noexcept:
+    """Whether BLAS can read an R x C matrix in place: row-major (column stride 1, row stride
+    >= C) or column-major (the transpose). Strides of size-1 dims address nothing, so they are
+    first set to whatever makes the matrix friendly."""
+    if R == 1 and C == 1:
+        g.sr = 1
+        g.sc = 1
+    elif R == 1:
+        if g.sc == 1:
+            g.sr = C
+        else:
+            g.sr = 1
+    elif C == 1:
+        if g.sr == 1:
+            g.sc = R
+        else:
+            g.sc = 1
+    return (g.sc == 1 and g.sr >= C) or (g.sr == 1 and g.sc >= R)
+
+
+cdef object _la_np_raw(TensorBase owner, int64_t off, int nd, const int64_t* shape, const int64_t* strides):
+    """An ndarray over the owner's storage with explicit geometry (elements); its base is the
+    Storage. Only for dtypes NumPy has (never bfloat16)."""
+    cdef cnp.npy_intp dims[3]
+    cdef cnp.npy_intp st[3]
+    cdef int i, itemsize = owner._dtype.itemsize
+    cdef cnp.ndarray arr
+    for i in range(nd):
+        dims[i] = shape[i]
+        st[i] = strides[i] * itemsize
+    descr = cnp.PyArray_DescrFromType(_NP_TYPENUM[owner._dtype.code])
+    Py_INCREF(descr)   # PyArray_NewFromDescr steals a reference
+    arr = PyArray_NewFromDescr(<PyTypeObject*>np.ndarray, descr, nd, dims, st,
+                               <void*>(owner._storage.data + off * itemsize),
+                               cnp.NPY_ARRAY_WRITEABLE, NULL)
+    Py_INCREF(owner._storage)      # PyArray_SetBaseObject steals a reference
+    PyArray_SetBaseObject(arr, owner._storage)
+    return arr
+
+
+cdef object _la_np_bmat(TensorBase t, LaMat g, int64_t B, int64_t R, int64_t C):
+    cdef int64_t sh[3]
+    cdef int64_t st[3]
+    if B == 1:
+        sh[0] = R
+        sh[1] = C
+        st[0] = g.sr
+        st[1] = g.sc
+        return _la_np_raw(t, g.off, 2, sh, st)
+    sh[0] = B
+    sh[1] = R
+    sh[2] = C
+    st[0] = g.sb
+    st[1] = g.sr
+    st[2] = g.sc
+    return _la_np_raw(t, g.off, 3, sh, st)
+
+
+cdef int _la_blas_bmm(TensorBase out, int64_t B, int64_t M, int64_t N, int64_t K,
+                   TensorBase a, LaMat ga, TensorBase b, LaMat gb) except -1:
+    """float32/float64: np.matmul into out's memory (contiguous [B, M, N])."""
+    cdef LaMat go
+    if B > 1 and gb.sb == 0 and ga.sc == 1 and ga.sr >= K and ga.sb == M * ga.sr:
+        # a broadcast right operand and row-major batches of rows: one product of B*M rows
+        # (one BLAS call instead of B)
+        M *= B
+        B = 1
+    go = _la_bm(out._offset, M * N, N, 1)
+    if not _la_blas_friendly(M, K, &ga):
+        a = _la_bmat_copy(a, &ga, B, M, K, a._dtype)
+    if not _la_blas_friendly(K, N, &gb):
+        b = _la_bmat_copy(b, &gb, B, K, N, b._dtype)
+    _la_np_matmul(_la_np_bmat(a, ga, B, M, K), _la_np_bmat(b, gb, B, K, N), _la_np_bmat(out, go, B, M, N))
+    return 0
+
+
+cdef int _la_small_bmm(TensorBase out, int64_t B, int64_t M, int64_t N, int64_t K,
+                       TensorBase a, LaMat ga, TensorBase b, LaMat gb) except -1:
+    """float32/float64 in our own strided loop (tiny products, and outer products: K == 1)."""
+    if a._dtype.code == DT_FLOAT32:
+        tl_gemm_small_f32(B, M, N, K, <float*>(a._storage.data + ga.off * 4), ga.sb, ga.sr, ga.sc,
+                          <float*>(b._storage.data + gb.off * 4), gb.sb, gb.sr, gb.sc,
+                          <float*>tensor_data(out))
+    else:
+        tl_gemm_small_f64(B, M, N, K, <double*>(a._storage.data + ga.off * 8), ga.sb, ga.sr, ga.sc,
+                          <double*>(b._storage.data + gb.off * 8), gb.sb, gb.sr, gb.sc,
+                          <double*>tensor_data(out))
+    return 0
+
+
+cdef int _la_cpu_bmm(TensorBase out, int64_t B, int64_t M, int64_t N, int64_t K,
+                     TensorBase a, LaMat ga, TensorBase b, LaMat gb) except -1:
+    """The CPU back end's float32/float64 batched product."""
+    cdef int64_t n = B * M * N
+    if K == 1 or <double>n * <double>K <= LA_SMALL_WORK:
+        # an outer product is exact products (no BLAS needed; a sum starting from +0.0
+        # would lose -0.0), and tiny products cost less than a NumPy call
+        return _la_small_bmm(out, B, M, N, K, a, ga, b, gb)
+    return _la_blas_bmm(out, B, M, N, K, a, ga, b, gb)
+
+
 @cython.final
 cdef class CPUBackend(Backend):
     """Today's C kernels; large work runs without the GIL."""
@@ -355,3 +488,22 @@ cdef int host_sort_slices(int dtype, const char* data, int64_t m, int64_t len,
 cdef int64_t host_slice_runs(int dtype, const char* data, const int64_t* perm, int64_t m,
                              int64_t len, int64_t* run_of) noexcept nogil:
     return tl_slice_runs(dtype, data, perm, m, len, run_of)
+
+
+# the addmm epilogue (out = beta * out + alpha * x), host code of the linalg front half
+cdef void host_axpby_f32(const int64_t* shape, float* out, const int64_t* so, const float* x,
+                         const int64_t* sx, const float* y, const int64_t* sy, float alpha,
+                         float beta, int use_x, int use_y) noexcept nogil:
+    tl_axpby_f32(shape, out, so, x, sx, y, sy, alpha, beta, use_x, use_y)
+
+
+cdef void host_axpby_f64(const int64_t* shape, double* out, const int64_t* so, const double* x,
+                         const int64_t* sx, const double* y, const int64_t* sy, double alpha,
+                         double beta, int use_x, int use_y) noexcept nogil:
+    tl_axpby_f64(shape, out, so, x, sx, y, sy, alpha, beta, use_x, use_y)
+
+
+cdef void host_axpby_i64(const int64_t* shape, int64_t* out, const int64_t* so, const int64_t* x,
+                         const int64_t* sx, const int64_t* y, const int64_t* sy, int64_t alpha,
+                         int64_t beta, int use_x, int use_y) noexcept nogil:
+    tl_axpby_i64(shape, out, so, x, sx, y, sy, alpha, beta, use_x, use_y)

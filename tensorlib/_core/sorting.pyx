@@ -11,6 +11,8 @@ cimport cython
 from libc.stdint cimport int64_t, uint64_t, uint8_t, uint16_t, INT64_MAX, INT64_MIN
 from libc.stdlib cimport malloc, free, qsort
 from libc.string cimport memcmp, memcpy, memmove, memset
+from libc.math cimport (
+    ceil as c_ceil, floor as c_floor, pow as c_pow, isfinite as c_isfinite, isnan as c_isnan)
 
 from tensorlib._core.dtype cimport (
     dtype as DType, dtype_of, default_float_dtype, as_dtype, promote_codes, can_cast_codes,

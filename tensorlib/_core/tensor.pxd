@@ -222,3 +222,45 @@ ctypedef object (*BinarySlot)(TensorBase, object)
 ctypedef object (*UnarySlot)(TensorBase)
 cdef bint _slot_ok(object other)
 cdef int _set_slot(str name, BinarySlot binary, UnarySlot unary) except -1
+
+# for the linalg family
+cdef inline LaMat _la_bm(int64_t off, int64_t sb, int64_t sr, int64_t sc) noexcept:
+    cdef LaMat g
+    g.off = off
+    g.sb = sb
+    g.sr = sr
+    g.sc = sc
+    return g
+
+
+cdef TensorBase _la_bmat_copy(TensorBase t, LaMat* g, int64_t B, int64_t R, int64_t C, DType dt)
+cdef void host_axpby_f32(const int64_t* shape, float* out, const int64_t* so, const float* x,
+                         const int64_t* sx, const float* y, const int64_t* sy, float alpha,
+                         float beta, int use_x, int use_y) noexcept nogil
+cdef void host_axpby_f64(const int64_t* shape, double* out, const int64_t* so, const double* x,
+                         const int64_t* sx, const double* y, const int64_t* sy, double alpha,
+                         double beta, int use_x, int use_y) noexcept nogil
+cdef void host_axpby_i64(const int64_t* shape, int64_t* out, const int64_t* so, const int64_t* x,
+                         const int64_t* sx, const int64_t* y, const int64_t* sy, int64_t alpha,
+                         int64_t beta, int use_x, int use_y) noexcept nogil
+cdef int same_device(TensorBase a, TensorBase b, str op) except -1
+cdef TensorBase _empty_like_shape(TensorBase like, DType dt=*)
+cdef TensorBase _view_of(TensorBase src, shape, strides, int64_t offset)
+cdef list _shape_list(TensorBase t)
+cdef list _stride_list(TensorBase t)
+cdef TensorBase _permute(TensorBase t, tuple dims)
+cdef TensorBase _transpose(TensorBase t, int64_t d0, int64_t d1)
+cdef TensorBase _unsqueeze(TensorBase t, int64_t dim)
+
+# the generated _call_<op> (autograd recording included) of view ops the linalg family
+# composes (build/generated/_ops_views.pxi: a changed signature there fails to compile here)
+cdef object _call_contiguous(TensorBase c_self, object c_memory_format, bint _inplace_)
+cdef object _call_expand(TensorBase c_self, tuple c_size, bint c_implicit, bint _inplace_)
+cdef object _call_reshape(TensorBase c_self, tuple c_shape, bint _inplace_)
+cdef object _call_squeeze(TensorBase c_self, object c_dim, bint _inplace_)
+cdef object _call_squeeze_(TensorBase c_self, object c_dim, bint _inplace_)
+cdef object _call_t(TensorBase c_self, bint _inplace_)
+cdef object _call_transpose(TensorBase c_self, int64_t c_dim0, int64_t c_dim1, bint _inplace_)
+cdef object _call_unsqueeze(TensorBase c_self, int64_t c_dim, bint _inplace_)
+cdef object _call__unsafe_view(TensorBase c_self, tuple c_size, bint _inplace_)
+

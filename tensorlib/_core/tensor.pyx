@@ -1109,7 +1109,6 @@ include "creation.pxi"
 include "indexing.pxi"
 include "random_ops.pxi"
 include "graph.pxi"
-include "linalg.pxi"
 include "advindex.pxi"
 include "backend.pxi"
 include "_ew_tables.pxi"   # the elementwise loop tables, by kernel name (generated)
@@ -1247,9 +1246,10 @@ def _bind_family(module):
 
 
 from tensorlib._core import elementwise as _elementwise_family
+from tensorlib._core import linalg as _linalg_family
 from tensorlib._core import reductions as _reductions_family
 from tensorlib._core import sorting as _sorting_family
-_FAMILIES = (_elementwise_family, _reductions_family, _sorting_family)
+_FAMILIES = (_elementwise_family, _linalg_family, _reductions_family, _sorting_family)
 for _family in _FAMILIES:
     _join_family(_family)
 for _family in _FAMILIES:
