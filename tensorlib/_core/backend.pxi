@@ -223,6 +223,32 @@ cdef int _la_cpu_bmm(TensorBase out, int64_t B, int64_t M, int64_t N, int64_t K,
     return _la_blas_bmm(out, B, M, N, K, a, ga, b, gb)
 
 
+# ---- the CPU random fills (Backend.random)
+from tensorlib._core.random cimport (
+    Generator, fill_uniform, fill_normal, fill_int64, fill_bernoulli, fill_randperm)
+
+
+cdef Generator _gen(object g):
+    if g is None or isinstance(g, Generator):
+        return <Generator>g
+    raise TypeError(f"expected a tensorlib.Generator, but got {type(g).__name__}")
+
+
+cdef int _cpu_random_fill(TensorBase t, int kind, object generator, double a, double b,
+                          int64_t lo, uint64_t span) except -1:
+    """The CPU back end's random fills: Philox streams from the generator (random.pyx)."""
+    cdef Generator g = _gen(generator)
+    if kind == RAND_UNIFORM:
+        return fill_uniform(g, tensor_data(t), t._dtype.code == DT_FLOAT64, t._numel, a, b)
+    if kind == RAND_NORMAL:
+        return fill_normal(g, tensor_data(t), t._dtype.code == DT_FLOAT64, t._numel, a, b)
+    if kind == RAND_INT64:
+        return fill_int64(g, <int64_t*>tensor_data(t), t._numel, lo, span)
+    if kind == RAND_BERNOULLI:
+        return fill_bernoulli(g, <uint8_t*>tensor_data(t), t._numel, a)
+    return fill_randperm(g, <int64_t*>tensor_data(t), t._numel)
+
+
 @cython.final
 cdef class CPUBackend(Backend):
     """Today's C kernels; large work runs without the GIL."""
@@ -507,3 +533,4 @@ cdef void host_axpby_i64(const int64_t* shape, int64_t* out, const int64_t* so, 
                          const int64_t* sx, const int64_t* y, const int64_t* sy, int64_t alpha,
                          int64_t beta, int use_x, int use_y) noexcept nogil:
     tl_axpby_i64(shape, out, so, x, sx, y, sy, alpha, beta, use_x, use_y)
+

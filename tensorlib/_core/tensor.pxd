@@ -264,3 +264,18 @@ cdef object _call_transpose(TensorBase c_self, int64_t c_dim0, int64_t c_dim1, b
 cdef object _call_unsqueeze(TensorBase c_self, int64_t c_dim, bint _inplace_)
 cdef object _call__unsafe_view(TensorBase c_self, tuple c_size, bint _inplace_)
 
+# for the random family
+# what Backend.random draws (into a contiguous tensor of the kind's dtype)
+cdef enum RandomKind:
+    RAND_UNIFORM = 0      # float32/float64 on [a, b)
+    RAND_NORMAL = 1       # float32/float64, mean a, std b
+    RAND_INT64 = 2        # int64 on [lo, lo + span)
+    RAND_BERNOULLI = 3    # bool with probability a
+    RAND_PERM = 4         # int64: a permutation of range(numel)
+
+cdef object _size_type()
+cdef TensorBase _finish(TensorBase t, bint requires_grad)
+cdef TensorBase _full(tuple size, object value, object dt, object dev)
+cdef TensorBase _like(TensorBase like, object dt, object dev, object memory_format)
+cdef tuple _broadcast_shape_of(tensors)
+

@@ -72,6 +72,18 @@ cdef object _rtype(str name):
     return getattr(_return_types, name)
 
 
+# PyTorch's names of the dtypes (ScalarType) in its error messages
+_TORCH_TYPE_NAME = {DT_BOOL: "Bool", DT_UINT8: "Byte", DT_INT8: "Char", DT_INT16: "Short",
+                    DT_INT32: "Int", DT_INT64: "Long", DT_FLOAT16: "Half", DT_BFLOAT16: "BFloat16",
+                    DT_FLOAT32: "Float", DT_FLOAT64: "Double"}
+
+
+
+cdef object _size_type():
+    """The Size class (tensorlib.Size once registered)."""
+    return _SizeType
+
+
 def _register_types(tensor_type, size_type, repr_fn):
     """Called once by tensorlib._tensor: the public Tensor class, Size and the formatter."""
     global _TensorType, _SizeType, _repr_fn
@@ -1107,7 +1119,6 @@ include "copies.pxi"
 include "interop.pxi"
 include "creation.pxi"
 include "indexing.pxi"
-include "random_ops.pxi"
 include "graph.pxi"
 include "advindex.pxi"
 include "backend.pxi"
@@ -1247,9 +1258,11 @@ def _bind_family(module):
 
 from tensorlib._core import elementwise as _elementwise_family
 from tensorlib._core import linalg as _linalg_family
+from tensorlib._core import random_ops as _random_family
 from tensorlib._core import reductions as _reductions_family
 from tensorlib._core import sorting as _sorting_family
-_FAMILIES = (_elementwise_family, _linalg_family, _reductions_family, _sorting_family)
+_FAMILIES = (_elementwise_family, _linalg_family, _random_family, _reductions_family,
+             _sorting_family)
 for _family in _FAMILIES:
     _join_family(_family)
 for _family in _FAMILIES:
