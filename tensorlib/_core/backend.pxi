@@ -534,3 +534,46 @@ cdef void host_axpby_i64(const int64_t* shape, int64_t* out, const int64_t* so, 
                          int64_t beta, int use_x, int use_y) noexcept nogil:
     tl_axpby_i64(shape, out, so, x, sx, y, sy, alpha, beta, use_x, use_y)
 
+
+# the host code of the indexing family (cpu_index.c: offsets, bounds checks, nonzero, take)
+cdef int host_index_offsets(int nb, const int64_t* bshape, int k, const tl_index_src* srcs,
+                            int wrap, int64_t* out, int* bad_k, int64_t* bad_pos,
+                            int64_t* bad_val) noexcept nogil:
+    return tl_index_offsets(nb, bshape, k, srcs, wrap, out, bad_k, bad_pos, bad_val)
+
+
+cdef void host_linear_to_offsets(int64_t n, int64_t* inout, int ndim, const int64_t* shape,
+                                 const int64_t* strides) noexcept nogil:
+    tl_linear_to_offsets(n, inout, ndim, shape, strides)
+
+
+cdef int64_t host_nonzero_setup(tl_nz* p, int ndim, const int64_t* shape, const char* data,
+                                const int64_t* strides, int dtype) noexcept nogil:
+    return tl_nonzero_setup(p, ndim, shape, data, strides, dtype)
+
+
+cdef int64_t host_nonzero_count(const tl_nz* p, int64_t* chunk_counts, int parallel) noexcept nogil:
+    return tl_nonzero_count(p, chunk_counts, parallel)
+
+
+cdef void host_nonzero_fill(const tl_nz* p, const int64_t* chunk_counts, int64_t* out,
+                            int64_t dim_stride, const int64_t* muls, int parallel) noexcept nogil:
+    tl_nonzero_fill(p, chunk_counts, out, dim_stride, muls, parallel)
+
+
+cdef void host_nonzero_gather(const tl_nz* p, const int64_t* chunk_counts, char* out,
+                              const char* src, const int64_t* src_strides, int itemsize,
+                              int parallel) noexcept nogil:
+    tl_nonzero_gather(p, chunk_counts, out, src, src_strides, itemsize, parallel)
+
+
+cdef int host_index_take1(int64_t n, const int64_t* ix, char* dst, const char* src,
+                          int64_t src_stride, int64_t size, int itemsize, int64_t* bad_pos,
+                          int parallel) noexcept nogil:
+    return tl_index_take1(n, ix, dst, src, src_stride, size, itemsize, bad_pos, parallel)
+
+
+cdef void host_index_div_counts(int ndim, const int64_t* shape, char* data, const int64_t* strides,
+                                int dtype, const int64_t* counts,
+                                const int64_t* count_strides) noexcept nogil:
+    tl_index_div_counts(ndim, shape, data, strides, dtype, counts, count_strides)

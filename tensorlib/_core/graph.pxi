@@ -969,16 +969,9 @@ def _bw_basic_index(Node node, tuple grads):
     return (z,)
 
 
-def _bw_advanced_index(Node node, tuple grads):
-    cdef tuple s = _saved_of(node)
-    sizes, index = s
-    grad = grads[0]
-    z = _GENERATED_FUNCTIONS["zeros"](sizes, dtype=grad.dtype, device=grad.device)
-    # repeated indices accumulate: z[index] += grad as index_put_ (accumulate=True) on the view
-    # the subscript's basic part selects (recorded, so create_graph gives double backward)
-    r, ind = _subscript_put(z, index)
-    _call_index_put(r, ind, grad, True, True)
-    return (z,)
+# the backward of an advanced index (advindex.pxi, in the indexing family's module): bound
+# when the op families are loaded (tensor.pyx's end)
+_bw_advanced_index = None
 
 
 cdef int _record_getitem(TensorBase self, object r, object index) except -1:

@@ -107,6 +107,46 @@ cdef extern from "cpu_sort.h" nogil:
         TL_SELECT_NANMEDIAN
 
 
+cdef extern from "cpu_index.h" nogil:
+    enum:
+        TL_IDX_MAX_DIMS
+        TL_IDX_COPY
+        TL_IDX_ADD
+        TL_IDX_MUL
+        TL_IDX_MAX
+        TL_IDX_MIN
+        TL_IDX_SIDE_SRC
+        TL_IDX_SIDE_DST
+    ctypedef struct tl_index_src:
+        const char* data
+        int is_int32
+        int64_t strides[64]
+        int64_t size
+        int64_t mul
+    ctypedef struct tl_nz:
+        int64_t nchunks
+    int tl_index_offsets(int nb, const int64_t* bshape, int k, const tl_index_src* srcs, int wrap,
+                         int64_t* out, int* bad_k, int64_t* bad_pos, int64_t* bad_val)
+    void tl_linear_to_offsets(int64_t n, int64_t* inout, int ndim, const int64_t* shape,
+                              const int64_t* strides)
+    void tl_index_run(int ndim, const int64_t* shape, char* dst, const int64_t* dst_st,
+                      const char* src, const int64_t* src_st, const int64_t* idx,
+                      const int64_t* idx_st, int64_t idx_mul, int side, int dtype, int op,
+                      int parallel)
+    int64_t tl_nonzero_setup(tl_nz* p, int ndim, const int64_t* shape, const char* data,
+                             const int64_t* strides, int dtype)
+    int64_t tl_nonzero_count(const tl_nz* p, int64_t* chunk_counts, int parallel)
+    void tl_nonzero_fill(const tl_nz* p, const int64_t* chunk_counts, int64_t* out,
+                         int64_t dim_stride, const int64_t* muls, int parallel)
+    void tl_nonzero_gather(const tl_nz* p, const int64_t* chunk_counts, char* out, const char* src,
+                           const int64_t* src_strides, int itemsize, int parallel)
+    int tl_index_take1(int64_t n, const int64_t* ix, char* dst, const char* src, int64_t src_stride,
+                       int64_t size, int itemsize, int64_t* bad_pos, int parallel)
+    void tl_index_scale(int dtype, int64_t n, char* data, double alpha_d, int64_t alpha_i)
+    void tl_index_div_counts(int ndim, const int64_t* shape, char* data, const int64_t* strides,
+                             int dtype, const int64_t* counts, const int64_t* count_strides)
+
+
 # the per-row kernels of cpu_sort.h that ``Backend.rows`` runs
 cdef enum RowsOp:
     _OP_SORT

@@ -279,3 +279,40 @@ cdef TensorBase _full(tuple size, object value, object dt, object dev)
 cdef TensorBase _like(TensorBase like, object dt, object dev, object memory_format)
 cdef tuple _broadcast_shape_of(tensors)
 
+# for the indexing family
+from tensorlib._core.kernels cimport tl_index_src, tl_nz
+
+cdef VersionCounter _new_vc()
+cdef TensorBase _alloc_object()
+cdef int _set_geometry(TensorBase t, int ndim, const int64_t* shape, const int64_t* strides) except -1
+cdef TensorBase _alias(TensorBase src, VersionCounter vc)
+cdef TensorBase _clone(TensorBase t, object memory_format=*, DType dt=*)
+cdef TensorBase _select(TensorBase t, int64_t dim, int64_t index)
+cdef TensorBase _slice(TensorBase t, int dim, object start, object stop, object step)
+cdef TensorBase _tensor_from_data(object data, DType dt, Device dev, bint dtype_given)
+cdef int _record_getitem(TensorBase self, object r, object index) except -1
+
+# TensorBase's subscripts hand an advanced index to the indexing family's module
+ctypedef object (*AdvGetFn)(TensorBase t, object index)
+ctypedef int (*AdvSetFn)(TensorBase t, object index, object value) except -1
+cdef int _set_advanced_indexing(AdvGetFn get, AdvSetFn set_, AdvSetFn set_recorded) except -1
+
+cdef int host_index_offsets(int nb, const int64_t* bshape, int k, const tl_index_src* srcs,
+                            int wrap, int64_t* out, int* bad_k, int64_t* bad_pos,
+                            int64_t* bad_val) noexcept nogil
+cdef void host_linear_to_offsets(int64_t n, int64_t* inout, int ndim, const int64_t* shape,
+                                 const int64_t* strides) noexcept nogil
+cdef int64_t host_nonzero_setup(tl_nz* p, int ndim, const int64_t* shape, const char* data,
+                                const int64_t* strides, int dtype) noexcept nogil
+cdef int64_t host_nonzero_count(const tl_nz* p, int64_t* chunk_counts, int parallel) noexcept nogil
+cdef void host_nonzero_fill(const tl_nz* p, const int64_t* chunk_counts, int64_t* out,
+                            int64_t dim_stride, const int64_t* muls, int parallel) noexcept nogil
+cdef void host_nonzero_gather(const tl_nz* p, const int64_t* chunk_counts, char* out,
+                              const char* src, const int64_t* src_strides, int itemsize,
+                              int parallel) noexcept nogil
+cdef int host_index_take1(int64_t n, const int64_t* ix, char* dst, const char* src,
+                          int64_t src_stride, int64_t size, int itemsize, int64_t* bad_pos,
+                          int parallel) noexcept nogil
+cdef void host_index_div_counts(int ndim, const int64_t* shape, char* data, const int64_t* strides,
+                                int dtype, const int64_t* counts,
+                                const int64_t* count_strides) noexcept nogil

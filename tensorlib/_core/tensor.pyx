@@ -105,11 +105,11 @@ cdef class VersionCounter:
 # ---------------------------------------------------------------------------------------------
 # creation of tensor objects
 
-cdef inline VersionCounter _new_vc():
+cdef VersionCounter _new_vc():
     return VersionCounter.__new__(VersionCounter)
 
 
-cdef inline TensorBase _alloc_object():
+cdef TensorBase _alloc_object():
     # tp_new of the registered subclass; no __init__ (that is the legacy Tensor(*sizes)).
     # Called through the slot: `TensorBase.__new__(_TensorType)` compiles to a Python-level
     # method lookup and call, which would be most of the cost of a small view.
@@ -755,7 +755,7 @@ cdef class TensorBase:
         if tl_grad_enabled and (self._requires_grad or _req(value)):
             if not _is_basic_only(index if type(index) is tuple else (index,)):
                 # an advanced index: recorded as index_put_, as PyTorch does (advindex.pxi)
-                _index_set_recorded(self, index, value)
+                _adv_setitem_recorded_fn(self, index, value)
                 return
             # x[index] = v is x[index].copy_(v): autograd sees an in-place write into a view
             dst = _getitem(self, index)
@@ -1120,7 +1120,6 @@ include "interop.pxi"
 include "creation.pxi"
 include "indexing.pxi"
 include "graph.pxi"
-include "advindex.pxi"
 include "backend.pxi"
 include "_ew_tables.pxi"   # the elementwise loop tables, by kernel name (generated)
 
@@ -1256,13 +1255,14 @@ def _bind_family(module):
             theirs[name] = ns[name]
 
 
+from tensorlib._core import advindex as _indexing_family
 from tensorlib._core import elementwise as _elementwise_family
 from tensorlib._core import linalg as _linalg_family
 from tensorlib._core import random_ops as _random_family
 from tensorlib._core import reductions as _reductions_family
 from tensorlib._core import sorting as _sorting_family
-_FAMILIES = (_elementwise_family, _linalg_family, _random_family, _reductions_family,
-             _sorting_family)
+_FAMILIES = (_elementwise_family, _indexing_family, _linalg_family, _random_family,
+             _reductions_family, _sorting_family)
 for _family in _FAMILIES:
     _join_family(_family)
 for _family in _FAMILIES:

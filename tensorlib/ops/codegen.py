@@ -323,8 +323,8 @@ FUNCTION_NAMES = set()     # filled by generate(): names with a function variant
 # Declaration families (tensorlib/ops/decl/<family>.py) compiled as an extension module of
 # their own, tensorlib/_core/<module>.pyx, which includes _ops_<family>.pxi; every other
 # family's generated code is compiled into tensor.pyx (through _ops_generated.pxi).
-FAMILY_MODULES = {"elementwise": "elementwise", "linalg": "linalg", "random": "random_ops",
-                  "reductions": "reductions", "sorting": "sorting"}
+FAMILY_MODULES = {"elementwise": "elementwise", "indexing": "advindex", "linalg": "linalg",
+                  "random": "random_ops", "reductions": "reductions", "sorting": "sorting"}
 
 # Operator slots written by hand in a family's .pxi (``_slot_<name>``, not declared as an op's
 # ``operators``): name -> (family, "binary" or "unary").
