@@ -1,7 +1,9 @@
 """Generate the op wrappers and elementwise kernels from the declarations (tensorlib/ops/decl/).
 
 Run by setup.py before Cython; writes into the build directory (``build/generated/``). For
-every declared op, into _ops_generated.pxi (included by tensor.pyx):
+every declared op, into _ops_<family>.pxi of its declaration family (decl/<family>.py),
+included by that family's extension module (``FAMILY_MODULES``) or, for the others, by
+tensor.pyx through _ops_generated.pxi:
 
 - a module-level ``def`` for the function variant (``tensorlib.transpose(input, 0, 1)``),
 - a ``def _m_<name>`` for the method variant (installed on ``tensorlib.Tensor``),
@@ -9,7 +11,11 @@ every declared op, into _ops_generated.pxi (included by tensor.pyx):
   ``operators``, a ``_slot_<name>`` per Python operator slot (``__floordiv__`` ...), which
   TensorBase's slot calls: the op's ``_call_<op>``, so ``x // y`` is recorded and profiled as
   ``floor_divide(x, y)``;
-- the ``_GENERATED_FUNCTIONS`` / ``_GENERATED_METHODS`` / ``_OPERATOR_SLOTS`` tables.
+- its entries in the ``_GENERATED_FUNCTIONS`` / ``_GENERATED_METHODS`` / ``_OPERATOR_SLOTS``
+  tables (defined by tensor.pyx, shared with the family modules).
+
+_ops_generated.pxi also holds TensorBase's operator-slot table: ``_slot_<name>`` of an op in
+a family module calls through a pointer which that module installs at import (``_set_slot``).
 
 Cython turns each ``def`` into C argument parsing; each wrapper converts its arguments with
 the typed helpers in tensor.pyx (``_targ``, ``_iarg`` ...) and calls the implementation named
@@ -23,8 +29,9 @@ use ``{inplace}`` (True only in the in-place variant) and ``{out}`` (None where 
 
 From the elementwise kernels declared with the ops (``kernel`` in decl/common.py) it writes
 _ew_loops.h (the typed loops and ``tl_ew_<name>`` tables, included by cpu_elementwise.c),
-_ew_ops.h (their declarations, included by cpu_elementwise.h) and _ew_ops.pxi (their externs
-and ``OP_<NAME>`` EwOps, included by elementwise.pxi).
+_ew_ops.h (their declarations, included by cpu_elementwise.h), _ew_tables.pxi (their
+externs and ``ew_loops(name)``, included by tensor.pyx, where the loops are linked) and
+_ew_ops.pxi (the ``OP_<NAME>`` EwOps, included by elementwise.pxi).
 """
 import builtins
 import copy
