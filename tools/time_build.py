@@ -27,9 +27,10 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 COMMENT = {".c": "/* time_build.py: one line */\n", ".h": "/* time_build.py: one line */\n"}
 # A comment in a declaration file changes no generated code; this line changes the last
-# op's docstring, so the family's generated .pxi (and its module) are rebuilt.
+# op's docstring (codegen strips its ends), so the family's generated .pxi and its module
+# are rebuilt.
 DECL_DIR = "tensorlib/ops/decl/"
-DECL_LINE = 'OPS[-1]["doc"] = (OPS[-1]["doc"] or "") + "\\n"  # time_build.py: one line\n'
+DECL_LINE = 'OPS[-1]["doc"] = "time_build.py: " + (OPS[-1]["doc"] or "")  # one line\n'
 
 
 
