@@ -1,7 +1,8 @@
 # Linear algebra: mm, matmul, bmm, mv, dot, outer, addmm, addmv, baddbmm, tensordot, einsum.
 #
-# Every product reduces to one engine, _la_bmm_into: out[B, M, N] = a[B, M, K] @ b[B, K, N], the
-# operands described by (tensor, LaMat geometry) so transposes, slices and broadcast batches
+# Every product reduces to one engine, _la_bmm_into (backend.pxi, in the core, shared with the
+# nn kernels): out[B, M, N] = a[B, M, K] @ b[B, K, N], the operands described by (tensor,
+# LaMat geometry) so transposes, slices and broadcast batches
 # need no view objects. float32/float64 go through NumPy's BLAS: np.matmul with out= into our
 # own storage, so NumPy never allocates tensor data (the allocator rule). Operands BLAS cannot
 # read in place (neither row- nor column-major, or broadcast inside a matrix) are first copied
@@ -58,76 +59,6 @@ cdef int _la_no_bool(TensorBase t, str kernel) except -1:
 
 # ---------------------------------------------------------------------------------------------
 # the engine
-
-cdef int _la_int_bmm(TensorBase out, int64_t B, int64_t M, int64_t N, int64_t K,
-                  TensorBase a, LaMat ga, TensorBase b, LaMat gb) except -1:
-    """Integers: our loop in int64 (operands of other integer types are widened first)."""
-    cdef tl_igemm_args g
-    cdef DType i64 = dtype_of(DT_INT64)
-    cdef TensorBase o = out
-    cdef int64_t n = B * M * N, one = 1
-    if a._dtype.code != DT_INT64:
-        a = _la_bmat_copy(a, &ga, B, M, K, i64)
-    if b._dtype.code != DT_INT64 or (N > 1 and gb.sc != 1):
-        b = _la_bmat_copy(b, &gb, B, K, N, i64)
-    if out._dtype.code != DT_INT64:
-        o = empty_tensor(1, &n, i64, out._storage.device)
-    g.B = B
-    g.M = M
-    g.N = N
-    g.K = K
-    g.a = <const int64_t*>(a._storage.data + ga.off * 8)
-    g.sab = ga.sb
-    g.sam = ga.sr
-    g.sak = ga.sc
-    g.b = <const int64_t*>(b._storage.data + gb.off * 8)
-    g.sbb = gb.sb
-    g.sbk = gb.sr
-    g.sbn = gb.sc
-    g.c = <int64_t*>tensor_data(o)
-    backend_of(o).igemm(&g, <double>n * <double>K >= NOGIL_THRESHOLD)
-    if o is not out:
-        backend_of(out).copy(1, &n, tensor_data(out), &one, out._dtype.code, tensor_data(o), &one,
-                             DT_INT64)
-    return 0
-
-
-cdef int _la_bmm_into(TensorBase out, int64_t B, int64_t M, int64_t N, int64_t K,
-                   TensorBase a, LaMat ga, TensorBase b, LaMat gb) except -1:
-    """out = a @ b batch by batch. ``out`` is contiguous with B*M*N elements of a's dtype and
-    shares no memory with the operands; a and b have the same dtype (bool only when K == 1).
-    NumPy is called only for BLAS products, with out= into our memory.
-    A batch stride of 0 broadcasts an operand."""
-    cdef int code = a._dtype.code
-    cdef int64_t n = B * M * N, one = 1
-    cdef DType f32
-    cdef TensorBase o32
-    cdef uint8_t zero = 0
-    if a._storage.device is not b._storage.device:
-        same_device(a, b, "matmul")
-    if n == 0:
-        return 0
-    if K == 0:
-        return backend_of(out).fill(out, <char*>&zero, DT_BOOL)
-    if B == 1:
-        ga.sb = 0
-        gb.sb = 0
-    if code == DT_FLOAT16 or code == DT_BFLOAT16:
-        f32 = dtype_of(DT_FLOAT32)
-        a = _la_bmat_copy(a, &ga, B, M, K, f32)
-        b = _la_bmat_copy(b, &gb, B, K, N, f32)
-        o32 = empty_tensor(1, &n, f32, out._storage.device)
-        _la_bmm_into(o32, B, M, N, K, a, ga, b, gb)
-        backend_of(out).copy(1, &n, tensor_data(out), &one, code, tensor_data(o32), &one,
-                             DT_FLOAT32)
-        return 0
-    if code == DT_BOOL and K != 1:
-        raise NotImplementedError("\"bmm\" not implemented for 'Bool'")
-    if code != DT_FLOAT32 and code != DT_FLOAT64:
-        # integers (and bool outer products) accumulate in int64, read from int64 operands
-        return _la_int_bmm(out, B, M, N, K, a, ga, b, gb)
-    return backend_of(out).bmm(out, B, M, N, K, a, ga, b, gb)
-
 
 # ---------------------------------------------------------------------------------------------
 # results and out=

@@ -316,3 +316,7 @@ cdef int host_index_take1(int64_t n, const int64_t* ix, char* dst, const char* s
 cdef void host_index_div_counts(int ndim, const int64_t* shape, char* data, const int64_t* strides,
                                 int dtype, const int64_t* counts,
                                 const int64_t* count_strides) noexcept nogil
+
+# the batched-product engine (backend.pxi), shared by linalg and the nn kernels
+cdef int _la_bmm_into(TensorBase out, int64_t B, int64_t M, int64_t N, int64_t K,
+                      TensorBase a, LaMat ga, TensorBase b, LaMat gb) except -1
