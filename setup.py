@@ -89,10 +89,13 @@ extensions = [
     core("allocator", "cpu_alloc.c"),
     core("random", "cpu_random.c"),
     core("memplan"),          # the planner's replay hook (tensorlib/memory/planner.py)
-    # TensorBase, the iterator and every CPU kernel: one module, so C kernels can call each
-    # other and share one thread pool.
+    # TensorBase, the iterator, autograd recording, the back ends and every CPU kernel: one
+    # module, so C kernels can call each other and share one thread pool.
     core("tensor", "cpu_copy.c", "cpu_pool.c", "cpu_elementwise.c", "cpu_linalg.c", "cpu_sort.c",
          "cpu_index.c", "cpu_reduce.c", "cpu_nn.c"),
+    # Op-family modules (codegen.FAMILY_MODULES): a family's front halves and its generated
+    # code, joined to tensor by tensor.pxd; an edit to the family rebuilds this module alone.
+    *[core(module) for module in sorted(set(codegen.FAMILY_MODULES.values()))],
     # Test-only access to cpu_math.h's functions (tests/test_math_ulp.py, bench/bench_math.py).
     # Always -O3: it exists to test the vectorized code, which an -O0 build would not contain.
     core("_math_test", "cpu_math_test.c", cflags=OPT + COMMON),
@@ -153,9 +156,9 @@ def cythonize_changed(exts):
 class ParallelBuildExt(build_ext):
     """Compile every C source of every module as its own job, ``-j`` at a time.
 
-    setuptools compiles one module's sources one after the other; here tensor's Cython output
-    (the largest by far) starts first and the kernels and the small modules share the other
-    workers. An object file is rebuilt only when its source, a header in ``depends`` or the
+    setuptools compiles one module's sources one after the other; here the largest sources
+    (the Cython output of tensor and elementwise, the elementwise kernels) start first and the
+    rest share the workers. An object file is rebuilt only when its source, a header in ``depends`` or the
     compiler flags are newer (the flags are written to a file that every module depends on).
     """
 

@@ -47,6 +47,9 @@ __version__ = "0.1.0"
 def get_include():
     """Directory holding tensorlib's .pxd files, for Cython projects that ``cimport`` it.
 
+    Their C compiler also needs ``<this>/tensorlib/_core/cpu`` on its include path: tensor.pxd
+    declares the back-end interface, whose descriptors are the kernels' C structs.
+
     >>> import os; os.path.exists(os.path.join(tensorlib.get_include(), "tensorlib", "_core", "tensor.pxd"))
     True
     """

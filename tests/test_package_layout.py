@@ -56,3 +56,41 @@ def test_cuda_not_available(torch):
     device = "cuda" if tensorlib.cuda.is_available() else "cpu"
     assert tensorlib.ones(2, device=device).tolist() == [1.0, 1.0]
 
+
+
+def test_op_family_modules_join_the_core():
+    # the op families compiled as modules of their own (tensorlib/ops/codegen.py's
+    # FAMILY_MODULES) add every op to the core's tables, and the core names each of them
+    import importlib
+    import sys
+    sys.path.insert(0, os.path.join(os.path.dirname(tensorlib.__file__), "ops"))
+    try:
+        import codegen
+        from decl import FAMILIES
+    finally:
+        sys.path.pop(0)
+    core = importlib.import_module("tensorlib._core.tensor")
+    for family in FAMILIES:
+        name = family.__name__.rsplit(".", 1)[-1]
+        module = (importlib.import_module(f"tensorlib._core.{codegen.FAMILY_MODULES[name]}")
+                  if name in codegen.FAMILY_MODULES else core)
+        for decl in family.OPS:
+            variants = decl.get("variants", "function method").split()
+            if "function" in variants:
+                fn = core._GENERATED_FUNCTIONS[decl["name"]]
+                assert getattr(module, "_f_" + decl["name"]) is fn
+                assert getattr(tensorlib, decl["name"]) is fn
+            if "method" in variants:
+                assert callable(getattr(tensorlib.Tensor, decl["name"]))
+    # every operator slot of TensorBase reaches its op (none is left to the unset entry);
+    # some reject int operands (x /= y), as in PyTorch, with the op's own error
+    x = tensorlib.tensor([[1, 2], [3, 4]])
+    for slot, (op, order, inplace) in core._OPERATOR_SLOTS.items():
+        args = () if order == "self" else (tensorlib.tensor([[1, 1], [1, 1]]),)
+        try:
+            getattr(x.clone(), slot)(*args)
+        except RuntimeError as e:
+            assert "before its op family module was loaded" not in str(e)
+    assert (x @ x).tolist() == [[7, 10], [15, 22]]
+    assert (2 / tensorlib.tensor([4.0])).tolist() == [0.5]
+    assert x[tensorlib.tensor([1, 0])].tolist() == [[3, 4], [1, 2]]

@@ -6,46 +6,8 @@
 # dtype checked, negative values wrapped where PyTorch wraps) and only then runs a C loop
 # (cpu_index.c) that reads nothing but that array. Writes go through prepare_write after
 # validation, so a bad index raises before anything is written or the version moves.
-# (included into tensor.pyx)
+# (included into advindex.pyx, the indexing family's module)
 
-cdef extern from "cpu_index.h" nogil:
-    enum:
-        TL_IDX_MAX_DIMS
-        TL_IDX_COPY
-        TL_IDX_ADD
-        TL_IDX_MUL
-        TL_IDX_MAX
-        TL_IDX_MIN
-        TL_IDX_SIDE_SRC
-        TL_IDX_SIDE_DST
-    ctypedef struct tl_index_src:
-        const char* data
-        int is_int32
-        int64_t strides[64]
-        int64_t size
-        int64_t mul
-    ctypedef struct tl_nz:
-        int64_t nchunks
-    int tl_index_offsets(int nb, const int64_t* bshape, int k, const tl_index_src* srcs, int wrap,
-                         int64_t* out, int* bad_k, int64_t* bad_pos, int64_t* bad_val)
-    void tl_linear_to_offsets(int64_t n, int64_t* inout, int ndim, const int64_t* shape,
-                              const int64_t* strides)
-    void tl_index_run(int ndim, const int64_t* shape, char* dst, const int64_t* dst_st,
-                      const char* src, const int64_t* src_st, const int64_t* idx,
-                      const int64_t* idx_st, int64_t idx_mul, int side, int dtype, int op,
-                      int parallel)
-    int64_t tl_nonzero_setup(tl_nz* p, int ndim, const int64_t* shape, const char* data,
-                             const int64_t* strides, int dtype)
-    int64_t tl_nonzero_count(const tl_nz* p, int64_t* chunk_counts, int parallel)
-    void tl_nonzero_fill(const tl_nz* p, const int64_t* chunk_counts, int64_t* out,
-                         int64_t dim_stride, const int64_t* muls, int parallel)
-    void tl_nonzero_gather(const tl_nz* p, const int64_t* chunk_counts, char* out, const char* src,
-                           const int64_t* src_strides, int itemsize, int parallel)
-    int tl_index_take1(int64_t n, const int64_t* ix, char* dst, const char* src, int64_t src_stride,
-                       int64_t size, int itemsize, int64_t* bad_pos, int parallel)
-    void tl_index_scale(int dtype, int64_t n, char* data, double alpha_d, int64_t alpha_i)
-    void tl_index_div_counts(int ndim, const int64_t* shape, char* data, const int64_t* strides,
-                             int dtype, const int64_t* counts, const int64_t* count_strides)
 
 
 _OVERLAP_MSG = ("unsupported operation: some elements of the input tensor and the written-to "
@@ -138,9 +100,9 @@ cdef TensorBase _offsets(tuple B, list idxs, list sizes, list muls, bint wrap, o
     cdef int64_t* po = NULL if check_only else <int64_t*>tensor_data(out)
     if total >= NOGIL_THRESHOLD:
         with nogil:
-            rc = tl_index_offsets(nb, bsh, k, srcs, wrap, po, &bad_k, &bad_pos, &bad_val)
+            rc = host_index_offsets(nb, bsh, k, srcs, wrap, po, &bad_k, &bad_pos, &bad_val)
     else:
-        rc = tl_index_offsets(nb, bsh, k, srcs, wrap, po, &bad_k, &bad_pos, &bad_val)
+        rc = host_index_offsets(nb, bsh, k, srcs, wrap, po, &bad_k, &bad_pos, &bad_val)
     free(srcs)
     if rc:
         raise on_error(bad_k, bad_val, sizes[bad_k])
@@ -165,16 +127,16 @@ cdef TensorBase _nonzero_buffer(TensorBase t, list muls):
         st[i] = t._strides[i] * t._dtype.itemsize
         if muls is not None:
             m[i] = muls[i]
-    nchunks = tl_nonzero_setup(&p, t._ndim, t._shape, tensor_data(t), st, t._dtype.code)
+    nchunks = host_nonzero_setup(&p, t._ndim, t._shape, tensor_data(t), st, t._dtype.code)
     counts = <int64_t*>malloc(nchunks * sizeof(int64_t))
     if counts == NULL:
         raise MemoryError()
     try:
         if par:
             with nogil:
-                n = tl_nonzero_count(&p, counts, 1)
+                n = host_nonzero_count(&p, counts, 1)
         else:
-            n = tl_nonzero_count(&p, counts, 0)
+            n = host_nonzero_count(&p, counts, 0)
         if muls is None:
             sh[0] = t._ndim
             sh[1] = n
@@ -186,9 +148,9 @@ cdef TensorBase _nonzero_buffer(TensorBase t, list muls):
         pm = NULL if muls is None else m
         if par:
             with nogil:
-                tl_nonzero_fill(&p, counts, po, n, pm, 1)
+                host_nonzero_fill(&p, counts, po, n, pm, 1)
         else:
-            tl_nonzero_fill(&p, counts, po, n, pm, 0)
+            host_nonzero_fill(&p, counts, po, n, pm, 0)
     finally:
         free(counts)
     return out
@@ -213,24 +175,24 @@ cdef TensorBase _masked_gather(TensorBase src, TensorBase mask):
     for i in range(mask._ndim):
         mst[i] = mask._strides[i] * mask._dtype.itemsize
         sst[i] = src._strides[i] * isz
-    nchunks = tl_nonzero_setup(&p, mask._ndim, mask._shape, tensor_data(mask), mst, mask._dtype.code)
+    nchunks = host_nonzero_setup(&p, mask._ndim, mask._shape, tensor_data(mask), mst, mask._dtype.code)
     counts = <int64_t*>malloc(nchunks * sizeof(int64_t))
     if counts == NULL:
         raise MemoryError()
     try:
         if par:
             with nogil:
-                n = tl_nonzero_count(&p, counts, 1)
+                n = host_nonzero_count(&p, counts, 1)
         else:
-            n = tl_nonzero_count(&p, counts, 0)
+            n = host_nonzero_count(&p, counts, 0)
         sh[0] = n
         out = empty_tensor(1, sh, src._dtype, src._storage.device)
         po = tensor_data(out)
         if par:
             with nogil:
-                tl_nonzero_gather(&p, counts, po, ps, sst, isz, 1)
+                host_nonzero_gather(&p, counts, po, ps, sst, isz, 1)
         else:
-            tl_nonzero_gather(&p, counts, po, ps, sst, isz, 0)
+            host_nonzero_gather(&p, counts, po, ps, sst, isz, 0)
     finally:
         free(counts)
     return out
@@ -628,9 +590,9 @@ cdef TensorBase _take1(TensorBase r, TensorBase idx):
         return out
     if n >= NOGIL_THRESHOLD:
         with nogil:
-            rc = tl_index_take1(n, pi, po, ps, sst, size, isz, &bad, 1)
+            rc = host_index_take1(n, pi, po, ps, sst, size, isz, &bad, 1)
     else:
-        rc = tl_index_take1(n, pi, po, ps, sst, size, isz, &bad, 0)
+        rc = host_index_take1(n, pi, po, ps, sst, size, isz, &bad, 0)
     if rc:
         raise _adv_bounds_error(0, pi[bad], size)
     return out
@@ -1203,7 +1165,7 @@ cdef TensorBase _scatter_reduce(TensorBase self, int64_t dim, TensorBase index, 
         for i in range(counts._ndim):
             tst[i] = _as_1d(target)._strides[i] * self._dtype.itemsize
         if has_data(target):
-            tl_index_div_counts(counts._ndim, counts._shape, tensor_data(target), tst,
+            host_index_div_counts(counts._ndim, counts._shape, tensor_data(target), tst,
                                 self._dtype.code, <int64_t*>tensor_data(counts),
                                 counts._strides)
     return target
@@ -1311,7 +1273,7 @@ cdef TensorBase _linear_offsets(TensorBase self, TensorBase index, str op):
                                                f"tensor of {s} elements."), False,
                     self._storage.device)
     if not self._contiguous and has_data(offs):
-        tl_linear_to_offsets(offs._numel, <int64_t*>tensor_data(offs), self._ndim, self._shape,
+        host_linear_to_offsets(offs._numel, <int64_t*>tensor_data(offs), self._ndim, self._shape,
                              self._strides)
     return offs
 
@@ -1544,7 +1506,7 @@ def _scatter_reduce_backward(grad, self, dim, index, src, reduce, include_self, 
                                           include_self=include_self)
             gsrc = where(lone_zero, (grad * without).gather(dim, index),
                          (grad * result).gather(dim, index) / where(src_zero, 1.0, s))
-            if tl_grad_enabled and gsrc.requires_grad and bool((zeros_in_group > 1).any()):
+            if _grad_on() and gsrc.requires_grad and bool((zeros_in_group > 1).any()):
                 # exact to first order only when zeros repeat in a group: differentiating it
                 # again raises (PyTorch's Error node)
                 gsrc = _error_node_output(gsrc, "scatter_reduce(): Double backward is "
@@ -1612,3 +1574,26 @@ def _put_self_backward(grad, index, accumulate):
     if accumulate:
         return grad
     return grad.put(index, _zeros_of(tuple(index.shape), grad))
+
+
+# ---------------------------------------------------------------------------------------------
+# the indexing family's part of TensorBase's subscripts (installed in the tensor module)
+
+def _bw_advanced_index(Node node, tuple grads):
+    cdef tuple s = _saved_of(node)
+    sizes, index = s
+    grad = grads[0]
+    z = _GENERATED_FUNCTIONS["zeros"](sizes, dtype=grad.dtype, device=grad.device)
+    # repeated indices accumulate: z[index] += grad as index_put_ (accumulate=True) on the view
+    # the subscript's basic part selects (recorded, so create_graph gives double backward)
+    r, ind = _subscript_put(z, index)
+    _call_index_put(r, ind, grad, True, True)
+    return (z,)
+
+
+cdef object _adv_getitem(TensorBase t, object index):
+    """``t[index]`` for an index that is not basic (indexing.pxi decides)."""
+    return _index_get(t, _index_tuple(index))
+
+
+_set_advanced_indexing(_adv_getitem, _index_set, _index_set_recorded)

@@ -32,9 +32,8 @@
 
 
 cdef class Backend:
-    """The runner of one kind of device. The base class's methods are the interface."""
-    cdef readonly str name
-    cdef readonly bint has_data
+    """The runner of one kind of device. The base class's methods are the interface
+    (declared in tensor.pxd, with the attributes ``name`` and ``has_data``)."""
 
     cdef int elementwise(self, tl_ew_iter* it, int64_t numel) except -1:
         raise NotImplementedError(f"elementwise ops are not implemented on '{self.name}'")
@@ -83,6 +82,249 @@ cdef class Backend:
 
     cdef int nn(self, int op, tl_nn_args* a, bint big) except -1:
         raise NotImplementedError(f"nn kernels are not implemented on '{self.name}'")
+
+
+cdef int _dispatch(int op, const tl_rows_t* r, int flag, int64_t k) noexcept nogil:
+    if op == _OP_SORT:
+        return tl_sort_rows(r, flag)
+    if op == _OP_TOPK:
+        return tl_topk_rows(r, k, flag)
+    if op == _OP_SELECT:
+        return tl_select_rows(r, k, flag)
+    return tl_mode_rows(r)
+
+
+# ---- the batched-product engine, out[B, M, N] = a[B, M, K] @ b[B, K, N]: every product of
+# the linalg family and of the nn kernels ends here (integers and half types by their own
+# route, float32/float64 through Backend.bmm)
+
+cdef int _la_int_bmm(TensorBase out, int64_t B, int64_t M, int64_t N, int64_t K,
+                  TensorBase a, LaMat ga, TensorBase b, LaMat gb) except -1:
+    """Integers: our loop in int64 (operands of other integer types are widened first)."""
+    cdef tl_igemm_args g
+    cdef DType i64 = dtype_of(DT_INT64)
+    cdef TensorBase o = out
+    cdef int64_t n = B * M * N, one = 1
+    if a._dtype.code != DT_INT64:
+        a = _la_bmat_copy(a, &ga, B, M, K, i64)
+    if b._dtype.code != DT_INT64 or (N > 1 and gb.sc != 1):
+        b = _la_bmat_copy(b, &gb, B, K, N, i64)
+    if out._dtype.code != DT_INT64:
+        o = empty_tensor(1, &n, i64, out._storage.device)
+    g.B = B
+    g.M = M
+    g.N = N
+    g.K = K
+    g.a = <const int64_t*>(a._storage.data + ga.off * 8)
+    g.sab = ga.sb
+    g.sam = ga.sr
+    g.sak = ga.sc
+    g.b = <const int64_t*>(b._storage.data + gb.off * 8)
+    g.sbb = gb.sb
+    g.sbk = gb.sr
+    g.sbn = gb.sc
+    g.c = <int64_t*>tensor_data(o)
+    backend_of(o).igemm(&g, <double>n * <double>K >= NOGIL_THRESHOLD)
+    if o is not out:
+        backend_of(out).copy(1, &n, tensor_data(out), &one, out._dtype.code, tensor_data(o), &one,
+                             DT_INT64)
+    return 0
+
+
+cdef int _la_bmm_into(TensorBase out, int64_t B, int64_t M, int64_t N, int64_t K,
+                   TensorBase a, LaMat ga, TensorBase b, LaMat gb) except -1:
+    """out = a @ b batch by batch. ``out`` is contiguous with B*M*N elements of a's dtype and
+    shares no memory with the operands; a and b have the same dtype (bool only when K == 1).
+    NumPy is called only for BLAS products, with out= into our memory.
+    A batch stride of 0 broadcasts an operand."""
+    cdef int code = a._dtype.code
+    cdef int64_t n = B * M * N, one = 1
+    cdef DType f32
+    cdef TensorBase o32
+    cdef uint8_t zero = 0
+    if a._storage.device is not b._storage.device:
+        same_device(a, b, "matmul")
+    if n == 0:
+        return 0
+    if K == 0:
+        return backend_of(out).fill(out, <char*>&zero, DT_BOOL)
+    if B == 1:
+        ga.sb = 0
+        gb.sb = 0
+    if code == DT_FLOAT16 or code == DT_BFLOAT16:
+        f32 = dtype_of(DT_FLOAT32)
+        a = _la_bmat_copy(a, &ga, B, M, K, f32)
+        b = _la_bmat_copy(b, &gb, B, K, N, f32)
+        o32 = empty_tensor(1, &n, f32, out._storage.device)
+        _la_bmm_into(o32, B, M, N, K, a, ga, b, gb)
+        backend_of(out).copy(1, &n, tensor_data(out), &one, code, tensor_data(o32), &one,
+                             DT_FLOAT32)
+        return 0
+    if code == DT_BOOL and K != 1:
+        raise NotImplementedError("\"bmm\" not implemented for 'Bool'")
+    if code != DT_FLOAT32 and code != DT_FLOAT64:
+        # integers (and bool outer products) accumulate in int64, read from int64 operands
+        return _la_int_bmm(out, B, M, N, K, a, ga, b, gb)
+    return backend_of(out).bmm(out, B, M, N, K, a, ga, b, gb)
+
+
+# ---- the CPU float32/float64 batched product (Backend.bmm): NumPy's BLAS into our memory
+
+# Float products of at most this many multiply-adds run in our own loop: below it the NumPy
+# call (views, ufunc dispatch) costs more than the arithmetic.
+cdef int64_t LA_SMALL_WORK = 1024
+
+cdef object _la_np_matmul = np.matmul
+
+cdef TensorBase _la_bmat_copy(TensorBase t, LaMat* g, int64_t B, int64_t R, int64_t C, DType dt):
+    """A contiguous [B, R, C] copy (dtype dt) of the operand, from our allocator; a broadcast
+    batch (stride 0) is copied once and stays broadcast. Updates ``g`` to describe the copy."""
+    cdef int64_t sh[3]
+    cdef int64_t st[3]
+    cdef int64_t nb = 1 if (g.sb == 0 or B == 1) else B
+    cdef TensorBase c
+    sh[0] = nb
+    sh[1] = R
+    sh[2] = C
+    st[0] = g.sb
+    st[1] = g.sr
+    st[2] = g.sc
+    c = empty_tensor(3, sh, dt, t._storage.device)
+    sh[0] = nb
+    backend_of(t).copy(3, sh, tensor_data(c), c._strides, dt.code,
+                       t._storage.data + g.off * t._dtype.itemsize, st, t._dtype.code)
+    g.off = 0
+    g.sb = 0 if nb == 1 else R * C
+    g.sr = C
+    g.sc = 1
+    return c
+
+
+cdef bint _la_blas_friendly(int64_t R, int64_t C, LaMat* g) noexcept:
+    """Whether BLAS can read an R x C matrix in place: row-major (column stride 1, row stride
+    >= C) or column-major (the transpose). Strides of size-1 dims address nothing, so they are
+    first set to whatever makes the matrix friendly."""
+    if R == 1 and C == 1:
+        g.sr = 1
+        g.sc = 1
+    elif R == 1:
+        if g.sc == 1:
+            g.sr = C
+        else:
+            g.sr = 1
+    elif C == 1:
+        if g.sr == 1:
+            g.sc = R
+        else:
+            g.sc = 1
+    return (g.sc == 1 and g.sr >= C) or (g.sr == 1 and g.sc >= R)
+
+
+cdef object _la_np_raw(TensorBase owner, int64_t off, int nd, const int64_t* shape, const int64_t* strides):
+    """An ndarray over the owner's storage with explicit geometry (elements); its base is the
+    Storage. Only for dtypes NumPy has (never bfloat16)."""
+    cdef cnp.npy_intp dims[3]
+    cdef cnp.npy_intp st[3]
+    cdef int i, itemsize = owner._dtype.itemsize
+    cdef cnp.ndarray arr
+    for i in range(nd):
+        dims[i] = shape[i]
+        st[i] = strides[i] * itemsize
+    descr = cnp.PyArray_DescrFromType(_NP_TYPENUM[owner._dtype.code])
+    Py_INCREF(descr)   # PyArray_NewFromDescr steals a reference
+    arr = PyArray_NewFromDescr(<PyTypeObject*>np.ndarray, descr, nd, dims, st,
+                               <void*>(owner._storage.data + off * itemsize),
+                               cnp.NPY_ARRAY_WRITEABLE, NULL)
+    Py_INCREF(owner._storage)      # PyArray_SetBaseObject steals a reference
+    PyArray_SetBaseObject(arr, owner._storage)
+    return arr
+
+
+cdef object _la_np_bmat(TensorBase t, LaMat g, int64_t B, int64_t R, int64_t C):
+    cdef int64_t sh[3]
+    cdef int64_t st[3]
+    if B == 1:
+        sh[0] = R
+        sh[1] = C
+        st[0] = g.sr
+        st[1] = g.sc
+        return _la_np_raw(t, g.off, 2, sh, st)
+    sh[0] = B
+    sh[1] = R
+    sh[2] = C
+    st[0] = g.sb
+    st[1] = g.sr
+    st[2] = g.sc
+    return _la_np_raw(t, g.off, 3, sh, st)
+
+
+cdef int _la_blas_bmm(TensorBase out, int64_t B, int64_t M, int64_t N, int64_t K,
+                   TensorBase a, LaMat ga, TensorBase b, LaMat gb) except -1:
+    """float32/float64: np.matmul into out's memory (contiguous [B, M, N])."""
+    cdef LaMat go
+    if B > 1 and gb.sb == 0 and ga.sc == 1 and ga.sr >= K and ga.sb == M * ga.sr:
+        # a broadcast right operand and row-major batches of rows: one product of B*M rows
+        # (one BLAS call instead of B)
+        M *= B
+        B = 1
+    go = _la_bm(out._offset, M * N, N, 1)
+    if not _la_blas_friendly(M, K, &ga):
+        a = _la_bmat_copy(a, &ga, B, M, K, a._dtype)
+    if not _la_blas_friendly(K, N, &gb):
+        b = _la_bmat_copy(b, &gb, B, K, N, b._dtype)
+    _la_np_matmul(_la_np_bmat(a, ga, B, M, K), _la_np_bmat(b, gb, B, K, N), _la_np_bmat(out, go, B, M, N))
+    return 0
+
+
+cdef int _la_small_bmm(TensorBase out, int64_t B, int64_t M, int64_t N, int64_t K,
+                       TensorBase a, LaMat ga, TensorBase b, LaMat gb) except -1:
+    """float32/float64 in our own strided loop (tiny products, and outer products: K == 1)."""
+    if a._dtype.code == DT_FLOAT32:
+        tl_gemm_small_f32(B, M, N, K, <float*>(a._storage.data + ga.off * 4), ga.sb, ga.sr, ga.sc,
+                          <float*>(b._storage.data + gb.off * 4), gb.sb, gb.sr, gb.sc,
+                          <float*>tensor_data(out))
+    else:
+        tl_gemm_small_f64(B, M, N, K, <double*>(a._storage.data + ga.off * 8), ga.sb, ga.sr, ga.sc,
+                          <double*>(b._storage.data + gb.off * 8), gb.sb, gb.sr, gb.sc,
+                          <double*>tensor_data(out))
+    return 0
+
+
+cdef int _la_cpu_bmm(TensorBase out, int64_t B, int64_t M, int64_t N, int64_t K,
+                     TensorBase a, LaMat ga, TensorBase b, LaMat gb) except -1:
+    """The CPU back end's float32/float64 batched product."""
+    cdef int64_t n = B * M * N
+    if K == 1 or <double>n * <double>K <= LA_SMALL_WORK:
+        # an outer product is exact products (no BLAS needed; a sum starting from +0.0
+        # would lose -0.0), and tiny products cost less than a NumPy call
+        return _la_small_bmm(out, B, M, N, K, a, ga, b, gb)
+    return _la_blas_bmm(out, B, M, N, K, a, ga, b, gb)
+
+
+# ---- the CPU random fills (Backend.random)
+from tensorlib._core.random cimport (
+    Generator, fill_uniform, fill_normal, fill_int64, fill_bernoulli, fill_randperm)
+
+
+cdef Generator _gen(object g):
+    if g is None or isinstance(g, Generator):
+        return <Generator>g
+    raise TypeError(f"expected a tensorlib.Generator, but got {type(g).__name__}")
+
+
+cdef int _cpu_random_fill(TensorBase t, int kind, object generator, double a, double b,
+                          int64_t lo, uint64_t span) except -1:
+    """The CPU back end's random fills: Philox streams from the generator (random.pyx)."""
+    cdef Generator g = _gen(generator)
+    if kind == RAND_UNIFORM:
+        return fill_uniform(g, tensor_data(t), t._dtype.code == DT_FLOAT64, t._numel, a, b)
+    if kind == RAND_NORMAL:
+        return fill_normal(g, tensor_data(t), t._dtype.code == DT_FLOAT64, t._numel, a, b)
+    if kind == RAND_INT64:
+        return fill_int64(g, <int64_t*>tensor_data(t), t._numel, lo, span)
+    if kind == RAND_BERNOULLI:
+        return fill_bernoulli(g, <uint8_t*>tensor_data(t), t._numel, a)
+    return fill_randperm(g, <int64_t*>tensor_data(t), t._numel)
 
 
 @cython.final
@@ -262,7 +504,7 @@ cdef Backend CPU_BACKEND = _make_backend(CPUBackend, "cpu", True)
 cdef Backend META_BACKEND = _make_backend(MetaBackend, "meta", False)
 
 
-cdef inline Backend backend_for(Device dev):
+cdef Backend backend_for(Device dev):
     """The back end that runs work on ``dev``."""
     if dev.kind == DEVICE_CPU:
         return CPU_BACKEND
@@ -275,11 +517,11 @@ cdef Backend _no_backend(Device dev):
     raise RuntimeError(f"no back end for device '{dev}' in this build")
 
 
-cdef inline Backend backend_of(TensorBase t):
+cdef Backend backend_of(TensorBase t):
     return backend_for(t._storage.device)
 
 
-cdef inline bint has_data(TensorBase t) noexcept:
+cdef bint has_data(TensorBase t) noexcept:
     """Whether t has values (false on meta)."""
     return t._storage.device.kind != DEVICE_META
 
@@ -334,3 +576,88 @@ cdef int same_device(TensorBase a, TensorBase b, str op) except -1:
                            f"two devices, {a._storage.device} and {b._storage.device}! "
                            f"(when checking arguments for {op})")
     return 0
+
+
+# unique's host helpers (cpu_sort.c): data-dependent output sizes, so not behind Backend yet;
+# exported (tensor.pxd) because the kernels are linked into this module alone
+cdef int64_t host_runs(int dtype, const char* vals, int64_t n, int64_t* run_of) noexcept nogil:
+    return tl_runs(dtype, vals, n, run_of)
+
+
+cdef void host_unique_fill(int dtype, const char* sorted_vals, const int64_t* order,
+                           const int64_t* run_of, int64_t n, char* uniq, int64_t* inverse,
+                           int64_t* counts) noexcept nogil:
+    tl_unique_fill(dtype, sorted_vals, order, run_of, n, uniq, inverse, counts)
+
+
+cdef int host_sort_slices(int dtype, const char* data, int64_t m, int64_t len,
+                          int64_t* perm) noexcept nogil:
+    return tl_sort_slices(dtype, data, m, len, perm)
+
+
+cdef int64_t host_slice_runs(int dtype, const char* data, const int64_t* perm, int64_t m,
+                             int64_t len, int64_t* run_of) noexcept nogil:
+    return tl_slice_runs(dtype, data, perm, m, len, run_of)
+
+
+# the addmm epilogue (out = beta * out + alpha * x), host code of the linalg front half
+cdef void host_axpby_f32(const int64_t* shape, float* out, const int64_t* so, const float* x,
+                         const int64_t* sx, const float* y, const int64_t* sy, float alpha,
+                         float beta, int use_x, int use_y) noexcept nogil:
+    tl_axpby_f32(shape, out, so, x, sx, y, sy, alpha, beta, use_x, use_y)
+
+
+cdef void host_axpby_f64(const int64_t* shape, double* out, const int64_t* so, const double* x,
+                         const int64_t* sx, const double* y, const int64_t* sy, double alpha,
+                         double beta, int use_x, int use_y) noexcept nogil:
+    tl_axpby_f64(shape, out, so, x, sx, y, sy, alpha, beta, use_x, use_y)
+
+
+cdef void host_axpby_i64(const int64_t* shape, int64_t* out, const int64_t* so, const int64_t* x,
+                         const int64_t* sx, const int64_t* y, const int64_t* sy, int64_t alpha,
+                         int64_t beta, int use_x, int use_y) noexcept nogil:
+    tl_axpby_i64(shape, out, so, x, sx, y, sy, alpha, beta, use_x, use_y)
+
+
+# the host code of the indexing family (cpu_index.c: offsets, bounds checks, nonzero, take)
+cdef int host_index_offsets(int nb, const int64_t* bshape, int k, const tl_index_src* srcs,
+                            int wrap, int64_t* out, int* bad_k, int64_t* bad_pos,
+                            int64_t* bad_val) noexcept nogil:
+    return tl_index_offsets(nb, bshape, k, srcs, wrap, out, bad_k, bad_pos, bad_val)
+
+
+cdef void host_linear_to_offsets(int64_t n, int64_t* inout, int ndim, const int64_t* shape,
+                                 const int64_t* strides) noexcept nogil:
+    tl_linear_to_offsets(n, inout, ndim, shape, strides)
+
+
+cdef int64_t host_nonzero_setup(tl_nz* p, int ndim, const int64_t* shape, const char* data,
+                                const int64_t* strides, int dtype) noexcept nogil:
+    return tl_nonzero_setup(p, ndim, shape, data, strides, dtype)
+
+
+cdef int64_t host_nonzero_count(const tl_nz* p, int64_t* chunk_counts, int parallel) noexcept nogil:
+    return tl_nonzero_count(p, chunk_counts, parallel)
+
+
+cdef void host_nonzero_fill(const tl_nz* p, const int64_t* chunk_counts, int64_t* out,
+                            int64_t dim_stride, const int64_t* muls, int parallel) noexcept nogil:
+    tl_nonzero_fill(p, chunk_counts, out, dim_stride, muls, parallel)
+
+
+cdef void host_nonzero_gather(const tl_nz* p, const int64_t* chunk_counts, char* out,
+                              const char* src, const int64_t* src_strides, int itemsize,
+                              int parallel) noexcept nogil:
+    tl_nonzero_gather(p, chunk_counts, out, src, src_strides, itemsize, parallel)
+
+
+cdef int host_index_take1(int64_t n, const int64_t* ix, char* dst, const char* src,
+                          int64_t src_stride, int64_t size, int itemsize, int64_t* bad_pos,
+                          int parallel) noexcept nogil:
+    return tl_index_take1(n, ix, dst, src, src_stride, size, itemsize, bad_pos, parallel)
+
+
+cdef void host_index_div_counts(int ndim, const int64_t* shape, char* data, const int64_t* strides,
+                                int dtype, const int64_t* counts,
+                                const int64_t* count_strides) noexcept nogil:
+    tl_index_div_counts(ndim, shape, data, strides, dtype, counts, count_strides)

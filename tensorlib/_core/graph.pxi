@@ -31,6 +31,16 @@ cdef extern from *:
     """
     int tl_prof_depth
 
+
+cdef bint _grad_on() noexcept nogil:
+    """Grad mode on this thread (for the op-family modules: the thread-local is this one's)."""
+    return tl_grad_enabled
+
+
+cdef bint _prof_on() noexcept nogil:
+    """Whether a memory profile is active on this thread."""
+    return tl_prof_depth != 0
+
 cdef object _site_fn = None                 # set by tensorlib.memory.profiler
 from tensorlib._core.allocator import _set_current_op as _alloc_set_op
 
@@ -110,20 +120,8 @@ def _register_saved_hooks_state(state):
 
 
 cdef class AutogradMeta:
-    """Per-tensor autograd extras, created only for tensors that take part in autograd."""
-    cdef public object grad_accumulator   # weakref to the leaf's AccumulateGrad
-    cdef public list hooks                # tensor hooks (run on the gradient of this tensor)
-    cdef public bint retains_grad
-    cdef public int output_nr
-    cdef public int creation              # how a view was made (CREATION_*)
-    cdef public int64_t view_version      # base version when the view's grad_fn was made
-    cdef public str name                  # for error messages (e.g. "output 0 of TanhBackward0")
-
-
-cdef enum ViewCreation:
-    CREATION_DEFAULT = 0
-    CREATION_MULTI_OUTPUT = 1     # split/chunk/unbind outputs: in-place on them is an error
-    CREATION_NO_GRAD = 2          # made under no_grad from a tensor that requires grad
+    """Per-tensor autograd extras, created only for tensors that take part in autograd.
+    (Attributes and the CREATION_* values of ``creation``: tensor.pxd.)"""
 
 
 cdef inline AutogradMeta _meta(TensorBase t):
@@ -137,21 +135,7 @@ cdef inline AutogradMeta _meta(TensorBase t):
 cdef class Node:
     """A step of the recorded graph: how to turn the gradient of an op's outputs into the
     gradients of its inputs. ``type(node).__name__`` is PyTorch's name (``MulBackward0``)."""
-    cdef public tuple next_edges      # ((Node or None, input_nr), ...) per differentiable input
-    cdef public int64_t _sequence_nr
-    cdef public object _saved         # tuple: SavedTensor for tensors, plain values otherwise
-    cdef public object _fn            # backward(node, grads) -> tuple of input gradients
-    cdef public tuple _input_meta     # per input: (shape tuple, DType) or None
-    cdef public object _pre_hooks     # {output_nr: [fn]} tensor hooks on this node's outputs
-    cdef public list _hooks           # node hooks: fn(grad_inputs, grad_outputs)
-    cdef public list _node_pre_hooks  # node pre-hooks: fn(grad_outputs)
-    cdef public bint _released
-    cdef public int _num_outputs
-    cdef public object _trace         # forward stack (anomaly mode)
-    cdef public object _output_meta   # per output: (shape, DType[, device]) for zero-filling missing grads
-    cdef object __weakref__
-    cdef public object _site          # forward source site (only while a profile is active)
-    cdef public uint64_t _scalar_edges  # bit i: input i was a Python number (hidden, see below)
+    # (attributes: tensor.pxd)
 
     def name(self):
         """The node's type name, as in PyTorch (e.g. ``"MulBackward0"``)."""
@@ -268,7 +252,7 @@ cdef tuple _edge_of(object x):
     return (_grad_accumulator(t), 0)
 
 
-cdef inline bint _req(object x):
+cdef bint _req(object x):
     return isinstance(x, TensorBase) and (<TensorBase>x)._requires_grad
 
 
@@ -595,7 +579,7 @@ cdef object _view_grad_fn(TensorBase t):
 # helpers used by the backward formulas in decl.py (written in tensorlib ops, so that
 # create_graph=True records them and higher-order gradients work)
 
-cdef inline bint _req_any(object x):
+cdef bint _req_any(object x):
     if isinstance(x, (list, tuple)):
         for v in x:
             if _req(v):
@@ -759,6 +743,10 @@ def _tile_backward(grad, sizes, dims):
     if len(dims) < len(sizes):
         dims = (1,) * (len(sizes) - len(dims)) + dims
     return _repeat_backward(grad, sizes, dims)
+
+
+# the elementwise module's where (bound when the op families are loaded: tensor.pyx's end)
+_f_where = None
 
 
 def _pow_backward_self(grad, self, exponent):
@@ -990,16 +978,9 @@ def _bw_basic_index(Node node, tuple grads):
     return (z,)
 
 
-def _bw_advanced_index(Node node, tuple grads):
-    cdef tuple s = _saved_of(node)
-    sizes, index = s
-    grad = grads[0]
-    z = _GENERATED_FUNCTIONS["zeros"](sizes, dtype=grad.dtype, device=grad.device)
-    # repeated indices accumulate: z[index] += grad as index_put_ (accumulate=True) on the view
-    # the subscript's basic part selects (recorded, so create_graph gives double backward)
-    r, ind = _subscript_put(z, index)
-    _call_index_put(r, ind, grad, True, True)
-    return (z,)
+# the backward of an advanced index (advindex.pxi, in the indexing family's module): bound
+# when the op families are loaded (tensor.pyx's end)
+_bw_advanced_index = None
 
 
 cdef int _record_getitem(TensorBase self, object r, object index) except -1:
@@ -1078,6 +1059,13 @@ def _evenly_distribute(grad, self, value, dim, keepdim):
     count = _expand_reduced(mask.sum(dim, keepdim=True) if dim is not None else mask.sum(),
                             tuple(self.shape), dim, True if dim is not None else keepdim)
     return _expand_reduced(grad, tuple(self.shape), dim, keepdim) * mask / count
+
+
+def _evenly_distribute_all(grad, self, value):
+    """max()/median() over all elements: the elements equal to the result share the
+    gradient evenly; when the result is NaN, the NaNs share it (PyTorch)."""
+    mask = (self == value) | (self.isnan() & value.isnan())
+    return grad * mask / mask.sum()
 
 
 def _max_backward(grads, self, result, indices, dim, keepdim, other=None, bigger=True):

@@ -24,7 +24,7 @@ cdef object _getitem(TensorBase t, object index):
     if _is_basic_only(idx):
         return _basic_index(t, idx)
     # tensors, lists, arrays, bools: advanced indexing (advindex.pxi)
-    return _index_get(t, _index_tuple(index))
+    return _adv_getitem_fn(t, index)
 
 
 cdef bint _is_basic_only(tuple index):
@@ -136,7 +136,7 @@ cdef TensorBase _strip_leading_ones(TensorBase v, int ndim):
 cdef int _setitem(TensorBase t, object index, object value) except -1:
     cdef tuple idx = index if type(index) is tuple else (index,)
     if not _is_basic_only(idx):
-        return _index_set(t, index, value)
+        return _adv_setitem_fn(t, index, value)
     cdef TensorBase dst = _getitem(t, index)
     if isinstance(value, TensorBase):
         value = _strip_leading_ones(<TensorBase>value, dst._ndim)
@@ -158,4 +158,27 @@ cdef int _setitem(TensorBase t, object index, object value) except -1:
         _check_copy_shapes(dst, src)
         prepare_write(dst, src)
         _copy_into(dst, src)
+    return 0
+
+
+# Advanced indexing lives in the indexing family's module (advindex.pyx), which installs its
+# entry points here at import: one C call through a pointer.
+cdef object _adv_unset_get(TensorBase t, object index):
+    raise RuntimeError("advanced indexing was used before its module was loaded")
+
+
+cdef int _adv_unset_set(TensorBase t, object index, object value) except -1:
+    raise RuntimeError("advanced indexing was used before its module was loaded")
+
+
+cdef AdvGetFn _adv_getitem_fn = _adv_unset_get
+cdef AdvSetFn _adv_setitem_fn = _adv_unset_set
+cdef AdvSetFn _adv_setitem_recorded_fn = _adv_unset_set
+
+
+cdef int _set_advanced_indexing(AdvGetFn get, AdvSetFn set_, AdvSetFn set_recorded) except -1:
+    global _adv_getitem_fn, _adv_setitem_fn, _adv_setitem_recorded_fn
+    _adv_getitem_fn = get
+    _adv_setitem_fn = set_
+    _adv_setitem_recorded_fn = set_recorded
     return 0

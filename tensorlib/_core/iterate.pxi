@@ -13,7 +13,6 @@ cdef int ITEMSIZE[10]
 ITEMSIZE[:] = [1, 1, 1, 2, 4, 8, 2, 2, 4, 8]
 
 # Copies above this many elements release the GIL.
-cdef int64_t NOGIL_THRESHOLD = 1 << 15
 
 
 cdef str shape_str(int ndim, const int64_t* shape):
@@ -60,12 +59,6 @@ cdef int broadcast_strides(int nd_src, const int64_t* src_shape, const int64_t* 
                 f"({src_shape[j]}) at non-singleton dimension {i}.  Target sizes: "
                 f"{shape_str(nd_dst, dst_shape)}.  Tensor sizes: {shape_str(nd_src, src_shape)}")
     return 0
-
-
-cdef struct DimInfo:
-    int64_t size
-    int64_t dst_stride
-    int64_t src_stride
 
 
 cdef int _by_dst_stride_desc(const void* pa, const void* pb) noexcept nogil:

@@ -1,7 +1,8 @@
 # Linear algebra: mm, matmul, bmm, mv, dot, outer, addmm, addmv, baddbmm, tensordot, einsum.
 #
-# Every product reduces to one engine, _la_bmm_into: out[B, M, N] = a[B, M, K] @ b[B, K, N], the
-# operands described by (tensor, LaMat geometry) so transposes, slices and broadcast batches
+# Every product reduces to one engine, _la_bmm_into (backend.pxi, in the core, shared with the
+# nn kernels): out[B, M, N] = a[B, M, K] @ b[B, K, N], the operands described by (tensor,
+# LaMat geometry) so transposes, slices and broadcast batches
 # need no view objects. float32/float64 go through NumPy's BLAS: np.matmul with out= into our
 # own storage, so NumPy never allocates tensor data (the allocator rule). Operands BLAS cannot
 # read in place (neither row- nor column-major, or broadcast inside a matrix) are first copied
@@ -9,41 +10,11 @@
 # once. Integers use our own loops (cpu_linalg.c: int64 accumulation with wraparound, which
 # modulo 2**bits is exactly what a narrower wrapping type gives). tensordot and einsum are
 # permute/reshape plus the same engine; einsum's sums are products with a ones vector.
-# (included into tensor.pyx)
+# (included into linalg.pyx, the linalg family's module)
 from libc.math cimport fabs
 from libc.float cimport FLT_MAX
 import operator
 
-cdef extern from "cpu_linalg.h" nogil:
-    ctypedef struct tl_igemm_args:
-        int64_t B, M, N, K
-        const int64_t* a
-        int64_t sab, sam, sak
-        const int64_t* b
-        int64_t sbb, sbk, sbn
-        int64_t* c
-    void tl_igemm(const tl_igemm_args* g)
-    void tl_gemm_small_f32(int64_t B, int64_t M, int64_t N, int64_t K, const float* a, int64_t sab,
-                           int64_t sam, int64_t sak, const float* b, int64_t sbb, int64_t sbk,
-                           int64_t sbn, float* c)
-    void tl_gemm_small_f64(int64_t B, int64_t M, int64_t N, int64_t K, const double* a, int64_t sab,
-                           int64_t sam, int64_t sak, const double* b, int64_t sbb, int64_t sbk,
-                           int64_t sbn, double* c)
-    void tl_axpby_f32(const int64_t* shape, float* out, const int64_t* so, const float* x,
-                      const int64_t* sx, const float* y, const int64_t* sy, float alpha,
-                      float beta, int use_x, int use_y)
-    void tl_axpby_f64(const int64_t* shape, double* out, const int64_t* so, const double* x,
-                      const int64_t* sx, const double* y, const int64_t* sy, double alpha,
-                      double beta, int use_x, int use_y)
-    void tl_axpby_i64(const int64_t* shape, int64_t* out, const int64_t* so, const int64_t* x,
-                      const int64_t* sx, const int64_t* y, const int64_t* sy, int64_t alpha,
-                      int64_t beta, int use_x, int use_y)
-
-# Float products of at most this many multiply-adds run in our own loop: below it the NumPy
-# call (views, ufunc dispatch) costs more than the arithmetic.
-cdef int64_t LA_SMALL_WORK = 1024
-
-cdef object _la_np_matmul = np.matmul
 
 # dtype names as PyTorch's messages spell them: C++ types, ScalarType names, and the C types
 # of "value cannot be converted to type ... without overflow".
@@ -61,9 +32,6 @@ cdef enum LaOutMsg:
     LA_OUT_TENSORDOT = 2
 
 
-cdef struct LaMat:
-    int64_t off             # element offset of [0, 0, 0] in the owner's storage
-    int64_t sb, sr, sc      # batch, row and column strides in elements
 
 
 cdef inline str _la_cpp(TensorBase t):
@@ -72,15 +40,6 @@ cdef inline str _la_cpp(TensorBase t):
 
 cdef inline str _la_st(TensorBase t):
     return _la_ST_NAME[t._dtype.code]
-
-
-cdef inline LaMat _la_bm(int64_t off, int64_t sb, int64_t sr, int64_t sc) noexcept:
-    cdef LaMat g
-    g.off = off
-    g.sb = sb
-    g.sr = sr
-    g.sc = sc
-    return g
 
 
 cdef inline LaMat _la_bm2(TensorBase t) noexcept:
@@ -100,201 +59,6 @@ cdef int _la_no_bool(TensorBase t, str kernel) except -1:
 
 # ---------------------------------------------------------------------------------------------
 # the engine
-
-cdef bint _la_blas_friendly(int64_t R, int64_t C, LaMat* g) noexcept:
-    """Whether BLAS can read an R x C matrix in place: row-major (column stride 1, row stride
-    >= C) or column-major (the transpose). Strides of size-1 dims address nothing, so they are
-    first set to whatever makes the matrix friendly."""
-    if R == 1 and C == 1:
-        g.sr = 1
-        g.sc = 1
-    elif R == 1:
-        if g.sc == 1:
-            g.sr = C
-        else:
-            g.sr = 1
-    elif C == 1:
-        if g.sr == 1:
-            g.sc = R
-        else:
-            g.sc = 1
-    return (g.sc == 1 and g.sr >= C) or (g.sr == 1 and g.sc >= R)
-
-
-cdef TensorBase _la_bmat_copy(TensorBase t, LaMat* g, int64_t B, int64_t R, int64_t C, DType dt):
-    """A contiguous [B, R, C] copy (dtype dt) of the operand, from our allocator; a broadcast
-    batch (stride 0) is copied once and stays broadcast. Updates ``g`` to describe the copy."""
-    cdef int64_t sh[3]
-    cdef int64_t st[3]
-    cdef int64_t nb = 1 if (g.sb == 0 or B == 1) else B
-    cdef TensorBase c
-    sh[0] = nb
-    sh[1] = R
-    sh[2] = C
-    st[0] = g.sb
-    st[1] = g.sr
-    st[2] = g.sc
-    c = empty_tensor(3, sh, dt, t._storage.device)
-    sh[0] = nb
-    backend_of(t).copy(3, sh, tensor_data(c), c._strides, dt.code,
-                       t._storage.data + g.off * t._dtype.itemsize, st, t._dtype.code)
-    g.off = 0
-    g.sb = 0 if nb == 1 else R * C
-    g.sr = C
-    g.sc = 1
-    return c
-
-
-cdef object _la_np_raw(TensorBase owner, int64_t off, int nd, const int64_t* shape, const int64_t* strides):
-    """An ndarray over the owner's storage with explicit geometry (elements); its base is the
-    Storage. Only for dtypes NumPy has (never bfloat16)."""
-    cdef cnp.npy_intp dims[3]
-    cdef cnp.npy_intp st[3]
-    cdef int i, itemsize = owner._dtype.itemsize
-    cdef cnp.ndarray arr
-    for i in range(nd):
-        dims[i] = shape[i]
-        st[i] = strides[i] * itemsize
-    descr = cnp.PyArray_DescrFromType(_NP_TYPENUM[owner._dtype.code])
-    Py_INCREF(descr)   # PyArray_NewFromDescr steals a reference
-    arr = PyArray_NewFromDescr(<PyTypeObject*>np.ndarray, descr, nd, dims, st,
-                               <void*>(owner._storage.data + off * itemsize),
-                               cnp.NPY_ARRAY_WRITEABLE, NULL)
-    Py_INCREF(owner._storage)      # PyArray_SetBaseObject steals a reference
-    PyArray_SetBaseObject(arr, owner._storage)
-    return arr
-
-
-cdef object _la_np_bmat(TensorBase t, LaMat g, int64_t B, int64_t R, int64_t C):
-    cdef int64_t sh[3]
-    cdef int64_t st[3]
-    if B == 1:
-        sh[0] = R
-        sh[1] = C
-        st[0] = g.sr
-        st[1] = g.sc
-        return _la_np_raw(t, g.off, 2, sh, st)
-    sh[0] = B
-    sh[1] = R
-    sh[2] = C
-    st[0] = g.sb
-    st[1] = g.sr
-    st[2] = g.sc
-    return _la_np_raw(t, g.off, 3, sh, st)
-
-
-cdef int _la_blas_bmm(TensorBase out, int64_t B, int64_t M, int64_t N, int64_t K,
-                   TensorBase a, LaMat ga, TensorBase b, LaMat gb) except -1:
-    """float32/float64: np.matmul into out's memory (contiguous [B, M, N])."""
-    cdef LaMat go
-    if B > 1 and gb.sb == 0 and ga.sc == 1 and ga.sr >= K and ga.sb == M * ga.sr:
-        # a broadcast right operand and row-major batches of rows: one product of B*M rows
-        # (one BLAS call instead of B)
-        M *= B
-        B = 1
-    go = _la_bm(out._offset, M * N, N, 1)
-    if not _la_blas_friendly(M, K, &ga):
-        a = _la_bmat_copy(a, &ga, B, M, K, a._dtype)
-    if not _la_blas_friendly(K, N, &gb):
-        b = _la_bmat_copy(b, &gb, B, K, N, b._dtype)
-    _la_np_matmul(_la_np_bmat(a, ga, B, M, K), _la_np_bmat(b, gb, B, K, N), _la_np_bmat(out, go, B, M, N))
-    return 0
-
-
-cdef int _la_small_bmm(TensorBase out, int64_t B, int64_t M, int64_t N, int64_t K,
-                       TensorBase a, LaMat ga, TensorBase b, LaMat gb) except -1:
-    """float32/float64 in our own strided loop (tiny products, and outer products: K == 1)."""
-    if a._dtype.code == DT_FLOAT32:
-        tl_gemm_small_f32(B, M, N, K, <float*>(a._storage.data + ga.off * 4), ga.sb, ga.sr, ga.sc,
-                          <float*>(b._storage.data + gb.off * 4), gb.sb, gb.sr, gb.sc,
-                          <float*>tensor_data(out))
-    else:
-        tl_gemm_small_f64(B, M, N, K, <double*>(a._storage.data + ga.off * 8), ga.sb, ga.sr, ga.sc,
-                          <double*>(b._storage.data + gb.off * 8), gb.sb, gb.sr, gb.sc,
-                          <double*>tensor_data(out))
-    return 0
-
-
-cdef int _la_int_bmm(TensorBase out, int64_t B, int64_t M, int64_t N, int64_t K,
-                  TensorBase a, LaMat ga, TensorBase b, LaMat gb) except -1:
-    """Integers: our loop in int64 (operands of other integer types are widened first)."""
-    cdef tl_igemm_args g
-    cdef DType i64 = dtype_of(DT_INT64)
-    cdef TensorBase o = out
-    cdef int64_t n = B * M * N, one = 1
-    if a._dtype.code != DT_INT64:
-        a = _la_bmat_copy(a, &ga, B, M, K, i64)
-    if b._dtype.code != DT_INT64 or (N > 1 and gb.sc != 1):
-        b = _la_bmat_copy(b, &gb, B, K, N, i64)
-    if out._dtype.code != DT_INT64:
-        o = empty_tensor(1, &n, i64, out._storage.device)
-    g.B = B
-    g.M = M
-    g.N = N
-    g.K = K
-    g.a = <const int64_t*>(a._storage.data + ga.off * 8)
-    g.sab = ga.sb
-    g.sam = ga.sr
-    g.sak = ga.sc
-    g.b = <const int64_t*>(b._storage.data + gb.off * 8)
-    g.sbb = gb.sb
-    g.sbk = gb.sr
-    g.sbn = gb.sc
-    g.c = <int64_t*>tensor_data(o)
-    backend_of(o).igemm(&g, <double>n * <double>K >= NOGIL_THRESHOLD)
-    if o is not out:
-        backend_of(out).copy(1, &n, tensor_data(out), &one, out._dtype.code, tensor_data(o), &one,
-                             DT_INT64)
-    return 0
-
-
-cdef int _la_bmm_into(TensorBase out, int64_t B, int64_t M, int64_t N, int64_t K,
-                   TensorBase a, LaMat ga, TensorBase b, LaMat gb) except -1:
-    """out = a @ b batch by batch. ``out`` is contiguous with B*M*N elements of a's dtype and
-    shares no memory with the operands; a and b have the same dtype (bool only when K == 1).
-    NumPy is called only for BLAS products, with out= into our memory.
-    A batch stride of 0 broadcasts an operand."""
-    cdef int code = a._dtype.code
-    cdef int64_t n = B * M * N, one = 1
-    cdef DType f32
-    cdef TensorBase o32
-    cdef uint8_t zero = 0
-    if a._storage.device is not b._storage.device:
-        same_device(a, b, "matmul")
-    if n == 0:
-        return 0
-    if K == 0:
-        return backend_of(out).fill(out, <char*>&zero, DT_BOOL)
-    if B == 1:
-        ga.sb = 0
-        gb.sb = 0
-    if code == DT_FLOAT16 or code == DT_BFLOAT16:
-        f32 = dtype_of(DT_FLOAT32)
-        a = _la_bmat_copy(a, &ga, B, M, K, f32)
-        b = _la_bmat_copy(b, &gb, B, K, N, f32)
-        o32 = empty_tensor(1, &n, f32, out._storage.device)
-        _la_bmm_into(o32, B, M, N, K, a, ga, b, gb)
-        backend_of(out).copy(1, &n, tensor_data(out), &one, code, tensor_data(o32), &one,
-                             DT_FLOAT32)
-        return 0
-    if code == DT_BOOL and K != 1:
-        raise NotImplementedError("\"bmm\" not implemented for 'Bool'")
-    if code != DT_FLOAT32 and code != DT_FLOAT64:
-        # integers (and bool outer products) accumulate in int64, read from int64 operands
-        return _la_int_bmm(out, B, M, N, K, a, ga, b, gb)
-    return backend_of(out).bmm(out, B, M, N, K, a, ga, b, gb)
-
-
-cdef int _la_cpu_bmm(TensorBase out, int64_t B, int64_t M, int64_t N, int64_t K,
-                     TensorBase a, LaMat ga, TensorBase b, LaMat gb) except -1:
-    """The CPU back end's float32/float64 batched product."""
-    cdef int64_t n = B * M * N
-    if K == 1 or <double>n * <double>K <= LA_SMALL_WORK:
-        # an outer product is exact products (no BLAS needed; a sum starting from +0.0
-        # would lose -0.0), and tiny products cost less than a NumPy call
-        return _la_small_bmm(out, B, M, N, K, a, ga, b, gb)
-    return _la_blas_bmm(out, B, M, N, K, a, ga, b, gb)
-
 
 # ---------------------------------------------------------------------------------------------
 # results and out=
@@ -559,7 +323,7 @@ cdef object _matmul_op(TensorBase a, TensorBase b, object out):
     """matmul (and ``@``): the kernels above, or while recording PyTorch's decomposition into
     recorded ops, so the graph (MmBackward0 after a ViewBackward0 fold, BmmBackward0 after
     expands, UnsafeViewBackward0 at the end, ...) and what it saves are PyTorch's."""
-    if tl_grad_enabled and (a._requires_grad or b._requires_grad):
+    if _grad_on() and (a._requires_grad or b._requires_grad):
         if out is not None:
             _check_out_no_grad("matmul", (a, b))
         return _matmul_recorded(a, b)
@@ -836,13 +600,13 @@ cdef TensorBase _la_addprod(str op, TensorBase inp, TensorBase a, LaMat ga, Tens
     if not has_data(p):
         pass                          # (meta: no epilogue to run)
     elif cc == DT_FLOAT32:
-        tl_axpby_f32(sh3, <float*>tensor_data(p), sp3, <float*>tensor_data(p), sp3,
+        host_axpby_f32(sh3, <float*>tensor_data(p), sp3, <float*>tensor_data(p), sp3,
                      <float*>tensor_data(y), sy3, <float>fa, <float>fb, use_x, use_y)
     elif cc == DT_FLOAT64:
-        tl_axpby_f64(sh3, <double*>tensor_data(p), sp3, <double*>tensor_data(p), sp3,
+        host_axpby_f64(sh3, <double*>tensor_data(p), sp3, <double*>tensor_data(p), sp3,
                      <double*>tensor_data(y), sy3, fa, fb, use_x, use_y)
     else:
-        tl_axpby_i64(sh3, <int64_t*>tensor_data(p), sp3, <int64_t*>tensor_data(p), sp3,
+        host_axpby_i64(sh3, <int64_t*>tensor_data(p), sp3, <int64_t*>tensor_data(p), sp3,
                      <int64_t*>tensor_data(y), sy3, ia, ib, use_x, use_y)
     if dest is not None:
         _copy_into(dest, p)
@@ -995,7 +759,7 @@ cdef TensorBase _tensordot(TensorBase a, TensorBase b, object dims, object out):
     free_b = [i for i in range(b._ndim) if i not in wb]
     pa = free_a + wa
     pb = wb + free_b
-    if out is None and tl_grad_enabled and (a._requires_grad or b._requires_grad):
+    if out is None and _grad_on() and (a._requires_grad or b._requires_grad):
         return _tensordot_recorded(a, b, sa, sb, pa, pb, len(free_a), len(free_b))
     ap = _view_of(a, [sa[i] for i in pa], [sta[i] for i in pa], a._offset)
     bp = _view_of(b, [sb[i] for i in pb], [stb[i] for i in pb], b._offset)
@@ -1189,7 +953,7 @@ cdef object _einsum_eq(str eq, list ops):
                 raise RuntimeError(f"einsum(): output subscript {_la_lab_char(L)} appears more than once in "
                                    f"the output")
             out.append(L)
-    if any([(<TensorBase>x)._requires_grad for x in ops]) and tl_grad_enabled:
+    if any([(<TensorBase>x)._requires_grad for x in ops]) and _grad_on():
         return _einsum_recorded(ops, labels, out)
     prepped = [_einsum_diag(ops[k], labels[k]) for k in range(n)]
     if n == 1:

@@ -11,45 +11,7 @@
 # same intermediates are allocated, so the memory estimate matches a CPU run.
 # (included into tensor.pyx)
 
-cdef extern from "cpu_nn.h" nogil:
-    enum:
-        TL_NN_IM2COL, TL_NN_COL2IM, TL_NN_BIAS_ADD, TL_NN_BIAS_GRAD, TL_NN_ACCUMULATE,
-        TL_NN_MAXPOOL, TL_NN_AVGPOOL, TL_NN_AVGPOOL_BWD, TL_NN_ADAPT_AVG, TL_NN_ADAPT_AVG_BWD,
-        TL_NN_ADAPT_MAX, TL_NN_INDEX_ADD, TL_NN_INDEX_SET, TL_NN_BN_FWD,
-        TL_NN_BN_BWD, TL_NN_ROWNORM_FWD, TL_NN_ROWNORM_BWD
-    enum:
-        TL_NN_AFFINE_NONE, TL_NN_AFFINE_LAYER, TL_NN_AFFINE_GROUP
-    ctypedef struct tl_nn_args:
-        int dtype
-        int flag
-        int mode
-        int64_t n, c
-        int64_t in_ "in"[3]
-        int64_t out[3]
-        int64_t k[3]
-        int64_t s[3]
-        int64_t p[3]
-        int64_t dil[3]
-        int64_t ld
-        int64_t sp, dp
-        int64_t m
-        int64_t groups, hw
-        int64_t divisor
-        double eps, momentum
-        const void* x
-        const void* g
-        const void* w
-        const void* b
-        void* y
-        void* mean
-        void* rstd
-        void* rmean
-        void* rvar
-        void* gw
-        void* gb
-        int64_t* idx
-        int64_t bad
-    int tl_nn_run(int op, tl_nn_args* a)
+# the kernels' declarations (tl_nn_args, TL_NN_*, tl_nn_run) are in kernels.pxd
 
 
 # dtype names as PyTorch's messages spell them

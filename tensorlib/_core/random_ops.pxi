@@ -2,15 +2,8 @@
 # random_, bernoulli_) and bernoulli/normal. Streams come from the counter-based Philox
 # generator in random.pyx; every fill is a write and goes through prepare_write.
 # Half types are drawn in float32 and rounded (stored as such, computed in float32).
-# (included into tensor.pyx)
-from tensorlib._core.random cimport (
-    Generator, fill_uniform, fill_normal, fill_int64, fill_bernoulli, fill_randperm)
+# (included into random_ops.pyx, the random family's module)
 
-
-cdef Generator _gen(object g):
-    if g is None or isinstance(g, Generator):
-        return <Generator>g
-    raise TypeError(f"expected a tensorlib.Generator, but got {type(g).__name__}")
 
 
 cdef TensorBase _draw_target(TensorBase t, int want):
@@ -31,35 +24,6 @@ cdef int _real_code(TensorBase t, str op) except -1:
     if not t._dtype.is_floating_point:
         raise RuntimeError(f'"{op}" not implemented for \'{_TORCH_TYPE_NAME[t._dtype.code]}\'')
     return DT_FLOAT64 if t._dtype.code == DT_FLOAT64 else DT_FLOAT32
-
-
-_TORCH_TYPE_NAME = {DT_BOOL: "Bool", DT_UINT8: "Byte", DT_INT8: "Char", DT_INT16: "Short",
-                    DT_INT32: "Int", DT_INT64: "Long", DT_FLOAT16: "Half", DT_BFLOAT16: "BFloat16",
-                    DT_FLOAT32: "Float", DT_FLOAT64: "Double"}
-
-
-# what Backend.random draws (into a contiguous tensor of the kind's dtype)
-cdef enum RandomKind:
-    RAND_UNIFORM = 0      # float32/float64 on [a, b)
-    RAND_NORMAL = 1       # float32/float64, mean a, std b
-    RAND_INT64 = 2        # int64 on [lo, lo + span)
-    RAND_BERNOULLI = 3    # bool with probability a
-    RAND_PERM = 4         # int64: a permutation of range(numel)
-
-
-cdef int _cpu_random_fill(TensorBase t, int kind, object generator, double a, double b,
-                          int64_t lo, uint64_t span) except -1:
-    """The CPU back end's random fills: Philox streams from the generator (random.pyx)."""
-    cdef Generator g = _gen(generator)
-    if kind == RAND_UNIFORM:
-        return fill_uniform(g, tensor_data(t), t._dtype.code == DT_FLOAT64, t._numel, a, b)
-    if kind == RAND_NORMAL:
-        return fill_normal(g, tensor_data(t), t._dtype.code == DT_FLOAT64, t._numel, a, b)
-    if kind == RAND_INT64:
-        return fill_int64(g, <int64_t*>tensor_data(t), t._numel, lo, span)
-    if kind == RAND_BERNOULLI:
-        return fill_bernoulli(g, <uint8_t*>tensor_data(t), t._numel, a)
-    return fill_randperm(g, <int64_t*>tensor_data(t), t._numel)
 
 
 cdef TensorBase _uniform_(TensorBase t, double lo, double hi, object generator):
@@ -169,7 +133,7 @@ cdef TensorBase _randn(tuple size, object generator, object dt, object dev):
 cdef TensorBase _randint(object low, object high, object size, object generator, object dt, object dev):
     """randint(high, size) or randint(low, high, size)."""
     if size is None:
-        if high is None or not isinstance(high, (tuple, list)) and not isinstance(high, _SizeType):
+        if high is None or not isinstance(high, (tuple, list)) and not isinstance(high, _size_type()):
             raise TypeError("randint() missing required argument 'size'")
         low, high, size = 0, low, high
     cdef tuple shape = _ilist(size, "randint", "size", 3)

@@ -5,35 +5,10 @@
 # Here: argument checking (PyTorch's errors), dtype rules, output allocation, and the
 # geometry handed to the kernels: kept and reduced dims, size-1 dims dropped, each group
 # ordered by input stride and coalesced, then one of two layouts (see cpu_reduce.h).
-# (included into tensor.pyx)
+# (included into reductions.pyx, the reductions family's module)
 import sys as _sys
 from libc.math cimport INFINITY
 
-cdef extern from "cpu_reduce.h" nogil:
-    enum:
-        TL_R_SUM, TL_R_PROD, TL_R_MAX, TL_R_MIN, TL_R_ALL, TL_R_ANY, TL_R_NONZERO
-        TL_R_ABSSUM, TL_R_SUMSQ, TL_R_ABSMAX, TL_R_ABSMIN, TL_R_POWSUM, TL_R_CSQ, TL_R_SUMEXP
-        TL_R_ARGMAX, TL_R_ARGMIN
-        TL_POST_NONE, TL_POST_DIV, TL_POST_SQRT_DIV, TL_POST_ROOT, TL_POST_LOG_CENTER
-        TL_RED_INNER, TL_RED_OUTER
-    ctypedef struct tl_red_t:
-        int op, post, mode, in_dtype, ct, out_dtype
-        const char* src
-        char* out
-        int64_t* idx
-        const double* center
-        double p, post_a
-        int nk, nr
-        int64_t kshape[64]
-        int64_t kin[64]
-        int64_t kout[64]
-        int64_t rshape[64]
-        int64_t rin[64]
-    int tl_reduce(const tl_red_t* r)
-    int tl_softmax(int dtype, int want_log, const char* x, char* y, int64_t outer, int64_t n,
-                   int64_t inner)
-    void tl_cumulative(int prod, int dtype, const char* x, char* y, int64_t outer, int64_t n,
-                       int64_t inner)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -630,7 +605,7 @@ def _cumprod_backward(grad, self, dim, result):
     d = int(dim) % self.dim()
     if not _has_zero(self):
         return _rev_cumsum(grad * result, d) / self
-    if tl_grad_enabled:
+    if _grad_on():
         return _cumprod_backward_poly(grad, self, d)
     return _cumprod_backward_zeros(grad, self, d, result)
 
@@ -664,13 +639,6 @@ def _cumprod_backward_poly(grad, self, int d):
     one = _GENERATED_FUNCTIONS["ones_like"](x.narrow(-1, 0, 1))
     pre = _GENERATED_FUNCTIONS["cat"]([one, x.narrow(-1, 0, n - 1)], -1).cumprod(-1)
     return (pre * s).movedim(-1, d)
-
-
-def _evenly_distribute_all(grad, self, value):
-    """max()/median() over all elements: the elements equal to the result share the
-    gradient evenly; when the result is NaN, the NaNs share it (PyTorch)."""
-    mask = (self == value) | (self.isnan() & value.isnan())
-    return grad * mask / mask.sum()
 
 
 def _max_other_backward(grads, self, dim, other, bigger):

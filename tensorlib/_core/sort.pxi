@@ -6,59 +6,13 @@
 # the lower middle, and (values, indices) pairs come back as tensorlib.return_types tuples.
 # Results are computed into fresh tensors; out= receives a copy (so an out= that aliases the
 # input is fine).
-# (included into tensor.pyx)
-
-cdef extern from "cpu_sort.h" nogil:
-    ctypedef struct tl_rows_t:
-        int dtype
-        int outer_nd
-        const int64_t* outer_shape
-        const int64_t* src_os
-        const int64_t* o0_os
-        const int64_t* o1_os
-        int64_t nrows
-        int64_t n
-        int64_t src_st
-        int64_t o0_st
-        int64_t o1_st
-        const char* src
-        char* o0
-        int64_t* o1
-    int tl_sort_rows(const tl_rows_t* r, int descending)
-    int tl_topk_rows(const tl_rows_t* r, int64_t k, int largest)
-    int tl_select_rows(const tl_rows_t* r, int64_t k, int which)
-    int tl_mode_rows(const tl_rows_t* r)
-    int64_t tl_runs(int dtype, const char* vals, int64_t n, int64_t* run_of)
-    void tl_unique_fill(int dtype, const char* sorted_vals, const int64_t* order,
-                        const int64_t* run_of, int64_t n, char* uniq, int64_t* inverse,
-                        int64_t* counts)
-    int tl_sort_slices(int dtype, const char* data, int64_t m, int64_t len, int64_t* perm)
-    int64_t tl_slice_runs(int dtype, const char* data, const int64_t* perm, int64_t m,
-                          int64_t len, int64_t* run_of)
-    enum:
-        TL_SELECT_KTH
-        TL_SELECT_MEDIAN
-        TL_SELECT_NANMEDIAN
-
+# (included into sorting.pyx, the sorting family's module)
 
 # PyTorch names dtypes by their C++ types in out= dtype errors.
 _CPP_TYPE_NAME = {DT_BOOL: "bool", DT_UINT8: "unsigned char", DT_INT8: "signed char",
                   DT_INT16: "short int", DT_INT32: "int", DT_INT64: "long int",
                   DT_FLOAT16: "c10::Half", DT_BFLOAT16: "c10::BFloat16", DT_FLOAT32: "float",
                   DT_FLOAT64: "double"}
-
-cdef object _return_types = None
-
-
-cdef object _rtype(str name):
-    """The named tuple type ``tensorlib.return_types.<name>`` (imported on first use: the
-    package imports this module first)."""
-    global _return_types
-    if _return_types is None:
-        import tensorlib.return_types as rt
-        _return_types = rt
-    return getattr(_return_types, name)
-
 
 # ---------------------------------------------------------------------------------------------
 # rows: the kernels see the input as rows along one dim
@@ -121,23 +75,6 @@ cdef int _rows_setup(_Rows* g, TensorBase t, int d, TensorBase vals, TensorBase 
         r.o1_os = g.o1_os
         r.o1 = <int64_t*>tensor_data(idx)
     return 0
-
-
-cdef enum _Op:
-    _OP_SORT
-    _OP_TOPK
-    _OP_SELECT
-    _OP_MODE
-
-
-cdef int _dispatch(int op, const tl_rows_t* r, int flag, int64_t k) noexcept nogil:
-    if op == _OP_SORT:
-        return tl_sort_rows(r, flag)
-    if op == _OP_TOPK:
-        return tl_topk_rows(r, k, flag)
-    if op == _OP_SELECT:
-        return tl_select_rows(r, k, flag)
-    return tl_mode_rows(r)
 
 
 cdef int _run(int op, TensorBase t, int d, TensorBase vals, TensorBase idx, int flag,
@@ -406,7 +343,7 @@ cdef object _unique_flat(TensorBase t, bint consecutive, bint return_inverse, bi
     cdef char* sp = tensor_data(svals)
     cdef int64_t* rp = <int64_t*>tensor_data(runs)
     with nogil:                  # (cheap next to the sort, so whatever the size)
-        nu = tl_runs(dt, sp, n, rp)
+        nu = host_runs(dt, sp, n, rp)
     uniq = empty_tensor(1, &nu, t._dtype, t._storage.device)
     inverse = _new_empty(tuple(t.shape), dtype_of(DT_INT64), t._storage.device)
     counts = empty_tensor(1, &nu, dtype_of(DT_INT64), t._storage.device)
@@ -416,7 +353,7 @@ cdef object _unique_flat(TensorBase t, bint consecutive, bint return_inverse, bi
         cnt_p = <int64_t*>tensor_data(counts)
     cdef char* up = tensor_data(uniq)
     with nogil:
-        tl_unique_fill(dt, sp, order_p, rp, n, up, inv_p, cnt_p)
+        host_unique_fill(dt, sp, order_p, rp, n, up, inv_p, cnt_p)
     return _unique_result(uniq, inverse, counts, return_inverse, return_counts)
 
 
@@ -445,12 +382,12 @@ cdef object _unique_dim(TensorBase t, int d, bint consecutive, bint return_inver
         perm_t = empty_tensor(1, &m, dtype_of(DT_INT64), t._storage.device)
         perm = <int64_t*>tensor_data(perm_t)
         with nogil:
-            rc = tl_sort_slices(dt, src, m, length, perm)
+            rc = host_sort_slices(dt, src, m, length, perm)
         if rc != 0:
             raise MemoryError("out of memory in unique")
     rp = <int64_t*>tensor_data(runs)
     with nogil:
-        nu = tl_slice_runs(dt, src, perm, m, length, rp)
+        nu = host_slice_runs(dt, src, perm, m, length, rp)
     # unique slices, in the moved layout, then moved back (contiguous)
     for i in range(moved._ndim):
         sh[i] = moved._shape[i]

@@ -54,3 +54,270 @@ cdef int copy_cast(int ndim, const int64_t* shape,
 cdef bint has_internal_overlap(int ndim, const int64_t* shape, const int64_t* strides) noexcept
 cdef bint is_non_overlapping_and_dense(int ndim, const int64_t* shape, const int64_t* strides) noexcept
 cdef void extent(int ndim, const int64_t* shape, const int64_t* strides, int64_t* lo, int64_t* hi) noexcept
+
+
+# ---------------------------------------------------------------------------------------------
+# The core's C interface to the op-family extension modules (tensorlib/_core/<family>.pyx,
+# see setup.py): each includes its front halves and its generated code, and reaches the
+# tensor module only through these declarations (C function-pointer calls, vtable calls on
+# Backend). Internal: names with a leading underscore may change with the core.
+from libc.stdint cimport uint64_t
+from tensorlib._core.kernels cimport tl_ew_iter, tl_red_t, tl_igemm_args, tl_rows_t, tl_nn_args
+
+cdef enum:
+    NOGIL_THRESHOLD = 1 << 15   # elements from which a kernel runs with the GIL released
+
+# argument conversion (the generated wrappers' helpers: PyTorch's messages on bad input)
+cdef str _tname(object x)
+cdef TensorBase _targ(object x, str op, str name, int pos)
+cdef int64_t _iarg(object x, str op, str name, int pos) except? -1
+cdef tuple _ilist(object x, str op, str name, int pos)
+cdef tuple _iseq(object x, str op, str name, int pos)
+cdef tuple _ivarargs(tuple args, str op, str name)
+cdef double _farg(object x, str op, str name, int pos) except? -1.5
+cdef object _sarg(object x, str op, str name, int pos)
+cdef object _dtarg(object x, str op, str name)
+cdef Device _devarg(object x)
+cdef int _wrap_dim(int64_t d, int ndim, bint scalar_ok=*) except -1
+cdef object _rtype(str name)
+
+# tensors: copies, views and outputs
+cdef int _copy_into(TensorBase dst, TensorBase src) except -1
+cdef TensorBase _contiguous_copy(TensorBase src, DType dt=*)
+cdef TensorBase _contiguous(TensorBase t)
+cdef TensorBase _reshape(TensorBase t, tuple shape)
+cdef TensorBase _movedim(TensorBase t, source, destination)
+cdef TensorBase _squeeze(TensorBase t, object dim)
+cdef TensorBase _empty_preserving(TensorBase like, DType dt, Device dev=*)
+cdef TensorBase _new_empty(tuple shape, DType dt, Device dev)
+cdef int _fill_raw(TensorBase t, object value) except -1
+cdef int _resize_out(TensorBase out, int ndim, const int64_t* shape) except -1
+
+# autograd recording (graph.pxi); grad mode and profiling are C thread-locals of this module
+cdef bint _grad_on() noexcept nogil
+cdef bint _prof_on() noexcept nogil
+
+cdef enum ViewCreation:
+    CREATION_DEFAULT = 0
+    CREATION_MULTI_OUTPUT = 1     # split/chunk/unbind outputs: in-place on them is an error
+    CREATION_NO_GRAD = 2          # made under no_grad from a tensor that requires grad
+
+cdef class AutogradMeta:
+    cdef public object grad_accumulator   # weakref to the leaf's AccumulateGrad
+    cdef public list hooks                # tensor hooks (run on the gradient of this tensor)
+    cdef public bint retains_grad
+    cdef public int output_nr
+    cdef public int creation              # how a view was made (CREATION_*)
+    cdef public int64_t view_version      # base version when the view's grad_fn was made
+    cdef public str name                  # for error messages (e.g. "output 0 of TanhBackward0")
+
+cdef class Node:
+    cdef public tuple next_edges      # ((Node or None, input_nr), ...) per differentiable input
+    cdef public int64_t _sequence_nr
+    cdef public object _saved         # tuple: SavedTensor for tensors, plain values otherwise
+    cdef public object _fn            # backward(node, grads) -> tuple of input gradients
+    cdef public tuple _input_meta     # per input: (shape tuple, DType) or None
+    cdef public object _pre_hooks     # {output_nr: [fn]} tensor hooks on this node's outputs
+    cdef public list _hooks           # node hooks: fn(grad_inputs, grad_outputs)
+    cdef public list _node_pre_hooks  # node pre-hooks: fn(grad_outputs)
+    cdef public bint _released
+    cdef public int _num_outputs
+    cdef public object _trace         # forward stack (anomaly mode)
+    cdef public object _output_meta   # per output: (shape, DType[, device]) for zero-filling
+    cdef object __weakref__
+    cdef public object _site          # forward source site (only while a profile is active)
+    cdef public uint64_t _scalar_edges  # bit i: input i was a Python number
+
+cdef object _op_enter(str name)
+cdef int _op_exit(object prev) except -1
+cdef bint _req(object x)
+cdef bint _req_any(object x)
+cdef Node _new_node(type cls, object fn, tuple inputs)
+cdef object _unpack(object x, Node node)
+cdef tuple _saved_of(Node node)
+cdef object _save_any(object x, bint is_output)
+cdef TensorBase _original_of(TensorBase t)
+cdef int _set_history(object result, Node node, int output_nr=*) except -1
+cdef int _set_history_multi(object results, Node node, int creation=*) except -1
+cdef int _set_history_inplace(object result, Node n) except -1
+cdef int _check_out_no_grad(str op, tuple inputs) except -1
+
+# the back ends (backend.pxi)
+cdef struct LaMat:
+    int64_t off             # element offset of [0, 0, 0] in the owner's storage
+    int64_t sb, sr, sc      # batch, row and column strides in elements
+
+cdef class Backend:
+    cdef readonly str name
+    cdef readonly bint has_data
+    cdef int elementwise(self, tl_ew_iter* it, int64_t numel) except -1
+    cdef int copy(self, int ndim, const int64_t* shape, char* dst, const int64_t* dst_strides,
+                  int dst_dtype, const char* src, const int64_t* src_strides,
+                  int src_dtype) except -1
+    cdef int fill(self, TensorBase t, const char* value, int value_dtype) except -1
+    cdef int reduce(self, tl_red_t* r, int64_t numel) except -1
+    cdef int softmax(self, int dtype, int want_log, const char* x, char* y, int64_t outer,
+                     int64_t n, int64_t inner) except -1
+    cdef int cumulative(self, int prod, int dtype, const char* x, char* y, int64_t outer,
+                        int64_t n, int64_t inner) except -1
+    cdef int bmm(self, TensorBase out, int64_t B, int64_t M, int64_t N, int64_t K,
+                 TensorBase a, LaMat ga, TensorBase b, LaMat gb) except -1
+    cdef int igemm(self, tl_igemm_args* g, bint big) except -1
+    cdef int rows(self, int op, const tl_rows_t* r, int flag, int64_t k, bint big) except -1
+    cdef int index(self, int nd, const int64_t* shape, char* dst, const int64_t* dst_st,
+                   const char* src, const int64_t* src_st, const int64_t* idx,
+                   const int64_t* idx_st, int64_t idx_mul, int side, int dtype,
+                   int op) except -1
+    cdef int scale(self, TensorBase t, double alpha_d, int64_t alpha_i) except -1
+    cdef int random(self, TensorBase t, int kind, object generator, double a, double b,
+                    int64_t lo, uint64_t span) except -1
+    cdef int nn(self, int op, tl_nn_args* a, bint big) except -1
+
+cdef Backend backend_for(Device dev)
+cdef Backend backend_of(TensorBase t)
+cdef bint has_data(TensorBase t) noexcept
+cdef int needs_data(TensorBase t, str what) except -1
+
+# host helpers of unique (cpu_sort.c) not behind the Backend interface yet
+cdef int64_t host_runs(int dtype, const char* vals, int64_t n, int64_t* run_of) noexcept nogil
+cdef void host_unique_fill(int dtype, const char* sorted_vals, const int64_t* order,
+                           const int64_t* run_of, int64_t n, char* uniq, int64_t* inverse,
+                           int64_t* counts) noexcept nogil
+cdef int host_sort_slices(int dtype, const char* data, int64_t m, int64_t len,
+                          int64_t* perm) noexcept nogil
+cdef int64_t host_slice_runs(int dtype, const char* data, const int64_t* perm, int64_t m,
+                             int64_t len, int64_t* run_of) noexcept nogil
+
+# for the reductions family
+cdef struct DimInfo:
+    int64_t size
+    int64_t dst_stride
+    int64_t src_stride
+
+cdef int _by_dst_stride_desc(const void* pa, const void* pb) noexcept nogil
+cdef list _wrap_dims(dims, int ndim, str op)
+cdef TensorBase _to_dtype(TensorBase t, DType dt, bint copy)
+cdef TensorBase _into_out(TensorBase result, object out, str op)
+
+# for the elementwise family
+from tensorlib._core.kernels cimport tl_loop_fn
+
+cdef enum Overlap:
+    OVERLAP_NO = 0
+    OVERLAP_FULL = 1       # exactly the same elements in the same layout: fine
+    OVERLAP_PARTIAL = 2    # some elements shared: would give a loop-order-dependent answer
+    OVERLAP_TOO_HARD = 3   # ranges intersect but layouts are not dense: cannot tell cheaply
+
+cdef int _overlap(TensorBase a, TensorBase b) noexcept
+cdef str shape_str(int ndim, const int64_t* shape)
+cdef int result_type_codes(tuple operands) except -1
+cdef Device common_device(tuple inputs)
+cdef TensorBase _check_out(object out, DType result, str op)
+cdef TensorBase _expand(TensorBase t, tuple sizes)
+cdef object _item(TensorBase t)
+cdef const tl_loop_fn* ew_loops(str name) except NULL
+
+# Operator slots of TensorBase whose op lives in an op-family module: that module installs
+# its _slot_<name> functions at import (the table is generated: tensorlib/ops/codegen.py)
+ctypedef object (*BinarySlot)(TensorBase, object)
+ctypedef object (*UnarySlot)(TensorBase)
+cdef bint _slot_ok(object other)
+cdef int _set_slot(str name, BinarySlot binary, UnarySlot unary) except -1
+
+# for the linalg family
+cdef inline LaMat _la_bm(int64_t off, int64_t sb, int64_t sr, int64_t sc) noexcept:
+    cdef LaMat g
+    g.off = off
+    g.sb = sb
+    g.sr = sr
+    g.sc = sc
+    return g
+
+
+cdef TensorBase _la_bmat_copy(TensorBase t, LaMat* g, int64_t B, int64_t R, int64_t C, DType dt)
+cdef void host_axpby_f32(const int64_t* shape, float* out, const int64_t* so, const float* x,
+                         const int64_t* sx, const float* y, const int64_t* sy, float alpha,
+                         float beta, int use_x, int use_y) noexcept nogil
+cdef void host_axpby_f64(const int64_t* shape, double* out, const int64_t* so, const double* x,
+                         const int64_t* sx, const double* y, const int64_t* sy, double alpha,
+                         double beta, int use_x, int use_y) noexcept nogil
+cdef void host_axpby_i64(const int64_t* shape, int64_t* out, const int64_t* so, const int64_t* x,
+                         const int64_t* sx, const int64_t* y, const int64_t* sy, int64_t alpha,
+                         int64_t beta, int use_x, int use_y) noexcept nogil
+cdef int same_device(TensorBase a, TensorBase b, str op) except -1
+cdef TensorBase _empty_like_shape(TensorBase like, DType dt=*)
+cdef TensorBase _view_of(TensorBase src, shape, strides, int64_t offset)
+cdef list _shape_list(TensorBase t)
+cdef list _stride_list(TensorBase t)
+cdef TensorBase _permute(TensorBase t, tuple dims)
+cdef TensorBase _transpose(TensorBase t, int64_t d0, int64_t d1)
+cdef TensorBase _unsqueeze(TensorBase t, int64_t dim)
+
+# the generated _call_<op> (autograd recording included) of view ops the linalg family
+# composes (build/generated/_ops_views.pxi: a changed signature there fails to compile here)
+cdef object _call_contiguous(TensorBase c_self, object c_memory_format, bint _inplace_)
+cdef object _call_expand(TensorBase c_self, tuple c_size, bint c_implicit, bint _inplace_)
+cdef object _call_reshape(TensorBase c_self, tuple c_shape, bint _inplace_)
+cdef object _call_squeeze(TensorBase c_self, object c_dim, bint _inplace_)
+cdef object _call_squeeze_(TensorBase c_self, object c_dim, bint _inplace_)
+cdef object _call_t(TensorBase c_self, bint _inplace_)
+cdef object _call_transpose(TensorBase c_self, int64_t c_dim0, int64_t c_dim1, bint _inplace_)
+cdef object _call_unsqueeze(TensorBase c_self, int64_t c_dim, bint _inplace_)
+cdef object _call__unsafe_view(TensorBase c_self, tuple c_size, bint _inplace_)
+
+# for the random family
+# what Backend.random draws (into a contiguous tensor of the kind's dtype)
+cdef enum RandomKind:
+    RAND_UNIFORM = 0      # float32/float64 on [a, b)
+    RAND_NORMAL = 1       # float32/float64, mean a, std b
+    RAND_INT64 = 2        # int64 on [lo, lo + span)
+    RAND_BERNOULLI = 3    # bool with probability a
+    RAND_PERM = 4         # int64: a permutation of range(numel)
+
+cdef object _size_type()
+cdef TensorBase _finish(TensorBase t, bint requires_grad)
+cdef TensorBase _full(tuple size, object value, object dt, object dev)
+cdef TensorBase _like(TensorBase like, object dt, object dev, object memory_format)
+cdef tuple _broadcast_shape_of(tensors)
+
+# for the indexing family
+from tensorlib._core.kernels cimport tl_index_src, tl_nz
+
+cdef VersionCounter _new_vc()
+cdef TensorBase _alloc_object()
+cdef int _set_geometry(TensorBase t, int ndim, const int64_t* shape, const int64_t* strides) except -1
+cdef TensorBase _alias(TensorBase src, VersionCounter vc)
+cdef TensorBase _clone(TensorBase t, object memory_format=*, DType dt=*)
+cdef TensorBase _select(TensorBase t, int64_t dim, int64_t index)
+cdef TensorBase _slice(TensorBase t, int dim, object start, object stop, object step)
+cdef TensorBase _tensor_from_data(object data, DType dt, Device dev, bint dtype_given)
+cdef int _record_getitem(TensorBase self, object r, object index) except -1
+
+# TensorBase's subscripts hand an advanced index to the indexing family's module
+ctypedef object (*AdvGetFn)(TensorBase t, object index)
+ctypedef int (*AdvSetFn)(TensorBase t, object index, object value) except -1
+cdef int _set_advanced_indexing(AdvGetFn get, AdvSetFn set_, AdvSetFn set_recorded) except -1
+
+cdef int host_index_offsets(int nb, const int64_t* bshape, int k, const tl_index_src* srcs,
+                            int wrap, int64_t* out, int* bad_k, int64_t* bad_pos,
+                            int64_t* bad_val) noexcept nogil
+cdef void host_linear_to_offsets(int64_t n, int64_t* inout, int ndim, const int64_t* shape,
+                                 const int64_t* strides) noexcept nogil
+cdef int64_t host_nonzero_setup(tl_nz* p, int ndim, const int64_t* shape, const char* data,
+                                const int64_t* strides, int dtype) noexcept nogil
+cdef int64_t host_nonzero_count(const tl_nz* p, int64_t* chunk_counts, int parallel) noexcept nogil
+cdef void host_nonzero_fill(const tl_nz* p, const int64_t* chunk_counts, int64_t* out,
+                            int64_t dim_stride, const int64_t* muls, int parallel) noexcept nogil
+cdef void host_nonzero_gather(const tl_nz* p, const int64_t* chunk_counts, char* out,
+                              const char* src, const int64_t* src_strides, int itemsize,
+                              int parallel) noexcept nogil
+cdef int host_index_take1(int64_t n, const int64_t* ix, char* dst, const char* src,
+                          int64_t src_stride, int64_t size, int itemsize, int64_t* bad_pos,
+                          int parallel) noexcept nogil
+cdef void host_index_div_counts(int ndim, const int64_t* shape, char* data, const int64_t* strides,
+                                int dtype, const int64_t* counts,
+                                const int64_t* count_strides) noexcept nogil
+
+# the batched-product engine (backend.pxi), shared by linalg and the nn kernels
+cdef int _la_bmm_into(TensorBase out, int64_t B, int64_t M, int64_t N, int64_t K,
+                      TensorBase a, LaMat ga, TensorBase b, LaMat gb) except -1

@@ -25,6 +25,8 @@ from tensorlib._core.allocator cimport (
     ROLE_ACTIVATION, ROLE_UNKNOWN, ROLE_TEMPORARY,
     storage_set_role, DEVICE_CPU, DEVICE_META)
 
+from tensorlib._core.kernels cimport *
+
 import numpy as np
 from tensorlib._core import dtype as _dtype_mod
 
@@ -58,6 +60,31 @@ cdef object _SizeType = tuple
 cdef object _repr_fn = None
 
 
+cdef object _return_types = None
+
+
+cdef object _rtype(str name):
+    """The named tuple type ``tensorlib.return_types.<name>`` (imported on first use: the
+    package imports this module first)."""
+    global _return_types
+    if _return_types is None:
+        import tensorlib.return_types as rt
+        _return_types = rt
+    return getattr(_return_types, name)
+
+
+# PyTorch's names of the dtypes (ScalarType) in its error messages
+_TORCH_TYPE_NAME = {DT_BOOL: "Bool", DT_UINT8: "Byte", DT_INT8: "Char", DT_INT16: "Short",
+                    DT_INT32: "Int", DT_INT64: "Long", DT_FLOAT16: "Half", DT_BFLOAT16: "BFloat16",
+                    DT_FLOAT32: "Float", DT_FLOAT64: "Double"}
+
+
+
+cdef object _size_type():
+    """The Size class (tensorlib.Size once registered)."""
+    return _SizeType
+
+
 def _register_types(tensor_type, size_type, repr_fn):
     """Called once by tensorlib._tensor: the public Tensor class, Size and the formatter."""
     global _TensorType, _SizeType, _repr_fn
@@ -79,11 +106,11 @@ cdef class VersionCounter:
 # ---------------------------------------------------------------------------------------------
 # creation of tensor objects
 
-cdef inline VersionCounter _new_vc():
+cdef VersionCounter _new_vc():
     return VersionCounter.__new__(VersionCounter)
 
 
-cdef inline TensorBase _alloc_object():
+cdef TensorBase _alloc_object():
     # tp_new of the registered subclass; no __init__ (that is the legacy Tensor(*sizes)).
     # Called through the slot: `TensorBase.__new__(_TensorType)` compiles to a Python-level
     # method lookup and call, which would be most of the cost of a small view.
@@ -206,13 +233,6 @@ cdef object _make_size(int ndim, const int64_t* shape):
 # The write-preparation step. EVERY write goes through here: in-place ops, out=, __setitem__,
 # copy_, fill_, random fills, +=. It bumps the version counter (so autograd can detect a saved
 # tensor modified in place) and applies PyTorch's overlap rules.
-
-cdef enum Overlap:
-    OVERLAP_NO = 0
-    OVERLAP_FULL = 1       # exactly the same elements in the same layout: fine
-    OVERLAP_PARTIAL = 2    # some elements shared: would give a loop-order-dependent answer
-    OVERLAP_TOO_HARD = 3   # ranges intersect but layouts are not dense: cannot tell cheaply
-
 
 cdef int _overlap(TensorBase a, TensorBase b) noexcept:
     cdef int64_t alo, ahi, blo, bhi
@@ -736,7 +756,7 @@ cdef class TensorBase:
         if tl_grad_enabled and (self._requires_grad or _req(value)):
             if not _is_basic_only(index if type(index) is tuple else (index,)):
                 # an advanced index: recorded as index_put_, as PyTorch does (advindex.pxi)
-                _index_set_recorded(self, index, value)
+                _adv_setitem_recorded_fn(self, index, value)
                 return
             # x[index] = v is x[index].copy_(v): autograd sees an in-place write into a view
             dst = _getitem(self, index)
@@ -893,10 +913,8 @@ cdef class TensorBase:
         return _slot_truediv(self, other)
 
     def __rtruediv__(self, other):
-        # as PyTorch: `2 / x` is x.reciprocal() * 2, the same values to the last bit (a direct
-        # division differs by an ulp for a third of float32 inputs) and the same graph
-        return _call_mul(_call_reciprocal(self, None, False), other, None, False) \
-            if _slot_ok(other) else NotImplemented
+        # as PyTorch: `2 / x` is x.reciprocal() * 2 (elementwise.pxi)
+        return _slot_rtruediv(self, other)
 
     def __itruediv__(self, other):
         return _slot_itruediv(self, other)
@@ -1041,7 +1059,7 @@ cdef class TensorBase:
         return self.mT
 
 
-cdef inline bint _slot_ok(object other):
+cdef bint _slot_ok(object other):
     """Operands an operator slot accepts; anything else returns NotImplemented so Python can
     try the other side (e.g. a NumPy array's reflected op)."""
     return isinstance(other, (TensorBase, int, float)) or (isinstance(other, np.generic) and
@@ -1110,15 +1128,16 @@ include "copies.pxi"
 include "interop.pxi"
 include "creation.pxi"
 include "indexing.pxi"
-include "random_ops.pxi"
-include "elementwise.pxi"
 include "graph.pxi"
-include "linalg.pxi"
-include "sort.pxi"
-include "advindex.pxi"
-include "reduce.pxi"
-include "nn_ops.pxi"
 include "backend.pxi"
+include "nn_ops.pxi"        # the nn family's front halves (still compiled into tensor)
+include "_ew_tables.pxi"   # the elementwise loop tables, by kernel name (generated)
+
+# The generated code of each op family fills these tables (see tensorlib/ops/codegen.py).
+_GENERATED_FUNCTIONS = {}   # tensorlib.<name>
+_GENERATED_METHODS = {}     # Tensor.<name>
+_NODE_CLASSES = {}          # grad_fn types by name
+_OPERATOR_SLOTS = {}        # operator slot -> (the declared op it runs, operand order, in place)
 include "_ops_generated.pxi"
 
 
@@ -1220,3 +1239,41 @@ def set_num_threads(int n):
     if n < 1:
         raise RuntimeError(f"set_num_threads expects a positive integer, but got {n}")
     tl_set_num_threads(n)
+
+
+# ---------------------------------------------------------------------------------------------
+# op families compiled as modules of their own (tensorlib/_core/<family>.pyx, listed in
+# tensorlib/ops/codegen.py's FAMILY_MODULES). Their generated code adds their ops to the tables
+# above; their Python-level names join this module's, so tensorlib._core.tensor still names
+# every op; and the Python-level names they take from the core or from another family (the
+# helpers backward formulas call) are bound here, once every family is loaded.
+
+def _join_family(module):
+    """This module takes the Python-level names of an op-family module that it lacks or
+    left None (the helpers of other families that its own code calls)."""
+    ns = globals()
+    for name, value in module.__dict__.items():
+        if not name.startswith("__") and value is not None and ns.get(name) is None:
+            ns[name] = value
+
+
+def _bind_family(module):
+    """Bind the names an op-family module left None to this module's values."""
+    ns, theirs = globals(), module.__dict__
+    for name, value in list(theirs.items()):
+        if value is None and not name.startswith("__") and ns.get(name) is not None:
+            theirs[name] = ns[name]
+
+
+from tensorlib._core import advindex as _indexing_family
+from tensorlib._core import elementwise as _elementwise_family
+from tensorlib._core import linalg as _linalg_family
+from tensorlib._core import random_ops as _random_family
+from tensorlib._core import reductions as _reductions_family
+from tensorlib._core import sorting as _sorting_family
+_FAMILIES = (_elementwise_family, _indexing_family, _linalg_family, _random_family,
+             _reductions_family, _sorting_family)
+for _family in _FAMILIES:
+    _join_family(_family)
+for _family in _FAMILIES:
+    _bind_family(_family)

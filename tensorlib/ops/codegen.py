@@ -1,7 +1,9 @@
 """Generate the op wrappers and elementwise kernels from the declarations (tensorlib/ops/decl/).
 
 Run by setup.py before Cython; writes into the build directory (``build/generated/``). For
-every declared op, into _ops_generated.pxi (included by tensor.pyx):
+every declared op, into _ops_<family>.pxi of its declaration family (decl/<family>.py),
+included by that family's extension module (``FAMILY_MODULES``) or, for the others, by
+tensor.pyx through _ops_generated.pxi:
 
 - a module-level ``def`` for the function variant (``tensorlib.transpose(input, 0, 1)``),
 - a ``def _m_<name>`` for the method variant (installed on ``tensorlib.Tensor``),
@@ -9,7 +11,11 @@ every declared op, into _ops_generated.pxi (included by tensor.pyx):
   ``operators``, a ``_slot_<name>`` per Python operator slot (``__floordiv__`` ...), which
   TensorBase's slot calls: the op's ``_call_<op>``, so ``x // y`` is recorded and profiled as
   ``floor_divide(x, y)``;
-- the ``_GENERATED_FUNCTIONS`` / ``_GENERATED_METHODS`` / ``_OPERATOR_SLOTS`` tables.
+- its entries in the ``_GENERATED_FUNCTIONS`` / ``_GENERATED_METHODS`` / ``_OPERATOR_SLOTS``
+  tables (defined by tensor.pyx, shared with the family modules).
+
+_ops_generated.pxi also holds TensorBase's operator-slot table: ``_slot_<name>`` of an op in
+a family module calls through a pointer which that module installs at import (``_set_slot``).
 
 Cython turns each ``def`` into C argument parsing; each wrapper converts its arguments with
 the typed helpers in tensor.pyx (``_targ``, ``_iarg`` ...) and calls the implementation named
@@ -23,8 +29,9 @@ use ``{inplace}`` (True only in the in-place variant) and ``{out}`` (None where 
 
 From the elementwise kernels declared with the ops (``kernel`` in decl/common.py) it writes
 _ew_loops.h (the typed loops and ``tl_ew_<name>`` tables, included by cpu_elementwise.c),
-_ew_ops.h (their declarations, included by cpu_elementwise.h) and _ew_ops.pxi (their externs
-and ``OP_<NAME>`` EwOps, included by elementwise.pxi).
+_ew_ops.h (their declarations, included by cpu_elementwise.h), _ew_tables.pxi (their
+externs and ``ew_loops(name)``, included by tensor.pyx, where the loops are linked) and
+_ew_ops.pxi (the ``OP_<NAME>`` EwOps, included by elementwise.pxi).
 """
 import builtins
 import copy
@@ -168,7 +175,7 @@ def emit_def(defname, decl, params, method, inplace=False):
                      f"{'True' if flag else (inplace_arg or 'False')})")
     else:
         # while a memory profile is active on this thread, name the op for attribution
-        lines.append("    if tl_prof_depth:")
+        lines.append("    if _prof_on():")
         lines.append(f"        _prev_op_ = _op_enter('{decl['name']}')")
         lines.append(f"        result = {call}")
         lines.append("        _op_exit(_prev_op_)")
@@ -243,7 +250,7 @@ def emit_call(decl, params):
     if decl.get("record_inplace_only"):
         cond = f"_inplace_ and ({cond})"
     lines = [f"cdef object _call_{op}({sig}{', ' if sig else ''}bint _inplace_):",
-             f"    cdef bint _rec = tl_grad_enabled and ({cond})"]
+             f"    cdef bint _rec = _grad_on() and ({cond})"]
     if "out" in cnames:
         lines.append(f"    if _rec and c_out is not None: _check_out_no_grad('{op}', ({', '.join(cnames[d] for d in diff)},))")
     if "self" in users:
@@ -254,9 +261,9 @@ def emit_call(decl, params):
     else:
         lines.append("    _orig_self = None")
     # while a memory profile is active on this thread, name the op for attribution
-    lines.append(f"    _prev_op_ = _op_enter('{op}') if tl_prof_depth else None")
+    lines.append(f"    _prev_op_ = _op_enter('{op}') if _prof_on() else None")
     lines.append(f"    result = {impl.format(**names)}")
-    lines.append("    if tl_prof_depth: _op_exit(_prev_op_)")
+    lines.append("    if _prof_on(): _op_exit(_prev_op_)")
     args = ", ".join(cnames[p.name] for p in params if p.name != "out")
     # an op that may hand back its input unchanged (contiguous, to) records nothing then:
     # the input keeps its own history (a leaf stays a leaf)
@@ -289,7 +296,7 @@ def emit_plain_call(decl, params):
     sig = call_signature(decl, params)
     return "\n".join([
         f"cdef object _call_{op}({sig}{', ' if sig else ''}bint _inplace_):",
-        "    if tl_prof_depth:",
+        "    if _prof_on():",
         f"        _prev_op_ = _op_enter('{op}')",
         f"        result = {call}",
         "        _op_exit(_prev_op_)",
@@ -297,7 +304,7 @@ def emit_plain_call(decl, params):
         f"    return {call}"]) + "\n"
 
 
-def emit_slot(decl, params, slot, order, inplace):
+def emit_slot(decl, params, slot, order, inplace, inline="inline "):
     """``_slot_<name>``: what the operator slot ``__<name>__`` of TensorBase (tensor.pyx)
     runs: the op's ``_call_<op>`` (autograd and profiler included), with the operands in
     ``order`` and every other argument at its default."""
@@ -314,14 +321,65 @@ def emit_slot(decl, params, slot, order, inplace):
             args.append(p.default)
     call = f"_call_{decl['name']}({', '.join(args)}, {inplace})"
     if unary:
-        return f"cdef inline object _slot_{name}(TensorBase self):\n    return {call}\n"
+        return f"cdef {inline}object _slot_{name}(TensorBase self):\n    return {call}\n"
     # an operand the op cannot take returns NotImplemented, so Python tries the other side
     guard = ("isinstance(other, TensorBase)" if params[1].type == "Tensor" else "_slot_ok(other)")
-    return (f"cdef inline object _slot_{name}(TensorBase self, object other):\n"
+    return (f"cdef {inline}object _slot_{name}(TensorBase self, object other):\n"
             f"    return {call} if {guard} else NotImplemented\n")
 
 
 FUNCTION_NAMES = set()     # filled by generate(): names with a function variant
+
+# Declaration families (tensorlib/ops/decl/<family>.py) compiled as an extension module of
+# their own, tensorlib/_core/<module>.pyx, which includes _ops_<family>.pxi; every other
+# family's generated code is compiled into tensor.pyx (through _ops_generated.pxi).
+FAMILY_MODULES = {"elementwise": "elementwise", "indexing": "advindex", "linalg": "linalg",
+                  "random": "random_ops", "reductions": "reductions", "sorting": "sorting"}
+
+# Operator slots written by hand in a family's .pxi (``_slot_<name>``, not declared as an op's
+# ``operators``): name -> (family, "binary" or "unary").
+HAND_SLOTS = {"rtruediv": ("elementwise", "binary")}
+
+
+def family_slots(families):
+    """``[(family, slot name, unary)]`` of every operator slot, declared or by hand."""
+    found = []
+    for family in families:
+        fam = family.__name__.rsplit(".", 1)[-1]
+        for decl in family.OPS:
+            for slot, order, _ in decl.get("operators", ()):
+                found.append((fam, slot.strip("_"), order == "self"))
+    found += [(fam, name, kind == "unary") for name, (fam, kind) in HAND_SLOTS.items()]
+    return found
+
+
+def emit_slot_table(families):
+    """The core's side of the operator slots of the families compiled as modules of their
+    own: ``_slot_<name>`` calls through a pointer that the family's module sets at import
+    with ``_set_slot`` (tensor.pxd); until then it raises."""
+    slots = [(n, u) for fam, n, u in family_slots(families) if fam in FAMILY_MODULES]
+    out = ["cdef object _slot_unset2(TensorBase self, object other):\n"
+           "    raise RuntimeError('an operator was used before its op family module was loaded')\n",
+           "cdef object _slot_unset1(TensorBase self):\n"
+           "    raise RuntimeError('an operator was used before its op family module was loaded')\n"]
+    for name, unary in slots:
+        kind, sig, args = (("UnarySlot", "TensorBase self", "self") if unary else
+                           ("BinarySlot", "TensorBase self, object other", "self, other"))
+        out.append(f"cdef {kind} _slot_{name}_fn = _slot_unset{1 if unary else 2}\n"
+                   f"cdef inline object _slot_{name}({sig}):\n"
+                   f"    return _slot_{name}_fn({args})\n")
+    body = ["cdef int _set_slot(str name, BinarySlot binary, UnarySlot unary) except -1:",
+            '    """Install an op-family module\'s operator slot (called at its import)."""']
+    if slots:
+        body.append("    global " + ", ".join(f"_slot_{n}_fn" for n, _ in slots))
+    for i, (name, unary) in enumerate(slots):
+        body.append(f"    {'if' if i == 0 else 'elif'} name == {name!r}:")
+        body.append(f"        _slot_{name}_fn = {'unary' if unary else 'binary'}")
+    body.append("    else:" if slots else "    if True:")
+    body.append("        raise KeyError(f'no operator slot {name!r} in the tensor module')")
+    body.append("    return 0")
+    out.append("\n".join(body) + "\n")
+    return "\n\n".join(out)
 
 
 def prefix_calls(formula):
@@ -426,13 +484,22 @@ def emit_autograd(decl, params):
     return out
 
 
-def generate(ops):
+def generate(ops, all_ops=None, defined_nodes=None, separate=False, family=None,
+             elsewhere=None):
+    """The generated Cython of the declarations ``ops`` (one family): its node classes,
+    wrappers and slots, then the lines adding them to the tables ``_GENERATED_FUNCTIONS``,
+    ``_GENERATED_METHODS``, ``_NODE_CLASSES`` and ``_OPERATOR_SLOTS``, which the including
+    module defines. ``all_ops`` (default ``ops``): every declaration, for the names the
+    backward formulas may call; ``defined_nodes``: node classes an earlier family defines
+    (updated with this family's); ``separate``: the family (named ``family``) is a module
+    of its own; ``elsewhere``: the ``_f_`` names compiled in other modules."""
     out = ["# GENERATED by tensorlib/ops/codegen.py from tensorlib/ops/decl/ -- do not edit.\n"]
     functions, methods = {}, {}
     node_classes = []
     operator_slots = {}
+    defined_nodes = set() if defined_nodes is None else defined_nodes
     FUNCTION_NAMES.clear()
-    for decl in ops:
+    for decl in ops if all_ops is None else all_ops:
         if "function" in decl.get("variants", "function method").split():
             FUNCTION_NAMES.add(decl["name"])
             FUNCTION_NAMES.update(decl.get("aliases", ()))
@@ -442,14 +509,14 @@ def generate(ops):
             if not decl.get("node"):
                 raise ValueError(f"{decl['name']}: backward formulas need a node name")
             for n in [decl["node"]] + [a for a, _ in decl.get("node_if", ()) if not a.startswith("_")]:
-                if n not in node_classes:
+                if n not in node_classes and n not in defined_nodes:
                     node_classes.append(n)
             out += emit_autograd(decl, params)
             out.append(emit_call(decl, params))
         elif decl.get("operators"):
             out.append(emit_plain_call(decl, params))
         for slot, order, inplace in decl.get("operators", ()):
-            out.append(emit_slot(decl, params, slot, order, inplace))
+            out.append(emit_slot(decl, params, slot, order, inplace, "" if separate else "inline "))
             operator_slots[slot] = (decl["name"], order, inplace)
         variants = decl.get("variants", "function method").split()
         if "function" in variants:
@@ -472,21 +539,63 @@ def generate(ops):
             methods[decl["name"] + "_"] = mname
             for alias in decl.get("aliases", ()):
                 methods[alias + "_"] = mname
+    defined_nodes.update(node_classes)
+    # the function variants of families compiled in another module that the backward
+    # formulas call: None here, bound by the tensor module once every family is loaded
+    used = set(re.findall(r"\b_f_\w+", "".join(out)))
+    foreign = sorted(used - set(functions.values()) if separate else used & (elsewhere or set()))
+    if foreign:
+        out.insert(1, " = ".join(foreign) + " = None\n")
     out.insert(1, "".join(f"{n} = type('{n}', (Node,), {{'__slots__': (), '__module__': 'tensorlib.autograd'}})\n"
                           f"cdef type _NODE_{n} = {n}\n" for n in node_classes))
-    out.append("_NODE_CLASSES = {" + ", ".join(f"{n!r}: {n}" for n in node_classes) + "}\n")
-    out.append("_GENERATED_FUNCTIONS = {\n" +
-               "".join(f"    {k!r}: {v},\n" for k, v in functions.items()) + "}\n")
-    out.append("for _name, _fn in _GENERATED_FUNCTIONS.items():\n"
-               "    if _fn.__name__ == '_f_' + _name:\n"
-               "        _fn.__name__ = _fn.__qualname__ = _name\n")
+    out.append("_NODE_CLASSES.update({" + ", ".join(f"{n!r}: {n}" for n in node_classes) + "})\n")
+    out.append("_GENERATED_FUNCTIONS.update({\n" +
+               "".join(f"    {k!r}: {v},\n" for k, v in functions.items()) + "})\n")
+    if functions:
+        out.append("for _name, _fn in {" + ", ".join(f"{k!r}: {v}" for k, v in functions.items())
+                   + "}.items():\n"
+                   "    if _fn.__name__ == '_f_' + _name:\n"
+                   "        _fn.__name__ = _fn.__qualname__ = _name\n")
+    if separate:
+        # this module's operator slots, into the core's slot table (see emit_slot_table)
+        mine = [(s.strip("_"), order == "self") for s, (_, order, _) in operator_slots.items()]
+        mine += [(n, kind == "unary") for n, (fam, kind) in HAND_SLOTS.items() if fam == family]
+        out += [f"_set_slot({n!r}, {'NULL' if u else '_slot_' + n}, {'_slot_' + n if u else 'NULL'})\n"
+                for n, u in mine]
     if operator_slots:
         out.append("# operator slot -> (the declared op it runs, operand order, in place)\n"
-                   "_OPERATOR_SLOTS = {\n" +
-                   "".join(f"    {k!r}: {v!r},\n" for k, v in operator_slots.items()) + "}\n")
-    out.append("_GENERATED_METHODS = {\n" +
-               "".join(f"    {k!r}: {v},\n" for k, v in methods.items()) + "}\n")
+                   "_OPERATOR_SLOTS.update({\n" +
+                   "".join(f"    {k!r}: {v!r},\n" for k, v in operator_slots.items()) + "})\n")
+    out.append("_GENERATED_METHODS.update({\n" +
+               "".join(f"    {k!r}: {v},\n" for k, v in methods.items()) + "})\n")
     return "\n\n".join(out)
+
+
+def generate_families(families):
+    """``{file name: text}``: ``_ops_<family>.pxi`` per declaration module of ``families``
+    (each regenerated, and its module rebuilt, only when its own text changes), and
+    ``_ops_generated.pxi``, which includes those of the families compiled into tensor.pyx
+    (every family without a module of its own in ``FAMILY_MODULES``)."""
+    all_ops = [decl for family in families for decl in family.OPS]
+    files, nodes, included = {}, set(), []
+    elsewhere = {"_f_" + d["name"] for family in families
+                 if family.__name__.rsplit(".", 1)[-1] in FAMILY_MODULES for d in family.OPS
+                 if "function" in d.get("variants", "function method").split()}
+    for family in families:
+        name = family.__name__.rsplit(".", 1)[-1]
+        if name in FAMILY_MODULES:
+            # a module of its own defines every node class it records (a class of the same
+            # name elsewhere is another object: nodes are told apart by name only)
+            files[f"_ops_{name}.pxi"] = generate(family.OPS, all_ops, set(), separate=True,
+                                                 family=name)
+        else:
+            files[f"_ops_{name}.pxi"] = generate(family.OPS, all_ops, nodes, elsewhere=elsewhere)
+            included.append(f'include "_ops_{name}.pxi"\n')
+    files["_ops_generated.pxi"] = (
+        "# GENERATED by tensorlib/ops/codegen.py from tensorlib/ops/decl/ -- do not edit.\n"
+        "# The op families compiled into tensor.pyx, and the operator slots of the others.\n"
+        + "".join(included) + "\n\n" + emit_slot_table(families))
+    return files
 
 
 # ---------------------------------------------------------------------------------------------
@@ -545,14 +654,26 @@ def generate_ew(ops):
     head = "GENERATED by tensorlib/ops/codegen.py from tensorlib/ops/decl/ -- do not edit."
     loops = [f"/* {head} */\n"] + [emit_loops(k) for k in kernels]
     decls = [f"/* {head} */\n"] + [f"TL_DECLARE_OP({k['name']})\n" for k in kernels]
-    pxi = [f"# {head}\n",
-           'cdef extern from "cpu_elementwise.h" nogil:\n']
-    pxi += [f"    const tl_loop_fn tl_ew_{k['name']}[10]\n" for k in kernels]
-    pxi.append("\n")
-    pxi += [f"cdef EwOp OP_{k['name'].upper()} = EwOp.make({k['error_name']!r}, tl_ew_{k['name']}, "
-            f"RULE_{k['rule']})\n" for k in kernels]
+    # the loop tables live in the tensor module (with the driver and the thread pool); the
+    # elementwise module gets their addresses by name when it makes its EwOps
+    names = [k["name"] for k in kernels] + HAND_KERNELS
+    tables = [f"# {head}\n",
+              'cdef extern from "cpu_elementwise.h" nogil:\n']
+    tables += [f"    const tl_loop_fn tl_ew_{n}[10]\n" for n in names]
+    tables.append("\n\ncdef const tl_loop_fn* ew_loops(str name) except NULL:\n"
+                  '    """The loop table (one entry per dtype code) of the kernel ``name``."""\n')
+    tables += [f"    {'if' if i == 0 else 'elif'} name == {n!r}:\n        return tl_ew_{n}\n"
+               for i, n in enumerate(names)]
+    tables.append("    raise KeyError(f'no elementwise kernel {name!r}')\n")
+    pxi = [f"# {head}\n"]
+    pxi += [f"cdef EwOp OP_{k['name'].upper()} = EwOp.make({k['error_name']!r}, "
+            f"ew_loops({k['name']!r}), RULE_{k['rule']})\n" for k in kernels]
     return {"_ew_loops.h": "".join(loops), "_ew_ops.h": "".join(decls),
-            "_ew_ops.pxi": "".join(pxi)}
+            "_ew_ops.pxi": "".join(pxi), "_ew_tables.pxi": "".join(tables)}
+
+
+# kernels written by hand in cpu_elementwise.c (no declaration generates them)
+HAND_KERNELS = ["clamp_scalar", "where", "clamp", "lerp"]
 
 
 def write_if_changed(path, text):
@@ -577,7 +698,7 @@ def main(out_dir=OUT_DIR):
     stale = os.path.join(HERE, "..", "_core", "_ops_generated.pxi")
     if os.path.exists(stale):
         os.remove(stale)
-    files = {"_ops_generated.pxi": generate(decl.OPS), **generate_ew(decl.OPS)}
+    files = {**generate_families(decl.FAMILIES), **generate_ew(decl.OPS)}
     for name, text in files.items():
         write_if_changed(os.path.join(out_dir, name), text)
     return out_dir

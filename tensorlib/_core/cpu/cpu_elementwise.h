@@ -40,8 +40,11 @@ void tl_ew_run(const tl_ew_iter *it);
 /* The ops declared with their kernels in tensorlib/ops/decl/ (codegen writes
    build/generated/_ew_ops.h); extra, where an op reads it: alpha for add/sub (loop dtype, or
    NULL for 1), doubles for the parameterised ops (leaky_relu, elu, softplus, hardtanh,
-   round_decimals, nan_to_num). */
+   round_decimals, nan_to_num). A Cython module outside tensorlib that cimports tensor.pxd
+   sees this header without the generated one, and needs none of its tables. */
+#if !defined(__has_include) || __has_include("_ew_ops.h")
 #include "_ew_ops.h"
+#endif
 
 /* hand-written in cpu_elementwise.c */
 TL_DECLARE_OP(clamp_scalar) /* extra: {min or NaN=none, max or NaN=none} in the loop dtype's

@@ -20,12 +20,6 @@ OPS = [
            "broadcast batch dims (a 1-D operand is a row on the left, a column on the right).\n\n"
            "    >>> tensorlib.matmul(tensorlib.ones(5, 2, 3), tensorlib.ones(3)).shape\n"
            "    tensorlib.Size([5, 2])"),
-    op("_unsafe_view", "Tensor self, int[] size", F, impl="_unsafe_view({self}, {size})",
-       node="UnsafeViewBackward0", backward={'self': 'grad.reshape(self_sizes)'},
-       doc="A reshaped alias of a tensor nothing else uses (the result of a copy), recorded as "
-           "a new tensor rather than a view: what a copying ``reshape`` and a folded ``matmul`` "
-           "end in.\n\n    >>> tensorlib._unsafe_view(tensorlib.zeros(6), (2, 3))._is_view()\n"
-           "    False"),
     op("bmm", "Tensor self, Tensor mat2, *, object out=None", impl="_bmm({self}, {mat2}, {out})",
        node="BmmBackward0",
        backward={'self': 'grad.bmm(mat2.transpose(1, 2))',

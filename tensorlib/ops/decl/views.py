@@ -158,4 +158,11 @@ OPS = [
        doc="Unsqueeze in place.\n\n    >>> tensorlib.zeros(2).unsqueeze_(1).shape\n"
            "    tensorlib.Size([2, 1])"),
 
+    # the end of a copying reshape (views.pxi) and of a folded matmul (linalg.pxi)
+    op("_unsafe_view", "Tensor self, int[] size", F, impl="_unsafe_view({self}, {size})",
+       node="UnsafeViewBackward0", backward={'self': 'grad.reshape(self_sizes)'},
+       doc="A reshaped alias of a tensor nothing else uses (the result of a copy), recorded as "
+           "a new tensor rather than a view: what a copying ``reshape`` and a folded ``matmul`` "
+           "end in.\n\n    >>> tensorlib._unsafe_view(tensorlib.zeros(6), (2, 3))._is_view()\n"
+           "    False"),
 ]
