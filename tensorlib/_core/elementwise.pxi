@@ -199,7 +199,9 @@ cdef TensorBase _ew(EwOp op, tuple inputs, object out, bint inplace, const void*
         if not can_cast_codes(out_code, o._dtype.code):
             raise RuntimeError(f"result type {_torch_type_name(out_code)} can't be cast to the desired "
                                f"output type {_torch_type_name(o._dtype.code)}")
-        if o._ndim != nd or any(o._shape[i] != shape[i] for i in range(nd)):
+        # (a C comparison, not any(<genexpr>): a generator expression makes Cython allocate
+        # a closure for every call of this function)
+        if o._ndim != nd or memcmp(o._shape, shape, nd * sizeof(int64_t)) != 0:
             raise RuntimeError(f"output with shape {list(o.shape)} doesn't match the broadcast "
                                f"shape {shape_str(nd, shape)}")
     elif out is not None:

@@ -387,9 +387,18 @@ cdef bint _is_size_scalar(object x):
         and not (<TensorBase>x)._dtype.is_floating_point and (<TensorBase>x)._dtype.code != DT_BOOL
 
 
+cdef inline bint _all_ints(tuple t):
+    # a loop, not all(<genexpr>): a generator expression would make Cython allocate a
+    # closure on every call of the function that holds it
+    for v in t:
+        if type(v) is not int:
+            return False
+    return True
+
+
 cdef tuple _ilist(object x, str op, str name, int pos):
     """int[]: an int (broadcast to a 1-list) or a sequence of ints."""
-    if type(x) is tuple and all(type(v) is int for v in <tuple>x):
+    if type(x) is tuple and _all_ints(<tuple>x):
         return <tuple>x
     if _is_size_scalar(x):
         return (int(x),)

@@ -10,7 +10,9 @@ device. Devices, streams, events and the CUDA memory counters come with the CUDA
 ('cpu', 0)
 """
 
-__all__ = ["is_available", "device_count"]
+import os as _os
+
+__all__ = ["is_available", "device_count", "kernel_dir"]
 
 
 def is_available():
@@ -29,3 +31,17 @@ def device_count():
     0
     """
     return 0
+
+
+def kernel_dir():
+    """The folder of the CUDA back end's ``.cu`` sources: ``tensorlib/cuda/kernels`` in an
+    installed wheel (package data), the repository's ``cuda/`` folder in a source checkout.
+
+    >>> import os; os.path.isdir(tensorlib.cuda.kernel_dir())
+    True
+    """
+    here = _os.path.dirname(_os.path.abspath(__file__))
+    installed = _os.path.join(here, "kernels")
+    if _os.path.isdir(installed):
+        return installed
+    return _os.path.join(_os.path.dirname(_os.path.dirname(here)), "cuda")
