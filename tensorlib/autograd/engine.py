@@ -42,7 +42,9 @@ def _dense_like(g, var):
     ``.grad``): not a view, not expanded, with ``var``'s strides when those are dense."""
     if g._base is not None:
         return False
-    return g.stride() == var.stride() if _is_dense(var) else g.is_contiguous()
+    if var.is_contiguous() or not _is_dense(var):       # (same shape: same strides)
+        return g.is_contiguous()
+    return g.stride() == var.stride()
 
 
 def _is_dense(t):
@@ -58,11 +60,12 @@ def _is_dense(t):
 def _fresh_grad(g, var):
     """A copy of ``g`` that nothing else references, with ``var``'s strides when those are
     dense (so a channels-last or transposed parameter gets a gradient laid out like it)."""
-    from tensorlib import empty_strided, contiguous_format
     if _is_dense(var):
-        out = empty_strided(tuple(var.shape), var.stride(), dtype=g.dtype, device=g.device)
+        out = _C._GENERATED_FUNCTIONS["empty_strided"](
+            tuple(var.shape), var.stride(), dtype=g.dtype, device=g.device)
         return out.copy_(g)
-    return g.clone(memory_format=contiguous_format)
+    # a leaf that is not dense: a contiguous copy (contiguous() of a non-contiguous g is one)
+    return g.clone() if g.is_contiguous() else g.contiguous()
 
 
 # References to the incoming gradient inside _accumulate_grad when nothing else holds it: the
