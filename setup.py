@@ -24,6 +24,7 @@ import numpy
 from Cython.Build import cythonize
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
+from setuptools.command.build_py import build_py
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "tensorlib", "ops"))
@@ -244,4 +245,20 @@ class ParallelBuildExt(build_ext):
         return path
 
 
-setup(ext_modules=extensions, cmdclass={"build_ext": ParallelBuildExt})
+class BuildPyWithKernels(build_py):
+    """Also ship the top-level cuda/ folder (the .cu kernels, compiled at run time by pycuda
+    or the emulator) as package data: tensorlib/cuda/kernels/ in the wheel, found by
+    ``tensorlib.cuda.kernel_dir()``."""
+
+    def run(self):
+        super().run()
+        dest = os.path.join(self.build_lib, "tensorlib", "cuda", "kernels")
+        sources = [p for pattern in ("*.cu", "*.cuh", "README.md")
+                   for p in glob.glob(os.path.join(HERE, "cuda", pattern))]
+        for src in sorted(sources):
+            self.mkpath(dest)
+            self.copy_file(src, os.path.join(dest, os.path.basename(src)))
+
+
+setup(ext_modules=extensions,
+      cmdclass={"build_ext": ParallelBuildExt, "build_py": BuildPyWithKernels})

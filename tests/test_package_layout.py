@@ -94,3 +94,15 @@ def test_op_family_modules_join_the_core():
     assert (x @ x).tolist() == [[7, 10], [15, 22]]
     assert (2 / tensorlib.tensor([4.0])).tolist() == [0.5]
     assert x[tensorlib.tensor([1, 0])].tolist() == [[3, 4], [1, 2]]
+
+
+def test_cuda_kernel_sources_ship_with_the_package():
+    # installed: package data copied by setup.py's build_py; in a checkout: the cuda/ folder
+    import glob
+    import os
+    d = tensorlib.cuda.kernel_dir()
+    assert os.path.isfile(os.path.join(d, "README.md"))
+    repo = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "cuda")
+    if os.path.isdir(repo):
+        names = lambda folder: sorted(os.path.basename(p) for p in glob.glob(folder + "/*.cu*"))
+        assert names(d) == names(repo)
