@@ -676,13 +676,17 @@ def _reads(t):
 
 
 def _check_class_targets(target, n_classes, ignore_index):
-    """PyTorch's bounds check on class indices, before anything reads with them."""
-    if not _reads(target):
-        return
-    bad = ((target < 0) | (target >= n_classes)) & (target != ignore_index)
-    if bool(bad.any()):
-        first = target.reshape(-1)[bad.reshape(-1).nonzero()[0, 0]].item()
-        raise IndexError(f"Target {first} is out of bounds.")
+    """PyTorch's bounds check on class indices, before anything reads with them. Returns
+    whether some target may equal ``ignore_index`` (False only when none can)."""
+    if not _reads(target) or target.numel() == 0:
+        return True
+    lo, hi = target.min().item(), target.max().item()
+    if lo < 0 or hi >= n_classes:
+        bad = ((target < 0) | (target >= n_classes)) & (target != ignore_index)
+        if bool(bad.any()):
+            first = target.reshape(-1)[bad.reshape(-1).nonzero()[0, 0]].item()
+            raise IndexError(f"Target {first} is out of bounds.")
+    return lo <= ignore_index <= hi
 
 
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
@@ -723,7 +727,12 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
             raise RuntimeError(f"Expected target size {_list(expected)}, got "
                                f"{_list(target.shape)}")
     target = target.long()
-    _check_class_targets(target, n_classes, ignore_index)
+    if not _check_class_targets(target, n_classes, ignore_index) and weight is None:
+        # every target counts with weight one: a gather and a reduction
+        picked = -input.gather(1, target.unsqueeze(1)).squeeze(1)
+        if reduction == "none":
+            return picked.reshape(()) if dim == 1 else picked
+        return picked.sum() if reduction == "sum" else picked.mean()
     keep = target != ignore_index
     safe = _t.where(keep, target, 0)
     picked = -input.gather(1, safe.unsqueeze(1)).squeeze(1)

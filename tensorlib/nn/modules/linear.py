@@ -132,7 +132,13 @@ class Linear(Module):
             _uniform_(self.bias, 1 / math.sqrt(fan_in) if fan_in > 0 else 0)
 
     def forward(self, input):
-        return _F_linear(input, self.weight, self.bias)
+        # the parameters straight from their dict: attribute access would first fail on the
+        # instance and then reach Module.__getattr__ (a parametrized weight is a property of
+        # the module's class and no longer in the dict)
+        params = self._parameters
+        weight = params["weight"] if "weight" in params else self.weight
+        bias = params["bias"] if "bias" in params else self.bias
+        return _F_linear(input, weight, bias)
 
     def extra_repr(self):
         return (f"in_features={self.in_features}, out_features={self.out_features}, "
