@@ -1150,3 +1150,25 @@ def test_private_load_state_dict_pre_hook_without_module(torch):
         m.load_state_dict({"weight": lib.ones(1, 1), "bias": lib.zeros(1)})
         logs.append((log, m.bias.tolist()))
     assert logs[0] == logs[1] == ([""], [4.0])
+
+
+def test_plan_replays_a_module_in_eval_mode_with_parameters_outside_the_arena():
+    from tensorlib import memory
+    tensorlib.manual_seed(0)
+    m = tensorlib.nn.Sequential(tensorlib.nn.Linear(64, 128), tensorlib.nn.ReLU(),
+                                tensorlib.nn.Linear(128, 10)).eval()
+    before = [p.data_ptr() for p in m.parameters()]
+    f = memory.plan(m)
+    x = tensorlib.randn(32, 64)
+    with tensorlib.no_grad():
+        ref = m(x)
+        outs = [f(x) for _ in range(4)]
+    assert f.stats.recordings == 1 and f.stats.replays == 3 and f.stats.fallbacks == 0
+    for out in outs:
+        assert out.tolist() == ref.tolist()
+    plan = f.last_plan
+    # the forward's temporaries only: the hidden layer before and after ReLU (32x128 float32
+    # each) in the arena, the output escaping; the parameters are never planned
+    assert plan.num_requests == 3 and plan.num_escaping == 1
+    assert plan.arena_bytes == plan.lower_bound_bytes == 2 * 32 * 128 * 4
+    assert [p.data_ptr() for p in m.parameters()] == before
