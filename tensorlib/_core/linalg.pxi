@@ -1193,3 +1193,23 @@ def _einsum_recorded(list ops, list labels, list out):
     if perm != list(range(len(perm))):
         ct = ct.permute(tuple(perm))
     return ct
+
+
+cdef inline bint _column_major(tuple strides):
+    """A 2-D operand laid out column by column (a transposed contiguous matrix)."""
+    return strides[0] == 1 and strides[1] > 1
+
+
+cdef object _mm_mat1_grad(object grad, object mat2, tuple mat1_strides):
+    """d(mat1 @ mat2)/d mat1 = grad @ mat2^T, in mat1's layout: column-major when mat1 was."""
+    if _column_major(mat1_strides):
+        return mat2.mm(grad.t()).t()
+    return grad.mm(mat2.t())
+
+
+cdef object _mm_mat2_grad(object grad, object mat1, tuple mat2_strides):
+    """d(mat1 @ mat2)/d mat2 = mat1^T @ grad, in mat2's layout: column-major when mat2 was
+    (Linear's weight.t(), whose gradient is then the weight's, row-major, with no copy)."""
+    if _column_major(mat2_strides):
+        return grad.t().mm(mat1).t()
+    return mat1.t().mm(grad)

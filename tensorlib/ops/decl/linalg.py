@@ -2,11 +2,16 @@
 from .common import F, op, slots
 
 OPS = [
+    # The gradient of a matrix operand is computed in that operand's layout (_mm_mat1_grad,
+    # _mm_mat2_grad in linalg.pxi): for Linear's weight.t() it comes out row-major for the
+    # weight, which AccumulateGrad then keeps without a copy, as PyTorch arranges.
     # Float products run on NumPy's BLAS with out= into our storage; integers on our own loops
     # (linalg.pxi, cpu_linalg.c). Composite ops (matmul, tensordot, einsum) have no node of
     # their own: their grad_fn is that of the op they reduce to.
     op("mm", "Tensor self, Tensor mat2, *, object out=None", impl="_mm({self}, {mat2}, {out})",
-       node="MmBackward0", backward={'self': 'grad.mm(mat2.t())', 'mat2': 'self.t().mm(grad)'},
+       node="MmBackward0",
+       backward={'self': '_mm_mat1_grad(grad, mat2, self_strides)',
+                 'mat2': '_mm_mat2_grad(grad, self, mat2_strides)'},
        doc="Matrix product of two 2-D tensors.\n\n"
            "    >>> tensorlib.mm(tensorlib.ones(2, 3), tensorlib.ones(3, 4)).shape\n"
            "    tensorlib.Size([2, 4])"),
@@ -50,8 +55,9 @@ OPS = [
        "function method inplace",
        impl="_addmm({self}, {mat1}, {mat2}, {beta}, {alpha}, {out}, {inplace})",
        node="AddmmBackward0",
-       backward={'self': '_scale(grad, beta)', 'mat1': '_scale(grad.mm(mat2.t()), alpha)',
-                 'mat2': '_scale(mat1.t().mm(grad), alpha)'},
+       backward={'self': '_scale(grad, beta)',
+                 'mat1': '_scale(_mm_mat1_grad(grad, mat2, mat1_strides), alpha)',
+                 'mat2': '_scale(_mm_mat2_grad(grad, mat1, mat2_strides), alpha)'},
        doc="``beta * input + alpha * (mat1 @ mat2)`` (input broadcasts; beta=0 ignores NaN in "
            "it).\n\n"
            "    >>> tensorlib.addmm(tensorlib.ones(2, 2), tensorlib.ones(2, 3), tensorlib.ones(3, "
