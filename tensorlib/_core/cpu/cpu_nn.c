@@ -5,7 +5,9 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "cpu_math.h"
 #include "cpu_pool.h"
+#include "cpu_simd.h"
 
 /* Aim for about this many element visits per parallel chunk. */
 #define NN_GRAIN 32768
@@ -25,21 +27,21 @@ static inline int64_t nn_end(int64_t o, int64_t in, int64_t out) {
 
 #define T float
 #define SFX f32
-#define NN_EXP expf
-#define NN_TANH tanhf
+#define NN_SIGM tl_sigmoidf
+#define NN_TANH tl_tanhf
 #include "cpu_nn_impl.h"
 #undef T
 #undef SFX
-#undef NN_EXP
+#undef NN_SIGM
 #undef NN_TANH
 #define T double
 #define SFX f64
-#define NN_EXP exp
-#define NN_TANH tanh
+#define NN_SIGM tl_sigmoid
+#define NN_TANH tl_tanh
 #include "cpu_nn_impl.h"
 #undef T
 #undef SFX
-#undef NN_EXP
+#undef NN_SIGM
 #undef NN_TANH
 
 static int64_t nn_grain(int64_t work_per_item) {
