@@ -295,3 +295,35 @@ def test_lstm_layer_double_backward_against_torch():
     _close(xo.grad, x.grad, "float64")
     for p, q in zip(ref.parameters(), ours.parameters()):
         _close(q.grad, p.grad, "float64")
+
+
+@pytest.mark.parametrize("needs", [(True, True, True), (True, False, False),
+                                   (False, True, False), (False, False, True)])
+def test_backward_frees_the_node(needs):
+    """The one backward pass kept for a node's later inputs is dropped with its last one:
+    nothing outlives the graph (gc disabled, so a cycle would keep it), and each needed
+    gradient is the one computed with every input requiring grad."""
+    import gc
+    import weakref
+    gen = np.random.default_rng(5)
+    vals = [gen.standard_normal(s) for s in ((2, 8), (2, 8), (2, 2))]
+    full = [tensorlib.tensor(v, requires_grad=True) for v in vals]
+    hy, cy, _ = tensorlib._thnn_fused_lstm_cell(*full)
+    (hy.sum() + (2 * cy).sum()).backward()
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        part = [tensorlib.tensor(v, requires_grad=n) for v, n in zip(vals, needs)]
+        hy, cy, ws = tensorlib._thnn_fused_lstm_cell(*part)
+        node = weakref.ref(hy.grad_fn)
+        (hy.sum() + (2 * cy).sum()).backward()
+        del hy, cy, ws
+        assert node() is None
+    finally:
+        if was:
+            gc.enable()
+    for p, f, n in zip(part, full, needs):
+        if n:
+            np.testing.assert_array_equal(_np(p.grad), _np(f.grad))
+        else:
+            assert p.grad is None
