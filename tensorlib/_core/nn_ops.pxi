@@ -1165,3 +1165,292 @@ cdef object _nn_group_norm_backward(TensorBase grad_out, TensorBase input, Tenso
             if t is not None:
                 backend_of(<TensorBase>t).fill(<TensorBase>t, <char*>&zero, DT_BOOL)
     return (gi, gw, gb)
+
+
+# ---------------------------------------------------------------------------------------------
+# recurrent cells: the gate arithmetic of one LSTM / GRU step after the gate GEMMs
+
+cdef str _nn_cell_arg(int pos, str name):
+    return f"argument #{pos} '{name}'"
+
+
+cdef int _nn_cell_dim(TensorBase t, int d, int pos, str name, str fn) except -1:
+    if t._ndim != d:
+        raise RuntimeError(f"Expected {d}-dimensional tensor, but got {t._ndim}-dimensional "
+                           f"tensor for {_nn_cell_arg(pos, name)} (while checking arguments "
+                           f"for {fn})")
+    return 0
+
+
+cdef int _nn_cell_numel(TensorBase t, int64_t n, int pos, str name, str fn) except -1:
+    if t._numel != n:
+        raise RuntimeError(f"Expected tensor for {_nn_cell_arg(pos, name)} to have {n} "
+                           f"elements; but it actually has {t._numel} elements (while checking "
+                           f"arguments for {fn})")
+    return 0
+
+
+cdef int _nn_cell_same(TensorBase t, TensorBase u, int pt, str nt, int pu, str nu,
+                       str fn) except -1:
+    if u is None or tuple(t.shape) != tuple(u.shape):
+        raise RuntimeError(f"Expected tensor for {_nn_cell_arg(pt, nt)} to have same size as "
+                           f"tensor for {_nn_cell_arg(pu, nu)}; but {_nn_sizes(t)} does not "
+                           f"equal {'[]' if u is None else _nn_sizes(u)} (while checking "
+                           f"arguments for {fn})")
+    return 0
+
+
+cdef int64_t _nn_cell_check(str fn, TensorBase ig, TensorBase hg, TensorBase ib, TensorBase hb,
+                            int factor, TensorBase hx, str hname) except -1:
+    """PyTorch's checks of a fused cell's arguments (the biases count only when input_bias
+    is given); returns the hidden size."""
+    _nn_cell_dim(ig, 2, 1, "input_gates", fn)
+    _nn_cell_same(ig, hg, 1, "input_gates", 2, "hidden_gates", fn)
+    cdef int64_t B = ig._shape[0], G = ig._shape[1]
+    if ib is not None:
+        _nn_cell_dim(ib, 1, 4, "input_bias", fn)
+        _nn_cell_numel(ib, G, 4, "input_bias", fn)
+        _nn_cell_same(ib, hb, 4, "input_bias", 5, "hidden_bias", fn)
+    _nn_cell_dim(hx, 2, 3, hname, fn)
+    _nn_cell_numel(hx, B * G // factor, 3, hname, fn)
+    if G % factor:
+        raise RuntimeError(f"{fn}: the gates' size {G} is not a multiple of {factor}")
+    common_device(tuple(t for t in (ig, hg, hx, ib, hb) if t is not None))
+    _nn_float(ig, fn)
+    for t in (hg, hx, ib, hb):
+        _nn_same_dtype(ig, t)
+    return G // factor
+
+
+cdef object _nn_lstm_cell(TensorBase input_gates, TensorBase hidden_gates, TensorBase cx,
+                          TensorBase input_bias, TensorBase hidden_bias):
+    cdef str fn = "_thnn_fused_lstm_cell"
+    cdef int64_t H = _nn_cell_check(fn, input_gates, hidden_gates, input_bias, hidden_bias, 4,
+                                    cx, "cx")
+    cdef int64_t B = input_gates._shape[0]
+    cdef bint bias = input_bias is not None
+    cdef Device dev = input_gates._storage.device
+    cdef TensorBase ig = _nn_c(input_gates), hg = _nn_c(hidden_gates), c = _nn_c(cx)
+    cdef TensorBase ib = _nn_c(input_bias) if bias else None
+    cdef TensorBase hb = _nn_c(hidden_bias) if bias else None
+    cdef TensorBase hy = _nn_empty(tuple(cx.shape), input_gates._dtype, dev)
+    cdef TensorBase cy = _nn_empty(tuple(cx.shape), input_gates._dtype, dev)
+    cdef TensorBase ws = _nn_mat(B, 4 * H, input_gates)
+    cdef tl_nn_args a
+    _nn_clear(&a)
+    a.n = B
+    a.m = H
+    a.flag = bias
+    a.src[0] = tensor_data(ig)
+    a.src[1] = tensor_data(hg)
+    a.src[2] = tensor_data(c)
+    a.src[3] = _nn_ptr(ib)
+    a.src[4] = _nn_ptr(hb)
+    a.dst[0] = tensor_data(hy)
+    a.dst[1] = tensor_data(cy)
+    a.dst[2] = tensor_data(ws)
+    if B * H:
+        _nn_launch(ws, TL_NN_LSTM_FWD, &a, 8 * B * H)
+    return (hy, cy, ws)
+
+
+cdef object _nn_gru_cell(TensorBase input_gates, TensorBase hidden_gates, TensorBase hx,
+                         TensorBase input_bias, TensorBase hidden_bias):
+    cdef str fn = "_thnn_fused_gru_cell"
+    cdef int64_t H = _nn_cell_check(fn, input_gates, hidden_gates, input_bias, hidden_bias, 3,
+                                    hx, "hx")
+    cdef int64_t B = input_gates._shape[0]
+    cdef bint bias = input_bias is not None
+    cdef Device dev = input_gates._storage.device
+    cdef TensorBase ig = _nn_c(input_gates), hg = _nn_c(hidden_gates), h = _nn_c(hx)
+    cdef TensorBase ib = _nn_c(input_bias) if bias else None
+    cdef TensorBase hb = _nn_c(hidden_bias) if bias else None
+    cdef TensorBase hy = _nn_empty(tuple(hx.shape), input_gates._dtype, dev)
+    cdef TensorBase ws = _nn_mat(B, 5 * H, input_gates)
+    cdef tl_nn_args a
+    _nn_clear(&a)
+    a.n = B
+    a.m = H
+    a.flag = bias
+    a.src[0] = tensor_data(ig)
+    a.src[1] = tensor_data(hg)
+    a.src[2] = tensor_data(h)
+    a.src[3] = _nn_ptr(ib)
+    a.src[4] = _nn_ptr(hb)
+    a.dst[0] = tensor_data(hy)
+    a.dst[1] = tensor_data(ws)
+    if B * H:
+        _nn_launch(ws, TL_NN_GRU_FWD, &a, 8 * B * H)
+    return (hy, ws)
+
+
+cdef TensorBase _nn_cell_bias_grad(TensorBase g):
+    """The sum over the batch of a contiguous [B, G] gradient (in double, a fixed order)."""
+    cdef int64_t G = g._shape[1]
+    cdef TensorBase out = empty_tensor(1, &G, g._dtype, g._storage.device)
+    cdef tl_nn_args a
+    _nn_clear(&a)
+    a.n = g._shape[0]
+    a.c = G
+    a.m = 1
+    a.g = tensor_data(g)
+    a.gw = tensor_data(out)
+    _nn_launch(g, TL_NN_BIAS_GRAD, &a, g._numel)
+    return out
+
+
+cdef int _nn_cell_bwd_check(TensorBase t, int64_t n, TensorBase like, str name,
+                            str fn) except -1:
+    if t is None:
+        return 0
+    _nn_same_dtype(like, t)
+    if t._numel != n:
+        raise RuntimeError(f"{fn}: {name} of size {_nn_sizes(t)} does not match the "
+                           f"{n} elements of the hidden state")
+    return 0
+
+
+cdef object _nn_lstm_cell_backward(TensorBase grad_hy, TensorBase grad_cy, TensorBase cx,
+                                   TensorBase cy, TensorBase workspace, bint has_bias):
+    cdef str fn = "_thnn_fused_lstm_cell_backward"
+    if grad_hy is None and grad_cy is None:
+        return (None, None, None)
+    _nn_cell_dim(workspace, 2, 5, "workspace", fn)
+    _nn_float(workspace, fn)
+    cdef int64_t B = workspace._shape[0], G = workspace._shape[1], H = G // 4
+    if G % 4:
+        raise RuntimeError(f"{fn}: the workspace's size {G} is not a multiple of 4")
+    for t, name in ((grad_hy, "grad_hy"), (grad_cy, "grad_cy"), (cx, "cx"), (cy, "cy")):
+        _nn_cell_bwd_check(t, B * H, workspace, name, fn)
+    common_device(tuple(t for t in (grad_hy, grad_cy, cx, cy, workspace) if t is not None))
+    cdef TensorBase ghy = _nn_c(grad_hy), gcy = _nn_c(grad_cy), c = _nn_c(cx), y = _nn_c(cy)
+    cdef TensorBase ws = _nn_c(workspace)
+    cdef TensorBase gg = _nn_mat(B, G, workspace)
+    cdef TensorBase gcx = _nn_empty(tuple(cx.shape), workspace._dtype, workspace._storage.device)
+    cdef tl_nn_args a
+    _nn_clear(&a)
+    a.n = B
+    a.m = H
+    a.src[0] = _nn_ptr(ghy)
+    a.src[1] = _nn_ptr(gcy)
+    a.src[2] = tensor_data(c)
+    a.src[3] = tensor_data(y)
+    a.src[4] = tensor_data(ws)
+    a.dst[0] = tensor_data(gg)
+    a.dst[1] = tensor_data(gcx)
+    if B * H:
+        _nn_launch(ws, TL_NN_LSTM_BWD, &a, 8 * B * H)
+    return (gg, gcx, _nn_cell_bias_grad(gg) if has_bias else None)
+
+
+cdef object _nn_gru_cell_backward(TensorBase grad_hy, TensorBase workspace, bint has_bias):
+    cdef str fn = "_thnn_fused_gru_cell_backward"
+    _nn_cell_dim(workspace, 2, 2, "workspace", fn)
+    _nn_float(workspace, fn)
+    cdef int64_t B = workspace._shape[0], W = workspace._shape[1], H = W // 5
+    if W % 5:
+        raise RuntimeError(f"{fn}: the workspace's size {W} is not a multiple of 5")
+    _nn_cell_bwd_check(grad_hy, B * H, workspace, "grad_hy", fn)
+    common_device((grad_hy, workspace))
+    cdef Device dev = workspace._storage.device
+    cdef TensorBase g = _nn_c(grad_hy), ws = _nn_c(workspace)
+    cdef TensorBase gi = _nn_mat(B, 3 * H, workspace), gh = _nn_mat(B, 3 * H, workspace)
+    cdef TensorBase ghx = _nn_empty(tuple(grad_hy.shape), workspace._dtype, dev)
+    cdef tl_nn_args a
+    _nn_clear(&a)
+    a.n = B
+    a.m = H
+    a.src[0] = tensor_data(g)
+    a.src[1] = tensor_data(ws)
+    a.dst[0] = tensor_data(gi)
+    a.dst[1] = tensor_data(gh)
+    a.dst[2] = tensor_data(ghx)
+    if B * H:
+        _nn_launch(ws, TL_NN_GRU_BWD, &a, 8 * B * H)
+    if not has_bias:
+        return (gi, gh, ghx, None, None)
+    return (gi, gh, ghx, _nn_cell_bias_grad(gi), _nn_cell_bias_grad(gh))
+
+
+# a node's gradients for its inputs still to come (see _nn_rnn_cell_grad)
+cdef dict _NN_CELL_GRADS = {}
+
+
+def _nn_rnn_cell_grad(Node node, int kind, int which, tuple grads, ig, hg, h, ib, hb, cy, ws):
+    """The gradient of a fused cell (kind 0: LSTM, 1: GRU) for its input ``which``
+    (input_gates, hidden_gates, cx/hx, input_bias, hidden_bias). One backward pass computes
+    them all: it is kept until the node's last input that needs a gradient has taken its
+    own. While a graph of the gradient is being built (create_graph) the pass is composed of
+    recorded ops over the recomputed gates instead, so the double backward works too."""
+    entry = _NN_CELL_GRADS.pop(id(node), None)
+    cdef tuple got
+    if entry is not None and entry[0] is node:
+        got = entry[1]
+    else:
+        got = _nn_cell_grads(kind, grads, ig, hg, h, ib, hb, cy, ws)
+    cdef int j
+    for j in range(which + 1, 5):
+        if node.next_edges[j][0] is not None:
+            _NN_CELL_GRADS[id(node)] = (node, got)
+            break
+    return got[which]
+
+
+cdef tuple _nn_cell_grads(int kind, tuple grads, ig, hg, h, ib, hb, cy, ws):
+    cdef bint bias = ib is not None
+    ghy = grads[0]
+    if kind == 0:
+        gcy = grads[1] if len(grads) > 1 else None
+        if ghy is None and gcy is None:
+            return (None,) * 5
+        if not tl_grad_enabled:
+            gg, gcx, gb = _GENERATED_FUNCTIONS["_thnn_fused_lstm_cell_backward"](
+                ghy, gcy, h, cy, ws, bias)
+            return (gg, gg, gcx, gb, gb)
+        return _nn_lstm_grad_graph(ghy, gcy, ig, hg, h, ib, hb)
+    if ghy is None:
+        return (None,) * 5
+    if not tl_grad_enabled:
+        return tuple(_GENERATED_FUNCTIONS["_thnn_fused_gru_cell_backward"](ghy, ws, bias))
+    return _nn_gru_grad_graph(ghy, ig, hg, h, ib, hb)
+
+
+cdef tuple _nn_lstm_grad_graph(ghy, gcy, ig, hg, cx, ib, hb):
+    gates = ig + hg if ib is None else ig + hg + ib + hb
+    i, f, g, o = gates.chunk(4, 1)
+    i, f, g, o = i.sigmoid(), f.sigmoid(), g.tanh(), o.sigmoid()
+    c = cx.reshape(i.shape)
+    tc = (f * c + i * g).tanh()
+    gc = None if gcy is None else gcy.reshape(i.shape)
+    if ghy is not None:
+        gh = ghy.reshape(i.shape)
+        t = gh * o * (1 - tc * tc)
+        gc = t if gc is None else gc + t
+        go = gh * tc * o * (1 - o)
+    else:
+        go = _GENERATED_FUNCTIONS["zeros_like"](o)
+    gates_grad = _GENERATED_FUNCTIONS["cat"](
+        [gc * g * i * (1 - i), gc * c * f * (1 - f), gc * i * (1 - g * g), go], 1)
+    gb = gates_grad.sum(0) if ib is not None else None
+    return (gates_grad, gates_grad, (gc * f).reshape(cx.shape), gb, gb)
+
+
+cdef tuple _nn_gru_grad_graph(ghy, ig, hg, hx, ib, hb):
+    xg = ig if ib is None else ig + ib
+    hgs = hg if ib is None else hg + hb
+    xr, xz, xn = xg.chunk(3, 1)
+    hr, hz, hn = hgs.chunk(3, 1)
+    r = (xr + hr).sigmoid()
+    z = (xz + hz).sigmoid()
+    n = (xn + r * hn).tanh()
+    g = ghy.reshape(n.shape)
+    gn = g * (1 - z) * (1 - n * n)
+    gz = g * (hx.reshape(n.shape) - n) * z * (1 - z)
+    gr = gn * hn * r * (1 - r)
+    cat = _GENERATED_FUNCTIONS["cat"]
+    gi = cat([gr, gz, gn], 1)
+    gh = cat([gr, gz, gn * r], 1)
+    ghx = (g * z).reshape(hx.shape)
+    if ib is None:
+        return (gi, gh, ghx, None, None)
+    return (gi, gh, ghx, gi.sum(0), gh.sum(0))

@@ -5,7 +5,9 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "cpu_math.h"
 #include "cpu_pool.h"
+#include "cpu_simd.h"
 
 /* Aim for about this many element visits per parallel chunk. */
 #define NN_GRAIN 32768
@@ -25,14 +27,22 @@ static inline int64_t nn_end(int64_t o, int64_t in, int64_t out) {
 
 #define T float
 #define SFX f32
+#define NN_SIGM tl_sigmoidf
+#define NN_TANH tl_tanhf
 #include "cpu_nn_impl.h"
 #undef T
 #undef SFX
+#undef NN_SIGM
+#undef NN_TANH
 #define T double
 #define SFX f64
+#define NN_SIGM tl_sigmoid
+#define NN_TANH tl_tanh
 #include "cpu_nn_impl.h"
 #undef T
 #undef SFX
+#undef NN_SIGM
+#undef NN_TANH
 
 static int64_t nn_grain(int64_t work_per_item) {
     if (work_per_item < 1) work_per_item = 1;
@@ -69,6 +79,10 @@ int tl_nn_run(int op, tl_nn_args *a) {
     case TL_NN_BN_FWD: fn = PICK(bn_fwd_chunk); items = a->c; work = 3 * a->n * a->m; break;
     case TL_NN_BN_BWD: fn = PICK(bn_bwd_chunk); items = a->c; work = 2 * a->n * a->m; break;
     case TL_NN_ROWNORM_FWD: fn = PICK(rownorm_fwd_chunk); items = a->n; work = 3 * a->m; break;
+    case TL_NN_LSTM_FWD: fn = PICK(lstm_fwd_chunk); items = a->n; work = 8 * a->m; break;
+    case TL_NN_LSTM_BWD: fn = PICK(lstm_bwd_chunk); items = a->n; work = 8 * a->m; break;
+    case TL_NN_GRU_FWD: fn = PICK(gru_fwd_chunk); items = a->n; work = 8 * a->m; break;
+    case TL_NN_GRU_BWD: fn = PICK(gru_bwd_chunk); items = a->n; work = 8 * a->m; break;
     case TL_NN_ROWNORM_BWD:
         /* grad_input by rows, then the affine gradients by columns / channels */
         if (a->y)

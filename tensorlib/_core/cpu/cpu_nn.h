@@ -31,6 +31,10 @@ enum {
     TL_NN_BN_BWD,         /* batch norm backward (flag: training) */
     TL_NN_ROWNORM_FWD,    /* layer/group norm forward: n rows of m (affine: mode) */
     TL_NN_ROWNORM_BWD,
+    TL_NN_LSTM_FWD,       /* fused LSTM cell: n rows, m = hidden size (see src/dst below) */
+    TL_NN_LSTM_BWD,
+    TL_NN_GRU_FWD,        /* fused GRU cell */
+    TL_NN_GRU_BWD,
     TL_NN_NUM_OPS
 };
 
@@ -59,7 +63,17 @@ typedef struct {
     void *rmean, *rvar;     /* running statistics (batch norm), may be NULL */
     void *gw, *gb;          /* weight and bias gradients, may be NULL */
     int64_t *idx;
-    int64_t bad;            /* index kernels: an out-of-range index found (else INT64_MIN) */
+    int64_t bad;
+    /* The recurrent cells (rows of [n, G * m], G = 4 for LSTM, 3 for GRU; flag: has bias):
+       LSTM_FWD src: input_gates, hidden_gates, cx, input_bias, hidden_bias (biases may be
+                NULL); dst: hy, cy, workspace [n, 4m] (the activated gates i, f, g, o).
+       LSTM_BWD src: grad_hy, grad_cy (either may be NULL), cx, cy, workspace;
+                dst: grad_gates [n, 4m], grad_cx.
+       GRU_FWD  src: as LSTM_FWD with hx for cx; dst: hy, workspace [n, 5m] (r, z, n, the
+                hidden part of n before the reset gate, hx).
+       GRU_BWD  src: grad_hy, workspace; dst: grad_input_gates, grad_hidden_gates, grad_hx. */
+    const void *src[5];
+    void *dst[3];            /* index kernels: an out-of-range index found (else INT64_MIN) */
 } tl_nn_args;
 
 /* Run one kernel; returns 0, or 1 when an index kernel met an index outside its plane

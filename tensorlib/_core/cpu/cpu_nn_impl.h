@@ -470,6 +470,136 @@ static void NN_FN(group_wgrad_chunk)(void *ctx, int64_t lo, int64_t hi) {
     }
 }
 
+
+/* ---- recurrent cells: one pass over the gates of each row (see cpu_nn.h for src/dst) ----
+   Each row is a few plain loops over contiguous gates calling cpu_math.h's branch-free
+   sigmoid/tanh, which GCC vectorizes (TL_DISPATCH: one clone per instruction set). */
+
+TL_DISPATCH static void NN_FN(lstm_fwd_row)(const T *TL_RESTRICT ig, const T *TL_RESTRICT hg,
+                                            const T *TL_RESTRICT ib, const T *TL_RESTRICT hb,
+                                            const T *TL_RESTRICT cx, T *TL_RESTRICT hy,
+                                            T *TL_RESTRICT cy, T *TL_RESTRICT ws, int64_t H) {
+    const int64_t G = 4 * H;
+    if (ib) {
+        for (int64_t j = 0; j < G; j++) ws[j] = (ig[j] + hg[j]) + (ib[j] + hb[j]);
+    } else {
+        for (int64_t j = 0; j < G; j++) ws[j] = ig[j] + hg[j];
+    }
+    for (int64_t j = 0; j < 2 * H; j++) ws[j] = NN_SIGM(ws[j]);          /* i, f */
+    for (int64_t j = 2 * H; j < 3 * H; j++) ws[j] = NN_TANH(ws[j]);      /* g */
+    for (int64_t j = 3 * H; j < G; j++) ws[j] = NN_SIGM(ws[j]);          /* o */
+    for (int64_t j = 0; j < H; j++) cy[j] = ws[H + j] * cx[j] + ws[j] * ws[2 * H + j];
+    for (int64_t j = 0; j < H; j++) hy[j] = ws[3 * H + j] * NN_TANH(cy[j]);
+}
+
+static void NN_FN(lstm_fwd_chunk)(void *ctx, int64_t lo, int64_t hi) {
+    const tl_nn_args *a = (const tl_nn_args *)ctx;
+    const int64_t H = a->m, G = 4 * H;
+    for (int64_t r = lo; r < hi; r++)
+        NN_FN(lstm_fwd_row)((const T *)a->src[0] + r * G, (const T *)a->src[1] + r * G,
+                            a->flag ? (const T *)a->src[3] : NULL,
+                            a->flag ? (const T *)a->src[4] : NULL,
+                            (const T *)a->src[2] + r * H, (T *)a->dst[0] + r * H,
+                            (T *)a->dst[1] + r * H, (T *)a->dst[2] + r * G, H);
+}
+
+TL_DISPATCH static void NN_FN(lstm_bwd_row)(const T *TL_RESTRICT ghy, const T *TL_RESTRICT gcy,
+                                            const T *TL_RESTRICT cx, const T *TL_RESTRICT cy,
+                                            const T *TL_RESTRICT ws, T *TL_RESTRICT gg,
+                                            T *TL_RESTRICT gcx, int64_t H) {
+    /* gcx first holds the gradient reaching cy (from cy itself and through hy) */
+    for (int64_t j = 0; j < H; j++) {
+        const T tc = NN_TANH(cy[j]), o = ws[3 * H + j];
+        const T gh = ghy ? ghy[j] : (T)0;
+        gcx[j] = (gcy ? gcy[j] : (T)0) + gh * o * ((T)1 - tc * tc);
+        gg[3 * H + j] = gh * tc * o * ((T)1 - o);
+    }
+    for (int64_t j = 0; j < H; j++) {
+        const T i = ws[j], f = ws[H + j], g = ws[2 * H + j], gc = gcx[j];
+        gg[j] = gc * g * i * ((T)1 - i);
+        gg[H + j] = gc * cx[j] * f * ((T)1 - f);
+        gg[2 * H + j] = gc * i * ((T)1 - g * g);
+        gcx[j] = gc * f;
+    }
+}
+
+static void NN_FN(lstm_bwd_chunk)(void *ctx, int64_t lo, int64_t hi) {
+    const tl_nn_args *a = (const tl_nn_args *)ctx;
+    const int64_t H = a->m, G = 4 * H;
+    for (int64_t r = lo; r < hi; r++)
+        NN_FN(lstm_bwd_row)(a->src[0] ? (const T *)a->src[0] + r * H : NULL,
+                            a->src[1] ? (const T *)a->src[1] + r * H : NULL,
+                            (const T *)a->src[2] + r * H, (const T *)a->src[3] + r * H,
+                            (const T *)a->src[4] + r * G, (T *)a->dst[0] + r * G,
+                            (T *)a->dst[1] + r * H, H);
+}
+
+TL_DISPATCH static void NN_FN(gru_fwd_row)(const T *TL_RESTRICT ig, const T *TL_RESTRICT hg,
+                                           const T *TL_RESTRICT ib, const T *TL_RESTRICT hb,
+                                           const T *TL_RESTRICT hx, T *TL_RESTRICT hy,
+                                           T *TL_RESTRICT ws, int64_t H) {
+    /* ws: r, z, n, h_n, hx */
+    if (ib) {
+        for (int64_t j = 0; j < 2 * H; j++) ws[j] = NN_SIGM((ig[j] + hg[j]) + (ib[j] + hb[j]));
+        for (int64_t j = 2 * H; j < 3 * H; j++) {
+            const T hn = hg[j] + hb[j];
+            ws[H + j] = hn;
+            ws[j] = (ig[j] + ib[j]) + ws[j - 2 * H] * hn;
+        }
+    } else {
+        for (int64_t j = 0; j < 2 * H; j++) ws[j] = NN_SIGM(ig[j] + hg[j]);
+        for (int64_t j = 2 * H; j < 3 * H; j++) {
+            ws[H + j] = hg[j];
+            ws[j] = ig[j] + ws[j - 2 * H] * hg[j];
+        }
+    }
+    for (int64_t j = 2 * H; j < 3 * H; j++) ws[j] = NN_TANH(ws[j]);
+    for (int64_t j = 0; j < H; j++) {
+        const T n = ws[2 * H + j], z = ws[H + j];
+        ws[4 * H + j] = hx[j];
+        hy[j] = n + z * (hx[j] - n);
+    }
+}
+
+static void NN_FN(gru_fwd_chunk)(void *ctx, int64_t lo, int64_t hi) {
+    const tl_nn_args *a = (const tl_nn_args *)ctx;
+    const int64_t H = a->m, G = 3 * H;
+    for (int64_t r = lo; r < hi; r++)
+        NN_FN(gru_fwd_row)((const T *)a->src[0] + r * G, (const T *)a->src[1] + r * G,
+                           a->flag ? (const T *)a->src[3] : NULL,
+                           a->flag ? (const T *)a->src[4] : NULL,
+                           (const T *)a->src[2] + r * H, (T *)a->dst[0] + r * H,
+                           (T *)a->dst[1] + r * 5 * H, H);
+}
+
+TL_DISPATCH static void NN_FN(gru_bwd_row)(const T *TL_RESTRICT gh, const T *TL_RESTRICT ws,
+                                           T *TL_RESTRICT gi, T *TL_RESTRICT ghg,
+                                           T *TL_RESTRICT ghx, int64_t H) {
+    for (int64_t j = 0; j < H; j++) {
+        const T rg = ws[j], z = ws[H + j], n = ws[2 * H + j], hn = ws[3 * H + j];
+        const T hx = ws[4 * H + j], g = gh[j];
+        const T gn = g * ((T)1 - z) * ((T)1 - n * n);
+        const T gz = g * (hx - n) * z * ((T)1 - z);
+        const T gr = gn * hn * rg * ((T)1 - rg);
+        gi[j] = gr;
+        gi[H + j] = gz;
+        gi[2 * H + j] = gn;
+        ghg[j] = gr;
+        ghg[H + j] = gz;
+        ghg[2 * H + j] = gn * rg;
+        ghx[j] = g * z;
+    }
+}
+
+static void NN_FN(gru_bwd_chunk)(void *ctx, int64_t lo, int64_t hi) {
+    const tl_nn_args *a = (const tl_nn_args *)ctx;
+    const int64_t H = a->m, G = 3 * H;
+    for (int64_t r = lo; r < hi; r++)
+        NN_FN(gru_bwd_row)((const T *)a->src[0] + r * H, (const T *)a->src[1] + r * 5 * H,
+                           (T *)a->dst[0] + r * G, (T *)a->dst[1] + r * G,
+                           (T *)a->dst[2] + r * H, H);
+}
+
 #undef NN_FN
 #undef NN_CAT
 #undef NN_CAT2

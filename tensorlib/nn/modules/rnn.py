@@ -4,9 +4,10 @@ parameter names and shapes, default initialisation, reprs and input checks).
 
 Each layer and direction computes the input projection of the whole sequence in one matrix
 product (``x @ W_ih^T + b`` for every time step at once), then per time step one product with
-``W_hh`` and the gate arithmetic. A ``PackedSequence`` input runs each step on the sequences
-that still have that step (``batch_sizes[t]`` rows), so padding costs nothing and the final
-hidden state of every sequence is taken at its own last step.
+``W_hh`` and the gate arithmetic (for LSTM and GRU in float32/float64 one fused kernel,
+``_thnn_fused_lstm_cell`` / ``_thnn_fused_gru_cell``). A ``PackedSequence`` input runs each
+step on the sequences that still have that step (``batch_sizes[t]`` rows), so padding costs
+nothing and the final hidden state of every sequence is taken at its own last step.
 
 >>> import tensorlib
 >>> lstm = tensorlib.nn.LSTM(3, 4, num_layers=2, batch_first=True)
@@ -44,19 +45,30 @@ def _rnn_step(act):
     return step
 
 
+# the dtypes of the fused cell kernels; others (float16, bfloat16) take the composite path
+_FUSED = (tensorlib.float32, tensorlib.float64)
+
+
 def _lstm_step(xp, h, c, w_hh, b_hh, w_hr):
-    gates = tensorlib.addmm(xp, h, w_hh.t())
-    i, f, g, o = gates.chunk(4, 1)
-    c = f.sigmoid() * c + i.sigmoid() * g.tanh()
-    h = o.sigmoid() * c.tanh()
+    if xp.dtype in _FUSED:
+        # xp holds both biases; one GEMM for all four gates, then one pass over them
+        h, c, _ = tensorlib._thnn_fused_lstm_cell(xp, h.matmul(w_hh.t()), c)
+    else:
+        gates = tensorlib.addmm(xp, h, w_hh.t())
+        i, f, g, o = gates.chunk(4, 1)
+        c = f.sigmoid() * c + i.sigmoid() * g.tanh()
+        h = o.sigmoid() * c.tanh()
     if w_hr is not None:
         h = h.matmul(w_hr.t())
     return h, c
 
 
 def _gru_step(xp, h, c, w_hh, b_hh, w_hr):
+    hidden = _hidden_product(h, w_hh, b_hh)
+    if xp.dtype in _FUSED:
+        return tensorlib._thnn_fused_gru_cell(xp, hidden, h)[0], None
     xr, xz, xn = xp.chunk(3, 1)
-    hr, hz, hn = _hidden_product(h, w_hh, b_hh).chunk(3, 1)
+    hr, hz, hn = hidden.chunk(3, 1)
     r = (xr + hr).sigmoid()
     z = (xz + hz).sigmoid()
     n = (xn + r * hn).tanh()

@@ -1,4 +1,5 @@
-"""Neural-network layers with fused kernels: convolution, pooling, normalization.
+"""Neural-network layers with fused kernels: convolution, pooling, normalization, the
+recurrent cells' gate arithmetic.
 
 Front halves in tensorlib/_core/nn_ops.pxi, kernels in tensorlib/_core/cpu/cpu_nn.c (one
 Backend method, ``nn``). Each layer is one declared op whose backward is itself a declared op
@@ -6,7 +7,8 @@ Backend method, ``nn``). Each layer is one declared op whose backward is itself 
 gradient in one pass. The convolution and pooling backward ops are differentiable in turn
 (double backward). The norms' backward ops are not: while a graph of the gradient is being
 built (``create_graph=True``) the norms' gradients are instead composed of recorded ops
-(``_nn_norm_grad``), so their double backward works too.
+(``_nn_norm_grad``), so their double backward works too. The recurrent cells (``_thnn_fused_
+lstm_cell``, ``_thnn_fused_gru_cell``) do the same (``_nn_rnn_cell_grad``).
 """
 from .common import F, op
 
@@ -14,6 +16,18 @@ _CONV_ARGS = "stride, padding, dilation, transposed, output_padding, groups"
 _DD_ARGS = f"grads, grad_output, input, weight, {_CONV_ARGS}"
 # the gradient of a max pooling's backward: the incoming gradient read at the indices
 _GATHER = "grad.flatten(-2).gather(-1, indices.flatten(-2)).reshape(indices.shape)"
+_CELL = "input_gates, hidden_gates, {h}, input_bias, hidden_bias, {saved}"
+# one backward pass per node serves every input (_nn_rnn_cell_grad keeps it for the others)
+_LSTM_ARGS = _CELL.format(h="cx", saved="result1, result2")    # cy, workspace
+_GRU_ARGS = _CELL.format(h="hx", saved="None, result1")         # workspace
+_LSTM_GRAD = {n: f"_nn_rnn_cell_grad(node, 0, {k}, grads, {_LSTM_ARGS})"
+              for k, n in enumerate(("input_gates", "hidden_gates", "cx", "input_bias",
+                                     "hidden_bias"))}
+_GRU_GRAD = {n: f"_nn_rnn_cell_grad(node, 1, {k}, grads, {_GRU_ARGS})"
+             for k, n in enumerate(("input_gates", "hidden_gates", "hx", "input_bias",
+                                    "hidden_bias"))}
+_CELL_SIG = ("Tensor input_gates, Tensor hidden_gates, Tensor {h}, Tensor? input_bias=None, "
+             "Tensor? hidden_bias=None")
 
 OPS = [
     op("convolution",
@@ -222,4 +236,50 @@ OPS = [
            "    >>> tensorlib.native_group_norm_backward(tensorlib.ones(1, 2), x, m, r, None, 1, "
            "2, 1, 1, (True, False, False))[0].tolist()\n"
            "    [[0.0, 0.0]]"),
+    op("_thnn_fused_lstm_cell", _CELL_SIG.format(h="cx"), F, input_name="input_gates",
+       impl="_nn_lstm_cell({input_gates}, {hidden_gates}, {cx}, {input_bias}, {hidden_bias})",
+       node="ThnnFusedLstmCellBackward0", outputs="multi", backward=_LSTM_GRAD,
+       doc="The gate arithmetic of one LSTM step in one pass: gates = input_gates + "
+           "hidden_gates (+ input_bias + hidden_bias), chunks i, f, g, o of size H; ``(hy, cy, "
+           "workspace)`` with cy = sigmoid(f) * cx + sigmoid(i) * tanh(g), hy = sigmoid(o) * "
+           "tanh(cy), workspace the four activated gates [B, 4H].\n\n"
+           "    >>> hy, cy, ws = tensorlib._thnn_fused_lstm_cell(tensorlib.zeros(1, 4), "
+           "tensorlib.zeros(1, 4), tensorlib.ones(1, 1))\n"
+           "    >>> cy.tolist(), ws.tolist()\n"
+           "    ([[0.5]], [[0.5, 0.5, 0.0, 0.5]])"),
+    op("_thnn_fused_lstm_cell_backward",
+       "Tensor? grad_hy, Tensor? grad_cy, Tensor cx, Tensor cy, Tensor workspace, bool has_bias",
+       F, impl="_nn_lstm_cell_backward({grad_hy}, {grad_cy}, {cx}, {cy}, {workspace}, "
+               "{has_bias})",
+       doc="``(grad_gates, grad_cx, grad_bias)`` of ``_thnn_fused_lstm_cell`` in one pass "
+           "(grad_gates is the gradient of both input_gates and hidden_gates, grad_bias its sum "
+           "over the batch, or None without bias; all None when both gradients are None).\n\n"
+           "    >>> cx = tensorlib.ones(1, 1)\n"
+           "    >>> hy, cy, ws = tensorlib._thnn_fused_lstm_cell(tensorlib.zeros(1, 4), "
+           "tensorlib.zeros(1, 4), cx)\n"
+           "    >>> tensorlib._thnn_fused_lstm_cell_backward(None, tensorlib.ones(1, 1), cx, cy, "
+           "ws, False)[1].tolist()\n"
+           "    [[0.5]]"),
+    op("_thnn_fused_gru_cell", _CELL_SIG.format(h="hx"), F, input_name="input_gates",
+       impl="_nn_gru_cell({input_gates}, {hidden_gates}, {hx}, {input_bias}, {hidden_bias})",
+       node="ThnnFusedGruCellBackward0", outputs="multi", backward=_GRU_GRAD,
+       doc="The gate arithmetic of one GRU step in one pass: chunks r, z, n of size H, "
+           "r = sigmoid(x_r + h_r), z = sigmoid(x_z + h_z), n = tanh(x_n + r * h_n) (each "
+           "bias added to its own side), hy = (1 - z) * n + z * hx; ``(hy, workspace)`` with "
+           "workspace [B, 5H] = r, z, n, h_n, hx.\n\n"
+           "    >>> hy, ws = tensorlib._thnn_fused_gru_cell(tensorlib.zeros(1, 3), "
+           "tensorlib.zeros(1, 3), tensorlib.ones(1, 1))\n"
+           "    >>> hy.tolist(), ws.tolist()\n"
+           "    ([[0.5]], [[0.5, 0.5, 0.0, 0.0, 1.0]])"),
+    op("_thnn_fused_gru_cell_backward", "Tensor grad_hy, Tensor workspace, bool has_bias", F,
+       input_name="grad_hy",
+       impl="_nn_gru_cell_backward({grad_hy}, {workspace}, {has_bias})",
+       doc="``(grad_input_gates, grad_hidden_gates, grad_hx, grad_input_bias, "
+           "grad_hidden_bias)`` of ``_thnn_fused_gru_cell`` in one pass (the bias gradients "
+           "None without bias).\n\n"
+           "    >>> hy, ws = tensorlib._thnn_fused_gru_cell(tensorlib.zeros(1, 3), "
+           "tensorlib.zeros(1, 3), tensorlib.ones(1, 1))\n"
+           "    >>> tensorlib._thnn_fused_gru_cell_backward(tensorlib.ones(1, 1), ws, False)[2]"
+           ".tolist()\n"
+           "    [[0.5]]"),
 ]
