@@ -477,3 +477,23 @@ def test_recorded_matmul_that_folds_batch_dims_holds_no_extra_reference():
         y = tensorlib.matmul(x, w) if left else tensorlib.matmul(w, x)
         del y
         assert sys.getrefcount(w) == before
+
+
+def test_a_gradient_that_is_a_view_is_kept_only_when_nothing_else_holds_its_memory():
+    # Linear's weight gradient is the transpose of a product: kept as it is (row-major,
+    # nothing else holds the product); a transpose of a gradient another leaf also took
+    # must be copied, or an in-place update of one would show in the other
+    w = tensorlib.ones(3, 4, requires_grad=True)
+    b = tensorlib.ones(4, 3, requires_grad=True)
+    (w.t() + b).sum().backward()
+    assert w.grad.data_ptr() != b.grad.data_ptr()
+    b.grad.mul_(3)
+    assert w.grad.tolist() == [[1.0] * 4] * 3
+    lin = tensorlib.nn.Linear(5, 2)
+    lin(tensorlib.ones(4, 5)).sum().backward()
+    g = lin.weight.grad
+    assert g.is_contiguous() and g.untyped_storage().nbytes() == 2 * 5 * 4
+    # a slice of a larger gradient (cat's backward) is copied: it would keep all of it alive
+    x, y = tensorlib.ones(2, 3, requires_grad=True), tensorlib.ones(2, 3, requires_grad=True)
+    (tensorlib.cat([x, y]) * 2).sum().backward()
+    assert x.grad.untyped_storage().nbytes() == 2 * 3 * 4

@@ -38,10 +38,8 @@ def _mark_gradient(t):
 
 
 def _dense_like(g, var):
-    """Whether ``g`` can serve as ``var``'s gradient as it is (PyTorch's layout contract for
-    ``.grad``): not a view, not expanded, with ``var``'s strides when those are dense."""
-    if g._base is not None:
-        return False
+    """Whether ``g`` is laid out as ``var``'s gradient must be (PyTorch's layout contract for
+    ``.grad``): not expanded, with ``var``'s strides when those are dense."""
     if var.is_contiguous() or not _is_dense(var):       # (same shape: same strides)
         return g.is_contiguous()
     return g.stride() == var.stride()
@@ -73,6 +71,19 @@ def _fresh_grad(g, var):
 _SOLE_REFS = 3
 
 
+def _memory_unshared(g):
+    """Whether nothing but ``g`` (and, for a view, its root) holds ``g``'s memory, and all of
+    it: then ``g`` can become ``.grad`` and later be added to in place. A view qualifies when
+    its root is held by it alone and it spans the root's whole storage (the gradient of
+    Linear's weight, the transpose of a product, is such a view)."""
+    storage = g.untyped_storage()
+    base = g._base
+    if base is None:
+        return _sys.getrefcount(storage) <= 3       # g's field, this name, the argument
+    return (_sys.getrefcount(base) <= 3 and _sys.getrefcount(storage) <= 4
+            and g.storage_offset() == 0 and storage.nbytes() == g.numel() * g.element_size())
+
+
 def _accumulate_grad(node, grads):
     """AccumulateGrad's step, PyTorch's rules: the first gradient is taken as ``.grad`` when
     nothing else references it and it is laid out like the leaf, else copied (so two leaves
@@ -85,7 +96,8 @@ def _accumulate_grad(node, grads):
     if _C._is_grad_enabled():                   # create_graph: keep the graph of the gradient
         var.grad = _fresh_grad(g, var) if var.grad is None else var.grad + g
     elif var.grad is None:
-        steal = _sys.getrefcount(g) <= _SOLE_REFS and _dense_like(g, var)
+        steal = (_sys.getrefcount(g) <= _SOLE_REFS and _dense_like(g, var)
+                 and _memory_unshared(g))
         var.grad = g.detach() if steal else _fresh_grad(g, var)
     elif _dense_like(var.grad, var) and not var.grad.requires_grad:
         var.grad.add_(g)
