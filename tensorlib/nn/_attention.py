@@ -298,6 +298,7 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
         dropout_p = 0.0
 
     if need_weights and is_causal and attn_mask is None:
+        # PyTorch's message, word for word (its own unimplemented case)
         raise AssertionError("FIXME: is_causal not implemented for need_weights")
     _check_mask_dtype(attn_mask, q, need_weights)
     out, weights = _attend(q, k, v, attn_mask, dropout_p, is_causal and attn_mask is None,
