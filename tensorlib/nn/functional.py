@@ -531,12 +531,12 @@ def gumbel_softmax(logits, tau=1.0, hard=False, eps=1e-10, dim=-1):
 
 # --------------------------------------------------------------------------- losses
 
-def _warn_size(input, target):
+def _warn_size(input, target, stacklevel=3):
     if tuple(target.shape) != tuple(input.shape):
         _warnings.warn(f"Using a target size ({_torch_size(target.shape)}) that is different "
                        f"to the input size ({_torch_size(input.shape)}). This will likely "
                        "lead to incorrect results due to broadcasting. Please ensure they "
-                       "have the same size.", stacklevel=3)
+                       "have the same size.", stacklevel=stacklevel)
 
 
 def _weighted(loss, weight, input, reduction, mean_by_weight):
@@ -555,20 +555,25 @@ def _weighted(loss, weight, input, reduction, mean_by_weight):
                      "'sum'.")
 
 
+def _pointwise_loss(input, target, size_average, reduce, reduction, weight, elementwise):
+    """l1/mse: ``elementwise(input - target)``, optionally weighted, then reduced."""
+    _warn_size(input, target, stacklevel=4)
+    reduction = _resolve_reduction(size_average, reduce, reduction)
+    if weight is None:
+        _check_reduction(reduction)
+    loss = elementwise(input - target)
+    if weight is not None:
+        return _weighted(loss, weight, input, reduction, True)
+    return _reduce(loss, reduction)
+
+
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     """Mean absolute error.
 
     >>> l1_loss(tensorlib.tensor([1.0, 3.0]), tensorlib.tensor([0.0, 0.0])).item()
     2.0
     """
-    _warn_size(input, target)
-    reduction = _resolve_reduction(size_average, reduce, reduction)
-    if weight is None:
-        _check_reduction(reduction)
-    loss = (input - target).abs()
-    if weight is not None:
-        return _weighted(loss, weight, input, reduction, True)
-    return _reduce(loss, reduction)
+    return _pointwise_loss(input, target, size_average, reduce, reduction, weight, _t.abs)
 
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
@@ -577,14 +582,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     >>> mse_loss(tensorlib.tensor([1.0, 3.0]), tensorlib.tensor([0.0, 0.0])).item()
     5.0
     """
-    _warn_size(input, target)
-    reduction = _resolve_reduction(size_average, reduce, reduction)
-    if weight is None:
-        _check_reduction(reduction)
-    loss = (input - target).square()
-    if weight is not None:
-        return _weighted(loss, weight, input, reduction, True)
-    return _reduce(loss, reduction)
+    return _pointwise_loss(input, target, size_average, reduce, reduction, weight, _t.square)
 
 
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):

@@ -21,6 +21,28 @@ def _fill_(t, value):
         t.fill_(value)
 
 
+def _register_affine(module, shape, affine, bias, device, dtype):
+    """The learnable per-feature scale and shift of a norm layer (``weight``, ``bias``),
+    registered as None when ``affine`` (or ``bias``) is off, as PyTorch does."""
+    if affine:
+        module.weight = Parameter(tensorlib.empty(shape, device=device, dtype=dtype))
+        if bias:
+            module.bias = Parameter(tensorlib.empty(shape, device=device, dtype=dtype))
+        else:
+            module.register_parameter("bias", None)
+    else:
+        module.register_parameter("weight", None)
+        module.register_parameter("bias", None)
+
+
+def _reset_affine(module):
+    """Scale ones, shift zeros."""
+    if module.weight is not None:
+        _fill_(module.weight, 1.0)
+    if module.bias is not None:
+        _fill_(module.bias, 0.0)
+
+
 class LayerNorm(Module):
     """Normalise over the trailing ``normalized_shape`` dims, with a learnable elementwise
     affine (ones and zeros).
@@ -39,25 +61,12 @@ class LayerNorm(Module):
         self.normalized_shape = tuple(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
-        if elementwise_affine:
-            self.weight = Parameter(tensorlib.empty(self.normalized_shape, device=device,
-                                                    dtype=dtype))
-            if bias:
-                self.bias = Parameter(tensorlib.empty(self.normalized_shape, device=device,
-                                                      dtype=dtype))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _register_affine(self, self.normalized_shape, elementwise_affine, bias, device, dtype)
         self.reset_parameters()
 
     def reset_parameters(self):
         """Weight ones, bias zeros."""
-        if self.weight is not None:
-            _fill_(self.weight, 1.0)
-        if self.bias is not None:
-            _fill_(self.bias, 0.0)
+        _reset_affine(self)
 
     def forward(self, input):
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
@@ -83,23 +92,12 @@ class GroupNorm(Module):
             raise ValueError("num_channels must be divisible by num_groups")
         self.num_groups, self.num_channels, self.eps, self.affine = \
             num_groups, num_channels, eps, affine
-        if affine:
-            self.weight = Parameter(tensorlib.empty(num_channels, device=device, dtype=dtype))
-            if bias:
-                self.bias = Parameter(tensorlib.empty(num_channels, device=device, dtype=dtype))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _register_affine(self, num_channels, affine, bias, device, dtype)
         self.reset_parameters()
 
     def reset_parameters(self):
         """Weight ones, bias zeros."""
-        if self.weight is not None:
-            _fill_(self.weight, 1.0)
-        if self.bias is not None:
-            _fill_(self.bias, 0.0)
+        _reset_affine(self)
 
     def forward(self, input):
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
@@ -175,15 +173,7 @@ class _NormBase(Module):
         super().__init__()
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
-        if affine:
-            self.weight = Parameter(tensorlib.empty(num_features, device=device, dtype=dtype))
-            if bias:
-                self.bias = Parameter(tensorlib.empty(num_features, device=device, dtype=dtype))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _register_affine(self, num_features, affine, bias, device, dtype)
         if track_running_stats:
             self.register_buffer("running_mean", tensorlib.zeros(num_features, device=device,
                                                                  dtype=dtype))
@@ -207,10 +197,7 @@ class _NormBase(Module):
     def reset_parameters(self):
         """Running statistics reset, weight ones, bias zeros."""
         self.reset_running_stats()
-        if self.weight is not None:
-            _fill_(self.weight, 1.0)
-        if self.bias is not None:
-            _fill_(self.bias, 0.0)
+        _reset_affine(self)
 
     def _check_input_dim(self, input):
         raise NotImplementedError
