@@ -54,5 +54,20 @@ def get_include():
     True
     """
     return _os.path.dirname(_os.path.dirname(_os.path.abspath(__file__)))
+
+
+def typename(obj):
+    """The name of ``obj``'s type as PyTorch spells it in messages: a tensor's legacy type
+    name, otherwise the class's qualified name (builtins unqualified).
+
+    >>> typename(tensorlib.zeros(1)), typename(3), typename(tensorlib.nn.Identity())
+    ('tensorlib.FloatTensor', 'int', 'tensorlib.nn.modules.linear.Identity')
+    """
+    if isinstance(obj, Tensor):
+        return obj.type()
+    cls = obj if isinstance(obj, type) else type(obj)
+    module = getattr(cls, "__module__", "") or ""
+    name = getattr(cls, "__qualname__", cls.__name__)
+    return name if module in ("", "builtins") else f"{module}.{name}"
 from tensorlib import nn  # noqa: E402  (after the ops it re-exports exist)
 from tensorlib import cuda, optim, serialization, utils  # noqa: E402

@@ -1,6 +1,13 @@
-"""Optimizers, PyTorch's ``torch.optim``.
+"""Optimizers, PyTorch's ``torch.optim``: ``Optimizer`` (parameter groups, hooks,
+``state_dict`` in PyTorch's layout) and the update rules.
 
-This package will hold ``Optimizer`` (parameter groups, ``state_dict``, ``zero_grad``) and
-``SGD``, ``Adam``, ``AdamW``, ... with fused multi-tensor updates whose state is counted
-under the optimizer-state memory role, and ``lr_scheduler``. Nothing is defined yet.
+>>> w = tensorlib.nn.Parameter(tensorlib.ones(2))
+>>> opt = tensorlib.optim.SGD([w], lr=0.25)
+>>> w.sum().backward(); opt.step(); opt.zero_grad(); w.tolist()
+[0.75, 0.75]
 """
+from tensorlib.optim import optimizer
+from tensorlib.optim.optimizer import Optimizer
+from tensorlib.optim.sgd import SGD
+
+__all__ = ["Optimizer", "SGD", "optimizer"]
