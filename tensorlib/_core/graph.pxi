@@ -455,6 +455,15 @@ cdef object _save_any(object x, bint is_output):
     return x
 
 
+cdef object _save_output(object x, int output_nr):
+    """What a node keeps of its output number ``output_nr`` (of a tuple result): unpacked
+    while a graph of the gradient is built, it is that output again, so a gradient formula
+    using it (a double backward) sends its gradient to that output, not to the first."""
+    if isinstance(x, TensorBase):
+        return _save(x, True, output_nr)
+    return x
+
+
 cdef TensorBase _original_of(TensorBase t):
     """A copy of an in-place op's input taken before it is overwritten (saved for backward).
     When t requires grad the copy is a recorded clone (CloneBackward0): the saved value then

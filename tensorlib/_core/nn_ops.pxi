@@ -1454,3 +1454,131 @@ cdef tuple _nn_gru_grad_graph(ghy, ig, hg, hx, ib, hb):
     if ib is None:
         return (gi, gh, ghx, None, None)
     return (gi, gh, ghx, gi.sum(0), gh.sum(0))
+
+
+# ---------------------------------------------------------------------------------------------
+# cross entropy: log_softmax and nll_loss in one pass over the logits
+
+cdef int _nn_xent_check(TensorBase input, TensorBase target, TensorBase weight,
+                        int64_t reduction, str fn) except -1:
+    if input._ndim != 2:
+        raise RuntimeError(f"{fn}: expected input of 2 dimensions (batch, classes), got "
+                           f"{_nn_sizes(input)}")
+    if target._ndim != 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if target.shape[0] != input.shape[0]:
+        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target "
+                         f"batch_size ({target.shape[0]}).")
+    if target._dtype.code != DT_INT64:
+        raise RuntimeError(f"expected target dtype to be Long, but got {_NN_ST[target._dtype.code]}")
+    if reduction < 0 or reduction > 2:
+        raise ValueError(f"{fn}: reduction must be 0 (none), 1 (mean) or 2 (sum), got {reduction}")
+    common_device(tuple(t for t in (input, target, weight) if t is not None))
+    _nn_float(input, fn)
+    _nn_same_dtype(input, weight)
+    if weight is not None and (weight._ndim != 1 or weight._numel != input.shape[1]):
+        raise RuntimeError(f"weight tensor should be defined either for all {input.shape[1]} "
+                           f"classes or no classes but got weight tensor of shape: "
+                           f"{_nn_sizes(weight)}")
+    return 0
+
+
+cdef int _nn_xent_bad(TensorBase target, int64_t C, int64_t ignore_index) except -1:
+    """Raise PyTorch's error for the first target outside [0, C) (a kernel reported one)."""
+    for t in target.tolist():
+        if t != ignore_index and not 0 <= t < C:
+            raise IndexError(f"Target {t} is out of bounds.")
+    raise IndexError("Target is out of bounds.")
+
+
+cdef object _nn_cross_entropy(TensorBase input, TensorBase target, TensorBase weight,
+                              int64_t reduction, int64_t ignore_index, double label_smoothing):
+    _nn_xent_check(input, target, weight, reduction, "cross_entropy")
+    cdef int64_t N = input.shape[0], C = input.shape[1]
+    cdef Device dev = input._storage.device
+    cdef TensorBase x = _nn_c(input), t = _nn_c(target), w = _nn_c(weight)
+    cdef TensorBase rows = _nn_empty((N,), input._dtype, dev)
+    cdef TensorBase lse = _nn_empty((N,), input._dtype, dev)
+    cdef TensorBase rw = _nn_empty((N,), input._dtype, dev)
+    cdef TensorBase denom = _nn_empty((), input._dtype, dev)
+    cdef TensorBase out = rows if reduction == 0 else _nn_empty((), input._dtype, dev)
+    cdef tl_nn_args a
+    _nn_clear(&a)
+    a.n = N
+    a.m = C
+    a.flag = <int>reduction
+    a.ignore_index = ignore_index
+    a.smoothing = label_smoothing
+    a.x = tensor_data(x)
+    a.idx = <int64_t*>tensor_data(t)
+    a.w = _nn_ptr(w)
+    a.dst[0] = tensor_data(rows)
+    a.dst[1] = tensor_data(lse)
+    a.dst[2] = tensor_data(rw)
+    a.gw = NULL if reduction == 0 else tensor_data(out)
+    a.gb = tensor_data(denom)
+    if _nn_launch(x, TL_NN_XENT_FWD, &a, 3 * N * C) == 1:
+        _nn_xent_bad(t, C, ignore_index)
+    return (out, lse, denom)
+
+
+cdef object _nn_cross_entropy_backward(TensorBase grad, TensorBase input, TensorBase target,
+                                       TensorBase weight, int64_t reduction,
+                                       int64_t ignore_index, double label_smoothing,
+                                       TensorBase lse, TensorBase denom):
+    _nn_xent_check(input, target, weight, reduction, "cross_entropy_backward")
+    cdef int64_t N = input.shape[0], C = input.shape[1]
+    _nn_same_dtype(input, grad)
+    if grad._numel != (N if reduction == 0 else 1):
+        raise RuntimeError(f"cross_entropy_backward: grad of size {_nn_sizes(grad)} does not "
+                           f"match the loss of input {_nn_sizes(input)}")
+    if lse._numel != N or denom._numel != 1:
+        raise RuntimeError("cross_entropy_backward: lse must hold one value per row and denom "
+                           "one value")
+    _nn_same_dtype(input, lse)
+    _nn_same_dtype(input, denom)
+    common_device((input, grad, lse, denom))
+    cdef TensorBase x = _nn_c(input), t = _nn_c(target), g = _nn_c(grad)
+    cdef TensorBase gi = _empty_like_shape(input)
+    cdef tl_nn_args a
+    _nn_clear(&a)
+    a.n = N
+    a.m = C
+    a.flag = <int>reduction
+    a.ignore_index = ignore_index
+    a.smoothing = label_smoothing
+    a.x = tensor_data(x)
+    a.g = tensor_data(g)
+    a.idx = <int64_t*>tensor_data(t)
+    a.w = _nn_ptr(_nn_c(weight))
+    a.src[0] = tensor_data(_nn_c(lse))
+    a.rstd = tensor_data(_nn_c(denom))
+    a.y = tensor_data(gi)
+    _nn_launch(x, TL_NN_XENT_BWD, &a, 3 * N * C)
+    return gi
+
+
+def _nn_xent_grad(grads, input, target, weight, reduction, ignore_index, label_smoothing,
+                  lse, denom):
+    """The gradient of ``_nn_cross_entropy`` for its input: the fused backward op, or, while
+    a graph of the gradient is being built (create_graph), the same formula in recorded ops
+    (softmax of the input), so the double backward works too."""
+    g = _nn_grad0(grads, denom if reduction else lse)
+    if not tl_grad_enabled:
+        return _GENERATED_FUNCTIONS["_nn_cross_entropy_backward"](
+            g, input, target, weight, reduction, ignore_index, label_smoothing, lse, denom)
+    F = _GENERATED_FUNCTIONS
+    C = input.shape[1]
+    keep = target != ignore_index
+    safe = F["where"](keep, target, 0)
+    onehot = F["zeros_like"](input).scatter(1, safe.unsqueeze(1), 1.0)
+    wt = keep.to(input.dtype) if weight is None else weight[safe] * keep
+    wall = C if weight is None else weight.sum()
+    coef = wt * (1 - label_smoothing) + (label_smoothing / C) * wall * keep
+    smooth = (label_smoothing / C) * (keep.to(input.dtype).unsqueeze(1)
+                                      if weight is None else keep.unsqueeze(1) * weight)
+    gi = F["softmax"](input, 1) * coef.unsqueeze(1) - smooth \
+        - onehot * (wt * (1 - label_smoothing)).unsqueeze(1)
+    if reduction == 0:
+        return gi * g.unsqueeze(1)
+    return gi * (g / denom if reduction == 1 else g)

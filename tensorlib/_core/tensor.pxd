@@ -321,3 +321,6 @@ cdef void host_index_div_counts(int ndim, const int64_t* shape, char* data, cons
 # the batched-product engine (backend.pxi), shared by linalg and the nn kernels
 cdef int _la_bmm_into(TensorBase out, int64_t B, int64_t M, int64_t N, int64_t K,
                       TensorBase a, LaMat ga, TensorBase b, LaMat gb) except -1
+
+# what a node keeps of output number output_nr of a tuple result (graph.pxi)
+cdef object _save_output(object x, int output_nr)

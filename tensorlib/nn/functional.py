@@ -753,6 +753,18 @@ def _dtype_name(dt):
     return names.get(dt, str(dt))
 
 
+def _fused_cross_entropy_applies(input, target, weight):
+    """Whether cross_entropy runs as one fused kernel (log_softmax + nll_loss in one pass,
+    saving only each row's log-sum-exp): logits [N, C] or [C] of float32/float64 with class
+    indices, and a class weight that needs no gradient (PyTorch has none for it either; the
+    composite path below gives one)."""
+    if input.dtype not in (_t.float32, _t.float64) or input.dim() > 2:
+        return False
+    if target.dtype not in (_t.int64, _t.uint8) or target.dim() != input.dim() - 1:
+        return False
+    return weight is None or (weight.dtype == input.dtype and not weight.requires_grad)
+
+
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100,
                   reduce=None, reduction="mean", label_smoothing=0.0):
     """log_softmax over dim 1 (dim 0 for unbatched input) then nll_loss; ``target`` holds
@@ -768,6 +780,14 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
                            f"{label_smoothing}")
     if input.dim() < 1:
         raise ValueError(f"Expected 1 or more dimensions (got {input.dim()})")
+    if _fused_cross_entropy_applies(input, target, weight):
+        unbatched = input.dim() == 1
+        if unbatched:
+            input, target = input.unsqueeze(0), target.reshape(1)
+        code = {"none": 0, "mean": 1, "sum": 2}[reduction]
+        loss = _t._nn_cross_entropy(input, target.long(), weight, code, ignore_index,
+                                    float(label_smoothing))[0]
+        return loss.reshape(()) if unbatched and code == 0 else loss
     class_dim = 0 if input.dim() == 1 else 1
     n_classes = input.shape[class_dim]
     logp = _t.log_softmax(input, class_dim)

@@ -429,7 +429,8 @@ def emit_autograd(decl, params):
         elif kind == "indices":
             expr = "(_save_any(result[1], False) if isinstance(result, tuple) else None)"
         elif kind == "result_k":
-            expr = f"(_save_any(result[{src}], True) if isinstance(result, tuple) else None)"
+            expr = (f"(_save_output(result[{src}], {src}) if isinstance(result, tuple) "
+                    "else None)")
         elif kind == "param":
             if src == "self":
                 expr = "(_save_any(_orig_self_, False) if _inplace_ else _save_any(self, False))"

@@ -29,20 +29,35 @@ static inline int64_t nn_end(int64_t o, int64_t in, int64_t out) {
 #define SFX f32
 #define NN_SIGM tl_sigmoidf
 #define NN_TANH tl_tanhf
+#define NN_EXP tl_expf
 #include "cpu_nn_impl.h"
 #undef T
 #undef SFX
 #undef NN_SIGM
 #undef NN_TANH
+#undef NN_EXP
 #define T double
 #define SFX f64
 #define NN_SIGM tl_sigmoid
 #define NN_TANH tl_tanh
+#define NN_EXP tl_exp
 #include "cpu_nn_impl.h"
 #undef T
 #undef SFX
 #undef NN_SIGM
 #undef NN_TANH
+#undef NN_EXP
+
+#define XENT_SUMS(SFX, T)                                                        \
+    static void xent_sums_##SFX(tl_nn_args *a) {                                 \
+        const T *loss = (const T *)a->dst[0], *rw = (const T *)a->dst[2];         \
+        double sl = 0, sw = 0;                                                    \
+        for (int64_t r = 0; r < a->n; r++) { sl += loss[r]; sw += rw[r]; }        \
+        if (a->gw) *(T *)a->gw = (T)(a->flag == 1 ? sl / sw : sl);                \
+        *(T *)a->gb = (T)sw;                                                      \
+    }
+XENT_SUMS(f32, float)
+XENT_SUMS(f64, double)
 
 static int64_t nn_grain(int64_t work_per_item) {
     if (work_per_item < 1) work_per_item = 1;
@@ -83,6 +98,12 @@ int tl_nn_run(int op, tl_nn_args *a) {
     case TL_NN_LSTM_BWD: fn = PICK(lstm_bwd_chunk); items = a->n; work = 8 * a->m; break;
     case TL_NN_GRU_FWD: fn = PICK(gru_fwd_chunk); items = a->n; work = 8 * a->m; break;
     case TL_NN_GRU_BWD: fn = PICK(gru_bwd_chunk); items = a->n; work = 8 * a->m; break;
+    case TL_NN_XENT_BWD: fn = PICK(xent_bwd_chunk); items = a->n; work = 3 * a->m; break;
+    case TL_NN_XENT_FWD:
+        tl_parallel_for(0, a->n, nn_grain(3 * a->m), PICK(xent_fwd_chunk), a);
+        /* the sums in row order, in double: the same on any thread count */
+        if (f64) xent_sums_f64(a); else xent_sums_f32(a);
+        return a->bad != INT64_MIN ? 1 : 0;
     case TL_NN_ROWNORM_BWD:
         /* grad_input by rows, then the affine gradients by columns / channels */
         if (a->y)

@@ -35,6 +35,8 @@ enum {
     TL_NN_LSTM_BWD,
     TL_NN_GRU_FWD,        /* fused GRU cell */
     TL_NN_GRU_BWD,
+    TL_NN_XENT_FWD,       /* cross entropy of n rows of m logits (see the fields below) */
+    TL_NN_XENT_BWD,
     TL_NN_NUM_OPS
 };
 
@@ -74,6 +76,17 @@ typedef struct {
        GRU_BWD  src: grad_hy, workspace; dst: grad_input_gates, grad_hidden_gates, grad_hx. */
     const void *src[5];
     void *dst[3];            /* index kernels: an out-of-range index found (else INT64_MIN) */
+    /* Cross entropy (log_softmax + nll in one pass) over n rows of m logits x, class targets
+       idx (a target equal to ignore_index is skipped; any other outside [0, m) is reported
+       in bad), class weights w (or NULL), label smoothing:
+       flag: the reduction, PyTorch's codes (0 none, 1 mean, 2 sum).
+       XENT_FWD dst: per-row loss [n], per-row log-sum-exp [n] (saved for the backward),
+                per-row weight [n] (the target's class weight, 0 when ignored); gb: the sum
+                of the row weights (the mean's divisor), gw (or NULL): the reduced loss.
+       XENT_BWD x, g: the incoming gradient (one per row with flag 0, else one value),
+                src[0]: log-sum-exp, rstd: the divisor; y = grad_input [n, m]. */
+    int64_t ignore_index;
+    double smoothing;
 } tl_nn_args;
 
 /* Run one kernel; returns 0, or 1 when an index kernel met an index outside its plane

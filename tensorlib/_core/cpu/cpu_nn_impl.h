@@ -600,6 +600,73 @@ static void NN_FN(gru_bwd_chunk)(void *ctx, int64_t lo, int64_t hi) {
                            (T *)a->dst[2] + r * H, H);
 }
 
+/* Cross entropy, row by row: lse = max + log(sum(exp(x - max))) in double, then
+   loss = (1 - ls) * w[t] * (lse - x[t]) + ls / m * sum_k w[k] * (lse - x[k]). */
+static void NN_FN(xent_fwd_chunk)(void *ctx, int64_t lo, int64_t hi) {
+    tl_nn_args *a = (tl_nn_args *)ctx;
+    const int64_t M = a->m;
+    const T *w = (const T *)a->w;
+    const double ls = a->smoothing;
+    T *loss = (T *)a->dst[0], *lse = (T *)a->dst[1], *rw = (T *)a->dst[2];
+    for (int64_t r = lo; r < hi; r++) {
+        const T *x = (const T *)a->x + r * M;
+        const int64_t t = a->idx[r];
+        loss[r] = lse[r] = rw[r] = (T)0;
+        if (t == a->ignore_index) continue;
+        if (t < 0 || t >= M) { nn_bad(a, t); continue; }
+        T mx = x[0];
+        for (int64_t k = 1; k < M; k++) mx = x[k] > mx || x[k] != x[k] ? x[k] : mx;
+        double s = 0;
+        for (int64_t k = 0; k < M; k++) s += (double)NN_EXP(x[k] - mx);
+        const double l = (double)mx + log(s), wt = w ? (double)w[t] : 1.0;
+        double v = (1.0 - ls) * wt * (l - (double)x[t]);
+        if (ls > 0) {
+            double sm = 0;
+            for (int64_t k = 0; k < M; k++) sm += (w ? (double)w[k] : 1.0) * (l - (double)x[k]);
+            v += ls / (double)M * sm;
+        }
+        loss[r] = (T)v;
+        lse[r] = (T)l;
+        rw[r] = (T)wt;
+    }
+}
+
+/* grad_input[r, k] = g_r * (p_k * c - ls / m * w[k] - (1 - ls) * w[t] * [k == t]), with
+   p = exp(x - lse) and c = (1 - ls) * w[t] + ls / m * sum(w); zero for an ignored row. */
+static void NN_FN(xent_bwd_chunk)(void *ctx, int64_t lo, int64_t hi) {
+    const tl_nn_args *a = (const tl_nn_args *)ctx;
+    const int64_t M = a->m;
+    const T *w = (const T *)a->w, *g = (const T *)a->g, *lse = (const T *)a->src[0];
+    const double ls = a->smoothing, lm = ls / (double)M;
+    double wall = (double)M;
+    if (w) {
+        wall = 0;
+        for (int64_t k = 0; k < M; k++) wall += (double)w[k];
+    }
+    for (int64_t r = lo; r < hi; r++) {
+        const T *x = (const T *)a->x + r * M;
+        T *y = (T *)a->y + r * M;
+        const int64_t t = a->idx[r];
+        if (t == a->ignore_index || t < 0 || t >= M) {
+            for (int64_t k = 0; k < M; k++) y[k] = (T)0;
+            continue;
+        }
+        const double gr = a->flag == 0 ? (double)g[r]
+                        : a->flag == 1 ? (double)g[0] / (double)((const T *)a->rstd)[0]
+                                       : (double)g[0];
+        const double wt = w ? (double)w[t] : 1.0;
+        const T c = (T)(gr * ((1.0 - ls) * wt + lm * wall)), l = lse[r];
+        if (w) {
+            const T cw = (T)(gr * lm);
+            for (int64_t k = 0; k < M; k++) y[k] = NN_EXP(x[k] - l) * c - cw * w[k];
+        } else {
+            const T cw = (T)(gr * lm);
+            for (int64_t k = 0; k < M; k++) y[k] = NN_EXP(x[k] - l) * c - cw;
+        }
+        y[t] -= (T)(gr * (1.0 - ls) * wt);
+    }
+}
+
 #undef NN_FN
 #undef NN_CAT
 #undef NN_CAT2

@@ -282,4 +282,32 @@ OPS = [
            "    >>> tensorlib._thnn_fused_gru_cell_backward(tensorlib.ones(1, 1), ws, False)[2]"
            ".tolist()\n"
            "    [[0.5]]"),
+    op("_nn_cross_entropy",
+       "Tensor input, Tensor target, Tensor? weight, int reduction, int ignore_index, "
+       "float label_smoothing", F,
+       impl="_nn_cross_entropy({input}, {target}, {weight}, {reduction}, {ignore_index}, "
+            "{label_smoothing})",
+       node="NnCrossEntropyBackward0", outputs="multi",
+       backward={'input': '_nn_xent_grad(grads, input, target, weight, reduction, '
+                          'ignore_index, label_smoothing, result1, result2)'},
+       doc="Cross entropy of [N, C] logits and class indices in one pass (log_softmax and "
+           "nll_loss fused): ``(loss, lse, divisor)``, lse the rows' log-sum-exp and divisor "
+           "the sum of the target weights, both kept for the backward. ``reduction``: 0 none, "
+           "1 mean, 2 sum.\n\n"
+           "    >>> round(tensorlib._nn_cross_entropy(tensorlib.zeros(2, 4), tensorlib.tensor([0, "
+           "3]), None, 1, -100, 0.0)[0].item(), 4)\n"
+           "    1.3863"),
+    op("_nn_cross_entropy_backward",
+       "Tensor grad, Tensor input, Tensor target, Tensor? weight, int reduction, "
+       "int ignore_index, float label_smoothing, Tensor lse, Tensor divisor", F,
+       input_name="grad",
+       impl="_nn_cross_entropy_backward({grad}, {input}, {target}, {weight}, {reduction}, "
+            "{ignore_index}, {label_smoothing}, {lse}, {divisor})",
+       doc="grad_input of ``_nn_cross_entropy`` in one pass: softmax(input) scaled by the "
+           "target weights, less the one-hot targets (and the smoothing term).\n\n"
+           "    >>> x, t = tensorlib.zeros(1, 2), tensorlib.tensor([0])\n"
+           "    >>> _, lse, d = tensorlib._nn_cross_entropy(x, t, None, 1, -100, 0.0)\n"
+           "    >>> tensorlib._nn_cross_entropy_backward(tensorlib.tensor(1.0), x, t, None, 1, "
+           "-100, 0.0, lse, d).tolist()\n"
+           "    [[-0.5, 0.5]]"),
 ]
