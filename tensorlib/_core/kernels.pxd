@@ -161,7 +161,8 @@ cdef extern from "cpu_nn.h" nogil:
         TL_NN_MAXPOOL, TL_NN_AVGPOOL, TL_NN_AVGPOOL_BWD, TL_NN_ADAPT_AVG, TL_NN_ADAPT_AVG_BWD,
         TL_NN_ADAPT_MAX, TL_NN_INDEX_ADD, TL_NN_INDEX_SET, TL_NN_BN_FWD,
         TL_NN_BN_BWD, TL_NN_ROWNORM_FWD, TL_NN_ROWNORM_BWD, TL_NN_LSTM_FWD, TL_NN_LSTM_BWD,
-        TL_NN_GRU_FWD, TL_NN_GRU_BWD, TL_NN_XENT_FWD, TL_NN_XENT_BWD
+        TL_NN_GRU_FWD, TL_NN_GRU_BWD, TL_NN_XENT_FWD, TL_NN_XENT_BWD,
+        TL_NN_MSOFTMAX, TL_NN_MSOFTMAX_BWD
     enum:
         TL_NN_AFFINE_NONE, TL_NN_AFFINE_LAYER, TL_NN_AFFINE_GROUP
     ctypedef struct tl_nn_args:
@@ -198,4 +199,8 @@ cdef extern from "cpu_nn.h" nogil:
         void* dst[3]
         int64_t ignore_index
         double smoothing
+        int rnd
+        int64_t rdims[6]
+        int64_t rstr[6]
+        int64_t mcol
     int tl_nn_run(int op, tl_nn_args* a)

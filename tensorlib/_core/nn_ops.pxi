@@ -1582,3 +1582,81 @@ def _nn_xent_grad(grads, input, target, weight, reduction, ignore_index, label_s
     if reduction == 0:
         return gi * g.unsqueeze(1)
     return gi * (g / denom if reduction == 1 else g)
+
+
+# ---------------------------------------------------------------------------------------------
+# attention weights: softmax(scores * scale + mask) per row, with causal and bool/additive masks
+
+cdef object _nn_masked_softmax(TensorBase input, TensorBase mask, double scale, bint causal,
+                               bint zero_dead_rows):
+    cdef int nd = input._ndim, d
+    if nd < 1 or nd > 7:
+        raise RuntimeError(f"_nn_masked_softmax: expected scores of 1 to 7 dimensions, got "
+                           f"{_nn_sizes(input)}")
+    if causal and nd < 2:
+        raise RuntimeError("_nn_masked_softmax: a causal mask needs scores of at least 2 "
+                           "dimensions (..., L, S)")
+    _nn_float(input, "masked_softmax")
+    cdef int64_t st[MAX_DIMS]
+    cdef tl_nn_args a
+    _nn_clear(&a)
+    if mask is not None:
+        common_device((input, mask))
+        if mask._dtype.code == DT_BOOL:
+            a.mode = 1
+        elif mask._dtype is input._dtype:
+            a.mode = 2
+        else:
+            raise RuntimeError(f"Expected attn_mask dtype to be bool or to match the scores' "
+                               f"dtype, but got {_NN_ST[mask._dtype.code]} and "
+                               f"{_NN_ST[input._dtype.code]}")
+        broadcast_strides(mask._ndim, mask._shape, mask._strides, nd, input._shape, st)
+        a.b = tensor_data(mask)
+        a.rnd = nd - 1
+        for d in range(nd - 1):
+            a.rdims[d] = input._shape[d]
+            a.rstr[d] = st[d]
+        a.mcol = st[nd - 1]
+    cdef TensorBase x = _nn_c(input), y = _empty_like_shape(input)
+    cdef int64_t M = input._shape[nd - 1]
+    a.n = input._numel // M if M else 0
+    a.m = M
+    a.out[0] = input._shape[nd - 2] if nd >= 2 else 1
+    a.flag = (1 if causal else 0) | (2 if zero_dead_rows else 0)
+    a.momentum = scale
+    a.x = tensor_data(x)
+    a.y = tensor_data(y)
+    if a.n:
+        _nn_launch(x, TL_NN_MSOFTMAX, &a, 3 * input._numel)
+    return y
+
+
+cdef object _nn_masked_softmax_backward(TensorBase grad_output, TensorBase output, double scale):
+    _nn_float(output, "masked_softmax_backward")
+    _nn_same_dtype(output, grad_output)
+    if tuple(grad_output.shape) != tuple(output.shape):
+        raise RuntimeError(f"masked_softmax_backward: grad_output of size "
+                           f"{_nn_sizes(grad_output)} does not match output of size "
+                           f"{_nn_sizes(output)}")
+    common_device((grad_output, output))
+    cdef TensorBase y = _nn_c(output), g = _nn_c(grad_output), gx = _empty_like_shape(output)
+    cdef int64_t M = output.shape[-1] if output._ndim else 1
+    cdef tl_nn_args a
+    _nn_clear(&a)
+    a.n = output._numel // M if M else 0
+    a.m = M
+    a.momentum = scale
+    a.src[0] = tensor_data(y)
+    a.g = tensor_data(g)
+    a.dst[0] = tensor_data(gx)
+    if a.n:
+        _nn_launch(y, TL_NN_MSOFTMAX_BWD, &a, 2 * output._numel)
+    return gx
+
+
+def _nn_msm_grad(grad, result, scale):
+    """The gradient of ``_nn_masked_softmax`` for its scores: the fused backward op, or,
+    while a graph of the gradient is being built, the same formula in recorded ops."""
+    if not tl_grad_enabled:
+        return _GENERATED_FUNCTIONS["_nn_masked_softmax_backward"](grad, result, scale)
+    return (grad - (grad * result).sum(-1, keepdim=True)) * result * scale

@@ -143,13 +143,11 @@ def _pad_last(t):
     return _t.cat([t, _t.zeros((*t.shape[:-1], 1), dtype=t.dtype, device=t.device)], -1)
 
 
-def _attend(q, k, v, mask, dropout_p, is_causal, safe):
-    """softmax(q k^T / sqrt(E) + mask) v over (B, L, E) batches; returns (output, weights).
-    ``safe``: a row whose every score is -inf gets zero weights (PyTorch's
-    scaled_dot_product_attention) instead of NaN (its need_weights path)."""
-    scores = _t.matmul(q * math.sqrt(1.0 / q.shape[-1]), k.transpose(-2, -1))
+def _composite_masked_softmax(scores, mask, is_causal, safe):
+    """softmax(scores + mask) of recorded ops, for what the fused kernel does not take (a
+    float mask that needs a gradient, half precision)."""
     if is_causal:
-        L, S = q.shape[-2], k.shape[-2]
+        L, S = scores.shape[-2], scores.shape[-1]
         causal = _t.ones((L, S), dtype=_t.bool, device=scores.device).triu(1)
         scores = scores.masked_fill(causal, float("-inf"))
     elif mask is not None:
@@ -164,6 +162,19 @@ def _attend(q, k, v, mask, dropout_p, is_causal, safe):
     weights = _t.softmax(scores, -1)
     if dead is not None:
         weights = weights.masked_fill(dead, 0.0)
+    return weights
+
+
+def _attend(q, k, v, mask, dropout_p, is_causal, safe):
+    """softmax(q k^T / sqrt(E) + mask) v over (B, L, E) batches; returns (output, weights).
+    ``safe``: a row whose every score is -inf gets zero weights (PyTorch's
+    scaled_dot_product_attention) instead of NaN (its need_weights path)."""
+    scores = _t.matmul(q * math.sqrt(1.0 / q.shape[-1]), k.transpose(-2, -1))
+    if F._fused_softmax_applies(scores, mask):
+        weights = _t._nn_masked_softmax(scores, None if is_causal else mask, 1.0, is_causal,
+                                        safe)
+    else:
+        weights = _composite_masked_softmax(scores, mask, is_causal, safe)
     if dropout_p > 0.0:
         weights = F.dropout(weights, dropout_p, True)
     return _t.matmul(weights, v), weights

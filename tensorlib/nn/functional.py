@@ -1890,11 +1890,23 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
 
 # --------------------------------------------------------------------------- attention
 
+def _fused_softmax_applies(scores, mask):
+    """Whether attention weights come from the fused masked-softmax kernel (one pass per
+    row, masks read in place): float32/float64 scores of at most 7 dims, and no mask or a
+    bool mask or a float one of the scores' dtype that needs no gradient."""
+    if scores.dtype not in (_t.float32, _t.float64) or not 1 <= scores.dim() <= 7:
+        return False
+    if mask is None or mask.dtype == _t.bool:
+        return True
+    return mask.dtype == scores.dtype and not mask.requires_grad
+
+
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
                                  is_causal=False, scale=None, enable_gqa=False):
     """softmax(Q K^T * scale + mask) V over the last two dims. A bool mask keeps where True,
     a float mask is added; ``is_causal`` masks the upper triangle; rows with every key
-    masked give zeros. composite: bmm + softmax + bmm.
+    masked give zeros. A matmul, the fused masked softmax (scale and mask applied in the
+    same pass), a matmul.
 
     >>> q = tensorlib.ones(1, 2, 4)
     >>> scaled_dot_product_attention(q, q, q).shape
@@ -1916,20 +1928,28 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         value = value.unsqueeze(-3).expand(*value.shape[:-2], rep, S, Ev).reshape(
             *value.shape[:-3], value.shape[-3] * rep, S, Ev)
     s = 1.0 / _math.sqrt(E) if scale is None else scale
-    scores = _t.matmul(query, key.transpose(-2, -1)) * s
-    keep = None
-    if is_causal:
-        keep = _t.ones((L, S), dtype=_t.bool, device=query.device).tril()
-    elif attn_mask is not None and attn_mask.dtype == _t.bool:
-        keep = attn_mask
-    if keep is not None:
-        scores = scores.masked_fill(~keep, float("-inf"))
-    elif attn_mask is not None:
-        scores = scores + attn_mask
-    attn = _t.softmax(scores, -1)
-    if keep is not None:
-        # a row with every key masked attends to nothing
-        attn = attn.masked_fill(~keep.any(-1, keepdim=True), 0.0)
+    scores = _t.matmul(query, key.transpose(-2, -1))
+    mask = attn_mask
+    if mask is not None and mask.is_floating_point() and mask.dtype != scores.dtype \
+            and not mask.requires_grad:
+        mask = mask.to(scores.dtype)
+    if _fused_softmax_applies(scores, mask):
+        attn = _t._nn_masked_softmax(scores, mask, s, is_causal, True)
+    else:
+        scores = scores * s
+        keep = None
+        if is_causal:
+            keep = _t.ones((L, S), dtype=_t.bool, device=query.device).tril()
+        elif mask is not None and mask.dtype == _t.bool:
+            keep = mask
+        if keep is not None:
+            scores = scores.masked_fill(~keep, float("-inf"))
+        elif mask is not None:
+            scores = scores + mask
+        attn = _t.softmax(scores, -1)
+        if keep is not None:
+            # a row with every key masked attends to nothing
+            attn = attn.masked_fill(~keep.any(-1, keepdim=True), 0.0)
     if dropout_p > 0.0:
         attn = dropout(attn, dropout_p, True)
     return _t.matmul(attn, value)

@@ -99,6 +99,8 @@ int tl_nn_run(int op, tl_nn_args *a) {
     case TL_NN_GRU_FWD: fn = PICK(gru_fwd_chunk); items = a->n; work = 8 * a->m; break;
     case TL_NN_GRU_BWD: fn = PICK(gru_bwd_chunk); items = a->n; work = 8 * a->m; break;
     case TL_NN_XENT_BWD: fn = PICK(xent_bwd_chunk); items = a->n; work = 3 * a->m; break;
+    case TL_NN_MSOFTMAX: fn = PICK(msoftmax_chunk); items = a->n; work = 3 * a->m; break;
+    case TL_NN_MSOFTMAX_BWD: fn = PICK(msoftmax_bwd_chunk); items = a->n; work = 2 * a->m; break;
     case TL_NN_XENT_FWD:
         tl_parallel_for(0, a->n, nn_grain(3 * a->m), PICK(xent_fwd_chunk), a);
         /* the sums in row order, in double: the same on any thread count */

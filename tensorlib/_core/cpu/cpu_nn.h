@@ -37,6 +37,8 @@ enum {
     TL_NN_GRU_BWD,
     TL_NN_XENT_FWD,       /* cross entropy of n rows of m logits (see the fields below) */
     TL_NN_XENT_BWD,
+    TL_NN_MSOFTMAX,       /* masked softmax of n rows of m scores (see the fields below) */
+    TL_NN_MSOFTMAX_BWD,
     TL_NN_NUM_OPS
 };
 
@@ -87,6 +89,17 @@ typedef struct {
                 src[0]: log-sum-exp, rstd: the divisor; y = grad_input [n, m]. */
     int64_t ignore_index;
     double smoothing;
+    /* Masked softmax (attention weights) of n rows of m scores x, y = softmax(x * scale
+       + mask) per row. The mask (b: uint8 keep flags when mode is 1, additive values of
+       the scores' type when mode is 2, none when 0) is read at a strided offset: row r
+       unravels over the rows' shape rdims[0..rnd) (the scores' leading dims) with strides
+       rstr, the column with stride mcol. flag bit 0: causal (row r % out[0] keeps the
+       columns up to it); bit 1: a row with nothing kept gives zeros (else NaN). Scale in
+       momentum.
+       MSOFTMAX_BWD: y (the forward's output, in src[0]) and g -> x-shaped grad in dst[0]:
+       scale * y * (g - sum(g * y)). */
+    int rnd;
+    int64_t rdims[6], rstr[6], mcol;
 } tl_nn_args;
 
 /* Run one kernel; returns 0, or 1 when an index kernel met an index outside its plane

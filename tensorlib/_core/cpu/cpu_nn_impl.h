@@ -667,6 +667,63 @@ static void NN_FN(xent_bwd_chunk)(void *ctx, int64_t lo, int64_t hi) {
     }
 }
 
+/* The mask's offset of row r (see cpu_nn.h): r unravelled over the rows' shape. */
+static inline int64_t NN_FN(mask_row)(const tl_nn_args *a, int64_t r) {
+    int64_t off = 0;
+    for (int d = a->rnd - 1; d >= 0; d--) {
+        off += (r % a->rdims[d]) * a->rstr[d];
+        r /= a->rdims[d];
+    }
+    return off;
+}
+
+static void NN_FN(msoftmax_chunk)(void *ctx, int64_t lo, int64_t hi) {
+    const tl_nn_args *a = (const tl_nn_args *)ctx;
+    const int64_t M = a->m, mc = a->mcol;
+    const T scale = (T)a->momentum, ninf = (T)-INFINITY;
+    const int causal = a->flag & 1, zero_dead = a->flag & 2;
+    for (int64_t r = lo; r < hi; r++) {
+        const T *x = (const T *)a->x + r * M;
+        T *y = (T *)a->y + r * M;
+        const int64_t last = causal ? r % a->out[0] : M - 1;   /* the last column kept */
+        const int64_t mo = a->mode ? NN_FN(mask_row)(a, r) : 0;
+        T mx = ninf;
+        for (int64_t j = 0; j < M; j++) {
+            T v = x[j] * scale;
+            if (j > last) v = ninf;
+            else if (a->mode == 1 && !((const uint8_t *)a->b)[mo + j * mc]) v = ninf;
+            else if (a->mode == 2) v += ((const T *)a->b)[mo + j * mc];
+            y[j] = v;
+            mx = v > mx || v != v ? v : mx;
+        }
+        if (mx == ninf) {
+            const T fill = zero_dead ? (T)0 : (T)NAN;
+            for (int64_t j = 0; j < M; j++) y[j] = fill;
+            continue;
+        }
+        T s = 0;
+        for (int64_t j = 0; j < M; j++) {
+            y[j] = NN_EXP(y[j] - mx);
+            s += y[j];
+        }
+        const T inv = (T)1 / s;
+        for (int64_t j = 0; j < M; j++) y[j] *= inv;
+    }
+}
+
+static void NN_FN(msoftmax_bwd_chunk)(void *ctx, int64_t lo, int64_t hi) {
+    const tl_nn_args *a = (const tl_nn_args *)ctx;
+    const int64_t M = a->m;
+    const T scale = (T)a->momentum;
+    for (int64_t r = lo; r < hi; r++) {
+        const T *y = (const T *)a->src[0] + r * M, *g = (const T *)a->g + r * M;
+        T *gx = (T *)a->dst[0] + r * M;
+        T dot = 0;
+        for (int64_t j = 0; j < M; j++) dot += g[j] * y[j];
+        for (int64_t j = 0; j < M; j++) gx[j] = scale * y[j] * (g[j] - dot);
+    }
+}
+
 #undef NN_FN
 #undef NN_CAT
 #undef NN_CAT2

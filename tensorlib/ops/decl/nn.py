@@ -310,4 +310,26 @@ OPS = [
            "    >>> tensorlib._nn_cross_entropy_backward(tensorlib.tensor(1.0), x, t, None, 1, "
            "-100, 0.0, lse, d).tolist()\n"
            "    [[-0.5, 0.5]]"),
+    op("_nn_masked_softmax",
+       "Tensor input, Tensor? mask, float scale, bool causal, bool zero_dead_rows", F,
+       impl="_nn_masked_softmax({input}, {mask}, {scale}, {causal}, {zero_dead_rows})",
+       node="NnMaskedSoftmaxBackward0",
+       backward={'input': '_nn_msm_grad(grad, result, scale)'},
+       doc="Attention weights in one pass per row: softmax(input * scale + mask) over the last "
+           "dim. ``mask`` broadcasts to input: bool keeps where True, a float mask of input's "
+           "dtype is added (it gets no gradient); ``causal`` keeps column j of row i when "
+           "j <= i (rows counted along dim -2). A row with nothing kept gives zeros "
+           "(``zero_dead_rows``) or NaN, as PyTorch's softmax of all -inf.\n\n"
+           "    >>> tensorlib._nn_masked_softmax(tensorlib.zeros(2, 2), None, 1.0, True, True)"
+           ".tolist()\n"
+           "    [[1.0, 0.0], [0.5, 0.5]]"),
+    op("_nn_masked_softmax_backward", "Tensor grad_output, Tensor output, float scale", F,
+       input_name="grad_output",
+       impl="_nn_masked_softmax_backward({grad_output}, {output}, {scale})",
+       doc="The scores' gradient of ``_nn_masked_softmax`` in one pass per row: scale * y * "
+           "(g - sum(g * y)).\n\n"
+           "    >>> y = tensorlib.tensor([[0.5, 0.5]])\n"
+           "    >>> tensorlib._nn_masked_softmax_backward(tensorlib.tensor([[1.0, 0.0]]), y, 1.0)"
+           ".tolist()\n"
+           "    [[0.25, -0.25]]"),
 ]
