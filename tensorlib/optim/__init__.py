@@ -11,3 +11,4 @@ from tensorlib.optim.optimizer import Optimizer
 from tensorlib.optim.sgd import SGD
 
 __all__ = ["Optimizer", "SGD", "optimizer"]
+from tensorlib.optim import lr_scheduler
