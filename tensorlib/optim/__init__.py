@@ -12,3 +12,4 @@ from tensorlib.optim.sgd import SGD
 
 __all__ = ["Optimizer", "SGD", "optimizer"]
 from tensorlib.optim import lr_scheduler
+from tensorlib.optim.lbfgs import LBFGS
