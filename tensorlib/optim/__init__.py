@@ -13,3 +13,4 @@ from tensorlib.optim.sgd import SGD
 __all__ = ["Optimizer", "SGD", "optimizer"]
 from tensorlib.optim import lr_scheduler
 from tensorlib.optim.lbfgs import LBFGS
+from tensorlib.optim import swa_utils
