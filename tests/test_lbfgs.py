@@ -86,8 +86,8 @@ def test_rosenbrock_matches_torch_step_by_step(kw):
         loss_ours = ours.step(f_ours)
         loss_theirs = theirs.step(f_theirs)
         early = i < 15
-        assert float(loss_ours) == pytest.approx(loss_theirs.item(),
-                                                 rel=1e-9 if early else 1e-4, abs=1e-12 if early else 1e-5), i
+        tol = dict(rel=1e-9, abs=1e-12) if early else dict(rel=1e-4, abs=1e-5)
+        assert float(loss_ours) == pytest.approx(loss_theirs.item(), **tol), i
         np.testing.assert_allclose(_flat(p_ours), _flat(p_theirs),
                                    rtol=0, atol=1e-10 if early else 1e-5)
         assert ours.state[p_ours[0]]["func_evals"] == theirs.state[p_theirs[0]]["func_evals"]
@@ -183,7 +183,7 @@ def test_bad_arguments():
     _same_error(lambda: torch.optim.LBFGS([ta], lr=torch.ones(2)),
                 lambda: optim.LBFGS([a], lr=tensorlib.ones(2)))
 
-    def run(mod, opt_cls, p):
+    def run(opt_cls, p):
         opt = opt_cls([p], line_search_fn="backtracking")
 
         def closure():
@@ -193,7 +193,7 @@ def test_bad_arguments():
             return loss
         opt.step(closure)
 
-    _same_error(lambda: run(torch, torch.optim.LBFGS, ta), lambda: run(tensorlib, optim.LBFGS, a))
+    _same_error(lambda: run(torch.optim.LBFGS, ta), lambda: run(optim.LBFGS, a))
     assert optim.LBFGS([a]).defaults["max_eval"] == 25
 
 

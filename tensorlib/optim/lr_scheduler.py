@@ -196,12 +196,27 @@ class LRScheduler:
         return self._last_lr
 
     def get_lr(self):
-        """The learning rates for the epoch ``last_epoch``; subclasses implement it."""
+        """The learning rates for the epoch ``last_epoch``; subclasses implement it, and
+        ``step()`` calls it (read the current rates with ``get_last_lr()``).
+
+        >>> class Halving(LRScheduler):
+        ...     def get_lr(self):
+        ...         return [base * 0.5 ** self.last_epoch for base in self.base_lrs]
+        >>> opt = tensorlib.optim.SGD([tensorlib.zeros(1, requires_grad=True)], lr=1.0)
+        >>> sched = Halving(opt); opt.step(); sched.step(); sched.get_last_lr()
+        [0.5]
+        """
         raise NotImplementedError
 
     def step(self, epoch=None):
         """Advance one epoch and write the new rates into the groups. Passing ``epoch`` is
-        deprecated (a warning): it jumps there using the closed form where one exists."""
+        deprecated (a warning): it jumps there using the closed form where one exists.
+
+        >>> opt = tensorlib.optim.SGD([tensorlib.zeros(1, requires_grad=True)], lr=1.0)
+        >>> sched = ExponentialLR(opt, gamma=0.5)
+        >>> opt.step(); sched.step(); opt.param_groups[0]["lr"], sched.last_epoch
+        (0.5, 1)
+        """
         if self._step_count == 1:
             if not hasattr(self.optimizer.step, "_wrapped_by_lr_sched"):
                 warnings.warn(_OVERRIDDEN_WARNING, UserWarning, stacklevel=2)
