@@ -156,9 +156,11 @@ def test_least_squares_linear(line_search_fn):
         opt_ours.step(closure_ours)
         opt_theirs.step(closure_theirs)
         np.testing.assert_allclose(np.array(ours.weight.tolist()),
-                                   theirs.weight.detach().numpy(), rtol=1e-4, atol=1e-5)
+                                   theirs.weight.detach().numpy(), rtol=1e-5, atol=5e-6)
         np.testing.assert_allclose(np.array(ours.bias.tolist()),
-                                   theirs.bias.detach().numpy(), rtol=1e-4, atol=1e-5)
+                                   theirs.bias.detach().numpy(), rtol=1e-5, atol=5e-6)
+        assert (opt_ours.state[ours.weight]["func_evals"]
+                == opt_theirs.state[theirs.weight]["func_evals"])
     A = np.hstack([X, np.ones((20, 1), np.float32)]).astype(np.float64)
     solution = np.linalg.lstsq(A, Y.astype(np.float64), rcond=None)[0]
     np.testing.assert_allclose(np.array(ours.weight.tolist()), solution[:4].T, atol=1e-3)
