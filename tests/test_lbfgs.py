@@ -218,6 +218,18 @@ def test_state_dict_round_trip_continues():
         np.testing.assert_allclose(_flat(p_fresh), _flat(p_theirs), rtol=1e-9, atol=1e-12)
 
 
+def test_state_tensors_are_counted_as_optimizer_state():
+    (ours, f_ours, p_ours), _ = _pair(line_search_fn="strong_wolfe", max_iter=4)
+    ours.step(f_ours)
+    ours.step(f_ours)
+    state = ours.state[p_ours[0]]
+    tensors = [v for v in state.values() if isinstance(v, tensorlib.Tensor)]
+    tensors += [v for key in ("old_dirs", "old_stps", "ro", "al") for v in state[key]
+                if v is not None]
+    assert len(tensors) > 10
+    assert {t.untyped_storage().role_name for t in tensors} == {"optimizer-state"}
+
+
 def test_docstring_examples():
     import doctest
     from tensorlib.optim import lbfgs

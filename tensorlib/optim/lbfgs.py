@@ -314,8 +314,10 @@ class LBFGS(Optimizer):
             if abs(loss - prev_loss) < tolerance_change:
                 break
 
-        state["d"], state["t"] = d, t
-        state["old_dirs"], state["old_stps"], state["ro"] = old_dirs, old_stps, ro
-        state["H_diag"] = H_diag
-        state["prev_flat_grad"], state["prev_loss"] = prev_flat_grad, prev_loss
+        state.update(d=d, t=t, old_dirs=old_dirs, old_stps=old_stps, ro=ro, H_diag=H_diag,
+                     prev_flat_grad=prev_flat_grad, prev_loss=prev_loss)
+        for value in state.values():
+            for tensor in value if isinstance(value, list) else [value]:
+                if isinstance(tensor, tensorlib.Tensor) and tensor.device.type != "meta":
+                    tensor.untyped_storage().role = "optimizer-state"
         return orig_loss
