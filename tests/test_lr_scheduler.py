@@ -193,7 +193,7 @@ def test_same_sequence_as_torch(name):
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_state_dict_resumes(name):
     """Halfway, a fresh optimizer and scheduler load the state (ours, and torch's) and go on
-    exactly as the original torch pair does."""
+    exactly as the original torch pair does; torch's scheduler loads ours too."""
     kind, factory = CASES[name]
     tl_opt, t_opt, tl_s, t_s = _build(name)
     for _ in range(STEPS // 2):
@@ -210,8 +210,15 @@ def test_state_dict_resumes(name):
         opt.load_state_dict(source_opt.state_dict())
         sched.load_state_dict(source_sd)
         resumed.append((opt, sched))
+    # ... and torch's scheduler resumes from our state_dict.
+    _, torch_opt = _optimizers(kind, lrs=(0.7, 0.2))
+    torch_sched = factory(t_sched, torch_opt)
+    torch_opt.load_state_dict(t_opt.state_dict())
+    torch_sched.load_state_dict(sd)
     for i in range(STEPS // 2):
         t_opt.step(); t_s.step()
+        torch_opt.step(); torch_sched.step()
+        assert torch_sched.get_last_lr() == t_s.get_last_lr()
         for opt, sched in resumed:
             opt.step(); sched.step()
             _assert_same(sched, t_s, opt, t_opt, i)
