@@ -11,3 +11,6 @@ from tensorlib.optim.optimizer import Optimizer
 from tensorlib.optim.sgd import SGD
 
 __all__ = ["Optimizer", "SGD", "optimizer"]
+from tensorlib.optim import lr_scheduler
+from tensorlib.optim.lbfgs import LBFGS
+from tensorlib.optim import swa_utils
