@@ -34,14 +34,16 @@ _TYPE_NAME = {tensorlib.float64: "Double", tensorlib.float32: "Float",
 
 
 # ------------------------------------------------------------------ the per-step arithmetic
-def _hidden_product(h, w_hh, b_hh):
-    return h.matmul(w_hh.t()) if b_hh is None else tensorlib.addmm(b_hh, h, w_hh.t())
+# The step functions take w_hh already transposed (w_hh_t): one view and one graph node per
+# direction rather than one per step.
+def _hidden_product(h, w_hh_t, b_hh):
+    return tensorlib.mm(h, w_hh_t) if b_hh is None else tensorlib.addmm(b_hh, h, w_hh_t)
 
 
 def _rnn_step(act):
-    def step(xp, h, c, w_hh, b_hh, w_hr):
+    def step(xp, h, c, w_hh_t, b_hh, w_hr):
         # xp already holds both biases (see _input_projection)
-        return act(tensorlib.addmm(xp, h, w_hh.t())), None
+        return act(tensorlib.addmm(xp, h, w_hh_t)), None
     return step
 
 
@@ -49,12 +51,12 @@ def _rnn_step(act):
 _FUSED = (tensorlib.float32, tensorlib.float64)
 
 
-def _lstm_step(xp, h, c, w_hh, b_hh, w_hr):
+def _lstm_step(xp, h, c, w_hh_t, b_hh, w_hr):
     if xp.dtype in _FUSED:
         # xp holds both biases; one GEMM for all four gates, then one pass over them
-        h, c, _ = tensorlib._thnn_fused_lstm_cell(xp, h.matmul(w_hh.t()), c)
+        h, c, _ = tensorlib._thnn_fused_lstm_cell(xp, tensorlib.mm(h, w_hh_t), c)
     else:
-        gates = tensorlib.addmm(xp, h, w_hh.t())
+        gates = tensorlib.addmm(xp, h, w_hh_t)
         i, f, g, o = gates.chunk(4, 1)
         c = f.sigmoid() * c + i.sigmoid() * g.tanh()
         h = o.sigmoid() * c.tanh()
@@ -63,8 +65,8 @@ def _lstm_step(xp, h, c, w_hh, b_hh, w_hr):
     return h, c
 
 
-def _gru_step(xp, h, c, w_hh, b_hh, w_hr):
-    hidden = _hidden_product(h, w_hh, b_hh)
+def _gru_step(xp, h, c, w_hh_t, b_hh, w_hr):
+    hidden = _hidden_product(h, w_hh_t, b_hh)
     if xp.dtype in _FUSED:
         return tensorlib._thnn_fused_gru_cell(xp, hidden, h)[0], None
     xr, xz, xn = xp.chunk(3, 1)
@@ -102,6 +104,7 @@ def _run_direction(step, xp_steps, sizes, h0, c0, w_hh, b_hh, w_hr, reverse):
     final (h, c) of every sequence, each at its own last step."""
     order = range(len(sizes) - 1, -1, -1) if reverse else range(len(sizes))
     outs = [None] * len(sizes)
+    w_hh_t = w_hh.t()
     if reverse:
         # sequences join as the steps go back: the longest start at the last step
         rows = sizes[-1] if sizes else 0
@@ -113,7 +116,7 @@ def _run_direction(step, xp_steps, sizes, h0, c0, w_hh, b_hh, w_hr, reverse):
                 if c is not None:
                     c = tensorlib.cat([c, c0[rows:bs]])
                 rows = bs
-            h, c = step(xp_steps[t], h, c, w_hh, b_hh, w_hr)
+            h, c = step(xp_steps[t], h, c, w_hh_t, b_hh, w_hr)
             outs[t] = h
         return outs, h, c
     # forward: sequences leave as they end; their final states are kept aside
@@ -129,7 +132,7 @@ def _run_direction(step, xp_steps, sizes, h0, c0, w_hh, b_hh, w_hr, reverse):
                 done_c.append(c[bs:rows])
                 c = c[:bs]
             rows = bs
-        h, c = step(xp_steps[t], h, c, w_hh, b_hh, w_hr)
+        h, c = step(xp_steps[t], h, c, w_hh_t, b_hh, w_hr)
         outs[t] = h
     if done_h:
         h = tensorlib.cat([h] + done_h[::-1])
@@ -673,7 +676,7 @@ class RNNCell(RNNCellBase):
         else:
             raise RuntimeError(f"Unknown nonlinearity: {self.nonlinearity}")
         xp = _input_projection("RNN_TANH", input, self.weight_ih, self.bias_ih, self.bias_hh)
-        out, _ = _rnn_step(act)(xp, h, None, self.weight_hh, self.bias_hh, None)
+        out, _ = _rnn_step(act)(xp, h, None, self.weight_hh.t(), self.bias_hh, None)
         return out if batched else out.squeeze(0)
 
 
@@ -702,7 +705,7 @@ class LSTMCell(RNNCellBase):
         h, c = self._state(input, hx, batched, extra=2)
         self._check_sizes(input, [h, c])
         xp = _input_projection("LSTM", input, self.weight_ih, self.bias_ih, self.bias_hh)
-        h, c = _lstm_step(xp, h, c, self.weight_hh, self.bias_hh, None)
+        h, c = _lstm_step(xp, h, c, self.weight_hh.t(), self.bias_hh, None)
         return (h, c) if batched else (h.squeeze(0), c.squeeze(0))
 
 
@@ -728,5 +731,5 @@ class GRUCell(RNNCellBase):
         (h,) = self._state(input, None if hx is None else [hx], batched)
         self._check_sizes(input, [h])
         xp = _input_projection("GRU", input, self.weight_ih, self.bias_ih, self.bias_hh)
-        out, _ = _gru_step(xp, h, None, self.weight_hh, self.bias_hh, None)
+        out, _ = _gru_step(xp, h, None, self.weight_hh.t(), self.bias_hh, None)
         return out if batched else out.squeeze(0)
