@@ -56,3 +56,4 @@ def get_include():
     return _os.path.dirname(_os.path.dirname(_os.path.abspath(__file__)))
 from tensorlib import nn  # noqa: E402  (after the ops it re-exports exist)
 from tensorlib import cuda, optim, serialization, utils  # noqa: E402
+from tensorlib.serialization import save, load  # noqa: E402
