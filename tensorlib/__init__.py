@@ -57,3 +57,4 @@ def get_include():
 from tensorlib import nn  # noqa: E402  (after the ops it re-exports exist)
 from tensorlib import cuda, optim, serialization, utils  # noqa: E402
 from tensorlib.serialization import save, load  # noqa: E402
+from tensorlib import safetensors  # noqa: E402
