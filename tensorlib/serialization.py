@@ -936,15 +936,25 @@ def _empty_bytes(nbytes, dev):
     return tl.empty(nbytes, dtype=tl.uint8, device="meta" if dev.type == "meta" else "cpu")
 
 
+def _storage_device(location, map_location):
+    """Where a storage is first made: a map_location callable is handed it on the CPU."""
+    if _is_storage_callable(map_location):
+        return _Device("cpu")
+    return _restore_device(location, map_location)
+
+
 def _finish_storage(base, location, dev, map_location):
-    """Hand a CPU storage to a map_location callable, then move it to its device."""
+    """Hand a CPU storage to a map_location callable (None from it: the saved location, as
+    with no map_location), then move the storage to its device."""
     if _is_storage_callable(map_location):
         s = base.untyped_storage()
         res = map_location(s, location)
-        if res is not None and res is not s:
+        if res is None:
+            dev = _restore_device(location, None)
+        elif res is not s:
             raise TypeError("a map_location callable must return the storage it was given "
                             "(to keep it where it is) or None")
-    if dev.type not in ("cpu", "meta"):
+    if dev.type not in ("cpu", "meta") or (dev.type == "meta" and base.device.type != "meta"):
         base = base.to(dev)
     return base
 
@@ -1011,7 +1021,7 @@ class _ZipSource:
             raise RuntimeError(f"corrupt checkpoint: the record '{name}' holds {n} bytes but "
                                f"its storage of {nbytes // dtype.itemsize} {dtype} elements "
                                f"needs {nbytes}")
-        dev = _restore_device(location, map_location)
+        dev = _storage_device(location, map_location)
         swap = self.byteorder != sys.byteorder and dtype.itemsize > 1
         if dev.type == "meta":
             base = _empty_bytes(nbytes, dev)
@@ -1053,13 +1063,13 @@ class _LegacySource:
             raise RuntimeError(
                 f"corrupt checkpoint: legacy storage {key!r} of {nbytes} bytes does not fit in "
                 f"what is left of the file (storages declare {self.declared} bytes)")
-        dev = _restore_device(location, map_location)
+        dev = _storage_device(location, map_location)
         if dev.type not in ("cpu", "meta"):
             raise RuntimeError("files in PyTorch's legacy format load to cpu or meta only: "
                                "load with map_location='cpu', then move the tensors")
-        base = _empty_bytes(nbytes, dev)
+        base = _finish_storage(_empty_bytes(nbytes, dev), location, dev, map_location)
         self.pending[key] = (base, nbytes // dtype.itemsize, dtype.itemsize)
-        return _finish_storage(base, location, dev, map_location)
+        return base
 
     def fill(self, keys):
         f = self.fileobj
@@ -1142,8 +1152,9 @@ def _unpickle(f, persistent_load, weights_only, pickle_module, encoding):
                 f"default) resolves only allow-listed globals. Re-running with "
                 f"weights_only=False can run arbitrary code: do it only if you trust the "
                 f"source of the checkpoint.") from None
-        except (EOFError, IndexError, struct.error, KeyError, ValueError, TypeError,
-                AttributeError, UnicodeDecodeError) as e:
+        except (EOFError, IndexError, struct.error, KeyError, UnicodeDecodeError) as e:
+            # the pickle machine's own failures on a damaged stream (our checks raise
+            # RuntimeError/TypeError/UnpicklingError with their own messages)
             raise pickle.UnpicklingError(f"corrupt checkpoint: the pickle could not be read "
                                          f"({type(e).__name__}: {e})") from None
     mod = pickle_module or pickle
