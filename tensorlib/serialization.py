@@ -338,7 +338,7 @@ def _torch_names():
         "torch.device": _device,
         "_codecs.encode": _codecs_encode,
         "builtins.set": set, "builtins.frozenset": frozenset,
-        "builtins.bytearray": bytearray, "builtins.complex": complex,
+        "builtins.bytearray": _bytearray, "builtins.complex": complex,
         "torch.UntypedStorage": _StorageType(tl.uint8, "UntypedStorage"),
         "torch.storage.UntypedStorage": _StorageType(tl.uint8, "UntypedStorage"),
     }
@@ -361,6 +361,26 @@ def _torch_names():
 
 
 _NAMES = None
+
+
+def _bytearray(*args):
+    """``bytearray`` as protocol-2 pickles use it (from a str or bytes), never from a size."""
+    if not args or not isinstance(args[0], (str, bytes)):
+        raise pickle.UnpicklingError("bytearray is only allowed from str or bytes")
+    return bytearray(*args)
+
+
+def _callables():
+    """The allowed globals a pickle may call (REDUCE/NEWOBJ): not the classes that are only
+    arguments (numpy.ndarray for _reconstruct, torch.Tensor as _rebuild_from_type_v2's
+    type), whose constructors would allocate whatever size a file asks for."""
+    names = _names()
+    from tensorlib.nn import Parameter
+    return [_rebuild_tensor, _rebuild_tensor_v2, _rebuild_tensor_v3, _rebuild_parameter,
+            _rebuild_parameter_with_state, _rebuild_meta_tensor_no_storage,
+            _rebuild_from_type_v2, _get_layout, _device, _codecs_encode, _bytearray,
+            collections.OrderedDict, collections.Counter, set, frozenset, complex,
+            names["torch.Size"], Parameter, _np_reconstruct, _np_scalar, np.dtype]
 
 
 def _names():
@@ -469,7 +489,7 @@ def _map_name(module, name):
 
 
 def _unsupported_global_message(full):
-    shown = full[len("builtins."):] if full.startswith("builtins.") else full
+    shown = full
     return (f"Unsupported global: GLOBAL {shown} was not an allowed global by default. "
             f"Please use `tensorlib.serialization.add_safe_globals([{shown}])` or the "
             f"`tensorlib.serialization.safe_globals([{shown}])` context manager to allowlist "
@@ -493,7 +513,8 @@ class _WeightsOnlyUnpickler(pickle._Unpickler):
         self._persistent = persistent_load
         self._allowed = dict(_names())
         self._allowed.update(_user_names())
-        self._callable_ids = {id(v) for v in self._allowed.values()}
+        self._callable_ids = {id(v) for v in _callables()}
+        self._callable_ids.update(id(v) for v in _user_names().values())
         self._user_types = {id(v) for v in _user_names().values() if isinstance(v, type)}
         self._keep = list(self._allowed.values())     # ids above stay valid
 
@@ -567,9 +588,17 @@ class _WeightsOnlyUnpickler(pickle._Unpickler):
                 raise pickle.UnpicklingError(
                     "only NumPy arrays of plain (non-object) dtypes can be loaded with "
                     "weights_only=True")
-            inst.__setstate__(state)
+            try:
+                inst.__setstate__(state)
+            except (ValueError, TypeError) as e:
+                raise pickle.UnpicklingError(f"corrupt checkpoint: NumPy array state ({e})") \
+                    from None
         elif isinstance(inst, np.dtype):
-            inst.__setstate__(state)
+            try:
+                inst.__setstate__(state)
+            except (ValueError, TypeError) as e:
+                raise pickle.UnpicklingError(f"corrupt checkpoint: NumPy dtype state ({e})") \
+                    from None
         elif isinstance(inst, TensorBase) and not isinstance(inst, type):
             _set_state(inst, state)
         elif id(t) in self._user_types:
