@@ -25,10 +25,10 @@ any other global is refused with ``pickle.UnpicklingError`` naming it before any
 import collections
 import io
 import os
-import pathlib
 import pickle
 import struct
 import sys
+import warnings
 import zipfile
 import zlib
 from _compat_pickle import IMPORT_MAPPING, NAME_MAPPING
@@ -224,7 +224,14 @@ def _set_state(obj, state):
             if not isinstance(k, str) or k.startswith("__") or hasattr(type(obj), k):
                 raise pickle.UnpicklingError(
                     f"refusing to set attribute {k!r} of a {type(obj).__name__} while loading")
-            obj.__dict__[k] = v
+            d = getattr(obj, "__dict__", None)
+            if d is None:
+                # tensorlib.Tensor has slots only: a plain tensor cannot carry attributes
+                warnings.warn(f"the attribute {k!r} saved on a tensor is dropped: "
+                              f"tensorlib.Tensor objects carry no attributes", UserWarning,
+                              stacklevel=2)
+                continue
+            d[k] = v
     return obj
 
 
@@ -1054,7 +1061,7 @@ class _ZipSource:
         swap = self.byteorder != sys.byteorder and dtype.itemsize > 1
         if dev.type == "meta":
             base = _empty_bytes(nbytes, dev)
-        elif self.mmap_file is not None and stored and not swap:
+        elif self.mmap_file is not None and stored and not swap and start % dtype.itemsize == 0:
             if self._mm is None:
                 self._mm = np.memmap(self.mmap_file, dtype=np.uint8, mode="c")
             base = from_numpy(self._mm[start:start + nbytes])

@@ -5,7 +5,6 @@ corrupt files in test_serialization_bad_files.py."""
 import collections
 import io
 import os
-import pathlib
 import pickle
 import zipfile
 
@@ -441,6 +440,24 @@ def test_torch_files_load_here_in_process(torch, tmp_path):
     np.testing.assert_allclose(m(tensorlib.from_numpy(xin)).detach().numpy(),
                                tm(torch.from_numpy(xin)).detach().numpy(), rtol=1e-5,
                                atol=1e-6)
+
+
+def test_torch_tensor_and_parameter_attributes(torch, tmp_path):
+    t = torch.ones(2)
+    t.note = "dropped"
+    p = torch.nn.Parameter(torch.zeros(1))
+    p.tag = "kept"
+    torch.save({"t": t, "p": p}, tmp_path / "attrs.pt")
+    with pytest.warns(UserWarning, match="'note' saved on a tensor is dropped"):
+        d = tensorlib.load(tmp_path / "attrs.pt")
+    assert d["t"].tolist() == [1.0, 1.0]
+    assert type(d["p"]) is tensorlib.nn.Parameter and d["p"].tag == "kept"
+    # and ours, with an attribute on a Parameter, in torch
+    q = tensorlib.nn.Parameter(tensorlib.ones(1))
+    q.tag = "mine"
+    tensorlib.save(q, tmp_path / "q.pt")
+    tq = torch.load(tmp_path / "q.pt")
+    assert isinstance(tq, torch.nn.Parameter) and tq.tag == "mine"
 
 
 class Point:
