@@ -496,10 +496,9 @@ def _map_name(module, name):
 
 
 def _unsupported_global_message(full):
-    shown = full
-    return (f"Unsupported global: GLOBAL {shown} was not an allowed global by default. "
-            f"Please use `tensorlib.serialization.add_safe_globals([{shown}])` or the "
-            f"`tensorlib.serialization.safe_globals([{shown}])` context manager to allowlist "
+    return (f"Unsupported global: GLOBAL {full} was not an allowed global by default. "
+            f"Please use `tensorlib.serialization.add_safe_globals([{full}])` or the "
+            f"`tensorlib.serialization.safe_globals([{full}])` context manager to allowlist "
             f"this global if you trust this class/function.")
 
 
@@ -523,7 +522,6 @@ class _WeightsOnlyUnpickler(pickle._Unpickler):
         self._callable_ids = {id(v) for v in _callables()}
         self._callable_ids.update(id(v) for v in _user_names().values())
         self._user_types = {id(v) for v in _user_names().values() if isinstance(v, type)}
-        self._keep = list(self._allowed.values())     # ids above stay valid
 
     def persistent_load(self, pid):
         return self._persistent(pid)
@@ -717,7 +715,7 @@ class _Saver(pickle._Pickler):
     def __init__(self, file, protocol, legacy):
         super().__init__(file, protocol=protocol)
         self._legacy = legacy
-        self.storages = {}          # key -> (tensor viewing the whole storage, dtype)
+        self.storages = {}          # key -> a 1-d tensor over the whole storage
         self._keys = {}             # id(Storage) -> (key, token, dtype, Storage)
 
     def persistent_id(self, obj):
@@ -729,7 +727,9 @@ class _Saver(pickle._Pickler):
         if type(obj) is _Global or isinstance(obj, _dtype_mod.dtype):
             x = self.memo.get(id(obj))
             if x is not None:
-                self.write(self.get(x[0]))
+                i = x[0]
+                self.write(pickle.BINGET + bytes([i]) if i < 256 else
+                           pickle.LONG_BINGET + struct.pack("<I", i))
                 return
             if type(obj) is _Global:
                 module, name = obj.module, obj.name
