@@ -1299,6 +1299,8 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=No
     >>> tensorlib.load(io.BytesIO(buf.getvalue()))
     [tensor([1., 1.]), 3]
     """
+    if weights_only is None:        # PyTorch's default since 2.6
+        weights_only = True
     if weights_only and pickle_module is not None:
         raise RuntimeError("Can not safely load weights when explicit pickle_module is "
                            "specified")

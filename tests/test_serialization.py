@@ -460,6 +460,18 @@ def test_torch_tensor_and_parameter_attributes(torch, tmp_path):
     assert isinstance(tq, torch.nn.Parameter) and tq.tag == "mine"
 
 
+def test_torch_dtypes_tensorlib_lacks_are_named(torch, tmp_path):
+    cases = {"c": (torch.ones(2, dtype=torch.complex64), "torch.ComplexFloatStorage"),
+             "u": (torch.ones(2, dtype=torch.uint16), "torch.uint16"),
+             "s": (torch.ones(2).to_sparse(), r"_rebuild_sparse_tensor \(sparse tensors\)")}
+    for name, (t, match) in cases.items():
+        torch.save({name: t}, tmp_path / f"{name}.pt")
+        for weights_only in (True, False, None):
+            with pytest.raises(pickle.UnpicklingError,
+                               match=f"{match}.*not supported by tensorlib"):
+                tensorlib.load(tmp_path / f"{name}.pt", weights_only=weights_only)
+
+
 class Point:
     """A user class saved inside a checkpoint (allowed only when the user says so)."""
 
