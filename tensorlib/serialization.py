@@ -669,6 +669,16 @@ class _WeightsOnlyUnpickler(pickle._Unpickler):
         self.stack[-1].update(items)
     dispatch[pickle.ADDITEMS[0]] = load_additems
 
+    def load_bytearray8(self):
+        # pickle's own reader allocates the declared length before reading: read, then copy
+        (n,) = struct.unpack("<Q", self.read(8))
+        data = self.read(n)
+        if len(data) != n:
+            raise pickle.UnpicklingError(f"corrupt checkpoint: a bytearray of {n} bytes is "
+                                         f"truncated")
+        self.append(bytearray(data))
+    dispatch[pickle.BYTEARRAY8[0]] = load_bytearray8
+
     def _refuse(self):
         raise pickle.UnpicklingError("pickle opcode not allowed with weights_only=True "
                                      "(extension codes and protocol-0 instances)")
@@ -1008,6 +1018,13 @@ class _ZipSource:
     def locate(self, name):
         """(data offset, nbytes, stored?) of the entry ``name``, checked against the file."""
         info = self.infos[name]
+        if not 0 <= info.header_offset < self.size:
+            raise RuntimeError(f"corrupt checkpoint: zip entry {name!r} starts outside the "
+                               f"file")
+        if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+            raise RuntimeError(f"corrupt checkpoint: zip entry {name!r} uses compression "
+                               f"method {info.compress_type} (only stored and deflated "
+                               f"records are read)")
         self.fileobj.seek(info.header_offset)
         head = self.fileobj.read(30)
         if len(head) != 30 or head[:4] != b"PK\x03\x04":
@@ -1136,7 +1153,30 @@ class _LegacySource:
                     arr.view(f"u{itemsize}").byteswap(inplace=True)
 
 
+class _Passthrough(Exception):
+    """An exception from reading storages or from a map_location callable, carried through
+    the unpickler untouched (the unpickler's own failures are reported as corruption)."""
+
+    def __init__(self, exc):
+        super().__init__(exc)
+        self.exc = exc
+
+
 def _persistent_loader(source, map_location):
+    load = _storage_loader(source, map_location)
+
+    def persistent_load(pid):
+        try:
+            return load(pid)
+        except pickle.UnpicklingError:
+            raise
+        except Exception as e:
+            raise _Passthrough(e) from None
+
+    return persistent_load
+
+
+def _storage_loader(source, map_location):
     loaded = {}
 
     def persistent_load(pid):
@@ -1179,6 +1219,13 @@ def _no_persistent(pid):
 
 
 def _unpickle(f, persistent_load, weights_only, pickle_module, encoding):
+    try:
+        return _unpickle_inner(f, persistent_load, weights_only, pickle_module, encoding)
+    except _Passthrough as p:
+        raise p.exc.with_traceback(p.exc.__traceback__) from None
+
+
+def _unpickle_inner(f, persistent_load, weights_only, pickle_module, encoding):
     if weights_only:
         try:
             return _WeightsOnlyUnpickler(f, persistent_load, encoding=encoding).load()
@@ -1188,9 +1235,11 @@ def _unpickle(f, persistent_load, weights_only, pickle_module, encoding):
                 f"default) resolves only allow-listed globals. Re-running with "
                 f"weights_only=False can run arbitrary code: do it only if you trust the "
                 f"source of the checkpoint.") from None
-        except (EOFError, IndexError, struct.error, KeyError, UnicodeDecodeError) as e:
-            # the pickle machine's own failures on a damaged stream (our checks raise
-            # RuntimeError/TypeError/UnpicklingError with their own messages)
+        except (EOFError, IndexError, struct.error, KeyError, UnicodeDecodeError, ValueError,
+                TypeError, AttributeError, OverflowError, MemoryError) as e:
+            # the pickle machine's failures on a damaged stream, and calls of the allowed
+            # functions with arguments no real checkpoint has (storage reading's errors pass
+            # through _Passthrough untouched; our checks raise RuntimeError/UnpicklingError)
             raise pickle.UnpicklingError(f"corrupt checkpoint: the pickle could not be read "
                                          f"({type(e).__name__}: {e})") from None
     mod = pickle_module or pickle
@@ -1205,7 +1254,8 @@ def _load_zip(fileobj, size, map_location, weights_only, pickle_module, mmap_fil
     try:
         zf = zipfile.ZipFile(fileobj)
         infos = zf.infolist()
-    except (zipfile.BadZipFile, OSError, ValueError, EOFError, struct.error) as e:
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError, struct.error,
+            UnicodeDecodeError, OverflowError, NotImplementedError) as e:
         raise RuntimeError(f"PytorchStreamReader failed reading zip archive: the file is "
                            f"truncated or not a zip archive ({e})") from None
     if not infos:

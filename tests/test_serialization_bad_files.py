@@ -331,3 +331,28 @@ def test_nothing_runs_in_a_fresh_process(tmp_path):
     assert r.returncode == 0, r.stderr
     assert "refused:" in r.stdout and "posix.system" in r.stdout
     assert not marker.exists()
+
+
+@pytest.mark.parametrize("legacy", [False, True])
+def test_random_corruption_gives_clean_errors(legacy):
+    """Bytes flipped anywhere in a checkpoint: it loads (flips inside tensor data go unnoticed,
+    as in PyTorch, which checks no CRC either) or raises RuntimeError/UnpicklingError; never
+    another exception, a crash or a runaway allocation."""
+    import random
+    x = tensorlib.arange(8.)
+    obj = {"w": x, "t": x[4:], "n": 3, "sd": tensorlib.nn.Linear(2, 2).state_dict()}
+    if not legacy:
+        obj["np"] = np.arange(3)
+    data = _saved(obj, _use_new_zipfile_serialization=not legacy)
+    rng = random.Random(1234)
+    outcomes = collections.Counter()
+    for _ in range(400):
+        b = bytearray(data)
+        for _ in range(rng.randint(1, 4)):
+            b[rng.randrange(len(b))] = rng.randrange(256)
+        try:
+            _load(bytes(b))
+            outcomes["loaded"] += 1
+        except BAD:
+            outcomes["refused"] += 1
+    assert outcomes["refused"] > 100
