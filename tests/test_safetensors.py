@@ -201,3 +201,21 @@ def test_malformed_files(tmp_path, blob, match):
     with pytest.raises(SafetensorError, match=match):
         tst.load_file(p)
     assert tensorlib.memory.memory_allocated() == before
+
+
+def test_random_corruption_gives_safetensor_errors():
+    import random
+    data = tst.save({"a": tensorlib.arange(6.).view(2, 3),
+                     "b": tensorlib.ones(3, dtype=tensorlib.int8),
+                     "c": tensorlib.zeros(2, dtype=tensorlib.bfloat16)}, metadata={"x": "y"})
+    rng = random.Random(7)
+    refused = 0
+    for _ in range(500):
+        b = bytearray(data)
+        for _ in range(rng.randint(1, 3)):
+            b[rng.randrange(len(b))] = rng.randrange(256)
+        try:
+            tst.load(bytes(b))
+        except SafetensorError:
+            refused += 1
+    assert refused > 300
