@@ -47,6 +47,7 @@ MAGIC_NUMBER = 0x1950A86A20F9469CFC6C          # the legacy format's first pickl
 PROTOCOL_VERSION = 1001                        # the legacy format's second pickle
 _ALIGNMENT = 64                                # zip records' data start on this boundary
 _ZIP_VERSION_RECORD = b"3\n"
+_ZIP64_LIMIT = 0xFFFFFFFF                      # sizes/offsets from here on need Zip64 fields
 
 # dtype name <-> the legacy typed-storage class PyTorch names in its pickles
 _STORAGE_NAMES = {
@@ -825,7 +826,7 @@ class _ZipWriter:
         crc = zlib.crc32(data)
         fname = f"{self.prefix}/{name}".encode()
         offset = self.pos
-        zip64 = size >= 0xFFFFFFFF or offset >= 0xFFFFFFFF
+        zip64 = size >= _ZIP64_LIMIT or offset >= _ZIP64_LIMIT
         extra = struct.pack("<HHQQ", 1, 16, size, size) if zip64 else b""
         start = offset + 30 + len(fname) + len(extra) + 4
         pad = (-start) % _ALIGNMENT
@@ -842,14 +843,14 @@ class _ZipWriter:
         cd_start = self.pos
         for fname, crc, size, offset in self.entries:
             fields = []
-            if size >= 0xFFFFFFFF:
+            if size >= _ZIP64_LIMIT:
                 fields += [size, size]
-            if offset >= 0xFFFFFFFF:
+            if offset >= _ZIP64_LIMIT:
                 fields.append(offset)
             extra = (struct.pack("<HH", 1, 8 * len(fields)) + struct.pack(
                 f"<{len(fields)}Q", *fields)) if fields else b""
-            s32 = 0xFFFFFFFF if size >= 0xFFFFFFFF else size
-            o32 = 0xFFFFFFFF if offset >= 0xFFFFFFFF else offset
+            s32 = 0xFFFFFFFF if size >= _ZIP64_LIMIT else size
+            o32 = 0xFFFFFFFF if offset >= _ZIP64_LIMIT else offset
             self._write(struct.pack("<IHHHHHHIIIHHHHHII", 0x02014B50, 45, 45 if fields else 20,
                                     0x800, 0, 0, 0x21, crc, s32, s32, len(fname), len(extra),
                                     0, 0, 0, 0, o32))
@@ -857,14 +858,13 @@ class _ZipWriter:
             self._write(extra)
         cd_size = self.pos - cd_start
         n = len(self.entries)
-        if n >= 0xFFFF or cd_start >= 0xFFFFFFFF or cd_size >= 0xFFFFFFFF:
+        if n >= 0xFFFF or cd_start >= _ZIP64_LIMIT or cd_size >= _ZIP64_LIMIT:
             eocd64 = self.pos
             self._write(struct.pack("<IQHHIIQQQQ", 0x06064B50, 44, 45, 45, 0, 0, n, n,
                                     cd_size, cd_start))
             self._write(struct.pack("<IIQI", 0x07064B50, 0, eocd64, 1))
             self._write(struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, min(n, 0xFFFF),
-                                    min(n, 0xFFFF), min(cd_size, 0xFFFFFFFF),
-                                    min(cd_start, 0xFFFFFFFF), 0))
+                                    min(n, 0xFFFF), 0xFFFFFFFF, 0xFFFFFFFF, 0))
         else:
             self._write(struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, n, n, cd_size, cd_start, 0))
 
@@ -922,7 +922,8 @@ def save(obj, f, pickle_module=pickle, pickle_protocol=DEFAULT_PROTOCOL,
 def _legacy_save(fileobj, data_pkl, saver, protocol):
     sys_info = {"protocol_version": PROTOCOL_VERSION,
                 "little_endian": sys.byteorder == "little",
-                "type_sizes": {"short": 2, "int": 4, "long": 4}}
+                "type_sizes": {"short": struct.calcsize("=h"), "int": struct.calcsize("=i"),
+                               "long": struct.calcsize("=l")}}
     for header in (MAGIC_NUMBER, PROTOCOL_VERSION, sys_info):
         pickle.dump(header, fileobj, protocol=protocol)
     fileobj.write(data_pkl)
@@ -930,7 +931,7 @@ def _legacy_save(fileobj, data_pkl, saver, protocol):
     pickle.dump(keys, fileobj, protocol=protocol)
     for key in keys:
         whole = saver.storages[key]
-        fileobj.write(struct.pack("<q", whole.numel()))
+        fileobj.write(struct.pack("=q", whole.numel()))     # native, as sys_info says
         fileobj.write(_storage_bytes(whole))
 
 

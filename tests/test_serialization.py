@@ -242,6 +242,22 @@ def test_records_are_aligned_and_named_like_torchs():
         assert raw[start:start + info.file_size] == z.read(info.filename)
 
 
+@pytest.mark.parametrize("limit", [1, 200])
+def test_zip64_records(monkeypatch, limit, torch):
+    """Zip64 fields (sizes or offsets past 4 GiB) written for records past a lowered limit,
+    read back by Python's zipfile, by tensorlib and by PyTorch."""
+    monkeypatch.setattr(serialization, "_ZIP64_LIMIT", limit)
+    x = tensorlib.arange(100.)
+    buf = io.BytesIO()
+    tensorlib.save({"x": x, "v": x[10:20], "i": tensorlib.arange(7)}, buf)
+    z = zipfile.ZipFile(io.BytesIO(buf.getvalue()))
+    assert z.testzip() is None
+    d = tensorlib.load(io.BytesIO(buf.getvalue()))
+    assert d["v"].tolist() == list(range(10, 20)) and d["i"].tolist() == list(range(7))
+    t = torch.load(io.BytesIO(buf.getvalue()))
+    assert t["v"].tolist() == list(range(10, 20)) and t["x"].sum().item() == 4950
+
+
 def _mapped_regions():
     out = []
     with open("/proc/self/maps") as f:
