@@ -320,6 +320,20 @@ def _np_scalar(dtype, obj=None):
     return _np_scalar_real(dtype, obj)
 
 
+def _np_frombuffer(buf, dtype, shape, order):
+    """NumPy's ``_frombuffer`` (arrays in protocol-5 pickles), for plain dtypes and a buffer
+    holding exactly the array's bytes."""
+    if (not isinstance(buf, (bytes, bytearray)) or not isinstance(dtype, np.dtype)
+            or dtype.hasobject or not isinstance(shape, tuple)
+            or not all(type(n) is int and n >= 0 for n in shape) or order not in ("C", "F")):
+        raise pickle.UnpicklingError("only NumPy arrays of plain dtypes can be loaded with "
+                                     "weights_only=True")
+    if int(np.prod(shape, dtype=np.int64)) * dtype.itemsize != len(buf):
+        raise pickle.UnpicklingError(f"corrupt checkpoint: a NumPy array of shape {shape} "
+                                     f"and dtype {dtype} with {len(buf)} bytes")
+    return np.frombuffer(bytearray(buf), dtype=dtype).reshape(shape, order=order)
+
+
 _REBUILD_FUNCTIONS = frozenset([_rebuild_tensor, _rebuild_tensor_v2, _rebuild_tensor_v3,
                                 _rebuild_parameter, _rebuild_parameter_with_state,
                                 _rebuild_meta_tensor_no_storage])
@@ -360,6 +374,7 @@ def _torch_names():
     for mod in ("numpy.core.multiarray", "numpy._core.multiarray"):
         names[f"{mod}._reconstruct"] = _np_reconstruct
         names[f"{mod}.scalar"] = _np_scalar
+        names[f"{mod.rsplit('.', 1)[0]}.numeric._frombuffer"] = _np_frombuffer
     names["numpy.ndarray"] = np.ndarray
     names["numpy.dtype"] = np.dtype
     for code in "?bBhHiIlLqQefdg":
@@ -388,7 +403,8 @@ def _callables():
             _rebuild_parameter_with_state, _rebuild_meta_tensor_no_storage,
             _rebuild_from_type_v2, _get_layout, _device, _codecs_encode, _bytearray,
             collections.OrderedDict, collections.Counter, set, frozenset, complex,
-            names["torch.Size"], Parameter, _np_reconstruct, _np_scalar, np.dtype]
+            names["torch.Size"], Parameter, _np_reconstruct, _np_scalar, _np_frombuffer,
+            np.dtype]
 
 
 def _names():

@@ -185,6 +185,19 @@ def test_containers_numpy_and_python_values():
     assert d["empty"].shape == (0, 3)
 
 
+@pytest.mark.parametrize("protocol", [2, 3, 4, 5])
+def test_other_pickle_protocols_load_here(protocol):
+    x = tensorlib.arange(4.)
+    buf = io.BytesIO()
+    obj = {"x": x, "v": x[1:], "d": tensorlib.float16, "b": b"xy" * 3,
+           "ba": bytearray(b"q"), "np": np.arange(3.0)}
+    tensorlib.save(obj, buf, pickle_protocol=protocol)
+    d = tensorlib.load(io.BytesIO(buf.getvalue()))
+    assert d["v"].tolist() == [1, 2, 3] and d["v"].untyped_storage() is d["x"].untyped_storage()
+    assert d["d"] is tensorlib.float16 and d["b"] == obj["b"] and d["ba"] == obj["ba"]
+    np.testing.assert_array_equal(d["np"], obj["np"])
+
+
 def test_meta_tensors_round_trip():
     m = tensorlib.empty(2, 3, device="meta").t()
     d = _roundtrip(m)
