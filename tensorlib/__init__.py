@@ -71,3 +71,5 @@ def typename(obj):
     return name if module in ("", "builtins") else f"{module}.{name}"
 from tensorlib import nn  # noqa: E402  (after the ops it re-exports exist)
 from tensorlib import cuda, optim, serialization, utils  # noqa: E402
+from tensorlib.serialization import save, load  # noqa: E402
+from tensorlib import safetensors  # noqa: E402
