@@ -65,7 +65,12 @@ class ExceptionWrapper:
             exc = self.exc_type(msg)
         except Exception:
             raise RuntimeError(msg) from None
-        raise exc
+        try:
+            raise exc
+        finally:
+            # no cycle through this frame: the loader's iterator, which the traceback
+            # reaches, goes (and its workers with it) as soon as the exception is dropped
+            del exc
 
 
 class _KeyErrorMessage(str):

@@ -87,9 +87,9 @@ class RandomSampler(Sampler):
         g = _fresh_generator() if self.generator is None else self.generator
         if self.replacement:
             for _ in range(self.num_samples // 32):
-                yield from tensorlib.randint(high=n, size=(32,), dtype=tensorlib.int64,
+                yield from tensorlib.randint(0, n, (32,), dtype=tensorlib.int64,
                                              generator=g).tolist()
-            yield from tensorlib.randint(high=n, size=(self.num_samples % 32,),
+            yield from tensorlib.randint(0, n, (self.num_samples % 32,),
                                          dtype=tensorlib.int64, generator=g).tolist()
         else:
             for _ in range(self.num_samples // n):
@@ -123,11 +123,9 @@ def _multinomial(weights, num_samples, replacement, generator):
     """Indices drawn with probabilities proportional to ``weights`` (float64 NumPy array), as
     ``torch.multinomial`` with its errors; uniforms from tensorlib's ``generator``."""
     if weights.size == 0:
-        raise RuntimeError("cannot sample from an empty probability distribution")  # noqa
-    if not np.all(np.isfinite(weights)):
+        raise RuntimeError("cannot sample from an empty probability distribution")
+    if not np.all(np.isfinite(weights)) or np.any(weights < 0):
         raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
-    if np.any(weights < 0):
-        raise RuntimeError("invalid multinomial distribution (encountering probability entry < 0)")
     total = weights.sum()
     if total <= 0:
         raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
@@ -138,15 +136,12 @@ def _multinomial(weights, num_samples, replacement, generator):
                        generator=generator).numpy()
     if replacement:
         cdf = np.cumsum(weights / total)
-        cdf[-1] = 1.0
+        cdf[np.flatnonzero(weights)[-1]:] = 1.0     # no rounding gap past the last category
         # the first index whose cumulative probability exceeds u (zero weights never drawn)
-        idx = np.searchsorted(cdf, u, side="right")
-        return np.minimum(idx, weights.size - 1).tolist()
-    if num_samples > np.count_nonzero(weights):
-        raise RuntimeError("invalid multinomial distribution (with replacement=False, not "
-                           "enough non-negative category to sample)")
+        return np.searchsorted(cdf, u, side="right").tolist()
     # sampling without replacement, one at a time proportionally to the weights left, is
-    # the order of the keys -log(u) / w (exponential races); zero weights never win
+    # the order of the keys -log(u) / w (exponential races); zero weights come last, in
+    # index order, as PyTorch places them
     with np.errstate(divide="ignore"):
         keys = -np.log1p(-u) / weights
     return np.argsort(keys, kind="stable")[:num_samples].tolist()
