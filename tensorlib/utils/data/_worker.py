@@ -179,7 +179,7 @@ def worker_loop(iterable, dataset, index_queue, data_queue, done_event, auto_col
             try:
                 r = index_queue.get(timeout=_POLL)
             except queue.Empty:
-                if not _parent_alive(parent_pid):
+                if done_event.is_set() or not _parent_alive(parent_pid):
                     break
                 continue
             if isinstance(r, _ResumeIteration):

@@ -489,12 +489,11 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         self._shutdown = True
         try:
             self._workers_done_event.set()
-            for worker_id in range(len(self._workers)):
-                if self._workers_status[worker_id] if hasattr(self, "_workers_status") else True:
-                    try:
-                        self._index_queues[worker_id].put(None)
-                    except (OSError, ValueError):
-                        pass
+            for q in self._index_queues:
+                try:
+                    q.put(None)
+                except (OSError, ValueError):
+                    pass
             for w in self._workers:
                 w.join(timeout=_JOIN_TIMEOUT)
                 if w.is_alive():
