@@ -439,3 +439,28 @@ def test_dataloader_frozen_attributes_and_misc():
     info = tdata.WorkerInfo(id=1, num_workers=2, seed=5, dataset=None)
     with pytest.raises(RuntimeError, match="Cannot assign attributes to WorkerInfo objects"):
         info.id = 3
+
+
+def test_docstring_examples():
+    import doctest
+    from tensorlib.utils.data import (
+        _worker, collate, dataloader, dataset, distributed, sampler)
+    import tensorlib.utils.data as package
+    import tensorlib._tensor as tensor_module
+    for module in (package, _worker, collate, dataloader, dataset, distributed, sampler):
+        result = doctest.testmod(module, extraglobs={"tensorlib": tensorlib, "numpy": np},
+                                 optionflags=doctest.ELLIPSIS)
+        assert result.failed == 0, module.__name__
+        assert result.attempted > 0, module.__name__
+    finder = doctest.DocTestFinder()
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    for name in ("share_memory_", "is_shared"):
+        for test in finder.find(getattr(tensor_module.Tensor, name), name,
+                                globs={"tensorlib": tensorlib}):
+            assert runner.run(test).failed == 0
+    from tensorlib._core import allocator, tensor as core_tensor
+    for module, fn in ((allocator, allocator._adopt_memory),
+                       (core_tensor, core_tensor._tensor_on_storage)):
+        globs = dict(vars(module), tensorlib=tensorlib)
+        tests = finder.find(fn, fn.__name__, globs=globs)
+        assert tests and all(runner.run(t).failed == 0 for t in tests)
