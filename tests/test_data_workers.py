@@ -24,8 +24,11 @@ def children():
     long-lived helper (the resource tracker that spawn starts)."""
     pids = set()
     for path in glob.glob(f"/proc/{os.getpid()}/task/*/children"):
-        with open(path) as f:
-            pids.update(int(p) for p in f.read().split())
+        try:
+            with open(path) as f:
+                pids.update(int(p) for p in f.read().split())
+        except OSError:
+            pass                # a thread (a queue's feeder) ended meanwhile
     from multiprocessing import resource_tracker
     pids.discard(getattr(resource_tracker._resource_tracker, "_pid", None))
     return pids
