@@ -3,15 +3,18 @@ and iterable-style (``__iter__``) datasets and their combinations."""
 import bisect
 import itertools
 import math
+import typing
 import warnings
 
 import tensorlib
+
+_T_co = typing.TypeVar("_T_co", covariant=True)
 
 __all__ = ["Dataset", "IterableDataset", "TensorDataset", "StackDataset", "ConcatDataset",
            "ChainDataset", "Subset", "random_split"]
 
 
-class Dataset:
+class Dataset(typing.Generic[_T_co]):
     """A map-style dataset: subclasses define ``__getitem__`` (and usually ``__len__``).
     ``a + b`` concatenates two datasets.
 
@@ -29,7 +32,7 @@ class Dataset:
         return ConcatDataset([self, other])
 
 
-class IterableDataset(Dataset):
+class IterableDataset(Dataset[_T_co]):
     """An iterable-style dataset: subclasses define ``__iter__``. With worker processes each
     worker iterates its own copy; use ``get_worker_info()`` in ``__iter__`` to shard.
 

@@ -2,9 +2,13 @@
 lists of indices, for ``BatchSampler``). Random ones draw from tensorlib's generators, so
 ``tensorlib.manual_seed`` (or a ``generator``) makes their orders reproducible; the streams
 are tensorlib's (Philox), not PyTorch's, so the orders differ from torch's."""
+import typing
+
 import numpy as np
 
 import tensorlib
+
+_T_co = typing.TypeVar("_T_co", covariant=True)
 
 __all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler",
            "WeightedRandomSampler", "BatchSampler"]
@@ -19,10 +23,10 @@ def _fresh_generator():
     return g
 
 
-class Sampler:
+class Sampler(typing.Generic[_T_co]):
     """Base class of samplers: subclasses define ``__iter__`` (and ``__len__`` when known).
 
-    >>> class Evens(Sampler):
+    >>> class Evens(Sampler[int]):
     ...     def __init__(self, n): self.n = n
     ...     def __iter__(self): return iter(range(0, self.n, 2))
     >>> list(Evens(5))
