@@ -464,3 +464,21 @@ def test_docstring_examples():
         globs = dict(vars(module), tensorlib=tensorlib)
         tests = finder.find(fn, fn.__name__, globs=globs)
         assert tests and all(runner.run(t).failed == 0 for t in tests)
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+_DTYPES = ["float32", "float64", "int64", "int32", "uint8", "bool", "float16"]
+
+
+@settings(max_examples=40, deadline=None)
+@given(shape=st.lists(st.integers(0, 3), max_size=3), n=st.integers(1, 4),
+       dtype=st.sampled_from(_DTYPES), as_numpy=st.booleans(), seed=st.integers(0, 2**16))
+def test_collate_random_batches_match_torch(shape, n, dtype, as_numpy, seed):
+    rng = np.random.default_rng(seed)
+    arrays = [(rng.standard_normal(shape) * 5).astype(dtype) for _ in range(n)]
+    ours_in = arrays if as_numpy else [tensorlib.tensor(a) for a in arrays]
+    ref_in = arrays if as_numpy else [torch.tensor(a) for a in arrays]
+    batch = [{"v": x, "t": (x, i)} for i, x in enumerate(ours_in)]
+    ref_batch = [{"v": x, "t": (x, i)} for i, x in enumerate(ref_in)]
+    assert plain(tdata.default_collate(batch)) == plain(rdata.default_collate(ref_batch))
