@@ -425,3 +425,13 @@ def test_share_memory(no_leaks):
 
 def _write_first(t):
     t[0] = 42.0
+
+
+def _failing_init(worker_id):
+    raise OSError(f"worker {worker_id} cannot start")
+
+
+def test_worker_init_fn_error(no_leaks):
+    with pytest.raises(OSError, match=r"(?s)Caught OSError in DataLoader worker process 0\..*"
+                                      "worker 0 cannot start"):
+        list(tdata.DataLoader(Rows(), num_workers=1, worker_init_fn=_failing_init))

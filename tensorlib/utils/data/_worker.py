@@ -167,6 +167,7 @@ def worker_loop(iterable, dataset, index_queue, data_queue, done_event, auto_col
         _worker_info = WorkerInfo(id=worker_id, num_workers=num_workers, seed=seed,
                                   dataset=dataset)
         init_error = None
+        fetcher = None      # stays None if worker_init_fn fails: every task then reports it
         try:
             if init_fn is not None:
                 init_fn(worker_id)
@@ -195,7 +196,7 @@ def worker_loop(iterable, dataset, index_queue, data_queue, done_event, auto_col
                 continue        # the loader is shutting down, or this worker's data ran out
             idx, index = r
             if init_error is not None:
-                data, init_error = init_error, None
+                data = init_error
             else:
                 try:
                     data = _shm.dumps(fetcher.fetch(index))
