@@ -1059,7 +1059,8 @@ cdef Storage adopt_storage(char* data, int64_t nbytes, object owner, device dev,
     if dev.kind != DEVICE_CPU:
         raise RuntimeError(f"only CPU memory can be adopted, not '{dev}' memory")
     if role < 0 or role >= _num_roles:
-        raise ValueError(f"storage role must be in 0..{_num_roles - 1} (see ROLE_NAMES), got {role}")
+        raise ValueError(f"storage role must be in 0..{_num_roles - 1} (see ROLE_NAMES), "
+                         f"got {role}")
     cdef Storage s = Storage.__new__(Storage)
     cdef Allocator a = allocator_for(dev)
     cdef list hooks
