@@ -482,3 +482,12 @@ def test_collate_random_batches_match_torch(shape, n, dtype, as_numpy, seed):
     batch = [{"v": x, "t": (x, i)} for i, x in enumerate(ours_in)]
     ref_batch = [{"v": x, "t": (x, i)} for i, x in enumerate(ref_in)]
     assert plain(tdata.default_collate(batch)) == plain(rdata.default_collate(ref_batch))
+
+
+def test_worker_number_warning_matches_torch():
+    n = len(__import__("os").sched_getaffinity(0)) + 1
+    with pytest.warns(UserWarning) as ours:
+        tdata.DataLoader(list(range(4)), num_workers=n)
+    with pytest.warns(UserWarning) as ref:
+        rdata.DataLoader(list(range(4)), num_workers=n)
+    assert str(ours[0].message) == str(ref[0].message)

@@ -132,7 +132,8 @@ class Seeds(tdata.Dataset):
         info = tdata.get_worker_info()
         return {"id": info.id, "seed": info.seed, "num_workers": info.num_workers,
                 "tl": tensorlib.rand(2, dtype=tensorlib.float64).tolist(),
-                "py": random.random(), "np": float(np.random.rand()), "pid": os.getpid()}
+                "py": random.random(), "np": float(np.random.rand()), "pid": os.getpid(),
+                "threads": tensorlib.get_num_threads()}
 
 
 class Views(tdata.Dataset):
@@ -230,7 +231,7 @@ def test_worker_seeds_reproducible(no_leaks):
     by_worker = {s["id"]: s for s in a}
     assert set(by_worker) == {0, 1}
     assert by_worker[1]["seed"] == by_worker[0]["seed"] + 1
-    assert all(s["num_workers"] == 2 for s in a)
+    assert all(s["num_workers"] == 2 and s["threads"] == 1 for s in a)
     # each worker's generators are seeded from its seed, as in PyTorch
     for s in a[:2]:
         tensorlib.manual_seed(s["seed"])

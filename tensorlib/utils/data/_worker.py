@@ -161,6 +161,9 @@ def worker_loop(iterable, dataset, index_queue, data_queue, done_event, auto_col
     # Ctrl-C reaches the whole process group: the main process shuts the workers down
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _shm._prefix = f"{shm_prefix}w{worker_id}_"
+    import tensorlib
+    # one kernel thread per worker, as PyTorch: the workers are the parallelism
+    tensorlib.set_num_threads(1)
     try:
         seed = base_seed + worker_id
         _seed_worker(seed, worker_id, base_seed)

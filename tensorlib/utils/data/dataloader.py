@@ -157,6 +157,7 @@ class DataLoader:
         self.__initialized = True
         self._IterableDataset_len_called = None
         self._iterator = None
+        self.check_worker_number_rationality()
         if pin_memory:
             warnings.warn("'pin_memory' argument is set as true but no accelerator is found, "
                           "then device pinned memory won't be used.", stacklevel=2)
@@ -196,7 +197,34 @@ class DataLoader:
     def _get_iterator(self):
         if self.num_workers == 0:
             return _SingleProcessDataLoaderIter(self)
+        self.check_worker_number_rationality()
         return _MultiProcessingDataLoaderIter(self)
+
+    def check_worker_number_rationality(self):
+        """Warn (as PyTorch does) when ``num_workers`` exceeds the CPUs this process may use.
+
+        >>> DataLoader(range(4), num_workers=0).check_worker_number_rationality()
+        """
+        if not self.num_workers:
+            return
+        cpuset_checked = hasattr(os, "sched_getaffinity")
+        try:
+            suggest = len(os.sched_getaffinity(0)) if cpuset_checked else os.cpu_count()
+        except OSError:
+            suggest = os.cpu_count()
+        if suggest is not None and self.num_workers <= suggest:
+            return
+        if suggest is not None:
+            detail = (f"Our suggested max number of worker in current system is {suggest}"
+                      f"{'' if cpuset_checked else ' (`cpuset` is not taken into account)'}, "
+                      "which is smaller than what this DataLoader is going to create.")
+        else:
+            detail = ("DataLoader is not able to compute a suggested max number of worker in "
+                      "current system.")
+        warnings.warn(f"This DataLoader will create {self.num_workers} worker processes in "
+                      f"total. {detail} Please be aware that excessive worker creation might "
+                      "get DataLoader running slow or even freeze, lower the worker number to "
+                      "avoid potential slowness/freeze if necessary.", stacklevel=2)
 
     def __iter__(self):
         if self.persistent_workers and self.num_workers > 0:
