@@ -29,8 +29,9 @@ def children():
                 pids.update(int(p) for p in f.read().split())
         except OSError:
             pass                # a thread (a queue's feeder) ended meanwhile
-    from multiprocessing import resource_tracker
+    from multiprocessing import forkserver, resource_tracker
     pids.discard(getattr(resource_tracker._resource_tracker, "_pid", None))
+    pids.discard(getattr(forkserver._forkserver, "_forkserver_pid", None))
     return pids
 
 
@@ -436,3 +437,15 @@ def test_worker_init_fn_error(no_leaks):
     with pytest.raises(OSError, match=r"(?s)Caught OSError in DataLoader worker process 0\..*"
                                       "worker 0 cannot start"):
         list(tdata.DataLoader(Rows(), num_workers=1, worker_init_fn=_failing_init))
+
+
+def test_forkserver_workers_idle_between_epochs(no_leaks):
+    """Under forkserver a worker's parent is the server, not the loader's process: idle
+    workers must not take that for their loader's death."""
+    dl = tdata.DataLoader(tdata.TensorDataset(tensorlib.arange(6)), batch_size=4,
+                          num_workers=2, multiprocessing_context="forkserver",
+                          persistent_workers=True)
+    first = [b[0].tolist() for b in dl]
+    time.sleep(0.4)
+    assert [b[0].tolist() for b in dl] == first == [[0, 1, 2, 3], [4, 5]]
+    del dl

@@ -146,7 +146,22 @@ def make_fetcher(iterable, dataset, auto_collation, collate_fn, drop_last):
 
 
 def _parent_alive(parent_pid):
-    return os.getppid() == parent_pid
+    """Whether the loader's process lives: the worker's parent has not changed (it is the
+    loader's process, or under forkserver the server, which exits with it) and, under
+    forkserver, the loader's pid still exists."""
+    if os.getppid() != _watched_parent:
+        return False
+    if parent_pid != _watched_parent:
+        try:
+            os.kill(parent_pid, 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            pass
+    return True
+
+
+_watched_parent = None
 
 
 def worker_loop(iterable, dataset, index_queue, data_queue, done_event, auto_collation,
@@ -158,6 +173,8 @@ def worker_loop(iterable, dataset, index_queue, data_queue, done_event, auto_col
     death (then it also unlinks its segments the parent never mapped)."""
     global _worker_info
     from tensorlib.utils.data import _shm
+    global _watched_parent
+    _watched_parent = os.getppid()
     # Ctrl-C reaches the whole process group: the main process shuts the workers down
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _shm._prefix = f"{shm_prefix}w{worker_id}_"
