@@ -449,3 +449,22 @@ def test_forkserver_workers_idle_between_epochs(no_leaks):
     time.sleep(0.4)
     assert [b[0].tolist() for b in dl] == first == [[0, 1, 2, 3], [4, 5]]
     del dl
+
+
+def test_payload_carries_metadata_not_data(no_leaks):
+    """A worker's batch pickles to its tensors' geometry (bytes, not megabytes), and the
+    receiver's tensor lies in the mapped segment, which is already gone from /dev/shm."""
+    from tensorlib.utils.data import _shm
+    before = segments()
+    x = _shm.empty_shared((256, 1024), tensorlib.float32)     # 1 MiB, as a worker makes it
+    x.fill_(3.0)
+    payload = _shm.dumps({"x": x, "rows": x[:2]})
+    assert len(payload) < 1024
+    del x
+    (name,) = segments() - before
+    got = _shm.loads(payload)
+    assert not os.path.exists(name)
+    seg = _shm.segment_of(got["x"])
+    assert seg is _shm.segment_of(got["rows"]) and seg.size == 256 * 1024 * 4
+    assert got["x"].data_ptr() == seg.address and got["rows"].data_ptr() == seg.address
+    assert got["x"].sum().item() == 3.0 * 256 * 1024 and got["rows"].shape == (2, 1024)
