@@ -149,6 +149,27 @@ class Tensor(TensorBase):
         _C._detach_inplace(self)
         return self
 
+    def share_memory_(self):
+        """Move the storage (with every tensor on it) into shared memory, in place: processes
+        forked afterwards (DataLoader workers, ``multiprocessing``) see writes both ways. A
+        no-op when already shared, and for meta tensors.
+
+        >>> t = tensorlib.zeros(3); t.share_memory_().is_shared()
+        True
+        """
+        from tensorlib.utils.data import _shm
+        return _shm.share_memory_(self)
+
+    def is_shared(self):
+        """Whether the storage lives in shared memory (``share_memory_``, or a batch
+        received from a DataLoader worker).
+
+        >>> tensorlib.zeros(3).is_shared()
+        False
+        """
+        from tensorlib.utils.data import _shm
+        return _shm.segment_of(self) is not None
+
     def __reduce_ex__(self, proto):
         # A meta tensor has no values to carry: like PyTorch, it pickles as its geometry
         # (shape, strides, dtype) and unpickles as a meta tensor.

@@ -89,3 +89,6 @@ cdef int storage_set_role(Storage s, int role) except -1   # notifies memory hoo
 # are the Python names
 cdef int push_memory_hook(object hook) except -1
 cdef int pop_memory_hook(object hook) except -1
+# memory mapped from outside (a DataLoader worker's shared-memory segment) made a counted
+# storage with a role; `owner` keeps it mapped and is released with the storage
+cdef Storage adopt_storage(char* data, int64_t nbytes, object owner, device dev, int role)

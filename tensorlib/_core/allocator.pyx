@@ -33,6 +33,7 @@ from cpython.exc cimport PyErr_Fetch, PyErr_Restore
 from libc.stdint cimport int64_t, int32_t, uint64_t, INT64_MAX
 from libc.stdint cimport uint8_t, uintptr_t
 from libc.stdio cimport fprintf, stderr
+from libc.string cimport memcpy
 import os
 
 ROLE_NAMES = ("unknown", "parameter", "buffer", "input", "activation", "saved-for-backward",
@@ -960,6 +961,12 @@ cdef class Storage:
                     META_ALLOCATOR if self.device is META else None)
                 if a is not None:
                     (<Allocator>a).note_external(self.alloc_size, self._nbytes, -1)
+            elif self.alloc_size > 0:
+                # adopted memory (adopt_storage): it leaves the counters; `owner` (released
+                # after this) unmaps it
+                a = CPU_ALLOCATOR if self.device is CPU else None
+                if a is not None:
+                    (<Allocator>a).note_external(self.alloc_size, self._nbytes, -1)
             self.data = NULL
 
     def nbytes(self):
@@ -981,7 +988,12 @@ cdef class Storage:
     @property
     def is_borrowed(self):
         """True when the memory is not ours (e.g. a NumPy array's): not counted."""
-        return self.allocator is None and self.planned_by is None
+        return self.allocator is None and self.planned_by is None and self.alloc_size == 0
+
+    @property
+    def _owner(self):
+        """The object keeping borrowed or adopted memory alive (None for allocator blocks)."""
+        return self.owner
 
     @property
     def role(self):
@@ -1035,6 +1047,93 @@ cdef Storage borrow_storage(char* data, int64_t nbytes, object owner, device dev
     s.owner = owner
     s.device = dev
     return s
+
+
+cdef Storage adopt_storage(char* data, int64_t nbytes, object owner, device dev, int role):
+    """Memory mapped from outside tensorlib (a shared-memory segment a DataLoader worker
+    filled) made a counted storage: its bytes enter the device's allocated and requested
+    counters while it lives, the memory hooks hear of it as an allocation with ``role``, and
+    ``owner`` keeps the mapping alive until the storage dies (its release unmaps it). Not an
+    allocator request: the memory limit does not apply, the bytes are already mapped."""
+    global tl_in_hook
+    if dev.kind != DEVICE_CPU:
+        raise RuntimeError(f"only CPU memory can be adopted, not '{dev}' memory")
+    if role < 0 or role >= _num_roles:
+        raise ValueError(f"storage role must be in 0..{_num_roles - 1} (see ROLE_NAMES), "
+                         f"got {role}")
+    cdef Storage s = Storage.__new__(Storage)
+    cdef Allocator a = allocator_for(dev)
+    cdef list hooks
+    cdef Py_ssize_t i = 0
+    s.data = data
+    s.owner = owner
+    s.device = dev
+    s._role = role
+    if tl_current_op != NULL:
+        s.op = <object>tl_current_op
+    if nbytes > 0:
+        s.alloc_size = _rounded(nbytes)
+        a.note_external(s.alloc_size, nbytes, 1)
+    _number(s, nbytes)
+    if _hooks_active():
+        hooks = <list>tl_mem_hooks
+        tl_in_hook += 1
+        try:
+            while i < len(hooks):
+                h = hooks[i]
+                if isinstance(h, MemoryHook):
+                    if (<MemoryHook>h).c_wants_after_alloc:
+                        (<MemoryHook>h).c_after_alloc(s)
+                else:
+                    f = getattr(h, "after_alloc", None)
+                    if f is not None:
+                        f(s)
+                i += 1
+        finally:
+            tl_in_hook -= 1
+    return s
+
+
+def _adopt_memory(uintptr_t address, int64_t nbytes, owner, role="input"):
+    """A counted CPU storage on ``nbytes`` at ``address``, memory that ``owner`` keeps mapped
+    (e.g. an ``mmap.mmap`` of a shared-memory segment); ``role`` a name or code. The bytes
+    count as allocated while the storage lives; then ``owner`` is released.
+
+    >>> import mmap, ctypes
+    >>> m = mmap.mmap(-1, 4096); addr = ctypes.addressof(ctypes.c_char.from_buffer(m))
+    >>> s = _adopt_memory(addr, 4096, (m,)); s.role_name, s.is_borrowed
+    ('input', False)
+    """
+    if nbytes < 0:
+        raise ValueError(f"nbytes must be >= 0, got {nbytes}")
+    if address == 0 and nbytes > 0:
+        raise ValueError("cannot adopt memory at address 0")
+    code = ROLE_NAMES.index(role) if isinstance(role, str) else role
+    return adopt_storage(<char*>address, nbytes, owner, CPU, code)
+
+
+def _rehome_storage(Storage s, uintptr_t address, owner):
+    """Move ``s``'s bytes to ``address`` (memory ``owner`` keeps mapped, at least ``s.nbytes()``
+    long) and give its old block back: every tensor on ``s`` now reads the new memory (what
+    ``Tensor.share_memory_()`` does with a shared-memory segment). The bytes stay counted."""
+    cdef Allocator a
+    if s.planned_by is not None:
+        raise RuntimeError("cannot move a storage served from a memory planner's arena")
+    if s.device.kind != DEVICE_CPU:
+        raise RuntimeError(f"only CPU storages can move to shared memory, not '{s.device}' ones")
+    if s._nbytes > 0:
+        memcpy(<void*>address, s.data, <size_t>s._nbytes)
+    if s.allocator is not None:
+        a = s.allocator
+        if s.data != NULL:
+            a.free(s.data, s.alloc_size, s._nbytes)
+        s.allocator = None
+        s.alloc_size = 0
+    if s.alloc_size == 0 and s._nbytes > 0:
+        s.alloc_size = _rounded(s._nbytes)
+        CPU_ALLOCATOR.note_external(s.alloc_size, s._nbytes, 1)
+    s.data = <char*>address
+    s.owner = owner
 
 
 _update_finalizer()     # no hooks yet: storages die without a finalizer call

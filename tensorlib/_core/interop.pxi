@@ -138,6 +138,26 @@ cdef TensorBase _borrow_numpy(cnp.ndarray arr):
     return t
 
 
+def _tensor_on_storage(Storage storage, dtype, size, stride, int64_t storage_offset=0):
+    """A tensor of ``dtype`` viewing ``storage`` with ``size``, ``stride`` and
+    ``storage_offset`` (in elements), checked to lie inside it: how a DataLoader batch is
+    rebuilt on the shared memory its worker filled.
+
+    >>> s = tensorlib.arange(6.0).untyped_storage()
+    >>> tensorlib._core.tensor._tensor_on_storage(s, tensorlib.float32, (2, 2), (1, 2), 1).tolist()
+    [[1.0, 3.0], [2.0, 4.0]]
+    """
+    cdef DType dt = as_dtype(dtype)
+    cdef int64_t n = storage._nbytes // dt.itemsize
+    cdef TensorBase t = _alloc_object()
+    _set_geometry(t, 1, &n, NULL)
+    t._storage = storage
+    t._dtype = dt
+    t._vc = _new_vc()
+    return _as_strided(t, tuple(int(x) for x in size), tuple(int(x) for x in stride),
+                       storage_offset)
+
+
 # -- tensor(data): nested sequences of Python/NumPy scalars --------------------------------------
 #
 # Like PyTorch: the shape is read off the first element at every depth, then every element is
