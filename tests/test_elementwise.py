@@ -1326,6 +1326,18 @@ def test_integer_division_by_zero_raises(op, zero, name):
     assert tl.equal(x, before)            # an in-place op that raised wrote nothing
 
 
+@pytest.mark.parametrize("op", ["floordiv", "mod", "fmod", "div_trunc", "div_floor"])
+@pytest.mark.parametrize("divisor", [512, -256, 256])
+def test_a_divisor_of_a_wider_dtype_that_is_zero_in_the_loop_raises(op, divisor):
+    """A 0-d int16 divisor promotes to the other operand's uint8/int8: 512 is 0 there, and
+    the C loop would trap (SIGFPE) if it reached it."""
+    for name in ("uint8", "int8"):
+        x = tl.tensor([215, 216, 122], dtype=tl.uint8) if name == "uint8" else \
+            tl.tensor([5, -7, 3], dtype=tl.int8)
+        with pytest.raises(RuntimeError, match="^ZeroDivisionError$"):
+            DIV_BY_ZERO[op](x, tl.tensor(divisor, dtype=tl.int16))
+
+
 @pytest.mark.parametrize("op", ["floordiv", "mod", "fmod", "div_trunc", "div_floor", "rfloordiv", "rmod"])
 def test_integer_division_by_zero_message_matches_torch(torch, op):
     """The exception class and message of integer division by zero are torch's."""

@@ -284,6 +284,9 @@ cdef int _check_int_divisor(object b, int loop_code) except -1:
         return 0
     if isinstance(b, TensorBase):
         t = <TensorBase>b
+        if has_data(t) and t._dtype.code != loop_code:
+            # a divisor of another dtype is read cast to the loop's: 512 in a uint8 loop is 0
+            t = _to_dtype(t, dt, False)
         if has_data(t) and _count_equal_zero(t):
             raise RuntimeError("ZeroDivisionError")
     elif b == 0 or (isinstance(b, int) and loop_code != DT_BOOL
