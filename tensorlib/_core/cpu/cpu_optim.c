@@ -128,35 +128,90 @@ static void prepare(const tl_optim_args *a, int64_t i, double *c) {
 /* torch.lerp's two forms: from the start for small weights, from the end for large ones */
 #define LERP(T, s, e, w) \
     ((w) < (T)0.5 ? (s) + (w) * ((e) - (s)) : (e) - ((e) - (s)) * ((T)1 - (w)))
-#define TMAX(x, y) ((x) != (x) ? (x) : ((y) != (y) ? (y) : ((x) > (y) ? (x) : (y))))
+/* torch.maximum: NaN wins (an inline function of two selects: GCC vectorizes loops calling
+   it, where the same as one nested conditional expression stays scalar) */
+static inline float tmax_f32(float x, float y) {
+    float mx = x > y ? x : y;
+    return x != x ? x : mx;
+}
+
+static inline double tmax_f64(double x, double y) {
+    double mx = x > y ? x : y;
+    return x != x ? x : mx;
+}
+
+#define ADAM_LOOP(T, SFX, SQRT, AMS)                                                               \
+    for (j = 0; j < m; j++) {                                                                      \
+        T d = sgn * g[j], q = p[j], e, v, den;                                                     \
+        q = q * decay;            /* decoupled weight decay (else decay is 1) */                   \
+        d = l2 ? d + wd * q : d;                                                                   \
+        e = LERP(T, s0[j], d, w1);                                                                 \
+        v = s1[j] * b2;                                                                            \
+        v = v + v2 * d * d;                                                                        \
+        s0[j] = e;                                                                                 \
+        s1[j] = v;                                                                                 \
+        if (AMS) {                                                                                 \
+            v = tmax_##SFX(s2[j], v);                                                              \
+            s2[j] = v;                                                                             \
+        }                                                                                          \
+        den = SQRT(v) / bc2s + eps;                                                                \
+        p[j] = q + nstep * e / den;                                                                \
+    }
+
+#define RMSPROP_LOOP(T, SQRT, CENTERED, MOM)                                                       \
+    for (j = 0; j < m; j++) {                                                                      \
+        T d = sgn * g[j], sq, avg;                                                                 \
+        d = has_wd ? d + wd * p[j] : d;                                                            \
+        sq = s0[j] * al;                                                                           \
+        sq = sq + a1 * d * d;                                                                      \
+        s0[j] = sq;                                                                                \
+        if (CENTERED) {                                                                            \
+            T gav = LERP(T, ga[j], d, a1);                                                         \
+            ga[j] = gav;                                                                           \
+            avg = SQRT(sq + (T)(-1) * gav * gav);                                                  \
+        } else {                                                                                   \
+            avg = SQRT(sq);                                                                        \
+        }                                                                                          \
+        avg = avg + eps;                                                                           \
+        if (MOM) {                                                                                 \
+            T b = s1[j] * mom;                                                                     \
+            b = b + (T)1 * d / avg;                                                                \
+            s1[j] = b;                                                                             \
+            p[j] = p[j] + (-lr) * b;                                                               \
+        } else {                                                                                   \
+            p[j] = p[j] + (-lr) * d / avg;                                                         \
+        }                                                                                          \
+    }
 
 #define DEFINE_UPDATES(T, SFX, SQRT, FABS)                                                         \
-TL_DISPATCH static void sgd_##SFX(const tl_optim_args *a, const double *c, int64_t t, T *p,        \
-                                  const T *g, T *s0, T *s1, T *s2, int64_t m) {                    \
+TL_DISPATCH static void sgd_##SFX(const tl_optim_args *a, const double *c, int64_t t,              \
+    T *restrict p, const T *restrict g, T *restrict s0, T *restrict s1, T *restrict s2,            \
+    int64_t m) {                                                                                   \
     const T lr = (T)a->hp[0], wd = (T)a->hp[1], mom = (T)a->hp[2];                                 \
     const T damp = (T)(1.0 - a->hp[3]);                                                            \
-    const int neg = a->flags & TL_OPT_MAXIMIZE, has_wd = a->hp[1] != 0;                            \
+    const T sgn = (a->flags & TL_OPT_MAXIMIZE) ? (T)-1 : (T)1;                                     \
+    const int has_wd = a->hp[1] != 0;                                                              \
     const int nest = a->flags & TL_OPT_NESTEROV;                                                   \
     int64_t j;                                                                                     \
     (void)c; (void)s1; (void)s2;                                                                   \
     if (!(a->flags & TL_OPT_MOMENTUM)) {                                                           \
         for (j = 0; j < m; j++) {                                                                  \
-            T d = neg ? -g[j] : g[j];                                                              \
-            if (has_wd) d = d + wd * p[j];                                                         \
+            T d = sgn * g[j];                                                                      \
+            d = has_wd ? d + wd * p[j] : d;                                                        \
             p[j] = p[j] + (-lr) * d;                                                               \
         }                                                                                          \
     } else if (a->fresh[t]) {                                                                      \
         for (j = 0; j < m; j++) {                                                                  \
-            T d = neg ? -g[j] : g[j];                                                              \
-            if (has_wd) d = d + wd * p[j];                                                         \
+            T d = sgn * g[j];                                                                      \
+            d = has_wd ? d + wd * p[j] : d;                                                        \
             s0[j] = d;                                                                             \
             d = nest ? d + mom * d : d;                                                            \
             p[j] = p[j] + (-lr) * d;                                                               \
         }                                                                                          \
     } else {                                                                                       \
         for (j = 0; j < m; j++) {                                                                  \
-            T d = neg ? -g[j] : g[j], b;                                                           \
-            if (has_wd) d = d + wd * p[j];                                                         \
+            T d = sgn * g[j], b;                                                                   \
+            d = has_wd ? d + wd * p[j] : d;                                                        \
             b = s0[j] * mom;                                                                       \
             b = b + damp * d;                                                                      \
             s0[j] = b;                                                                             \
@@ -166,69 +221,63 @@ TL_DISPATCH static void sgd_##SFX(const tl_optim_args *a, const double *c, int64
     }                                                                                              \
 }                                                                                                  \
                                                                                                    \
-TL_DISPATCH static void adam_##SFX(const tl_optim_args *a, const double *c, int64_t t, T *p,       \
-                                   const T *g, T *s0, T *s1, T *s2, int64_t m) {                   \
+TL_DISPATCH static void adam_##SFX(const tl_optim_args *a, const double *c, int64_t t,             \
+    T *restrict p, const T *restrict g, T *restrict s0, T *restrict s1, T *restrict s2,            \
+    int64_t m) {                                                                                   \
     const T wd = (T)a->hp[1], w1 = (T)(1.0 - a->hp[2]), b2 = (T)a->hp[3];                          \
     const T v2 = (T)(1.0 - a->hp[3]), eps = (T)a->hp[4];                                           \
-    const T decay = (T)(1.0 - a->hp[0] * a->hp[1]), nstep = (T)(-c[0]), bc2s = (T)c[1];            \
-    const int neg = a->flags & TL_OPT_MAXIMIZE, ams = a->flags & TL_OPT_AMSGRAD;                   \
-    const int l2 = a->hp[1] != 0 && !(a->flags & TL_OPT_DECOUPLED);                                \
     const int dec = a->hp[1] != 0 && (a->flags & TL_OPT_DECOUPLED);                                \
+    const T decay = dec ? (T)(1.0 - a->hp[0] * a->hp[1]) : (T)1;                                   \
+    const T nstep = (T)(-c[0]), bc2s = (T)c[1];                                                    \
+    const T sgn = (a->flags & TL_OPT_MAXIMIZE) ? (T)-1 : (T)1;                                     \
+    const int l2 = a->hp[1] != 0 && !(a->flags & TL_OPT_DECOUPLED);                                \
     int64_t j;                                                                                     \
     (void)t;                                                                                       \
-    for (j = 0; j < m; j++) {                                                                      \
-        T d = neg ? -g[j] : g[j], q = p[j], e, v, den;                                             \
-        if (dec) q = q * decay;                                                                    \
-        if (l2) d = d + wd * q;                                                                    \
-        e = LERP(T, s0[j], d, w1);                                                                 \
-        v = s1[j] * b2;                                                                            \
-        v = v + v2 * d * d;                                                                        \
-        s0[j] = e;                                                                                 \
-        s1[j] = v;                                                                                 \
-        if (ams) {                                                                                 \
-            v = TMAX(s2[j], v);                                                                    \
-            s2[j] = v;                                                                             \
-        }                                                                                          \
-        den = SQRT(v) / bc2s + eps;                                                                \
-        p[j] = q + nstep * e / den;                                                                \
-    }                                                                                              \
+    if (a->flags & TL_OPT_AMSGRAD)                                                                 \
+        ADAM_LOOP(T, SFX, SQRT, 1)                                                                 \
+    else                                                                                           \
+        ADAM_LOOP(T, SFX, SQRT, 0)                                                                 \
 }                                                                                                  \
                                                                                                    \
 TL_DISPATCH static void adamax_##SFX(const tl_optim_args *a, const double *c, int64_t t,           \
-                                     T *p, const T *g, T *s0, T *s1, T *s2, int64_t m) {           \
+    T *restrict p, const T *restrict g, T *restrict s0, T *restrict s1, T *restrict s2,            \
+    int64_t m) {                                                                                   \
     const T wd = (T)a->hp[1], w1 = (T)(1.0 - a->hp[2]), b2 = (T)a->hp[3];                          \
     const T eps = (T)a->hp[4], nclr = (T)(-c[0]);                                                  \
-    const int neg = a->flags & TL_OPT_MAXIMIZE, has_wd = a->hp[1] != 0;                            \
+    const T sgn = (a->flags & TL_OPT_MAXIMIZE) ? (T)-1 : (T)1;                                     \
+    const int has_wd = a->hp[1] != 0;                                                              \
     int64_t j;                                                                                     \
     (void)t; (void)s2;                                                                             \
     for (j = 0; j < m; j++) {                                                                      \
-        T d = neg ? -g[j] : g[j], e, u, ad;                                                        \
-        if (has_wd) d = d + wd * p[j];                                                             \
+        T d = sgn * g[j], e, u, ad;                                                                \
+        d = has_wd ? d + wd * p[j] : d;                                                            \
         e = LERP(T, s0[j], d, w1);                                                                 \
         u = s1[j] * b2;                                                                            \
         ad = FABS(d) + eps;                                                                        \
-        u = TMAX(u, ad);                                                                           \
+        u = tmax_##SFX(u, ad);                                                                     \
         s0[j] = e;                                                                                 \
         s1[j] = u;                                                                                 \
         p[j] = p[j] + nclr * e / u;                                                                \
     }                                                                                              \
 }                                                                                                  \
                                                                                                    \
-TL_DISPATCH static void nadam_##SFX(const tl_optim_args *a, const double *c, int64_t t, T *p,      \
-                                    const T *g, T *s0, T *s1, T *s2, int64_t m) {                  \
+TL_DISPATCH static void nadam_##SFX(const tl_optim_args *a, const double *c, int64_t t,            \
+    T *restrict p, const T *restrict g, T *restrict s0, T *restrict s1, T *restrict s2,            \
+    int64_t m) {                                                                                   \
     const T wd = (T)a->hp[1], w1 = (T)(1.0 - a->hp[2]), b2 = (T)a->hp[3];                          \
     const T v2 = (T)(1.0 - a->hp[3]), eps = (T)a->hp[4];                                           \
-    const T decay = (T)(1.0 - a->hp[0] * a->hp[1]), bc2 = (T)c[0];                                 \
-    const T cg = (T)c[1], ce = (T)c[2];                                                            \
-    const int neg = a->flags & TL_OPT_MAXIMIZE;                                                    \
-    const int l2 = a->hp[1] != 0 && !(a->flags & TL_OPT_DECOUPLED);                                \
     const int dec = a->hp[1] != 0 && (a->flags & TL_OPT_DECOUPLED);                                \
+    const T decay = dec ? (T)(1.0 - a->hp[0] * a->hp[1]) : (T)1;                                   \
+    const T bc2 = (T)c[0];                                                                         \
+    const T cg = (T)c[1], ce = (T)c[2];                                                            \
+    const T sgn = (a->flags & TL_OPT_MAXIMIZE) ? (T)-1 : (T)1;                                     \
+    const int l2 = a->hp[1] != 0 && !(a->flags & TL_OPT_DECOUPLED);                                \
     int64_t j;                                                                                     \
     (void)t; (void)s2;                                                                             \
     for (j = 0; j < m; j++) {                                                                      \
-        T d = neg ? -g[j] : g[j], q = p[j], e, v, den;                                             \
-        if (dec) q = q * decay;                                                                    \
-        if (l2) d = d + wd * q;                                                                    \
+        T d = sgn * g[j], q = p[j], e, v, den;                                                     \
+        q = q * decay;            /* decoupled weight decay (else decay is 1) */                   \
+        d = l2 ? d + wd * q : d;                                                                   \
         e = LERP(T, s0[j], d, w1);                                                                 \
         v = s1[j] * b2;                                                                            \
         v = v + v2 * d * d;                                                                        \
@@ -240,41 +289,46 @@ TL_DISPATCH static void nadam_##SFX(const tl_optim_args *a, const double *c, int
     }                                                                                              \
 }                                                                                                  \
                                                                                                    \
-TL_DISPATCH static void radam_##SFX(const tl_optim_args *a, const double *c, int64_t t, T *p,      \
-                                    const T *g, T *s0, T *s1, T *s2, int64_t m) {                  \
+TL_DISPATCH static void radam_##SFX(const tl_optim_args *a, const double *c, int64_t t,            \
+    T *restrict p, const T *restrict g, T *restrict s0, T *restrict s1, T *restrict s2,            \
+    int64_t m) {                                                                                   \
     const T lr = (T)a->hp[0], wd = (T)a->hp[1], w1 = (T)(1.0 - a->hp[2]);                          \
     const T b2 = (T)a->hp[3], v2 = (T)(1.0 - a->hp[3]), eps = (T)a->hp[4];                         \
-    const T decay = (T)(1.0 - a->hp[0] * a->hp[1]), bc1 = (T)c[0], bc2s = (T)c[1];                 \
-    const T rect = (T)c[2];                                                                        \
-    const int neg = a->flags & TL_OPT_MAXIMIZE, adaptive = c[3] != 0;                              \
-    const int l2 = a->hp[1] != 0 && !(a->flags & TL_OPT_DECOUPLED);                                \
     const int dec = a->hp[1] != 0 && (a->flags & TL_OPT_DECOUPLED);                                \
+    const T decay = dec ? (T)(1.0 - a->hp[0] * a->hp[1]) : (T)1;                                   \
+    const T bc1 = (T)c[0], bc2s = (T)c[1];                                                         \
+    const T rect = (T)c[2];                                                                        \
+    const T sgn = (a->flags & TL_OPT_MAXIMIZE) ? (T)-1 : (T)1;                                     \
+    const int adaptive = c[3] != 0;                                                                \
+    const int l2 = a->hp[1] != 0 && !(a->flags & TL_OPT_DECOUPLED);                                \
     int64_t j;                                                                                     \
     (void)t; (void)s2;                                                                             \
     for (j = 0; j < m; j++) {                                                                      \
-        T d = neg ? -g[j] : g[j], q = p[j], e, v, u;                                               \
-        if (dec) q = q * decay;                                                                    \
-        if (l2) d = d + wd * q;                                                                    \
+        T d = sgn * g[j], q = p[j], e, v, u, ua;                                                   \
+        q = q * decay;            /* decoupled weight decay (else decay is 1) */                   \
+        d = l2 ? d + wd * q : d;                                                                   \
         e = LERP(T, s0[j], d, w1);                                                                 \
         v = s1[j] * b2;                                                                            \
         v = v + v2 * d * d;                                                                        \
         s0[j] = e;                                                                                 \
         s1[j] = v;                                                                                 \
         u = e / bc1 * lr;                                                                          \
-        if (adaptive) u = u * (bc2s / (SQRT(v) + eps)) * rect;                                     \
-        p[j] = q - u;                                                                              \
+        ua = u * (bc2s / (SQRT(v) + eps)) * rect;                                                  \
+        p[j] = q - (adaptive ? ua : u);                                                            \
     }                                                                                              \
 }                                                                                                  \
                                                                                                    \
 TL_DISPATCH static void adagrad_##SFX(const tl_optim_args *a, const double *c, int64_t t,          \
-                                      T *p, const T *g, T *s0, T *s1, T *s2, int64_t m) {          \
+    T *restrict p, const T *restrict g, T *restrict s0, T *restrict s1, T *restrict s2,            \
+    int64_t m) {                                                                                   \
     const T wd = (T)a->hp[1], eps = (T)a->hp[3], nclr = (T)(-c[0]);                                \
-    const int neg = a->flags & TL_OPT_MAXIMIZE, has_wd = a->hp[1] != 0;                            \
+    const T sgn = (a->flags & TL_OPT_MAXIMIZE) ? (T)-1 : (T)1;                                     \
+    const int has_wd = a->hp[1] != 0;                                                              \
     int64_t j;                                                                                     \
     (void)t; (void)s1; (void)s2;                                                                   \
     for (j = 0; j < m; j++) {                                                                      \
-        T d = neg ? -g[j] : g[j], s;                                                               \
-        if (has_wd) d = d + wd * p[j];                                                             \
+        T d = sgn * g[j], s;                                                                       \
+        d = has_wd ? d + wd * p[j] : d;                                                            \
         s = s0[j] + (T)1 * d * d;                                                                  \
         s0[j] = s;                                                                                 \
         p[j] = p[j] + nclr * d / (SQRT(s) + eps);                                                  \
@@ -282,15 +336,17 @@ TL_DISPATCH static void adagrad_##SFX(const tl_optim_args *a, const double *c, i
 }                                                                                                  \
                                                                                                    \
 TL_DISPATCH static void adadelta_##SFX(const tl_optim_args *a, const double *c, int64_t t,         \
-                                       T *p, const T *g, T *s0, T *s1, T *s2, int64_t m) {         \
+    T *restrict p, const T *restrict g, T *restrict s0, T *restrict s1, T *restrict s2,            \
+    int64_t m) {                                                                                   \
     const T lr = (T)a->hp[0], wd = (T)a->hp[1], rho = (T)a->hp[2];                                 \
     const T r1 = (T)(1.0 - a->hp[2]), eps = (T)a->hp[3];                                           \
-    const int neg = a->flags & TL_OPT_MAXIMIZE, has_wd = a->hp[1] != 0;                            \
+    const T sgn = (a->flags & TL_OPT_MAXIMIZE) ? (T)-1 : (T)1;                                     \
+    const int has_wd = a->hp[1] != 0;                                                              \
     int64_t j;                                                                                     \
     (void)c; (void)t; (void)s2;                                                                    \
     for (j = 0; j < m; j++) {                                                                      \
-        T d = neg ? -g[j] : g[j], sq, acc, std, delta;                                             \
-        if (has_wd) d = d + wd * p[j];                                                             \
+        T d = sgn * g[j], sq, acc, std, delta;                                                     \
+        d = has_wd ? d + wd * p[j] : d;                                                            \
         sq = s0[j] * rho;                                                                          \
         sq = sq + r1 * d * d;                                                                      \
         std = SQRT(sq + eps);                                                                      \
@@ -306,68 +362,64 @@ TL_DISPATCH static void adadelta_##SFX(const tl_optim_args *a, const double *c, 
 }                                                                                                  \
                                                                                                    \
 TL_DISPATCH static void rmsprop_##SFX(const tl_optim_args *a, const double *c, int64_t t,          \
-                                      T *p, const T *g, T *s0, T *s1, T *s2, int64_t m) {          \
+    T *restrict p, const T *restrict g, T *restrict s0, T *restrict s1, T *restrict s2,            \
+    int64_t m) {                                                                                   \
     const T lr = (T)a->hp[0], wd = (T)a->hp[1], al = (T)a->hp[2];                                  \
     const T a1 = (T)(1.0 - a->hp[2]), eps = (T)a->hp[3], mom = (T)a->hp[4];                        \
-    const int neg = a->flags & TL_OPT_MAXIMIZE, has_wd = a->hp[1] != 0;                            \
-    const int has_mom = a->flags & TL_OPT_MOMENTUM, centered = a->flags & TL_OPT_CENTERED;         \
-    T *ga = centered ? (has_mom ? s2 : s1) : NULL;                                                 \
+    const T sgn = (a->flags & TL_OPT_MAXIMIZE) ? (T)-1 : (T)1;                                     \
+    const int has_wd = a->hp[1] != 0;                                                              \
+    const int has_mom = (a->flags & TL_OPT_MOMENTUM) != 0;                                         \
+    const int centered = (a->flags & TL_OPT_CENTERED) != 0;                                        \
+    T *restrict ga = has_mom ? s2 : s1;     /* grad_avg, when centered, is the last state */       \
     int64_t j;                                                                                     \
     (void)c; (void)t;                                                                              \
-    for (j = 0; j < m; j++) {                                                                      \
-        T d = neg ? -g[j] : g[j], sq, avg;                                                         \
-        if (has_wd) d = d + wd * p[j];                                                             \
-        sq = s0[j] * al;                                                                           \
-        sq = sq + a1 * d * d;                                                                      \
-        s0[j] = sq;                                                                                \
-        if (centered) {                                                                            \
-            T gav = LERP(T, ga[j], d, a1);                                                         \
-            ga[j] = gav;                                                                           \
-            avg = SQRT(sq + (T)(-1) * gav * gav);                                                  \
-        } else {                                                                                   \
-            avg = SQRT(sq);                                                                        \
-        }                                                                                          \
-        avg = avg + eps;                                                                           \
-        if (has_mom) {                                                                             \
-            T b = s1[j] * mom;                                                                     \
-            b = b + (T)1 * d / avg;                                                                \
-            s1[j] = b;                                                                             \
-            p[j] = p[j] + (-lr) * b;                                                               \
-        } else {                                                                                   \
-            p[j] = p[j] + (-lr) * d / avg;                                                         \
-        }                                                                                          \
-    }                                                                                              \
+    if (centered && has_mom)                                                                       \
+        RMSPROP_LOOP(T, SQRT, 1, 1)                                                                \
+    else if (centered)                                                                             \
+        RMSPROP_LOOP(T, SQRT, 1, 0)                                                                \
+    else if (has_mom)                                                                              \
+        RMSPROP_LOOP(T, SQRT, 0, 1)                                                                \
+    else                                                                                           \
+        RMSPROP_LOOP(T, SQRT, 0, 0)                                                                \
 }                                                                                                  \
                                                                                                    \
-TL_DISPATCH static void rprop_##SFX(const tl_optim_args *a, const double *c, int64_t t, T *p,      \
-                                    const T *g, T *s0, T *s1, T *s2, int64_t m) {                  \
+TL_DISPATCH static void rprop_##SFX(const tl_optim_args *a, const double *c, int64_t t,            \
+    T *restrict p, const T *restrict g, T *restrict s0, T *restrict s1, T *restrict s2,            \
+    int64_t m) {                                                                                   \
     const T em = (T)a->hp[2], ep = (T)a->hp[3], lo = (T)a->hp[4], hi = (T)a->hp[5];                \
-    const int neg = a->flags & TL_OPT_MAXIMIZE;                                                    \
+    const T sgn = (a->flags & TL_OPT_MAXIMIZE) ? (T)-1 : (T)1;                                     \
     int64_t j;                                                                                     \
     (void)c; (void)t; (void)s2;                                                                    \
     for (j = 0; j < m; j++) {                                                                      \
-        T d = neg ? -g[j] : g[j], s = d * s0[j], f, ss;                                            \
-        f = s > 0 ? ep : (s < 0 ? em : (T)1);    /* sign(NaN) is 0 in PyTorch: factor 1 */         \
+        /* factor: etaplus where grad * prev > 0, etaminus where < 0, else 1 (sign(NaN) is 0       \
+           in PyTorch); where it is etaminus (only there: 0 < etaminus < 1 < etaplus) the          \
+           gradient counts as 0 */                                                                 \
+        T d = sgn * g[j], s = d * s0[j], f = (T)1, ss, sg;                                         \
+        f = s > 0 ? ep : f;                                                                        \
+        f = s < 0 ? em : f;                                                                        \
         ss = s1[j] * f;                                                                            \
         ss = ss < lo ? lo : ss;                                                                    \
         ss = ss > hi ? hi : ss;                                                                    \
         s1[j] = ss;                                                                                \
-        d = f == em ? (T)0 : d;                                                                    \
-        p[j] = p[j] + (T)(-1) * (T)((d > 0) - (d < 0)) * ss;                                       \
+        d = s < 0 ? (T)0 : d;                                                                      \
+        sg = (d > 0 ? (T)1 : (T)0) - (d < 0 ? (T)1 : (T)0);                                        \
+        p[j] = p[j] + (T)(-1) * sg * ss;                                                           \
         s0[j] = d;                                                                                 \
     }                                                                                              \
 }                                                                                                  \
                                                                                                    \
-TL_DISPATCH static void asgd_##SFX(const tl_optim_args *a, const double *c, int64_t t, T *p,       \
-                                   const T *g, T *s0, T *s1, T *s2, int64_t m) {                   \
+TL_DISPATCH static void asgd_##SFX(const tl_optim_args *a, const double *c, int64_t t,             \
+    T *restrict p, const T *restrict g, T *restrict s0, T *restrict s1, T *restrict s2,            \
+    int64_t m) {                                                                                   \
     const T wd = (T)a->hp[1], decay = (T)(1.0 - a->hp[2] * c[0]), neta = (T)(-c[0]);               \
     const T mu = (T)c[1];                                                                          \
-    const int neg = a->flags & TL_OPT_MAXIMIZE, has_wd = a->hp[1] != 0, avg = c[1] != 1.0;         \
+    const T sgn = (a->flags & TL_OPT_MAXIMIZE) ? (T)-1 : (T)1;                                     \
+    const int has_wd = a->hp[1] != 0, avg = c[1] != 1.0;                                           \
     int64_t j;                                                                                     \
     (void)t; (void)s1; (void)s2;                                                                   \
     for (j = 0; j < m; j++) {                                                                      \
-        T d = neg ? -g[j] : g[j], q = p[j];                                                        \
-        if (has_wd) d = d + wd * q;                                                                \
+        T d = sgn * g[j], q = p[j];                                                                \
+        d = has_wd ? d + wd * q : d;                                                               \
         q = q * decay;                                                                             \
         q = q + neta * d;                                                                          \
         p[j] = q;                                                                                  \
