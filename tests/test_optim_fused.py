@@ -89,7 +89,7 @@ def _grads(params, lib, step, layout="same"):
         if p.dim() == 2 and p.stride(0) == 1 and layout == "same":
             p.grad = lib.tensor(np.ascontiguousarray(g.T)).to(p.dtype).t()
         else:
-            p.grad = lib.tensor(np.ascontiguousarray(g)).to(p.dtype)
+            p.grad = lib.tensor(np.array(g, order="C")).to(p.dtype)
 
 
 def _step_both(pair, step, layout="same"):
@@ -143,6 +143,20 @@ def test_matches_torch(name, cfg, dtype):
         _step_both([(opt_a, ours), (opt_b, theirs)], step)
         _assert_same_params(ours, theirs, TOL[dtype])
     _assert_same_state(opt_a, opt_b, TOL[dtype])
+
+
+@pytest.mark.parametrize("name, cfg", CASES[1::3], ids=IDS[1::3])
+def test_gradient_in_another_layout_than_its_parameter(name, cfg):
+    # the transposed parameter gets a contiguous gradient: read through a copy in the
+    # parameter's layout, with the same result
+    ours, theirs = _leaves(tensorlib, "float64"), _leaves(torch, "float64")
+    opt_a, opt_b = _make(tensorlib, name, ours, cfg), _make(torch, name, theirs, cfg)
+    for step in range(4):
+        _step_both([(opt_a, ours), (opt_b, theirs)], step, layout="contiguous")
+        assert ours[3].grad.is_contiguous() and not ours[3].is_contiguous()
+    assert ours[3].stride() == (1, 3)
+    _assert_same_params(ours, theirs, TOL["float64"])
+    _assert_same_state(opt_a, opt_b, TOL["float64"])
 
 
 @pytest.mark.parametrize("name, cfg", CASES[::2], ids=IDS[::2])
@@ -368,3 +382,37 @@ def test_docstring_examples(name):
         result = doctest.testmod(module, extraglobs={"tensorlib": tensorlib},
                                  optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_differentiable_is_refused_at_the_first_step():
+    w = tensorlib.zeros(2, requires_grad=True)
+    opt = optim.Adam([w], differentiable=True)
+    w.grad = tensorlib.ones(2)
+    with pytest.raises(RuntimeError, match="differentiable=True is not supported"):
+        opt.step()
+
+
+try:
+    from hypothesis import given, settings, strategies as st
+except ImportError:        # pragma: no cover
+    given = None
+
+if given is not None:
+    _shape = st.lists(st.integers(0, 5), min_size=0, max_size=3).map(tuple)
+
+    @settings(max_examples=25, deadline=None)
+    @given(shapes=st.lists(_shape, min_size=1, max_size=4),
+           case=st.sampled_from([c for c in CASES if c[0] in ("Adam", "SGD", "RMSprop")]),
+           dtype=st.sampled_from(["float32", "float64"]))
+    def test_random_shapes_match_torch(shapes, case, dtype):
+        # 0-d and empty parameters included
+        name, cfg = case
+        rng = np.random.default_rng(len(shapes))
+        arrays = [rng.standard_normal(s).astype(dtype) for s in shapes]
+        ours = [tensorlib.tensor(a, requires_grad=True) for a in arrays]
+        theirs = [torch.tensor(a, requires_grad=True) for a in arrays]
+        opt_a, opt_b = _make(tensorlib, name, ours, cfg), _make(torch, name, theirs, cfg)
+        for step in range(3):
+            _step_both([(opt_a, ours), (opt_b, theirs)], step)
+        _assert_same_params(ours, theirs, TOL[dtype])
+        _assert_same_state(opt_a, opt_b, TOL[dtype])
