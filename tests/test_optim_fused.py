@@ -145,6 +145,25 @@ def test_matches_torch(name, cfg, dtype):
     _assert_same_state(opt_a, opt_b, TOL[dtype])
 
 
+@pytest.mark.parametrize("name, cfg", [c for c in CASES if c[0] in ("Adam", "NAdam", "ASGD")])
+def test_default_dtype_float64_makes_float64_steps(name, cfg):
+    # PyTorch's 0-d states follow the default dtype when it is float64
+    ours, theirs = _leaves(tensorlib, "float64"), _leaves(torch, "float64")
+    old_a, old_b = tensorlib.get_default_dtype(), torch.get_default_dtype()
+    tensorlib.set_default_dtype(tensorlib.float64)
+    torch.set_default_dtype(torch.float64)
+    try:
+        opt_a, opt_b = _make(tensorlib, name, ours, cfg), _make(torch, name, theirs, cfg)
+        for step in range(5):
+            _step_both([(opt_a, ours), (opt_b, theirs)], step)
+    finally:
+        tensorlib.set_default_dtype(old_a)
+        torch.set_default_dtype(old_b)
+    assert opt_a.state[ours[0]]["step"].dtype == tensorlib.float64
+    _assert_same_params(ours, theirs, TOL["float64"])
+    _assert_same_state(opt_a, opt_b, TOL["float64"])
+
+
 @pytest.mark.parametrize("name, cfg", CASES[1::3], ids=IDS[1::3])
 def test_gradient_in_another_layout_than_its_parameter(name, cfg):
     # the transposed parameter gets a contiguous gradient: read through a copy in the
@@ -196,9 +215,12 @@ def _from_torch(obj):
     return obj
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("name, cfg", CASES, ids=IDS)
-def test_state_dict_exchange_both_ways(name, cfg):
-    ours, theirs = _leaves(tensorlib, "float32"), _leaves(torch, "float32")
+def test_state_dict_exchange_both_ways(name, cfg, dtype):
+    # float64 parameters: a loaded state_dict's mu_product / eta / mu become float64 (the
+    # parameter's dtype) while 'step' stays float32, on both sides
+    ours, theirs = _leaves(tensorlib, dtype), _leaves(torch, dtype)
     opt_a, opt_b = _make(tensorlib, name, ours, cfg), _make(torch, name, theirs, cfg)
     for step in range(3):
         _step_both([(opt_a, ours), (opt_b, theirs)], step)
@@ -213,8 +235,8 @@ def test_state_dict_exchange_both_ways(name, cfg):
                 assert v.untyped_storage().role_name == "optimizer-state"
     for step in range(3, 6):
         _step_both([(fresh_a, ours), (fresh_b, theirs)], step)
-    _assert_same_params(ours, theirs, TOL["float32"])
-    _assert_same_state(fresh_a, fresh_b, TOL["float32"])
+    _assert_same_params(ours, theirs, TOL[dtype])
+    _assert_same_state(fresh_a, fresh_b, TOL[dtype])
 
 
 @pytest.mark.parametrize("name, cfg", CASES, ids=IDS)

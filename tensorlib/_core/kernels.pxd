@@ -213,7 +213,7 @@ cdef extern from "cpu_optim.h" nogil:
     ctypedef struct tl_optim_args:
         int op
         int dtype
-        int scalar_dtype
+        int scalar_dtype[3]
         int flags
         int64_t n
         char** param

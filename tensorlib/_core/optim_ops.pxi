@@ -4,7 +4,7 @@
 # gradients, their state tensors and their 0-d states (step, ...), and calls _fused_optim
 # once. Here every tensor is checked before any pointer reaches C (shapes, dtypes, devices,
 # a gradient sharing memory with its parameter), the tensors are sorted into one launch per
-# (device, dtype, 0-d state dtype), and each launch hands the back end arrays of pointers:
+# (device, dtype, 0-d states' dtypes), and each launch hands the back end arrays of pointers:
 # one pass over all the tensors of the group, in place.
 #
 # The C loop runs over a parameter's memory in order, which is also the gradient's and each
@@ -30,14 +30,23 @@ cdef str _optim_shape(TensorBase t):
     return "[" + ", ".join([str(t._shape[i]) for i in range(t._ndim)]) + "]"
 
 
-cdef int _optim_check_like(TensorBase p, object x, str what) except -1:
+cdef int _optim_check_like(TensorBase p, object x, int k) except -1:
+    """``x`` (the gradient when ``k`` is -1, else state ``k``) is a tensor of ``p``'s shape,
+    dtype and device."""
     cdef TensorBase t
+    cdef str what
+    if isinstance(x, TensorBase):
+        t = <TensorBase>x
+        if t._dtype is p._dtype and t._ndim == p._ndim and \
+                t._storage.device.kind == p._storage.device.kind and \
+                memcmp(t._shape, p._shape, p._ndim * sizeof(int64_t)) == 0:
+            return 0
+    what = "gradient" if k < 0 else f"state {k}"
     if not isinstance(x, TensorBase):
         raise TypeError(f"optimizer step: expected the {what} to be a Tensor, but got "
                         f"{type(x).__name__}")
     t = <TensorBase>x
-    if t._storage.device is not p._storage.device and \
-            t._storage.device.kind != p._storage.device.kind:
+    if t._storage.device != p._storage.device:
         raise RuntimeError(f"optimizer step: the {what} is on {t._storage.device} but its "
                            f"parameter is on {p._storage.device}")
     if t._dtype is not p._dtype:
@@ -53,6 +62,8 @@ cdef TensorBase _optim_in_layout(TensorBase ref, TensorBase t, list writebacks, 
     """``t`` itself when it can be run over in ``ref``'s memory order, else a copy in
     ``ref``'s layout (to be copied back into ``t`` afterwards when the kernel writes it)."""
     cdef TensorBase c
+    if t._contiguous and ref._contiguous:      # same shape (checked): same order
+        return t
     if is_non_overlapping_and_dense(t._ndim, t._shape, t._strides) and _optim_same_order(ref, t):
         return t
     c = _empty_preserving(ref, t._dtype)
@@ -77,7 +88,7 @@ def _fused_optim(int op, list params, list grads, list states, list scalars, tup
     [0.0, 0.0, 0.0]
     """
     cdef Py_ssize_t n = len(params), i, j, m, nstate = len(states), nscalar = len(scalars)
-    cdef int k, code, scode
+    cdef int k, code, scodes
     cdef TensorBase p, g, t, ref
     cdef tl_optim_args a
     cdef list writebacks = []
@@ -105,32 +116,30 @@ def _fused_optim(int op, list params, list grads, list states, list scalars, tup
                 code != DT_BFLOAT16:
             raise RuntimeError(f"optimizer step: parameters of dtype {p._dtype} are not "
                                f"supported (floating-point parameters only)")
-        _optim_check_like(p, grads[i], "gradient")
+        _optim_check_like(p, grads[i], -1)
         g = <TensorBase>grads[i]
         if _overlap(p, g) != OVERLAP_NO:
             raise RuntimeError("optimizer step: a parameter's gradient shares memory with the "
                                "parameter itself; the update would read values it has "
                                "already written")
         for k in range(nstate):
-            _optim_check_like(p, states[k][i], f"state {k}")
+            _optim_check_like(p, states[k][i], k)
             if _overlap(p, <TensorBase>states[k][i]) != OVERLAP_NO or \
                     _overlap(g, <TensorBase>states[k][i]) != OVERLAP_NO:
                 raise RuntimeError("optimizer step: an optimizer state tensor shares memory "
                                    "with its parameter or gradient")
-        scode = DT_FLOAT32
+        scodes = 0      # one bit per 0-d state: float64
         for k in range(nscalar):
             t = scalars[k][i] if isinstance(scalars[k][i], TensorBase) else None
             if t is None or t._numel != 1 or (t._dtype.code != DT_FLOAT32 and
-                                              t._dtype.code != DT_FLOAT64):
+                                              t._dtype.code != DT_FLOAT64) or \
+                    t._storage.device.kind != DEVICE_CPU:
                 raise RuntimeError("optimizer step: a 0-d state (such as 'step') must be a "
-                                   "one-element float32 or float64 tensor")
-            if k == 0:
-                scode = t._dtype.code
-            elif t._dtype.code != scode:
-                raise RuntimeError("optimizer step: a parameter's 0-d states must share one "
-                                   "dtype")
+                                   "one-element float32 or float64 tensor on the CPU")
+            if t._dtype.code == DT_FLOAT64:
+                scodes |= 1 << k
         dev = p._storage.device
-        buckets.setdefault((dev.kind, code, scode), []).append(i)
+        buckets.setdefault((dev.kind, code, scodes), []).append(i)
     # the write step of every written tensor (version bump, PyTorch's overlap rule), then the
     # layout: copies only for tensors that cannot be run over in the parameter's order
     for rows in buckets.values():
@@ -141,7 +150,7 @@ def _fused_optim(int op, list params, list grads, list states, list scalars, tup
             for k in range(nscalar):
                 prepare_write(<TensorBase>scalars[k][i], None)
     try:
-        for (kind, code, scode), rows in buckets.items():
+        for (kind, code, scodes), rows in buckets.items():
             m = len(rows)
             ptrs = <char**>malloc((2 + nstate + nscalar) * m * sizeof(char*) + 1)
             numel = <int64_t*>malloc(m * sizeof(int64_t) + 1)
@@ -151,7 +160,8 @@ def _fused_optim(int op, list params, list grads, list states, list scalars, tup
             memset(&a, 0, sizeof(a))
             a.op = op
             a.dtype = code
-            a.scalar_dtype = scode
+            for k in range(TL_OPT_MAX_SCALAR):
+                a.scalar_dtype[k] = DT_FLOAT64 if scodes & (1 << k) else DT_FLOAT32
             a.flags = flags
             a.n = m
             a.param = ptrs

@@ -5,6 +5,7 @@
 >>> (w * w).sum().backward(); opt.step(); [round(x, 4) for x in w.tolist()]
 [0.8, -1.6]
 """
+import tensorlib
 from tensorlib.optim import _fused
 from tensorlib.optim.optimizer import Optimizer
 
@@ -50,7 +51,8 @@ class ASGD(Optimizer):
             params, grads, states = _fused._gather(self, group, lambda p: dict(
                 step=_fused._scalar(0.0), eta=_fused._scalar(lr), mu=_fused._scalar(1.0),
                 ax=_fused._zeros(p)))
-            hp = (lr, group["weight_decay"], group["lambd"], group["alpha"], group["t0"])
+            hp = (lr, group["weight_decay"], group["lambd"], group["alpha"], group["t0"],
+                  _fused._scalar_dtype() == tensorlib.float32)
             _fused._launch(_fused.ASGD, params, grads, [[s["ax"] for s in states]],
                            [[s[n] for s in states] for n in ("step", "eta", "mu")], hp,
                            _fused.MAXIMIZE if group["maximize"] else 0)

@@ -43,12 +43,12 @@ typedef struct {
    float64 tensors, so every value is rounded to that type when stored). */
 
 static double sget(const tl_optim_args *a, int k, int64_t i) {
-    if (a->scalar_dtype == TL_F32) return (double)*(const float *)a->scalar[k][i];
+    if (a->scalar_dtype[k] == TL_F32) return (double)*(const float *)a->scalar[k][i];
     return *(const double *)a->scalar[k][i];
 }
 
 static double sset(const tl_optim_args *a, int k, int64_t i, double v) {
-    if (a->scalar_dtype == TL_F32) {
+    if (a->scalar_dtype[k] == TL_F32) {
         float f = (float)v;
         *(float *)a->scalar[k][i] = f;
         return (double)f;
@@ -57,9 +57,9 @@ static double sset(const tl_optim_args *a, int k, int64_t i, double v) {
     return v;
 }
 
-/* A Python float meeting a 0-d tensor of the scalar dtype: PyTorch casts it first. */
-static double scast(const tl_optim_args *a, double v) {
-    return a->scalar_dtype == TL_F32 ? (double)(float)v : v;
+/* A Python float meeting 0-d state k: PyTorch casts it to the state's dtype first. */
+static double scast(const tl_optim_args *a, int k, double v) {
+    return a->scalar_dtype[k] == TL_F32 ? (double)(float)v : v;
 }
 
 /* Advance tensor i's 0-d state and compute its coefficients (PyTorch's Python-float part). */
@@ -85,7 +85,7 @@ static void prepare(const tl_optim_args *a, int64_t i, double *c) {
         c[0] = 1.0 - pow(b2, step);
         mu = b1 * (1.0 - 0.5 * pow(0.96, step * md));
         mu_next = b1 * (1.0 - 0.5 * pow(0.96, (step + 1.0) * md));
-        prod = sset(a, 1, i, sget(a, 1, i) * scast(a, mu));   /* mu_product *= mu */
+        prod = sset(a, 1, i, sget(a, 1, i) * scast(a, 1, mu));   /* mu_product *= mu */
         c[1] = -lr * (1.0 - mu) / (1.0 - prod);
         c[2] = (-lr * mu_next) / (1.0 - prod * mu_next);
         break;
@@ -111,8 +111,14 @@ static void prepare(const tl_optim_args *a, int64_t i, double *c) {
         double lambd = h[2], alpha = h[3], t0 = h[4];
         c[0] = sget(a, 1, i);                    /* the eta and mu this step uses */
         c[1] = sget(a, 2, i);
-        sset(a, 1, i, lr / pow(1.0 + lambd * lr * step, alpha));
-        sset(a, 2, i, 1.0 / (step - t0 > 1.0 ? step - t0 : 1.0));
+        double eta = lr / pow(1.0 + lambd * lr * step, alpha);
+        double mu = 1.0 / (step - t0 > 1.0 ? step - t0 : 1.0);
+        if (h[5] != 0) {     /* PyTorch makes them torch.as_tensor(x): the default dtype */
+            eta = (double)(float)eta;
+            mu = (double)(float)mu;
+        }
+        sset(a, 1, i, eta);
+        sset(a, 2, i, mu);
         break;
     }
     default:   /* Adadelta, RMSprop, Rprop: the step is only counted */

@@ -6,10 +6,12 @@
    state tensors state[k][i] all hold numel[i] elements of `dtype` laid out in the same
    memory order (contiguous, or dense with identical strides), and the op's 0-d state
    tensors (step, NAdam's mu_product, ASGD's eta and mu) are scalar[k][i], one element of
-   `scalar_dtype` (float32 or float64). dtype codes as cpu_copy.h (TL_F16/TL_BF16/TL_F32/
-   TL_F64). The update formulas are PyTorch's single-tensor ones (torch/optim/<name>.py), in the
-   same order of operations, each elementwise step rounded to the element type as PyTorch
-   rounds it; half types are loaded to float32, updated, and stored back once.
+   scalar_dtype[k] (float32 or float64: PyTorch keeps 'step' in float32 but casts the others
+   to a float64 parameter's dtype when a state_dict is loaded). dtype codes as cpu_copy.h
+   (TL_F16/TL_BF16/TL_F32/TL_F64). The update formulas are PyTorch's single-tensor ones
+   (torch/optim/<name>.py), in the same order of operations, each elementwise step rounded to
+   the element type as PyTorch rounds it; half types are loaded to float32, updated, and
+   stored back once.
 
    Work: a serial pass first advances each tensor's 0-d state and computes its per-tensor
    coefficients (bias corrections, step sizes) in double, then the elements are split into
@@ -54,7 +56,8 @@ enum {
    Adadelta  lr, wd, rho, eps
    RMSprop   lr, wd, alpha, eps, momentum
    Rprop     lr, wd (unused), etaminus, etaplus, step_size_min, step_size_max
-   ASGD      lr, wd, lambd, alpha, t0 */
+   ASGD      lr, wd, lambd, alpha, t0, 1 when the default dtype is float32 (new eta and mu
+             are rounded to it before they are stored, as PyTorch's torch.as_tensor does) */
 #define TL_OPT_MAX_STATE 3
 #define TL_OPT_MAX_SCALAR 3
 #define TL_OPT_MAX_HP 8
@@ -62,7 +65,7 @@ enum {
 typedef struct tl_optim_args {
     int op;
     int dtype;
-    int scalar_dtype;
+    int scalar_dtype[TL_OPT_MAX_SCALAR];
     int flags;
     int64_t n;                               /* tensors */
     char **param;
