@@ -325,6 +325,15 @@ def test_tensor_lr_matches_torch():
     for step in range(3):
         _step_both([(opt_a, ours), (opt_b, theirs)], step)
     _assert_same_params(ours, theirs, TOL["float32"])
+    ours, theirs = _leaves(tensorlib, "float32"), _leaves(torch, "float32")
+    opt_a = optim.Adam(ours, betas=(tensorlib.tensor([0.8]), tensorlib.tensor(0.9)))
+    opt_b = torch.optim.Adam(theirs, betas=(torch.tensor([0.8]), torch.tensor(0.9)))
+    assert [b.dim() for b in opt_a.param_groups[0]["betas"]] == [0, 0]
+    for step in range(3):
+        _step_both([(opt_a, ours), (opt_b, theirs)], step)
+    _assert_same_params(ours, theirs, TOL["float32"])
+    with pytest.raises(ValueError, match="betas must be either both floats or both Tensors"):
+        optim.Adam(ours, betas=(tensorlib.tensor(0.8), 0.9))
     with pytest.raises(ValueError, match="Tensor lr must be 1-element"):
         optim.Adam(ours, lr=tensorlib.tensor([0.1, 0.2]))
 

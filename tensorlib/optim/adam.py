@@ -49,7 +49,8 @@ class Adam(Optimizer):
                                      "capturable=False and foreach=True")
                 if beta.numel() != 1:
                     raise ValueError(f"Tensor betas[{i}] must be 1-element")
-        betas = tuple(_fused._value(b) if isinstance(b, tensor) and b.numel() == 1 else b
+        # as PyTorch: a one-element tensor beta is kept as a 0-d tensor (read at each step)
+        betas = tuple(b.reshape(()) if isinstance(b, tensor) and b.dim() != 0 else b
                       for b in betas)
         defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
                         amsgrad=amsgrad, maximize=maximize, foreach=foreach,
