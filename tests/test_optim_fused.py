@@ -447,3 +447,17 @@ if given is not None:
             _step_both([(opt_a, ours), (opt_b, theirs)], step)
         _assert_same_params(ours, theirs, TOL[dtype])
         _assert_same_state(opt_a, opt_b, TOL[dtype])
+
+
+@pytest.mark.parametrize("name, cfg", [("Adam", dict(lr=0.05)),
+                                       ("SGD", dict(lr=0.05, momentum=0.9))])
+def test_parameter_listed_twice_is_updated_twice_like_torch(name, cfg):
+    ours, theirs = _leaves(tensorlib, "float64"), _leaves(torch, "float64")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        opt_a = _make(tensorlib, name, [ours[0], ours[1], ours[0]], cfg)
+        opt_b = _make(torch, name, [theirs[0], theirs[1], theirs[0]], cfg)
+    for step in range(3):
+        _step_both([(opt_a, ours[:2]), (opt_b, theirs[:2])], step)
+    _assert_same_params(ours[:2], theirs[:2], TOL["float64"])
+    _assert_same_state(opt_a, opt_b, TOL["float64"])

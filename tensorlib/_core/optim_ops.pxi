@@ -92,7 +92,7 @@ def _fused_optim(int op, list params, list grads, list states, list scalars, tup
     cdef TensorBase p, g, t, ref
     cdef tl_optim_args a
     cdef list writebacks = []
-    cdef dict buckets = {}
+    cdef dict buckets = {}, seen = {}
     cdef list rows, keep = []
     cdef char** ptrs = NULL
     cdef int64_t* numel = NULL
@@ -139,7 +139,11 @@ def _fused_optim(int op, list params, list grads, list states, list scalars, tup
             if t._dtype.code == DT_FLOAT64:
                 scodes |= 1 << k
         dev = p._storage.device
-        buckets.setdefault((dev.kind, code, scodes), []).append(i)
+        # a parameter listed twice (PyTorch warns, and updates it twice in turn): its second
+        # update goes in a later launch, never beside the first in one parallel pass
+        again = seen.get(id(p), -1) + 1
+        seen[id(p)] = again
+        buckets.setdefault((again, dev.kind, code, scodes), []).append(i)
     # the write step of every written tensor (version bump, PyTorch's overlap rule), then the
     # layout: copies only for tensors that cannot be run over in the parameter's order
     for rows in buckets.values():
@@ -150,7 +154,7 @@ def _fused_optim(int op, list params, list grads, list states, list scalars, tup
             for k in range(nscalar):
                 prepare_write(<TensorBase>scalars[k][i], None)
     try:
-        for (kind, code, scodes), rows in buckets.items():
+        for (again, kind, code, scodes), rows in buckets.items():
             m = len(rows)
             ptrs = <char**>malloc((2 + nstate + nscalar) * m * sizeof(char*) + 1)
             numel = <int64_t*>malloc(m * sizeof(int64_t) + 1)
