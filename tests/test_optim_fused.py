@@ -461,3 +461,18 @@ def test_parameter_listed_twice_is_updated_twice_like_torch(name, cfg):
         _step_both([(opt_a, ours[:2]), (opt_b, theirs[:2])], step)
     _assert_same_params(ours[:2], theirs[:2], TOL["float64"])
     _assert_same_state(opt_a, opt_b, TOL["float64"])
+
+
+def test_parameters_sharing_memory_are_updated_in_turn():
+    # two leaves that overlap in one storage: updated one after the other, as PyTorch's loop
+    # does, never both in one parallel pass
+    base_a, base_b = tensorlib.zeros(40_000), torch.zeros(40_000)
+    ours = [base_a[:30_000].detach().requires_grad_(True),
+            base_a[10_000:].detach().requires_grad_(True)]
+    theirs = [base_b[:30_000].detach().requires_grad_(True),
+              base_b[10_000:].detach().requires_grad_(True)]
+    opt_a = optim.SGD(ours, lr=0.1, momentum=0.9)
+    opt_b = torch.optim.SGD(theirs, lr=0.1, momentum=0.9)
+    for step in range(3):
+        _step_both([(opt_a, ours), (opt_b, theirs)], step)
+    _close(base_a, base_b, TOL["float32"])

@@ -88,7 +88,8 @@ def _fused_optim(int op, list params, list grads, list states, list scalars, tup
     [0.0, 0.0, 0.0]
     """
     cdef Py_ssize_t n = len(params), i, j, m, nstate = len(states), nscalar = len(scalars)
-    cdef int k, code, scodes
+    cdef int k, code, scodes, again
+    cdef list same
     cdef TensorBase p, g, t, ref
     cdef tl_optim_args a
     cdef list writebacks = []
@@ -139,10 +140,18 @@ def _fused_optim(int op, list params, list grads, list states, list scalars, tup
             if t._dtype.code == DT_FLOAT64:
                 scodes |= 1 << k
         dev = p._storage.device
-        # a parameter listed twice (PyTorch warns, and updates it twice in turn): its second
-        # update goes in a later launch, never beside the first in one parallel pass
-        again = seen.get(id(p), -1) + 1
-        seen[id(p)] = again
+        # a parameter listed twice (PyTorch warns, and updates it twice in turn), or two that
+        # share memory: the later one goes in a later launch, never beside the other in one
+        # parallel pass (parameters have storages of their own, so this is one lookup)
+        again = 0
+        same = seen.get(id(p._storage))
+        if same is None:
+            seen[id(p._storage)] = [(p, 0)]
+        else:
+            for other, r in same:
+                if r >= again and _overlap(p, <TensorBase>other) != OVERLAP_NO:
+                    again = r + 1
+            same.append((p, again))
         buckets.setdefault((again, dev.kind, code, scodes), []).append(i)
     # the write step of every written tensor (version bump, PyTorch's overlap rule), then the
     # layout: copies only for tensors that cannot be run over in the parameter's order
