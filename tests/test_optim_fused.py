@@ -476,3 +476,36 @@ def test_parameters_sharing_memory_are_updated_in_turn():
     for step in range(3):
         _step_both([(opt_a, ours), (opt_b, theirs)], step)
     _close(base_a, base_b, TOL["float32"])
+
+
+NAMES = ["SGD", "Adam", "AdamW", "Adamax", "NAdam", "RAdam", "Adagrad", "Adadelta", "RMSprop",
+         "Rprop", "ASGD"]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_signature_repr_and_group_keys_match_torch(name):
+    import inspect
+    ours, theirs = getattr(optim, name), getattr(torch.optim, name)
+    sig = [(p.name, p.kind, p.default) for p in inspect.signature(ours).parameters.values()]
+    ref = [(p.name, p.kind, p.default) for p in inspect.signature(theirs).parameters.values()]
+    assert sig == ref
+    a = ours([tensorlib.zeros(1, requires_grad=True)], lr=0.1)
+    b = theirs([torch.zeros(1, requires_grad=True)], lr=0.1)
+    assert repr(a) == repr(b)
+    assert list(a.param_groups[0]) == list(b.param_groups[0])
+    assert a.defaults == b.defaults
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_deepcopy_keeps_state(name):
+    import copy
+    w = tensorlib.nn.Parameter(tensorlib.ones(3))
+    opt = getattr(optim, name)([w], lr=0.1)
+    w.grad = tensorlib.ones(3)
+    opt.step()
+    clone = copy.deepcopy(opt)
+    p2 = clone.param_groups[0]["params"][0]
+    assert sorted(clone.state[p2]) == sorted(opt.state[w])
+    p2.grad = tensorlib.ones(3)
+    clone.step()
+    assert not np.array_equal(p2.detach().numpy(), w.detach().numpy())
