@@ -93,7 +93,7 @@ extensions = [
     # TensorBase, the iterator, autograd recording, the back ends and every CPU kernel: one
     # module, so C kernels can call each other and share one thread pool.
     core("tensor", "cpu_copy.c", "cpu_pool.c", "cpu_elementwise.c", "cpu_linalg.c", "cpu_sort.c",
-         "cpu_index.c", "cpu_reduce.c", "cpu_nn.c"),
+         "cpu_index.c", "cpu_reduce.c", "cpu_nn.c", "cpu_optim.c"),
     # Op-family modules (codegen.FAMILY_MODULES): a family's front halves and its generated
     # code, joined to tensor by tensor.pxd; an edit to the family rebuilds this module alone.
     *[core(module) for module in sorted(set(codegen.FAMILY_MODULES.values()))],

@@ -9,8 +9,10 @@ Run it on a quiet machine (load average under 1.5; the script prints it).
     python bench/bench_nn.py --quick         # a smoke run
     python bench/bench_nn.py -k conv         # cases whose name contains "conv"
 
-The MLP train step updates its parameters with SGD with momentum written out by hand (the
-same few lines in both libraries) until ``tensorlib.optim`` exists; the goals are the issue's.
+The MLP train step runs twice: updating its parameters with SGD with momentum written out by
+hand (the same few lines in both libraries, tensor ops per parameter), and with
+``lib.optim.SGD(momentum=0.9)`` (ours: one fused pass over all parameters). The goals are the
+issues'. Optimizer steps alone: bench/bench_train.py.
 """
 import argparse
 import os
@@ -61,6 +63,20 @@ def _case_mlp_step(lib):
         loss.backward()
         with lib.no_grad():
             _sgd_momentum(params, bufs)
+    return m, step
+
+
+def _case_mlp_step_optim(lib):
+    m = lib.nn.Sequential(lib.nn.Linear(784, 256), lib.nn.ReLU(), lib.nn.Linear(256, 10))
+    gen = np.random.default_rng(0)
+    x = lib.from_numpy(gen.standard_normal((64, 784), dtype=np.float32))
+    y = lib.from_numpy(gen.integers(0, 10, 64))
+    opt = lib.optim.SGD(m.parameters(), lr=0.01, momentum=0.9)
+
+    def step():
+        opt.zero_grad()
+        lib.nn.functional.cross_entropy(m(x), y).backward()
+        opt.step()
     return m, step
 
 
@@ -121,6 +137,7 @@ def _case_encoder(lib):
 CASES = [
     ("Linear(4,4) call, 1x4 input", _case_linear, 0.7),
     ("MLP train step 784-256-10, batch 64", _case_mlp_step, 0.8),
+    ("MLP train step, optim.SGD(momentum=0.9)", _case_mlp_step_optim, 0.8),
     ("conv2d 8x64x32x32, 64 3x3 filters, fwd", _case_conv_fwd, 1.3),
     ("conv2d same, fwd+bwd", _case_conv_fwd_bwd, 1.5),
     ("LSTM(64->128) 16x50 fwd", lambda lib: _case_lstm(lib, False), 1.2),

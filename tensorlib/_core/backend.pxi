@@ -17,6 +17,8 @@
 #   scale        out *= alpha, in place over a contiguous tensor
 #   random       a random fill (uniform, normal, integers, bernoulli, randperm) of a tensor
 #   nn           an nn kernel (tl_nn_args): im2col/col2im, pooling, normalization (nn_ops.pxi)
+#   optim        an optimizer's fused update of many tensors in place (tl_optim_args,
+#                optim_ops.pxi)
 #
 # A back end implements these methods and owns an allocator behind the same door
 # (allocator.pyx), so counters, the profiler and the planner work on every device unchanged.
@@ -82,6 +84,9 @@ cdef class Backend:
 
     cdef int nn(self, int op, tl_nn_args* a, bint big) except -1:
         raise NotImplementedError(f"nn kernels are not implemented on '{self.name}'")
+
+    cdef int optim(self, const tl_optim_args* a, bint big) except -1:
+        raise NotImplementedError(f"optimizer updates are not implemented on '{self.name}'")
 
 
 cdef int _dispatch(int op, const tl_rows_t* r, int flag, int64_t k) noexcept nogil:
@@ -438,6 +443,17 @@ cdef class CPUBackend(Backend):
     cdef int nn(self, int op, tl_nn_args* a, bint big) except -1:
         return _nn_cpu_run(op, a, big)
 
+    cdef int optim(self, const tl_optim_args* a, bint big) except -1:
+        cdef int rc
+        if big:
+            with nogil:
+                rc = tl_optim_run(a)
+        else:
+            rc = tl_optim_run(a)
+        if rc != 0:
+            raise MemoryError("optimizer step: out of memory for the work table")
+        return 0
+
 
 @cython.final
 cdef class MetaBackend(Backend):
@@ -490,6 +506,9 @@ cdef class MetaBackend(Backend):
         return 0
 
     cdef int nn(self, int op, tl_nn_args* a, bint big) except -1:
+        return 0
+
+    cdef int optim(self, const tl_optim_args* a, bint big) except -1:
         return 0
 
 

@@ -204,3 +204,30 @@ cdef extern from "cpu_nn.h" nogil:
         int64_t rstr[6]
         int64_t mcol
     int tl_nn_run(int op, tl_nn_args* a)
+
+
+from libc.stdint cimport uint8_t
+
+cdef extern from "cpu_optim.h" nogil:
+    enum:
+        TL_OPT_SGD, TL_OPT_ADAM, TL_OPT_ADAMAX, TL_OPT_NADAM, TL_OPT_RADAM, TL_OPT_ADAGRAD,
+        TL_OPT_ADADELTA, TL_OPT_RMSPROP, TL_OPT_RPROP, TL_OPT_ASGD, TL_OPT_NUM_OPS
+    enum:
+        TL_OPT_MAXIMIZE, TL_OPT_AMSGRAD, TL_OPT_DECOUPLED, TL_OPT_NESTEROV, TL_OPT_MOMENTUM,
+        TL_OPT_CENTERED
+    enum:
+        TL_OPT_MAX_STATE, TL_OPT_MAX_SCALAR, TL_OPT_MAX_HP
+    ctypedef struct tl_optim_args:
+        int op
+        int dtype
+        int scalar_dtype[3]
+        int flags
+        int64_t n
+        char** param
+        char** grad
+        char** state[3]
+        char** scalar[3]
+        const int64_t* numel
+        const uint8_t* fresh
+        double hp[8]
+    int tl_optim_run(const tl_optim_args* a)

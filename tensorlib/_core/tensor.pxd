@@ -62,7 +62,8 @@ cdef void extent(int ndim, const int64_t* shape, const int64_t* strides, int64_t
 # tensor module only through these declarations (C function-pointer calls, vtable calls on
 # Backend). Internal: names with a leading underscore may change with the core.
 from libc.stdint cimport uint64_t
-from tensorlib._core.kernels cimport tl_ew_iter, tl_red_t, tl_igemm_args, tl_rows_t, tl_nn_args
+from tensorlib._core.kernels cimport (tl_ew_iter, tl_red_t, tl_igemm_args, tl_rows_t, tl_nn_args,
+                                     tl_optim_args)
 
 cdef enum:
     NOGIL_THRESHOLD = 1 << 15   # elements from which a kernel runs with the GIL released
@@ -172,6 +173,7 @@ cdef class Backend:
     cdef int random(self, TensorBase t, int kind, object generator, double a, double b,
                     int64_t lo, uint64_t span) except -1
     cdef int nn(self, int op, tl_nn_args* a, bint big) except -1
+    cdef int optim(self, const tl_optim_args* a, bint big) except -1
 
 cdef Backend backend_for(Device dev)
 cdef Backend backend_of(TensorBase t)

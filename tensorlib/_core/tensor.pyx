@@ -1140,6 +1140,7 @@ include "indexing.pxi"
 include "graph.pxi"
 include "backend.pxi"
 include "nn_ops.pxi"        # the nn family's front halves (still compiled into tensor)
+include "optim_ops.pxi"     # the optimizers' fused update (tensorlib.optim)
 include "_ew_tables.pxi"   # the elementwise loop tables, by kernel name (generated)
 
 # The generated code of each op family fills these tables (see tensorlib/ops/codegen.py).

@@ -319,9 +319,9 @@ class Optimizer:
 
     def state_dict(self):
         """The optimizer's state in PyTorch's layout: ``{"state": {i: {...}},
-        "param_groups": [{options..., "params": [i, ...]}]}``, parameters numbered in group
-        order (a parameter listed twice keeps its first number). The state tensors are the
-        optimizer's own, not copies.
+        "param_groups": [{options..., "params": [i, ...]}]}``, parameters numbered by their
+        position in the groups (one listed twice in a group: its last position). The state
+        tensors are the optimizer's own, not copies.
 
         >>> w = tensorlib.zeros(2, requires_grad=True)
         >>> opt = tensorlib.optim.SGD([w], lr=0.1, momentum=0.9)
@@ -333,11 +333,15 @@ class Optimizer:
             hook(self)
         numbers = {}
         groups = []
+        start = 0
         for group in self.param_groups:
             packed = {k: v for k, v in group.items() if k != "params"}
-            for p in group["params"]:
-                numbers.setdefault(id(p), len(numbers))
+            # numbered by position, as PyTorch: a parameter listed twice in one group takes
+            # its last position, one already numbered in an earlier group keeps that number
+            numbers.update({id(p): i for i, p in enumerate(group["params"], start)
+                            if id(p) not in numbers})
             packed["params"] = [numbers[id(p)] for p in group["params"]]
+            start += len(packed["params"])
             groups.append(packed)
         state = {(numbers[id(k)] if isinstance(k, tensorlib.Tensor) else k): v
                  for k, v in self.state.items()}

@@ -6,6 +6,7 @@
 [0.5, 1.0]
 """
 import tensorlib
+from tensorlib.optim import _fused
 from tensorlib.optim.optimizer import Optimizer
 
 __all__ = ["SGD"]
@@ -16,7 +17,8 @@ class SGD(Optimizer):
     ``maximize``, PyTorch's update rule: ``g = grad + wd * p``; with momentum
     ``buf = momentum * buf + (1 - dampening) * g`` (the first step ``buf = g``) and
     ``g = buf`` (or ``g + momentum * buf`` for Nesterov); ``p -= lr * g``. ``foreach`` and
-    ``fused`` are accepted for PyTorch's signature (every update here is one fused pass).
+    ``fused`` are accepted for PyTorch's signature (every update here is one fused pass over
+    the group's tensors).
 
     >>> w = tensorlib.zeros(3, requires_grad=True)
     >>> opt = SGD([w], lr=0.5); w.sum().backward(); opt.step(); w.tolist()
@@ -26,8 +28,7 @@ class SGD(Optimizer):
     def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0,
                  nesterov=False, *, maximize=False, foreach=None, differentiable=False,
                  fused=None):
-        if lr < 0.0:
-            raise ValueError(f"Invalid learning rate: {lr}")
+        _fused._check_lr(lr)
         if momentum < 0.0:
             raise ValueError(f"Invalid momentum value: {momentum}")
         if weight_decay < 0.0:
@@ -38,6 +39,7 @@ class SGD(Optimizer):
                         weight_decay=weight_decay, nesterov=nesterov, maximize=maximize,
                         foreach=foreach, differentiable=differentiable, fused=fused)
         super().__init__(params, defaults)
+        _fused._check_fused(fused, foreach, differentiable)
 
     def __setstate__(self, state):
         super().__setstate__(state)
@@ -49,27 +51,31 @@ class SGD(Optimizer):
             group.setdefault("fused", False)
 
     def step(self, closure=None):
-        """One update of every parameter that has a gradient; returns ``closure()``'s loss
-        when a closure is given."""
-        loss = None
-        if closure is not None:
-            with tensorlib.enable_grad():
-                loss = closure()
+        """One update of every parameter that has a gradient (one fused pass per group);
+        returns ``closure()``'s loss when a closure is given."""
+        loss = _fused._run_closure(closure)
         for group in self.param_groups:
-            lr, momentum, dampening = group["lr"], group["momentum"], group["dampening"]
-            weight_decay, nesterov = group["weight_decay"], group["nesterov"]
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                g = -p.grad if group["maximize"] else p.grad
-                if weight_decay != 0:
-                    g = g.add(p, alpha=weight_decay)
-                if momentum != 0:
-                    buf = self.state[p].get("momentum_buffer")
-                    if buf is None:
-                        buf = self._init_state(p, momentum_buffer=g.clone())["momentum_buffer"]
-                    else:
-                        buf.mul_(momentum).add_(g, alpha=1 - dampening)
-                    g = g.add(buf, alpha=momentum) if nesterov else buf
-                p.add_(g, alpha=-lr)
+            params, grads, states = _fused._gather(self, group, _no_state)
+            momentum = group["momentum"]
+            flags = ((_fused.MAXIMIZE if group["maximize"] else 0)
+                     | (_fused.NESTEROV if group["nesterov"] else 0))
+            hp = (_fused._value(group["lr"]), group["weight_decay"], momentum,
+                  group["dampening"])
+            if momentum == 0:
+                _fused._launch(_fused.SGD, params, grads, [], [], hp, flags)
+                continue
+            fresh = [s.get("momentum_buffer") is None for s in states]
+            bufs = []
+            for p, st, new in zip(params, states, fresh):
+                if new:
+                    # set from the gradient by the kernel, like PyTorch's clone of it
+                    st = self._init_state(p, momentum_buffer=tensorlib.empty_like(
+                        p, memory_format=tensorlib.preserve_format))
+                bufs.append(st["momentum_buffer"])
+            _fused._launch(_fused.SGD, params, grads, [bufs], [], hp, flags | _fused.MOMENTUM,
+                           fresh)
         return loss
+
+
+def _no_state(p):
+    return {}
