@@ -17,17 +17,6 @@ STEPS = 30
 LRS = (0.1, 0.03)
 
 
-class _BetasOpt(optim.Optimizer):
-    """An optimizer with Adam's ``betas`` option (the Adam family is not needed to drive a
-    scheduler): its step changes nothing."""
-
-    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999)):
-        super().__init__(params, dict(lr=lr, betas=betas))
-
-    def step(self, closure=None):
-        return None
-
-
 class _PlainOpt(optim.Optimizer):
     def __init__(self, params, lr=1e-3):
         super().__init__(params, dict(lr=lr))
@@ -52,8 +41,8 @@ def _optimizers(kind="sgd", lrs=LRS):
         return (optim.SGD(tl_groups, lr=0.5, momentum=0.9),
                 torch.optim.SGD(t_groups, lr=0.5, momentum=0.9))
     if kind == "betas":
-        return _BetasOpt(tl_groups, betas=(0.9, 0.99)), torch.optim.Adam(t_groups,
-                                                                         betas=(0.9, 0.99))
+        return (optim.Adam(tl_groups, betas=(0.9, 0.99)),
+                torch.optim.Adam(t_groups, betas=(0.9, 0.99)))
     return _PlainOpt(tl_groups), _TorchPlainOpt(t_groups)
 
 
