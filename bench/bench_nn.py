@@ -36,13 +36,6 @@ def _copy_weights(ours, theirs):
             v.copy_(tensorlib.from_numpy(np.ascontiguousarray(src[k])))
 
 
-def _sgd_momentum(params, bufs, lr=0.01, momentum=0.9):
-    for p, b in zip(params, bufs):
-        b.mul_(momentum).add_(p.grad)
-        p.add_(b, alpha=-lr)
-        p.grad = None
-
-
 def _case_linear(lib):
     m = lib.nn.Linear(4, 4)
     x = lib.ones(1, 4)
@@ -54,24 +47,25 @@ def _case_mlp_step(lib):
     gen = np.random.default_rng(0)
     x = lib.from_numpy(gen.standard_normal((64, 784), dtype=np.float32))
     y = lib.from_numpy(gen.integers(0, 10, 64))
-    params = list(m.parameters())
-    with lib.no_grad():
-        bufs = [lib.zeros_like(p) for p in params]
+    opt = lib.optim.SGD(m.parameters(), lr=0.01, momentum=0.9)
 
     def step():
-        loss = lib.nn.functional.cross_entropy(m(x), y)
-        loss.backward()
-        with lib.no_grad():
-            _sgd_momentum(params, bufs)
+        opt.zero_grad()
+        lib.nn.functional.cross_entropy(m(x), y).backward()
+        opt.step()
     return m, step
 
 
-def _case_mlp_step_optim(lib):
-    m = lib.nn.Sequential(lib.nn.Linear(784, 256), lib.nn.ReLU(), lib.nn.Linear(256, 10))
+def _case_lenet_step(lib):
+    nn = lib.nn
+    m = nn.Sequential(nn.Conv2d(1, 6, 5, padding=2), nn.ReLU(), nn.MaxPool2d(2),
+                      nn.Conv2d(6, 16, 5), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(),
+                      nn.Linear(16 * 5 * 5, 120), nn.ReLU(), nn.Linear(120, 84), nn.ReLU(),
+                      nn.Linear(84, 10))
     gen = np.random.default_rng(0)
-    x = lib.from_numpy(gen.standard_normal((64, 784), dtype=np.float32))
-    y = lib.from_numpy(gen.integers(0, 10, 64))
-    opt = lib.optim.SGD(m.parameters(), lr=0.01, momentum=0.9)
+    x = lib.from_numpy(gen.standard_normal((32, 1, 28, 28), dtype=np.float32))
+    y = lib.from_numpy(gen.integers(0, 10, 32))
+    opt = lib.optim.Adam(m.parameters(), lr=1e-3)
 
     def step():
         opt.zero_grad()
@@ -136,8 +130,8 @@ def _case_encoder(lib):
 
 CASES = [
     ("Linear(4,4) call, 1x4 input", _case_linear, 0.7),
-    ("MLP train step 784-256-10, batch 64", _case_mlp_step, 0.8),
-    ("MLP train step, optim.SGD(momentum=0.9)", _case_mlp_step_optim, 0.8),
+    ("MLP train step 784-256-10, batch 64, SGD momentum", _case_mlp_step, 0.8),
+    ("LeNet-like CNN train step, batch 32, Adam", _case_lenet_step, 1.3),
     ("conv2d 8x64x32x32, 64 3x3 filters, fwd", _case_conv_fwd, 1.3),
     ("conv2d same, fwd+bwd", _case_conv_fwd_bwd, 1.5),
     ("LSTM(64->128) 16x50 fwd", lambda lib: _case_lstm(lib, False), 1.2),

@@ -1,5 +1,9 @@
 """Training-loop pieces: tensorlib against torch, same code, same values, one process.
 
+Data loading: one shuffled epoch of 20,000 3x32x32 images with a per-sample transform, batch
+64, with 0 and 2 worker processes, in samples per second (higher is better). Checkpoints:
+save and load of a 100 MB state_dict, and our load with ``mmap=True`` against torch's load.
+
 Optimizer steps over many parameters: Adam and SGD with momentum over 200 parameters of
 10,000 float32 elements each (gradients set once, the step timed alone). Ours is one fused C
 pass per parameter group (tensorlib/_core/cpu/cpu_optim.c); torch runs its default
@@ -78,6 +82,84 @@ def _race(fns, rounds):
     return best
 
 
+
+# -- data loading -------------------------------------------------------------------------
+
+N_SAMPLES, BATCH = 20_000, 64
+
+
+def _dataset(lib):
+    """20,000 CIFAR-like uint8 images, each turned into a normalized float tensor with a
+    random horizontal flip as it is read (the per-sample transform of a vision pipeline)."""
+    class Images(lib.utils.data.Dataset):
+        def __init__(self):
+            gen = np.random.default_rng(0)
+            self.images = gen.integers(0, 256, (N_SAMPLES, 32, 32, 3), dtype=np.uint8)
+            self.labels = gen.integers(0, 10, N_SAMPLES)
+
+        def __len__(self):
+            return N_SAMPLES
+
+        def __getitem__(self, i):
+            img = lib.from_numpy(self.images[i]).permute(2, 0, 1).float().div(255.0)
+            if i % 2:
+                img = img.flip(-1)
+            return (img - 0.5) / 0.25, int(self.labels[i])
+    return Images()
+
+
+def _epoch(lib, workers):
+    loader = lib.utils.data.DataLoader(_dataset(lib), batch_size=BATCH, shuffle=True,
+                                       num_workers=workers)
+    t0 = time.perf_counter()
+    n = 0
+    for x, _ in loader:
+        n += x.shape[0]
+    return n / (time.perf_counter() - t0)
+
+
+def _bench_data(rounds):
+    for workers in (0, 2):
+        best = {"tl": 0.0, "torch": 0.0}
+        for _ in range(max(1, rounds // 5)):
+            for name, lib in (("tl", tensorlib), ("torch", torch)):
+                best[name] = max(best[name], _epoch(lib, workers))
+        ratio = best["tl"] / best["torch"]
+        flag = "" if ratio >= 1.2 else "  MISSED"
+        print(f"{f'DataLoader 20k 3x32x32, batch 64, workers {workers}':46} "
+              f"{best['tl']:8.0f}/s {best['torch']:9.0f}/s {ratio:6.2f}x  >=1.2x "
+              f"(samples/s: higher is better){flag}")
+
+
+# -- save / load --------------------------------------------------------------------------
+
+def _state_dict(lib):
+    """100 MB of float32 in 25 tensors of 1,000,000 elements."""
+    gen = np.random.default_rng(0)
+    return {f"layer{i}.weight": lib.from_numpy(gen.standard_normal(1_000_000, dtype=np.float32))
+            for i in range(25)}
+
+
+def _bench_save_load(rounds):
+    import tempfile
+    with tempfile.TemporaryDirectory() as d:
+        paths = {"tl": os.path.join(d, "tl.pt"), "torch": os.path.join(d, "torch.pt")}
+        sds = {"tl": _state_dict(tensorlib), "torch": _state_dict(torch)}
+        libs = {"tl": tensorlib, "torch": torch}
+        saves = {k: (lambda k=k: libs[k].save(sds[k], paths[k])) for k in libs}
+        best = _race(saves, max(3, rounds // 3))
+        print(f"{'save 100 MB state_dict':46} {best['tl'] * 1e3:9.1f}ms {best['torch'] * 1e3:9.1f}ms "
+              f"{best['tl'] / best['torch']:6.2f}x  1.0x")
+        loads = {k: (lambda k=k: libs[k].load(paths[k])) for k in libs}
+        best = _race(loads, max(3, rounds // 3))
+        print(f"{'load 100 MB state_dict':46} {best['tl'] * 1e3:9.1f}ms {best['torch'] * 1e3:9.1f}ms "
+              f"{best['tl'] / best['torch']:6.2f}x  1.0x")
+        mm = _race({"tl": lambda: tensorlib.load(paths["tl"], mmap=True)},
+                   max(3, rounds // 3))["tl"]
+        print(f"{'load with mmap=True vs torch load':46} {mm * 1e3:9.1f}ms {best['torch'] * 1e3:9.1f}ms "
+              f"{mm / best['torch']:6.2f}x  0.1x")
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--rounds", type=int, default=15)
@@ -103,6 +185,10 @@ def main():
         print(f"{name:46} {best['tl'] * 1e6:9.1f}us {best['torch'] * 1e6:9.1f}us "
               f"{ratio:6.2f}x {goal_s} {best['foreach'] * 1e6:12.1f}us "
               f"{best['tl'] / best['foreach']:6.2f}x{flag}")
+    if args.k.lower() in "dataloader":
+        _bench_data(rounds)
+    if args.k.lower() in "save load":
+        _bench_save_load(rounds)
 
 
 if __name__ == "__main__":
