@@ -836,10 +836,10 @@ class _ZipWriter:
         self.f.write(b)
         self.pos += len(b)
 
-    def record(self, name, data):
+    def record(self, name, data, crc=None):
         data = memoryview(data).cast("B") if not isinstance(data, bytes) else data
         size = len(data)
-        crc = zlib.crc32(data)
+        crc = zlib.crc32(data) if crc is None else crc
         fname = f"{self.prefix}/{name}".encode()
         offset = self.pos
         zip64 = size >= _ZIP64_LIMIT or offset >= _ZIP64_LIMIT
@@ -885,6 +885,25 @@ class _ZipWriter:
             self._write(struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, n, n, cd_size, cd_start, 0))
 
 
+# Below this many bytes of storages, their CRCs are computed in line.
+_CRC_THREADS_FROM = 1 << 24
+
+
+def _write_storages(w, records):
+    """Write ``records`` ((name, bytes), ...) in order. For a large checkpoint the CRC of
+    every record is computed on two threads while earlier records are written (zlib and the
+    file write both release the GIL), so the checksums cost little beyond the writes."""
+    if sum(len(data) for _, data in records) < _CRC_THREADS_FROM:
+        for name, data in records:
+            w.record(name, data)
+        return
+    from concurrent.futures import ThreadPoolExecutor
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        crcs = [pool.submit(zlib.crc32, data) for _, data in records]
+        for (name, data), crc in zip(records, crcs):
+            w.record(name, data, crc.result())
+
+
 def _open_for(f, mode):
     """(file object, close it when done?) for a path, a PathLike or a file object."""
     if isinstance(f, (str, bytes, os.PathLike)):
@@ -921,8 +940,8 @@ def save(obj, f, pickle_module=pickle, pickle_protocol=DEFAULT_PROTOCOL,
             w.record(".storage_alignment", str(_ALIGNMENT).encode())
             if not _disable_byteorder_record:
                 w.record("byteorder", sys.byteorder.encode())
-            for key, whole in saver.storages.items():
-                w.record(f"data/{key}", _storage_bytes(whole))
+            _write_storages(w, [(f"data/{key}", _storage_bytes(whole))
+                                for key, whole in saver.storages.items()])
             w.record("version", _ZIP_VERSION_RECORD)
             w.record(".data/serialization_id",
                      str(int.from_bytes(os.urandom(16), "little")).zfill(40).encode())
