@@ -65,6 +65,75 @@ def _lstm_step(xp, h, c, w_hh_t, b_hh, w_hr):
     return h, c
 
 
+class _LSTMLayer(tensorlib.autograd.Function):
+    """One direction of one LSTM layer over a whole (unpacked) sequence as ONE graph node,
+    for the training path. Forward: per step one product with ``w_hh`` and the fused gate
+    kernel, nothing recorded. Backward (through time): per step the fused gate backward and
+    one product for the hidden state's gradient; the weight's gradient is a single product
+    over all steps at the end (instead of one per step), as cuDNN does. While a graph of the
+    gradient is built (create_graph), the backward re-runs the recorded steps and
+    differentiates them, so higher-order gradients stay exact.
+
+    ``xp``: [T, B, 4H], the input projection with both biases."""
+
+    @staticmethod
+    def forward(ctx, xp, h0, c0, w_hh, reverse):
+        w_t = w_hh.t()
+        steps = xp.size(0)
+        hs, cs, ws = [None] * steps, [None] * steps, [None] * steps
+        h, c = h0, c0
+        for t in (range(steps - 1, -1, -1) if reverse else range(steps)):
+            h, c, ws[t] = tensorlib._thnn_fused_lstm_cell(xp[t], tensorlib.mm(h, w_t), c)
+            hs[t], cs[t] = h, c
+        out = tensorlib.stack(hs)
+        ctx.reverse = reverse
+        ctx.save_for_backward(xp, h0, c0, w_hh, out, tensorlib.stack(cs), tensorlib.stack(ws))
+        return out, h, c
+
+    @staticmethod
+    def backward(ctx, g_out, g_h, g_c):
+        xp, h0, c0, w_hh, out, cs, ws = ctx.saved_tensors
+        reverse = ctx.reverse
+        if tensorlib.is_grad_enabled():
+            return _LSTMLayer._recorded_backward(ctx, xp, h0, c0, w_hh, g_out, g_h, g_c)
+        steps = out.size(0)
+        ggs = [None] * steps
+        gh, gc = g_h, g_c
+        for t in (range(steps) if reverse else range(steps - 1, -1, -1)):
+            prev = t + 1 if reverse else t - 1
+            c_prev = c0 if prev < 0 or prev >= steps else cs[prev]
+            ggs[t], gc, _ = tensorlib._thnn_fused_lstm_cell_backward(
+                gh + g_out[t], gc, c_prev, cs[t], ws[t], False)
+            gh = tensorlib.mm(ggs[t], w_hh)
+        gg = tensorlib.stack(ggs)
+        g_w = None
+        if ctx.needs_input_grad[3]:
+            # every step's product h_prev @ w_hh^T at once: sum_t gg_t^T h_prev_t
+            first = h0.unsqueeze(0)
+            h_prev = (tensorlib.cat([out[1:], first]) if reverse
+                      else tensorlib.cat([first, out[:-1]]))
+            g_w = tensorlib.mm(gg.flatten(0, 1).t(), h_prev.flatten(0, 1))
+        return gg, gh, gc, g_w, None
+
+    @staticmethod
+    def _recorded_backward(ctx, xp, h0, c0, w_hh, g_out, g_h, g_c):
+        steps = xp.size(0)
+        w_t = w_hh.t()
+        hs = [None] * steps
+        h, c = h0, c0
+        for t in (range(steps - 1, -1, -1) if ctx.reverse else range(steps)):
+            h, c, _ = tensorlib._thnn_fused_lstm_cell(xp[t], tensorlib.mm(h, w_t), c)
+            hs[t] = h
+        inputs = (xp, h0, c0, w_hh)
+        wanted = [i for i, t in enumerate(inputs) if t.requires_grad]
+        got = tensorlib.autograd.grad((tensorlib.stack(hs), h, c), [inputs[i] for i in wanted],
+                                      (g_out, g_h, g_c), create_graph=True, allow_unused=True)
+        grads = [None] * 4
+        for i, g in zip(wanted, got):
+            grads[i] = g
+        return (*grads, None)
+
+
 def _gru_step(xp, h, c, w_hh_t, b_hh, w_hr):
     hidden = _hidden_product(h, w_hh_t, b_hh)
     if xp.dtype in _FUSED:
@@ -419,8 +488,17 @@ class RNNBase(Module):
                 b_ih, b_hh = (w[2], w[3]) if self.bias else (None, None)
                 w_hr = w[-1] if self.proj_size > 0 else None
                 xp = _input_projection(self.mode, x, w_ih, b_ih, b_hh)
-                xp_steps = xp.split(sizes) if packed else xp.unbind(0)
                 k = layer * dirs + d
+                if (self.mode == "LSTM" and not packed and w_hr is None
+                        and xp.dtype in _FUSED and tensorlib.is_grad_enabled()
+                        and (xp.requires_grad or w_hh.requires_grad or h0.requires_grad
+                             or c0.requires_grad) and x.size(0) > 0):
+                    out, h, c = _LSTMLayer.apply(xp, h0[k], c0[k], w_hh, d == 1)
+                    outs.append(out)
+                    h_n.append(h)
+                    c_n.append(c)
+                    continue
+                xp_steps = xp.split(sizes) if packed else xp.unbind(0)
                 out, h, c = _run_direction(step, xp_steps, sizes, h0[k],
                                            None if c0 is None else c0[k], w_hh, b_hh, w_hr,
                                            reverse=d == 1)
