@@ -7,7 +7,10 @@ product (``x @ W_ih^T + b`` for every time step at once), then per time step one
 ``W_hh`` and the gate arithmetic (for LSTM and GRU in float32/float64 one fused kernel,
 ``_thnn_fused_lstm_cell`` / ``_thnn_fused_gru_cell``). A ``PackedSequence`` input runs each
 step on the sequences that still have that step (``batch_sizes[t]`` rows), so padding costs
-nothing and the final hidden state of every sequence is taken at its own last step.
+nothing and the final hidden state of every sequence is taken at its own last step. A
+training LSTM over an unpacked batch records each layer direction as one graph node
+(``_LSTMLayer``): its backward runs through time with one product per step and computes the
+weight's gradient as a single product over all steps.
 
 >>> import tensorlib
 >>> lstm = tensorlib.nn.LSTM(3, 4, num_layers=2, batch_first=True)
