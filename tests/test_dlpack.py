@@ -473,3 +473,21 @@ def foreign_consumed(versioned):
     ctypes.pythonapi.PyCapsule_SetName.argtypes = [ctypes.py_object, ctypes.c_char_p]
     ctypes.pythonapi.PyCapsule_SetName(cap, _NAMES["used"])
     return cap
+
+
+def test_docstring_examples():
+    import doctest
+    import tensorlib.utils.dlpack as mod
+    objs = [mod, mod.to_dlpack, tensorlib.from_dlpack, tensorlib.Tensor.__dlpack__,
+            tensorlib.Tensor.__dlpack_device__, tensorlib.Tensor.__array__,
+            tensorlib.Tensor.__array_interface__]
+    finder = doctest.DocTestFinder(recurse=False)
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    attempted = 0
+    for obj in objs:
+        for test in finder.find(obj, "x", globs={"tensorlib": tensorlib, "numpy": np}):
+            out = []
+            result = runner.run(test, out=out.append)
+            assert result.failed == 0, "".join(out)
+            attempted += result.attempted
+    assert attempted >= 10

@@ -2,7 +2,6 @@
 tensor, ``from_dlpack`` takes a capsule or any object with ``__dlpack__`` (a NumPy array, a
 PyTorch, JAX or CuPy CPU array), both without copying.
 
->>> import numpy
 >>> from tensorlib.utils.dlpack import to_dlpack, from_dlpack
 >>> t = from_dlpack(to_dlpack(tensorlib.arange(3)))
 >>> t.tolist()
@@ -18,7 +17,7 @@ def to_dlpack(tensor):
     consumed once by another library's ``from_dlpack``; the capsule keeps the tensor alive.
     Consumers that know DLPack 1.x take the tensor itself (``__dlpack__``) instead.
 
-    >>> to_dlpack(tensorlib.zeros(2))  # doctest: +ELLIPSIS
+    >>> tensorlib.utils.dlpack.to_dlpack(tensorlib.zeros(2))  # doctest: +ELLIPSIS
     <capsule object "dltensor" at ...>
     """
     return tensor.__dlpack__()
