@@ -198,7 +198,10 @@ def test_utils_dlpack_round_trips_with_torch_utils_dlpack():
     assert t.data_ptr() == p.data_ptr() and t.tolist() == p.tolist()
     q = torch.utils.dlpack.from_dlpack(to_dlpack(t))
     assert q.data_ptr() == p.data_ptr()
-    assert tensorlib.from_dlpack(t) is t
+    same = tensorlib.from_dlpack(t)
+    assert same is not t and same.data_ptr() == t.data_ptr()
+    with pytest.raises(BufferError, match="require gradient"):
+        tensorlib.from_dlpack(tensorlib.ones(2, requires_grad=True))
 
 
 @settings(max_examples=30, deadline=None)

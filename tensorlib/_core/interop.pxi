@@ -732,10 +732,6 @@ def from_dlpack(ext_tensor, *, device=None, copy=None):
         raise BufferError(f"from_dlpack: device={device!r}: tensorlib imports to the CPU only")
     if PyCapsule_CheckExact(ext_tensor):
         return _from_capsule(ext_tensor, copy)
-    if isinstance(ext_tensor, TensorBase):
-        if copy:
-            return _contiguous_copy(<TensorBase>ext_tensor)
-        return ext_tensor
     if not hasattr(ext_tensor, "__dlpack__"):
         raise TypeError(f"from_dlpack: expected an object with __dlpack__ or a DLPack capsule "
                         f"(got {type(ext_tensor).__name__})")
@@ -793,28 +789,30 @@ cdef int _get_buffer(TensorBase t, Py_buffer* buf, int flags) except -1:
     if (flags & PyBUF_ANY_CONTIGUOUS) == PyBUF_ANY_CONTIGUOUS \
             and not (t._contiguous or _is_f_contiguous(t)):
         raise BufferError("tensor is not contiguous")
-    # internal: shape and strides, then the Storage the pointer lies in (the tensor could be
-    # given other storage by set_/resize_ while the buffer is held), then the writable flag
+    # internal: the Storage the pointer lies in (the tensor could be given other storage by
+    # set_/resize_ while the buffer is held), whether the buffer was asked writable, then the
+    # shape and the strides
     dims = <Py_ssize_t*>malloc((2 * nd + 2) * sizeof(Py_ssize_t))
     if dims == NULL:
         raise MemoryError()
-    for i in range(nd):
-        dims[i] = t._shape[i]
-        dims[nd + i] = t._strides[i] * itemsize
     Py_INCREF(t._storage)
-    dims[2 * nd] = <Py_ssize_t><PyObject*>t._storage
-    dims[2 * nd + 1] = (flags & PyBUF_WRITABLE) == PyBUF_WRITABLE
-    if dims[2 * nd + 1]:
+    dims[0] = <Py_ssize_t><PyObject*>t._storage
+    dims[1] = (flags & PyBUF_WRITABLE) == PyBUF_WRITABLE
+    for i in range(nd):
+        dims[2 + i] = t._shape[i]
+        dims[2 + nd + i] = t._strides[i] * itemsize
+    if dims[1]:
         t._vc.version += 1
     buf.buf = <void*>tensor_data(t)
     buf.obj = t
     buf.len = t._numel * itemsize
     buf.itemsize = itemsize
     buf.readonly = 0
-    buf.ndim = nd
+    # without PyBUF_ND the consumer sees flat bytes, described as PyBuffer_FillInfo does
+    buf.ndim = nd if flags & PyBUF_ND else 1
     buf.format = <char*>_BUF_FORMAT[t._dtype.code] if flags & PyBUF_FORMAT else NULL
-    buf.shape = dims if flags & PyBUF_ND else NULL
-    buf.strides = dims + nd if (flags & PyBUF_STRIDES) == PyBUF_STRIDES else NULL
+    buf.shape = dims + 2 if flags & PyBUF_ND else NULL
+    buf.strides = dims + 2 + nd if (flags & PyBUF_STRIDES) == PyBUF_STRIDES else NULL
     buf.suboffsets = NULL
     buf.internal = <void*>dims
     return 0
@@ -822,12 +820,11 @@ cdef int _get_buffer(TensorBase t, Py_buffer* buf, int flags) except -1:
 
 cdef void _release_buffer(TensorBase t, Py_buffer* buf) noexcept:
     cdef Py_ssize_t* dims = <Py_ssize_t*>buf.internal
-    cdef int nd = buf.ndim
     if dims == NULL:
         return
-    if dims[2 * nd + 1]:
+    if dims[1]:
         t._vc.version += 1
-    Py_XDECREF(<PyObject*>dims[2 * nd])
+    Py_XDECREF(<PyObject*>dims[0])
     free(dims)
     buf.internal = NULL
 
