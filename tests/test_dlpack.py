@@ -242,6 +242,15 @@ def test_unconsumed_capsule_frees_the_tensor_when_it_dies():
 
 
 def test_consumer_keeps_the_tensor_alive_and_releases_it_once():
+    import sys
+    t = tensorlib.arange(4.0)
+    refs = sys.getrefcount(t)
+    for consume in (np.from_dlpack, torch.from_dlpack, tensorlib.from_dlpack,
+                    lambda t: t.__dlpack__(), lambda t: t.__dlpack__(max_version=(1, 0))):
+        x = consume(t)
+        assert sys.getrefcount(t) == refs + 1        # one reference, held for the consumer
+        del x
+        assert sys.getrefcount(t) == refs            # dropped once, not twice
     for make in (lambda t: np.from_dlpack(t), lambda t: torch.from_dlpack(t)):
         t = tensorlib.arange(4.0)
         alive = weakref.ref(t)
@@ -260,6 +269,33 @@ def test_consumer_keeps_the_tensor_alive_and_releases_it_once():
     assert alive() is not None and p.tolist() == [0.0, 1.0, 2.0, 3.0]
     del p
     assert alive() is None
+
+
+def test_our_deleter_runs_from_a_thread_without_the_gil():
+    """A C consumer may call the deleter from any thread, not holding the GIL (ctypes
+    releases it around the call)."""
+    import threading
+    for versioned in (False, True):
+        t = tensorlib.arange(3.0)
+        alive = weakref.ref(t)
+        cap = t.__dlpack__(max_version=(1, 0) if versioned else None)
+        del t
+        name = b"dltensor_versioned" if versioned else b"dltensor"
+        ptr = capsule_pointer(cap, name)
+        kind = ManagedVersioned if versioned else Managed
+        m = ctypes.cast(ptr, ctypes.POINTER(kind)).contents
+        assert m.dl_tensor.ndim == 1 and m.dl_tensor.shape[0] == 3
+        assert m.dl_tensor.strides[0] == 1
+        deleter = ctypes.cast(ctypes.cast(ptr + kind.deleter.offset,
+                                          ctypes.POINTER(ctypes.c_void_p)).contents.value,
+                              ctypes.CFUNCTYPE(None, ctypes.c_void_p))
+        ctypes.pythonapi.PyCapsule_SetName.argtypes = [ctypes.py_object, ctypes.c_char_p]
+        ctypes.pythonapi.PyCapsule_SetName(cap, _NAMES["used"])     # consumed by "C"
+        worker = threading.Thread(target=deleter, args=(ptr,))
+        worker.start()
+        worker.join()
+        assert alive() is None
+        del cap                                                     # owns nothing now
 
 
 def test_imported_memory_is_borrowed_and_kept_alive_by_its_owner():
