@@ -336,6 +336,17 @@ def test_deleter_called_exactly_once():
             tensorlib.from_dlpack(foreign_consumed(versioned))
 
 
+def test_compact_strides_and_byte_offset():
+    calls = []
+    a = np.arange(24, dtype=np.int16).reshape(2, 3, 4)
+    cap, keep = foreign_capsule(a, False, calls, compact=True, byte_offset=64)
+    t = tensorlib.from_dlpack(cap)
+    assert t.stride() == (12, 4, 1) and t.tolist() == a.tolist()
+    assert t.data_ptr() == a.ctypes.data
+    del t
+    assert calls == [1]
+
+
 def test_copy_on_import_runs_the_deleter_at_once_and_counts_the_copy():
     calls = []
     cap, keep = foreign_capsule(np.arange(4.0), True, calls)
@@ -475,7 +486,8 @@ def capsule_pointer(cap, name):
     return _capi.PyCapsule_GetPointer(cap, name)
 
 
-def foreign_capsule(array, versioned, calls, flags=0, device_type=1, lanes=1, major=1):
+def foreign_capsule(array, versioned, calls, flags=0, device_type=1, lanes=1, major=1,
+                    compact=False, byte_offset=0):
     """A capsule over ``array`` as a C exporter makes one: its deleter appends to ``calls``
     (the capsule has no destructor, so only a consumer calls it). Returns the capsule and
     what must stay alive with it."""
@@ -489,8 +501,9 @@ def foreign_capsule(array, versioned, calls, flags=0, device_type=1, lanes=1, ma
     d.ndim = nd
     d.dtype = DType(_DL_CODES[array.dtype.kind], array.itemsize * 8, lanes)
     d.shape = shape
-    d.strides = strides
-    d.byte_offset = 0
+    d.data = array.ctypes.data - byte_offset
+    d.strides = None if compact else strides          # NULL: compact row-major
+    d.byte_offset = byte_offset
     keep = {"array": array, "shape": shape, "strides": strides, "m": m}
     deleter = DELETER(lambda ptr: calls.append(1))
     keep["deleter"] = deleter
