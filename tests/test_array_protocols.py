@@ -55,10 +55,16 @@ def test_array_interface_matches_numpys(name):
 
 
 def test_array_interface_unsupported():
+    b = tensorlib.ones(2, dtype=tensorlib.bfloat16)
+    m = tensorlib.ones(2, device="meta")
+    assert not hasattr(b, "__array_interface__") and not hasattr(m, "__array_interface__")
+    with pytest.raises(AttributeError, match="bfloat16"):
+        b.__array_interface__
+    # NumPy then asks __array__, which raises PyTorch's error
     with pytest.raises(TypeError, match="BFloat16"):
-        tensorlib.ones(2, dtype=tensorlib.bfloat16).__array_interface__
+        np.asarray(b)
     with pytest.raises(TypeError, match="meta"):
-        tensorlib.ones(2, device="meta").__array_interface__
+        np.asarray(m)
 
 
 # -- __array__ ------------------------------------------------------------------------------------

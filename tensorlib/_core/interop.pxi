@@ -832,12 +832,15 @@ cdef void _release_buffer(TensorBase t, Py_buffer* buf) noexcept:
 # -- __array_interface__ --------------------------------------------------------------------------
 
 cdef dict _array_interface(TensorBase t):
+    """AttributeError where there is no interface, so that hasattr() says False and NumPy
+    goes on to __array__, whose error is PyTorch's."""
     cdef int i, itemsize = t._dtype.itemsize
     if t._dtype.code == DT_BFLOAT16:
-        raise TypeError("Got unsupported ScalarType BFloat16")
+        raise AttributeError("a bfloat16 tensor has no __array_interface__ (NumPy has no "
+                             "bfloat16)")
     if t._storage.device.kind != DEVICE_CPU:
-        raise TypeError(f"can't convert {t._storage.device} device type tensor to numpy. "
-                        f"Use Tensor.cpu() to copy the tensor to host memory first.")
+        raise AttributeError(f"a {t._storage.device.type} tensor has no __array_interface__ "
+                             f"(its memory is not on the host): use Tensor.cpu() first")
     return {
         "version": 3,
         "shape": tuple([t._shape[i] for i in range(t._ndim)]),
