@@ -192,6 +192,22 @@ def test_writes_show_on_both_sides_after_import():
     assert tp.tolist() == p.tolist() == [[0, 0, 3], [6, 0, 0]]
 
 
+def test_producer_from_before_dlpack_1_gets_the_legacy_call():
+    class Legacy:
+        def __init__(self, a):
+            self.a = a
+
+        def __dlpack__(self, stream=None):          # no max_version: a pre-1.0 producer
+            return self.a.__dlpack__()
+
+        def __dlpack_device__(self):
+            return self.a.__dlpack_device__()
+
+    a = np.arange(3.0)
+    t = tensorlib.from_dlpack(Legacy(a))
+    assert t.data_ptr() == a.ctypes.data and t.tolist() == [0.0, 1.0, 2.0]
+
+
 def test_utils_dlpack_round_trips_with_torch_utils_dlpack():
     p = torch.arange(5.0)
     t = utils_from_dlpack(torch.utils.dlpack.to_dlpack(p))
