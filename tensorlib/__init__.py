@@ -12,7 +12,7 @@ from tensorlib._core.dtype import (
     get_default_dtype, set_default_dtype, promote_types, can_cast, finfo, iinfo)
 from tensorlib._core.allocator import device, OutOfMemoryError
 from tensorlib._core import tensor as _C
-from tensorlib._core.tensor import from_numpy
+from tensorlib._core.tensor import from_numpy, from_dlpack
 from tensorlib._tensor import (
     Tensor, Size, strided, contiguous_format, preserve_format, channels_last)
 from tensorlib._tensor_str import set_printoptions, get_printoptions

@@ -271,6 +271,7 @@ cdef TensorBase _as_tensor(object data, object dt, object dev):
     """Share memory when possible (a tensor or an ndarray of a supported dtype), else copy."""
     cdef TensorBase t
     cdef Device d = None if dev is None else _devarg(dev)
+    data = _foreign_memory(data)
     if isinstance(data, TensorBase):
         t = <TensorBase>data
     elif isinstance(data, np.ndarray) and _dtype_mod.from_numpy_dtype(data.dtype) is not None \

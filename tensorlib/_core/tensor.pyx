@@ -746,6 +746,18 @@ cdef class TensorBase:
         return _repr_fn(self)
 
     def __array__(self, dtype=None, copy=None):
+        """A NumPy array of this tensor (NumPy 2's protocol): by default on the same memory,
+        converted to ``dtype`` when given; ``copy=True`` always copies, and ``copy=False``
+        raises ``ValueError`` where a copy would be needed (another dtype, bfloat16).
+
+        >>> t = tensorlib.zeros(2); numpy.asarray(t)[0] = 3; t.tolist()
+        [3.0, 0.0]
+        >>> numpy.array(tensorlib.ones(2), dtype=numpy.int32, copy=True).tolist()
+        [1, 1]
+        """
+        if copy is False and self._dtype.code == DT_BFLOAT16:
+            raise ValueError("Unable to avoid copy while creating an array as requested: "
+                             "NumPy has no bfloat16")
         arr = _numpy_view(self, True)
         if dtype is not None:
             if copy is False and np.dtype(dtype) != arr.dtype:
@@ -754,6 +766,45 @@ cdef class TensorBase:
         elif copy:
             arr = arr.copy()
         return arr
+
+    @property
+    def __array_interface__(self):
+        """NumPy's array interface (version 3) over this CPU tensor's memory: ``shape``,
+        ``typestr``, ``data`` (address, read-only flag) and ``strides`` in bytes (None when
+        contiguous). Holding the dict does not keep the memory alive; NumPy keeps the tensor.
+
+        >>> tensorlib.zeros(2, 3)[:, :2].__array_interface__["strides"]
+        (12, 4)
+        """
+        return _array_interface(self)
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        """Export this CPU tensor as a DLPack capsule, without a copy unless ``copy=True``:
+        a ``"dltensor_versioned"`` capsule (DLPack 1.x) when the consumer's ``max_version``
+        is (1, x) or newer, else a legacy ``"dltensor"`` one. The capsule keeps the tensor
+        alive until its consumer calls the deleter (or until it dies unconsumed). Writes the
+        consumer makes are not seen by the version counter (autograd's in-place checks).
+
+        >>> t = tensorlib.arange(3.0); a = numpy.from_dlpack(t); a[0] = 5; t.tolist()
+        [5.0, 1.0, 2.0]
+        >>> t.__dlpack__(max_version=(1, 0))  # doctest: +ELLIPSIS
+        <capsule object "dltensor_versioned" at ...>
+        """
+        return _dlpack_export(self, stream, max_version, dl_device, copy)
+
+    def __dlpack_device__(self):
+        """``(device_type, device_id)`` in DLPack's terms: ``(1, 0)`` for the CPU.
+
+        >>> tensorlib.zeros(1).__dlpack_device__()
+        (1, 0)
+        """
+        return _dlpack_device(self)
+
+    def __getbuffer__(self, Py_buffer* buffer, int flags):
+        _get_buffer(self, buffer, flags)
+
+    def __releasebuffer__(self, Py_buffer* buffer):
+        _release_buffer(self, buffer)
 
     def __getitem__(self, index):
         r = _getitem(self, index)
