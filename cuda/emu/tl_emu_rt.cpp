@@ -250,6 +250,9 @@ void on_signal(int sig, siginfo_t* si, void* uc) {
             char* s = b->t[b->cur].stack;
             overflow = s && a >= s && a < s + page_size();
         }
+        char* a = static_cast<char*>(si->si_addr);
+        if (!overflow && g_dyn && a >= g_dyn && a < g_dyn + g_dyn_len + page_size())
+            what = "access past the end of the dynamic shared memory given at launch";
         if (overflow)
             snprintf(g_error, sizeof g_error,
                      "block (%u,%u,%u), thread (%u,%u,%u): fiber stack overflow (raise "
@@ -324,6 +327,7 @@ void run_block(Block& b) {
     b.live = b.n;
     b.idle = b.arrived = 0;
     b.gen = 0;
+    b.count[0] = b.count[1] = 0;
     for (unsigned id = 0; id < b.n; ++id) {
         b.t[id].state = NEW;
         b.t[id].barriers = 0;

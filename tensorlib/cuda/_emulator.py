@@ -368,7 +368,13 @@ class DeviceAllocation(DevicePointer):
         return self._device
 
     def free(self):
-        """Return the memory now (later uses raise EmulatorError)."""
+        """Return the memory now (later uses raise EmulatorError). Waits for the work
+        queued on the device first, as cudaFree does."""
+        if self._ptr is not None:
+            self._device._wait_idle()
+            self._release()
+
+    def _release(self):
         if self._ptr is not None:
             self._device._allocations.pop(self._ptr, None)
             _load_runtime().tl_emu_free(ctypes.c_void_p(self._ptr))
@@ -376,7 +382,7 @@ class DeviceAllocation(DevicePointer):
 
     def __del__(self):
         try:
-            self.free()
+            self._release()  # unreferenced: no queued work can hold it
         except Exception:
             pass
 
@@ -427,6 +433,12 @@ class Device:
             if self._default is None:
                 self._default = Stream(self)
             return self._default
+
+    def _wait_idle(self):
+        for s in list(self._streams):
+            t = s._last
+            if t is not None and threading.current_thread() is not s._thread:
+                t.done.wait()
 
     def synchronize(self):
         """Wait for the work queued on every stream of this device (and raise its errors)."""
@@ -898,7 +910,9 @@ class Kernel:
 
     def _runner(self, cfg, params, keep, ptrs, check, device):
         if not check:
-            return lambda: self._run_once(cfg, params, device)
+            # the closure holds `keep` and `ptrs`: the argument values and the allocations
+            # stay alive until the launch has run, however soon the caller drops them
+            return lambda: (keep, ptrs, self._run_once(cfg, params, device))
 
         def run_checked():
             # the allocations the kernel can reach, restored before each schedule

@@ -1,0 +1,527 @@
+"""The CUDA kernels (cuda/*.cu) on the emulator against NumPy, the emulator's own contracts
+(checking mode, faults, streams, events, device memory), and the nvcc compile gate."""
+
+import ctypes
+import os
+import shutil
+import sys
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from tensorlib.cuda import _emulator as emu
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+SIZES = [1, 31, 257, 1000, 4099]  # non-multiples of the block size, one larger than a grid
+
+F32, F64, I32, I64, U8, BOOL = range(6)
+CODES = {np.dtype(np.float32): F32, np.dtype(np.float64): F64, np.dtype(np.int32): I32,
+         np.dtype(np.int64): I64, np.dtype(np.uint8): U8, np.dtype(np.bool_): BOOL}
+
+
+class EwDesc(ctypes.Structure):
+    # mirrors struct tl_ew_desc in cuda/tl_cuda.h
+    _fields_ = [("ndim", ctypes.c_int), ("dtype", ctypes.c_int * 3),
+                ("shape", ctypes.c_longlong * 8), ("stride", (ctypes.c_longlong * 8) * 3)]
+
+
+@pytest.fixture(scope="module")
+def ew():
+    return emu.load_kernels("elementwise")
+
+
+@pytest.fixture(scope="module")
+def red():
+    return emu.load_kernels("reduce")
+
+
+@pytest.fixture(scope="module")
+def tk():
+    return emu.load_module(os.path.join(HERE, "cuda_test_kernels.cu"))
+
+
+def i64(n):
+    return np.int64(n)
+
+
+def launch_1d(n, block=128, max_blocks=4):
+    # few blocks, so the grid-stride loops wrap for the larger sizes
+    return dict(grid=max(1, min(max_blocks, -(-n // block))), block=block)
+
+
+class OnDevice:
+    """A NumPy array's whole base buffer on the device, and pointers to views of it."""
+
+    def __init__(self, base):
+        assert base.flags.c_contiguous
+        self.base = base
+        self.dev = emu.to_device(self.base)
+
+    def ptr(self, view):
+        off = view.__array_interface__["data"][0] - self.base.__array_interface__["data"][0]
+        return self.dev + off
+
+    def read(self):
+        return emu.from_device(self.dev, self.base.shape, self.base.dtype)
+
+
+def desc(out, *ins):
+    d = EwDesc()
+    d.ndim = out.ndim
+    for j, a in enumerate((out,) + ins):
+        a = np.broadcast_to(a, out.shape) if j else a
+        d.dtype[j] = CODES[a.dtype]
+        for k in range(out.ndim):
+            d.stride[j][k] = a.strides[k] // a.itemsize
+    for k in range(out.ndim):
+        d.shape[k] = out.shape[k]
+    return d
+
+
+# ---- elementwise ----------------------------------------------------------------------------
+
+BINARY = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide,
+          "maximum": np.maximum, "minimum": np.minimum}
+UNARY = {"neg": np.negative, "exp": np.exp, "log": np.log, "sqrt": np.sqrt, "abs": np.abs,
+         "tanh": np.tanh}
+
+
+@pytest.mark.parametrize("dtype,sfx,rtol", [(np.float32, "f32", 1e-6), (np.float64, "f64", 1e-14)])
+@pytest.mark.parametrize("n", SIZES)
+def test_binary_contiguous(ew, dtype, sfx, rtol, n):
+    rng = np.random.default_rng(n)
+    a = rng.standard_normal(n).astype(dtype)
+    b = (rng.standard_normal(n) + 3).astype(dtype)
+    if n > 2:
+        a[1] = np.nan  # maximum/minimum propagate NaN
+    da, db, out = emu.to_device(a), emu.to_device(b), emu.mem_alloc(a.nbytes)
+    for name, ref in BINARY.items():
+        getattr(ew, f"tl_{name}_{sfx}")(da, db, out, i64(n), **launch_1d(n))
+        got = emu.from_device(out, (n,), dtype)
+        np.testing.assert_allclose(got, ref(a, b), rtol=rtol, atol=0, err_msg=name)
+
+
+@pytest.mark.parametrize("dtype,sfx,rtol", [(np.float32, "f32", 2e-6), (np.float64, "f64", 1e-14)])
+@pytest.mark.parametrize("n", SIZES)
+def test_unary_contiguous(ew, dtype, sfx, rtol, n):
+    a = np.random.default_rng(n).uniform(0.1, 5, n).astype(dtype)
+    a[0] = -a[0] if n > 1 else a[0]
+    da, out = emu.to_device(a), emu.mem_alloc(a.nbytes)
+    with np.errstate(invalid="ignore"):
+        for name, ref in UNARY.items():
+            getattr(ew, f"tl_{name}_{sfx}")(da, out, i64(n), **launch_1d(n))
+            got = emu.from_device(out, (n,), dtype)
+            np.testing.assert_allclose(got, ref(a), rtol=rtol, atol=0, err_msg=name)
+
+
+def test_binary_strided_broadcast_and_cast(ew):
+    # a: float32 transposed, sliced view; b: float64 row broadcast along dim 0 read backwards;
+    # out: a float32 strided view, computed in float64
+    rng = np.random.default_rng(0)
+    abase = rng.standard_normal((9, 14)).astype(np.float32)
+    bbase = rng.standard_normal(30)
+    obase = np.zeros((7, 21), np.float32)
+    a = abase[1:, ::2].T                  # (7, 8), strides (2, 14) elements, offset 14
+    b = bbase[::-1][3:11][None, :]        # (1, 8), negative stride
+    out = obase[::1, 3:19:2]              # (7, 8)
+    A, B, O = OnDevice(abase), OnDevice(bbase), OnDevice(obase)
+    d = desc(out, a, b)
+    ew.tl_mul_strided_f64(A.ptr(a), B.ptr(b), O.ptr(out), d, i64(out.size), grid=2, block=32)
+    got = O.read()
+    want = obase.copy()
+    want[::1, 3:19:2] = (a.astype(np.float64) * b).astype(np.float32)
+    np.testing.assert_array_equal(got, want)  # untouched elements stay zero
+
+
+@pytest.mark.parametrize("n", [5, 1000])
+def test_unary_strided_int_input(ew, n):
+    xbase = np.arange(-n, n, 2, dtype=np.int64)
+    x = xbase[::-1]
+    X = OnDevice(xbase)
+    out = np.zeros(x.shape, np.float32)
+    O = OnDevice(out)
+    ew.tl_abs_strided_f32(X.ptr(x), O.ptr(out), desc(out, x), i64(x.size), grid=3, block=64)
+    np.testing.assert_array_equal(O.read(), np.abs(x).astype(np.float32))
+
+
+@pytest.mark.parametrize("dtype,sfx", [(np.float32, "f32"), (np.float64, "f64"),
+                                       (np.int32, "i32"), (np.int64, "i64"), (np.uint8, "u8")])
+def test_fill(ew, dtype, sfx):
+    n = 1037
+    a = emu.mem_alloc(n * np.dtype(dtype).itemsize)
+    getattr(ew, f"tl_fill_{sfx}")(a, dtype(7), i64(n), **launch_1d(n))
+    assert (emu.from_device(a, (n,), dtype) == 7).all()
+    base = np.zeros((10, 12), dtype)
+    view = base[1::3, ::-5]
+    B = OnDevice(base)
+    getattr(ew, f"tl_fill_strided_{sfx}")(B.ptr(view), dtype(3), desc(view), i64(view.size),
+                                          grid=1, block=32)
+    base[1::3, ::-5] = 3
+    np.testing.assert_array_equal(B.read(), base)
+
+
+TYPES = {"f32": np.float32, "f64": np.float64, "i32": np.int32, "i64": np.int64}
+
+
+@pytest.mark.parametrize("src", TYPES)
+@pytest.mark.parametrize("dst", TYPES)
+def test_cast_contiguous(ew, src, dst):
+    x = np.random.default_rng(1).uniform(-1e4, 1e4, 301).astype(TYPES[src])
+    d = emu.mem_alloc(301 * np.dtype(TYPES[dst]).itemsize)
+    getattr(ew, f"tl_cast_{src}_{dst}")(emu.to_device(x), d, i64(301), **launch_1d(301, 64))
+    np.testing.assert_array_equal(emu.from_device(d, (301,), TYPES[dst]), x.astype(TYPES[dst]))
+
+
+@pytest.mark.parametrize("src,dst", [(np.int64, np.int64), (np.int64, np.float64),
+                                     (np.float64, np.int32), (np.float32, np.bool_),
+                                     (np.int32, np.uint8), (np.bool_, np.float32),
+                                     (np.uint8, np.int64)])
+def test_copy_strided_casts(ew, src, dst):
+    base = np.random.default_rng(2).integers(-100, 200, (6, 9))
+    if src is np.int64:
+        base = base + 2**60  # exact only if int64 never goes through a double
+    if src is np.float64:
+        base = base + 0.75
+    base = base.astype(src)
+    view = base[::2, ::-1].T
+    out = np.zeros(view.shape, dst)
+    S, O = OnDevice(base), OnDevice(out)
+    ew.tl_copy_strided(S.ptr(view), O.ptr(out), desc(out, view), i64(view.size), grid=1,
+                       block=32)
+    want = view != 0 if dst is np.bool_ else view.astype(dst)
+    np.testing.assert_array_equal(O.read(), want)
+
+
+# ---- reductions -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("cols", [1, 31, 33, 1000, 4097])
+@pytest.mark.parametrize("block", [32, 96, 256])
+def test_row_reductions_under_every_schedule(red, cols, block):
+    rows = 5
+    rng = np.random.default_rng(cols + block)
+    x32 = (rng.standard_normal((rows, cols)) * 100 + 50).astype(np.float32)
+    x64 = rng.standard_normal((rows, cols)) * 1e3
+    x32[2, cols // 2] = np.nan
+    x64[3, 0] = np.nan
+    d32, d64 = emu.to_device(x32), emu.to_device(x64)
+    o32, o64 = emu.mem_alloc(rows * 4), emu.mem_alloc(rows * 8)
+    # check=True: forward, reverse and shuffled thread and block orders must agree bit for bit
+    for name in ("sum", "max", "min"):
+        getattr(red, f"tl_{name}_rows_f32")(d32, o32, i64(rows), i64(cols), grid=2,
+                                            block=block, check=True)
+        getattr(red, f"tl_{name}_rows_f64")(d64, o64, i64(rows), i64(cols), grid=2,
+                                            block=block, check=True)
+        g32 = emu.from_device(o32, (rows,), np.float32)
+        g64 = emu.from_device(o64, (rows,), np.float64)
+        if name == "sum":
+            w32 = x32.astype(np.float64).sum(1)
+            ok = ~np.isnan(w32)
+            # accumulated in double: within float32 rounding of the exact sum
+            np.testing.assert_allclose(g32[ok], w32[ok], rtol=1e-7, atol=0)
+            assert np.isnan(g32[~ok]).all()
+            np.testing.assert_allclose(g64, x64.sum(1), rtol=1e-13, atol=0)
+        else:
+            ref = np.max if name == "max" else np.min
+            np.testing.assert_array_equal(g32, ref(x32, 1))
+            np.testing.assert_array_equal(g64, ref(x64, 1))
+
+
+def test_float32_sum_is_accurate(red):
+    # 2**20 values whose float32 running sum would drift: 1 + many tiny values
+    n = 1 << 16
+    x = np.full(n, 1e-4, np.float32)
+    x[0] = 1e4
+    o = emu.mem_alloc(4)
+    red.tl_sum_rows_f32(emu.to_device(x), o, i64(1), i64(n), grid=1, block=256)
+    exact = x.astype(np.float64).sum()
+    assert emu.from_device(o, (1,), np.float32)[0] == np.float32(exact)
+
+
+def test_reduction_rejects_a_block_that_is_not_whole_warps(red):
+    o = emu.mem_alloc(4)
+    red.tl_sum_rows_f32(emu.to_device(np.ones(10, np.float32)), o, i64(1), i64(10), grid=1,
+                        block=48)
+    with pytest.raises(emu.KernelError, match=r"tl_sum_rows_f32.*assertion failed"):
+        emu.synchronize()
+
+
+# ---- checking mode and faults ---------------------------------------------------------------
+
+def test_missing_syncthreads_is_caught_by_checking_mode(tk):
+    x = emu.to_device(np.arange(256, dtype=np.int32))
+    o = emu.mem_alloc(4)
+    tk.t_tree_sum(x, o, np.int32(256), grid=1, block=256, check=True)
+    assert emu.from_device(o, (1,), np.int32)[0] == 255 * 256 // 2
+    tk.t_tree_sum_racy(x, o, np.int32(256), grid=1, block=256, check=True)
+    with pytest.raises(emu.KernelError, match=r"'t_tree_sum_racy'.*depends on the thread order"):
+        emu.synchronize()
+
+
+def test_divergent_syncthreads_is_reported(tk):
+    tk.t_divergent(emu.mem_alloc(64 * 4), grid=1, block=64)
+    with pytest.raises(emu.KernelError, match=r"'t_divergent'.*divergent __syncthreads"):
+        emu.synchronize()
+
+
+def test_a_barrier_no_one_can_pass_is_a_deadlock_error(tk):
+    tk.t_deadlock(emu.mem_alloc(32 * 4), grid=1, block=32)
+    with pytest.raises(emu.KernelError, match=r"'t_deadlock'.*deadlock"):
+        emu.synchronize()
+
+
+@pytest.fixture
+def checking_device():
+    d = emu.get_device(0)
+    old = d.check
+    d.check = True
+    yield d
+    d.check = old
+
+
+def test_out_of_bounds_write_names_the_kernel_and_the_allocation(tk, checking_device):
+    out = emu.mem_alloc(64 * 4)  # in checking mode: the allocation ends at a guard page
+    tk.t_out_of_bounds(out, np.int32(64), grid=1, block=128)
+    with pytest.raises(emu.KernelError) as info:
+        emu.synchronize()
+    msg = str(info.value)
+    assert info.value.kernel == "t_out_of_bounds"
+    assert "thread (64,0,0)" in msg and "illegal memory access (write)" in msg
+    assert "0 bytes past the end of a 256-byte device allocation" in msg
+    # the interpreter and the emulator go on
+    tk.t_out_of_bounds(out, np.int32(63), grid=1, block=128)
+    emu.synchronize()
+    assert (emu.from_device(out, (64,), np.float32) == 1).all()
+
+
+def test_device_assert_and_dynamic_shared_overrun(tk):
+    x = emu.to_device(np.arange(-3, 61, dtype=np.float32))
+    tk.t_assert_positive(x, np.int32(64), grid=2, block=32)
+    with pytest.raises(emu.KernelError, match=r"assertion failed: x\[i\] > 0.0f "
+                                              r"\(.*cuda_test_kernels.cu:\d+\)"):
+        emu.synchronize()
+    tk.t_dyn_overrun(emu.mem_alloc(256), np.int32(64), grid=1, block=64, shared=256)
+    with pytest.raises(emu.KernelError, match="past the end of the dynamic shared memory"):
+        emu.synchronize()
+
+
+def test_a_fault_fails_later_work_on_its_stream_until_synchronized(tk, ew):
+    s = emu.Stream()
+    a = emu.mem_alloc(64 * 4)
+    tk.t_divergent(a, grid=1, block=64, stream=s)
+    ew.tl_fill_f32(a, np.float32(5), i64(64), grid=1, block=64, stream=s)  # skipped
+    with pytest.raises(emu.KernelError):
+        s.synchronize()
+    s.synchronize()  # the error was reported once
+    ew.tl_fill_f32(a, np.float32(5), i64(64), grid=1, block=64, stream=s)
+    h = np.zeros(64, np.float32)
+    emu.memcpy_dtoh(h, a, s)
+    assert (h == 5).all()
+
+
+# ---- the intrinsics -------------------------------------------------------------------------
+
+def test_dynamic_shared_memory(tk):
+    x = np.arange(50, dtype=np.float32) * 3
+    out = emu.mem_alloc(200)
+    tk.t_dyn_reverse(emu.to_device(x), out, np.int32(50), grid=1, block=64, shared=200,
+                     check=True)
+    np.testing.assert_array_equal(emu.from_device(out, (50,), np.float32), x[::-1])
+
+
+def test_warp_shuffles_and_ballot(tk):
+    n = 96
+    x = np.random.default_rng(3).integers(0, 100, n).astype(np.int32)
+    s, c, b = emu.mem_alloc(4 * n), emu.mem_alloc(4 * n), emu.mem_alloc(4 * n)
+    tk.t_warp_ops(emu.to_device(x), s, c, b, grid=1, block=n, check=True)
+    w = x.reshape(-1, 32)
+    np.testing.assert_array_equal(emu.from_device(s, (n,), np.int32),
+                                  np.repeat(w.sum(1), 32))
+    np.testing.assert_array_equal(emu.from_device(c, (n,), np.int32), np.cumsum(w, 1).ravel())
+    bits = ((w & 1).astype(np.uint64) << np.arange(32, dtype=np.uint64)).sum(1)
+    np.testing.assert_array_equal(emu.from_device(b, (n,), np.uint32),
+                                  np.repeat(bits.astype(np.uint32), 32))
+
+
+def test_syncthreads_count(tk):
+    x = np.random.default_rng(4).standard_normal(300).astype(np.float32)
+    o = emu.mem_alloc(3 * 4)
+    tk.t_count_positive(emu.to_device(x), o, np.int32(300), grid=3, block=128)
+    want = [(x[k * 128:(k + 1) * 128] > 0).sum() for k in range(3)]
+    np.testing.assert_array_equal(emu.from_device(o, (3,), np.int32), want)
+
+
+def test_atomics_across_blocks_and_streams(tk):
+    x = np.random.default_rng(5).integers(0, 16, 5000).astype(np.int32)
+    dx = emu.to_device(x)
+    bins, mx = emu.to_device(np.zeros(16, np.int32)), emu.to_device(np.int32([-1]))
+    streams = [emu.Stream(), emu.Stream()]
+    for s in streams:  # two launches that may run at once on two worker threads
+        tk.t_histogram(dx, bins, mx, np.int32(5000), grid=7, block=64, stream=s)
+    emu.synchronize()
+    np.testing.assert_array_equal(emu.from_device(bins, (16,), np.int32),
+                                  2 * np.bincount(x, minlength=16))
+    assert emu.from_device(mx, (1,), np.int32)[0] == x.max()
+
+
+# ---- arguments and launch configuration -----------------------------------------------------
+
+def test_bad_launches_raise_at_launch(ew):
+    a = emu.mem_alloc(16)
+    k = ew.tl_fill_f32
+    with pytest.raises(emu.LaunchError, match="invalid launch configuration"):
+        k(a, np.float32(1), i64(4), grid=1, block=2048)
+    with pytest.raises(emu.LaunchError, match="invalid launch configuration"):
+        k(a, np.float32(1), i64(4), grid=(1, 70000), block=32)
+    with pytest.raises(emu.LaunchError, match="dynamic shared memory"):
+        k(a, np.float32(1), i64(4), grid=1, block=32, shared=1 << 20)
+    with pytest.raises(TypeError, match=r"tl_fill_f32' argument #1: expected numpy.float32, "
+                                        r"got float"):
+        k(a, 1.0, i64(4), grid=1, block=32)
+    with pytest.raises(TypeError, match=r"argument #2: expected numpy.int64, got int32"):
+        k(a, np.float32(1), np.int32(4), grid=1, block=32)
+    with pytest.raises(TypeError, match="host numpy array"):
+        k(np.zeros(4, np.float32), np.float32(1), i64(4), grid=1, block=32)
+    with pytest.raises(emu.LaunchError, match="takes 3 arguments"):
+        k(a, np.float32(1), grid=1, block=32)
+    with pytest.raises(AttributeError, match="no kernel 'tl_nope'"):
+        ew.tl_nope
+
+
+def test_device_memory_is_opaque_to_the_host():
+    a = emu.to_device(np.ones(4, np.float32))
+    with pytest.raises(TypeError):
+        memoryview(a)
+    with pytest.raises(TypeError):
+        np.frombuffer(a, np.float32)
+    with pytest.raises(emu.EmulatorError, match="overrun a device allocation of 16 bytes"):
+        emu.memcpy_htod(a + 8, np.ones(4, np.float32))
+    a.free()
+    with pytest.raises(emu.EmulatorError, match="freed"):
+        emu.from_device(a, (4,), np.float32)
+    with pytest.raises(ValueError, match="invalid device ordinal 5"):
+        emu.get_device(5)
+
+
+# ---- streams and events ---------------------------------------------------------------------
+
+@pytest.fixture
+def slow_device():
+    d = emu.get_device(0)
+    d.latency = 0.05  # every queued operation waits: asynchrony becomes visible
+    yield d
+    d.latency = 0.0
+
+
+def test_stream_work_is_asynchronous(ew, slow_device):
+    s = emu.Stream()
+    a = emu.mem_alloc(400)
+    h = np.zeros(100, np.float32)
+    ew.tl_fill_f32(a, np.float32(2), i64(100), grid=1, block=128, stream=s)
+    emu.memcpy_dtoh_async(h, a, s)
+    assert not s.query()          # still queued
+    assert (h == 0).all()         # read before synchronize: not there yet
+    s.synchronize()
+    assert s.query() and (h == 2).all()
+
+
+def test_a_forgotten_wait_between_streams_gives_a_wrong_answer(ew, slow_device):
+    producer, consumer = emu.Stream(), emu.Stream()
+    a = emu.to_device(np.zeros(100, np.float32))
+    h = np.zeros(100, np.float32)
+    ew.tl_fill_f32(a, np.float32(3), i64(100), grid=1, block=128, stream=producer)
+    emu.memcpy_dtoh_async(h, a, consumer)          # no wait: races the producer
+    consumer.synchronize()
+    assert (h == 0).all()
+    producer.synchronize()
+    ew.tl_fill_f32(a, np.float32(4), i64(100), grid=1, block=128, stream=producer)
+    done = emu.Event()
+    done.record(producer)
+    consumer.wait_event(done)                      # the fix: order by an event
+    emu.memcpy_dtoh_async(h, a, consumer)
+    consumer.synchronize()
+    assert (h == 4).all()
+
+
+def test_events_time_and_order(tk, slow_device):
+    s = emu.Stream()
+    start, end = emu.Event(enable_timing=True), emu.Event(enable_timing=True)
+    start.record(s)
+    tk.t_spin(emu.mem_alloc(4), np.int32(10), grid=1, block=32, stream=s)
+    end.record(s)
+    assert not end.query()
+    with pytest.raises(emu.EmulatorError, match="synchronize the end event first"):
+        start.elapsed_time(end)
+    end.synchronize()
+    assert start.query() and end.query()
+    assert start.elapsed_time(end) >= 2 * 0.05 * 1000 * 0.9  # two delayed operations
+    with pytest.raises(emu.EmulatorError, match="enable_timing"):
+        emu.Event().elapsed_time(end)
+
+
+def test_wait_stream_and_device_synchronize(ew, slow_device):
+    s1, s2 = emu.Stream(), emu.Stream()
+    a, b = emu.mem_alloc(40), emu.mem_alloc(40)
+    ew.tl_fill_f32(a, np.float32(6), i64(10), grid=1, block=32, stream=s1)
+    s2.wait_stream(s1)
+    emu.memcpy_dtod_async(b, a, 40, s2)
+    emu.synchronize()
+    assert s1.query() and s2.query()
+    assert (emu.from_device(b, (10,), np.float32) == 6).all()
+
+
+# ---- compiling ------------------------------------------------------------------------------
+
+def test_modules_are_cached_by_content(tmp_path, monkeypatch):
+    monkeypatch.setenv("TENSORLIB_CACHE", str(tmp_path))
+    src = tmp_path / "k.cu"
+    src.write_text('#include "tl_cuda.h"\nextern "C" __global__ void k1(int* x) '
+                   '{ x[threadIdx.x] = threadIdx.x; }\n')
+    m = emu.load_module(str(src))
+    assert m.kernel_names == ("k1",) and emu.load_module(str(src)) is m
+    built = os.listdir(tmp_path / "cuda-emu")
+    src.write_text(src.read_text().replace("threadIdx.x;", "2 * threadIdx.x;"))
+    m2 = emu.load_module(str(src))
+    assert m2 is not m and len(os.listdir(tmp_path / "cuda-emu")) == len(built) + 1
+    a = emu.mem_alloc(16)
+    m2.k1(a, grid=1, block=4)
+    assert emu.from_device(a, (4,), np.int32).tolist() == [0, 2, 4, 6]
+
+
+def test_a_compile_error_is_a_clear_python_error(tmp_path, monkeypatch):
+    monkeypatch.setenv("TENSORLIB_CACHE", str(tmp_path))
+    src = tmp_path / "bad.cu"
+    src.write_text('extern "C" __global__ void k(int* x) { x[0] = undefined_name; }\n')
+    with pytest.raises(emu.EmulatorError, match="undefined_name"):
+        emu.load_module(str(src))
+
+
+needs_nvcc = pytest.mark.skipif(shutil.which("nvcc") is None,
+                                reason="nvcc is not on PATH: the CUDA compile gate needs the "
+                                       "CUDA toolkit (CI machines have it)")
+
+
+def _gate():
+    sys.path.insert(0, os.path.join(ROOT, "tools"))
+    try:
+        import cuda_compile_gate
+    finally:
+        sys.path.pop(0)
+    return cuda_compile_gate
+
+
+@needs_nvcc
+def test_nvcc_compile_gate_passes_on_every_kernel_file(capsys):
+    assert _gate().main([]) == 0, capsys.readouterr().out
+
+
+@needs_nvcc
+def test_nvcc_compile_gate_catches_what_the_emulator_accepts(tmp_path):
+    # a __global__ calling a __global__ compiles on the host, never under nvcc
+    bad = tmp_path / "bad.cu"
+    bad.write_text('extern "C" __global__ void a(int* x) { x[0] = 1; }\n'
+                   'extern "C" __global__ void b(int* x) { a(x); }\n')
+    problems = _gate().check_file(str(bad))
+    assert problems and "nvcc failed" in problems[0]
