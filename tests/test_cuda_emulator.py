@@ -525,3 +525,9 @@ def test_nvcc_compile_gate_catches_what_the_emulator_accepts(tmp_path):
                    'extern "C" __global__ void b(int* x) { a(x); }\n')
     problems = _gate().check_file(str(bad))
     assert problems and "nvcc failed" in problems[0]
+
+
+def test_docstring_examples():
+    import doctest
+    result = doctest.testmod(emu, optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 20 and result.failed == 0

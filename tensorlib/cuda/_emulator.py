@@ -26,7 +26,7 @@ Compiled modules are cached under ``$TENSORLIB_CACHE`` (default ``~/.cache/tenso
 >>> x = emu.to_device(np.arange(5, dtype=np.float32))
 >>> y = emu.mem_alloc(x.nbytes)
 >>> mod.tl_exp_f32(x, y, np.int64(5), grid=(1,), block=(128,))
->>> emu.from_device(y, (5,), np.float32).round(3).tolist()
+>>> emu.from_device(y, (5,), np.float32).astype(float).round(3).tolist()
 [1.0, 2.718, 7.389, 20.086, 54.598]
 """
 
