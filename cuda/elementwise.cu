@@ -6,22 +6,28 @@
 // All kernels are grid-stride loops: any grid covers any n.
 #include "tl_cuda.h"
 
-struct op_add { template <class T> __device__ __forceinline__ T operator()(T a, T b) const { return a + b; } };
-struct op_sub { template <class T> __device__ __forceinline__ T operator()(T a, T b) const { return a - b; } };
-struct op_mul { template <class T> __device__ __forceinline__ T operator()(T a, T b) const { return a * b; } };
-struct op_div { template <class T> __device__ __forceinline__ T operator()(T a, T b) const { return a / b; } };
-struct op_maximum {
-    template <class T> __device__ __forceinline__ T operator()(T a, T b) const { return tl_nanmax(a, b); }
-};
-struct op_minimum {
-    template <class T> __device__ __forceinline__ T operator()(T a, T b) const { return tl_nanmin(a, b); }
-};
-struct op_neg { template <class T> __device__ __forceinline__ T operator()(T a) const { return -a; } };
-struct op_exp { template <class T> __device__ __forceinline__ T operator()(T a) const { return tl_exp(a); } };
-struct op_log { template <class T> __device__ __forceinline__ T operator()(T a) const { return tl_log(a); } };
-struct op_sqrt { template <class T> __device__ __forceinline__ T operator()(T a) const { return tl_sqrt(a); } };
-struct op_abs { template <class T> __device__ __forceinline__ T operator()(T a) const { return tl_abs(a); } };
-struct op_tanh { template <class T> __device__ __forceinline__ T operator()(T a) const { return tl_tanh(a); } };
+#define TL_OP2(NAME, EXPR)                                                                 \
+    struct op_##NAME {                                                                     \
+        template <class T>                                                                 \
+        __device__ __forceinline__ T operator()(T a, T b) const { return EXPR; }          \
+    };
+#define TL_OP1(NAME, EXPR)                                                                 \
+    struct op_##NAME {                                                                     \
+        template <class T>                                                                 \
+        __device__ __forceinline__ T operator()(T a) const { return EXPR; }               \
+    };
+TL_OP2(add, a + b)
+TL_OP2(sub, a - b)
+TL_OP2(mul, a * b)
+TL_OP2(div, a / b)
+TL_OP2(maximum, tl_nanmax(a, b))
+TL_OP2(minimum, tl_nanmin(a, b))
+TL_OP1(neg, -a)
+TL_OP1(exp, tl_exp(a))
+TL_OP1(log, tl_log(a))
+TL_OP1(sqrt, tl_sqrt(a))
+TL_OP1(abs, tl_abs(a))
+TL_OP1(tanh, tl_tanh(a))
 
 template <class T, class Op>
 __device__ __forceinline__ void binary_contig(const T* a, const T* b, T* out, long long n) {

@@ -109,3 +109,13 @@ extern "C" __global__ void t_spin(float* out, int iters) {
     for (int k = 0; k < iters; ++k) v = v * 0.5f + 1.0f;
     if (threadIdx.x == 0 && blockIdx.x == 0) out[0] = v;
 }
+
+// a big local array live across a barrier: needs more than the default fiber stack
+extern "C" __global__ void t_big_frame(float* out, int k) {
+    volatile float big[32768];  // 128 KiB
+    for (int j = 0; j < 32768; j += 512) big[j] = (float)(j + k);
+    __syncthreads();
+    float s = 0.0f;
+    for (int j = 0; j < 32768; j += 512) s += big[j];
+    out[threadIdx.x] = s;
+}

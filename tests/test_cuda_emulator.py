@@ -498,6 +498,69 @@ def test_a_compile_error_is_a_clear_python_error(tmp_path, monkeypatch):
         emu.load_module(str(src))
 
 
+def _run_python(code, **env):
+    import subprocess
+    e = dict(os.environ, **env)
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=ROOT, env=e, timeout=120)
+
+
+def test_a_fiber_stack_overflow_is_an_error_not_a_crash():
+    code = (
+        "import numpy as np\n"
+        "from tensorlib.cuda import _emulator as emu\n"
+        f"m = emu.load_module({os.path.join(HERE, 'cuda_test_kernels.cu')!r})\n"
+        "o = emu.mem_alloc(4 * 32)\n"
+        "m.t_big_frame(o, np.int32(1), grid=1, block=2)\n"
+        "try:\n"
+        "    emu.synchronize()\n"
+        "except emu.KernelError as e:\n"
+        "    print('ERR', e)\n"
+        "else:\n"
+        "    print('OK', emu.from_device(o, (2,), np.float32).tolist())\n")
+    r = _run_python(code)
+    assert r.returncode == 0, r.stderr
+    assert "ERR" in r.stdout and "fiber stack overflow" in r.stdout
+    assert "TENSORLIB_CUDA_EMU_STACK" in r.stdout
+    r = _run_python(code, TENSORLIB_CUDA_EMU_STACK=str(1 << 18))
+    assert r.returncode == 0, r.stderr
+    assert "OK [1032256.0, 1032256.0]" in r.stdout  # sum of j + 1, j = 0, 512, ..., 32256
+
+
+def test_two_emulated_devices_keep_their_memory_apart():
+    code = (
+        "import numpy as np\n"
+        "from tensorlib.cuda import _emulator as emu\n"
+        "assert emu.device_count() == 2\n"
+        "k = emu.load_kernels('elementwise').tl_fill_f32\n"
+        "a0, a1 = emu.mem_alloc(16, 0), emu.mem_alloc(16, 1)\n"
+        "s1 = emu.Stream(1)\n"
+        "k(a1, np.float32(2), np.int64(4), grid=1, block=32, stream=s1)\n"
+        "s1.synchronize()\n"
+        "print(emu.from_device(a1, (4,), np.float32, s1).tolist())\n"
+        "try:\n"
+        "    k(a0, np.float32(2), np.int64(4), grid=1, block=32, stream=s1)\n"
+        "except emu.LaunchError as e:\n"
+        "    print('ERR', e)\n")
+    r = _run_python(code, TENSORLIB_CUDA_DEVICES="2")
+    assert r.returncode == 0, r.stderr
+    assert "[2.0, 2.0, 2.0, 2.0]" in r.stdout
+    assert "a pointer argument is on cuda:0 but the launch is on cuda:1" in r.stdout
+
+
+def test_the_cuda_readme_example_runs():
+    import re
+    readme = os.path.join(ROOT, "cuda", "README.md")
+    if not os.path.exists(readme):
+        pytest.skip("cuda/README.md is not beside the tests (installed package)")
+    blocks = re.findall(r"```python\n(.*?)```", open(readme).read(), re.S)
+    assert blocks
+    ns = {}
+    exec(blocks[0], ns)
+    x = emu.from_device(ns["x"], (4, 1000), np.float32)
+    np.testing.assert_allclose(ns["sums"], x.sum(1, dtype=np.float64), rtol=1e-6)
+
+
 needs_nvcc = pytest.mark.skipif(shutil.which("nvcc") is None,
                                 reason="nvcc is not on PATH: the CUDA compile gate needs the "
                                        "CUDA toolkit (CI machines have it)")

@@ -101,8 +101,8 @@ def check_file(path, verbose=False):
     if emu is not None and emu != nv:
         problems.append(f"{name}: nvcc and the emulator see different kernels: only nvcc "
                         f"{sorted(nv - emu)}, only the emulator {sorted(emu - nv)}")
-    print(f"{name}: {len(nv)} kernels, max {max((u['registers'] for u in usage.values()), default=0)}"
-          f" registers, {'FAIL' if problems else 'ok'}")
+    regs = max((u["registers"] for u in usage.values()), default=0)
+    print(f"{name}: {len(nv)} kernels, max {regs} registers, {'FAIL' if problems else 'ok'}")
     return problems
 
 

@@ -249,6 +249,12 @@ void on_signal(int sig, siginfo_t* si, void* uc) {
             char* a = static_cast<char*>(si->si_addr);
             char* s = b->t[b->cur].stack;
             overflow = s && a >= s && a < s + page_size();
+#if defined(__x86_64__) && defined(REG_RSP)
+            // or the stack pointer itself went below the fiber's stack
+            char* sp = reinterpret_cast<char*>(
+                static_cast<ucontext_t*>(uc)->uc_mcontext.gregs[REG_RSP]);
+            overflow = overflow || (s && sp < s + page_size() && sp + (1 << 30) > s);
+#endif
         }
         char* a = static_cast<char*>(si->si_addr);
         if (!overflow && g_dyn && a >= g_dyn && a < g_dyn + g_dyn_len + page_size())

@@ -104,7 +104,10 @@ def cache_dir():
 
 _CXX = os.environ.get("CXX", "g++")
 _FLAGS = ["-std=c++17", "-O2", "-fPIC", "-shared", "-pthread", "-fno-strict-aliasing",
-          "-ffp-contract=off", "-w"]
+          "-ffp-contract=off", "-w",
+          # a big stack frame probes each page, so a fiber stack overflow hits the guard page
+          # instead of jumping over it into a neighbour's stack
+          "-fstack-clash-protection"]
 _compile_lock = threading.Lock()
 _cxx_version = None
 
