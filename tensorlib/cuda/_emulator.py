@@ -46,6 +46,7 @@ import numpy as np
 
 __all__ = ["EmulatorError", "KernelError", "LaunchError", "DevicePointer", "DeviceAllocation",
            "Device", "Stream", "Event", "Module", "Kernel", "get_device", "device_count",
+           "launch",
            "load_kernels", "load_module", "mem_alloc", "to_device", "from_device",
            "memcpy_htod", "memcpy_dtoh", "memcpy_dtod", "memcpy_htod_async",
            "memcpy_dtoh_async", "memcpy_dtod_async", "synchronize", "cache_dir"]
@@ -208,7 +209,27 @@ def _rewrite_dynamic_shared(src):
 
 def _discover_kernels(path, include_dirs):
     """The `extern "C" __global__` kernels of a .cu file, macro-generated ones included: the
-    preprocessor expands the file with `__global__` turned into a marker."""
+    preprocessor expands the file with `__global__` turned into a marker. Cached like the
+    modules, so a process start costs no preprocessor run."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        h.update(f.read() + b"\0" + _compiler_id().encode() + b"\0" + path.encode())
+    for part in _headers(include_dirs):
+        h.update(part + b"\0")
+    listing = os.path.join(cache_dir(), f"kernels-{h.hexdigest()[:20]}.txt")
+    if os.path.exists(listing):
+        with open(listing) as f:
+            return f.read().split()
+    names = _preprocess_for_kernels(path, include_dirs)
+    os.makedirs(cache_dir(), exist_ok=True)
+    tmp = f"{listing}.{os.getpid()}.{threading.get_ident()}.tmp"
+    with open(tmp, "w") as f:
+        f.write("\n".join(names) + "\n")
+    os.replace(tmp, listing)
+    return names
+
+
+def _preprocess_for_kernels(path, include_dirs):
     cmd = [_CXX, "-E", "-P", "-x", "c++", "-std=c++17", "-DTL_EMU_DISCOVER", "-include",
            os.path.join(_emu_dir(), "tl_emu.h"), *[f"-I{d}" for d in include_dirs], path]
     r = subprocess.run(cmd, capture_output=True, text=True)
@@ -938,6 +959,20 @@ class Kernel:
                             f"memory of {allocs[j].nbytes} bytes differs at byte {off} "
                             f"between the forward and the {SCHEDULES[k]} schedule")
         return run_checked
+
+
+def launch(kernel, grid, block, shared, stream, args):
+    """Queue `kernel` (a :class:`Kernel`) on `stream` with `args`: the runtime interface's
+    launch, the same as ``kernel(*args, grid=grid, block=block, shared=shared,
+    stream=stream)``.
+
+    >>> a = mem_alloc(8)
+    >>> launch(load_kernels("elementwise").tl_fill_f64, 1, 32, 0, None,
+    ...        (a, np.float64(1.5), np.int64(1)))
+    >>> from_device(a, (1,), np.float64).tolist()
+    [1.5]
+    """
+    kernel(*args, grid=grid, block=block, shared=shared, stream=stream)
 
 
 def _snapshot(alloc):
