@@ -296,6 +296,11 @@ def test_out_of_bounds_write_names_the_kernel_and_the_allocation(tk, checking_de
     assert (emu.from_device(out, (64,), np.float32) == 1).all()
 
 
+def test_checking_mode_allocations_start_as_garbage(checking_device):
+    h = emu.from_device(emu.mem_alloc(12), (3,), np.float32)
+    assert np.isnan(h).all()  # a kernel that forgets to write an output is seen
+
+
 def test_device_assert_and_dynamic_shared_overrun(tk):
     x = emu.to_device(np.arange(-3, 61, dtype=np.float32))
     tk.t_assert_positive(x, np.int32(64), grid=2, block=32)

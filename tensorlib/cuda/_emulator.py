@@ -363,7 +363,8 @@ class DevicePointer:
 
 class DeviceAllocation(DevicePointer):
     """`nbytes` of emulated device memory (from :func:`mem_alloc`); freed by :meth:`free`
-    or when no reference remains. The mapping ends at a guard page in checking mode.
+    or when no reference remains. In checking mode the data ends flush at a guard page and
+    starts filled with 0xff bytes (NaN as floats, -1 as integers), not zeros.
 
     >>> a = mem_alloc(100)
     >>> a.nbytes, a.device.index
@@ -385,6 +386,8 @@ class DeviceAllocation(DevicePointer):
         if not p:
             raise MemoryError(f"emulated cuda:{device.index}: cannot allocate {nbytes} bytes")
         self._ptr = p
+        if device.check:  # like cudaMalloc's, the memory is not zeroed: reading it shows
+            ctypes.memset(p, 0xFF, self.nbytes)
         device._allocations[p] = weakref.ref(self)
 
     @property
