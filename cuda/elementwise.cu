@@ -2,7 +2,8 @@
 //
 // Contiguous kernels take same-dtype arrays of n elements. Strided kernels take a tl_ew_desc
 // (shape, per-operand strides in elements and dtypes): they compute in the type their name
-// says (f32 or f64) and convert on load and store, so one launch also casts and broadcasts.
+// says (f32 or f64) and convert on load and store, so one launch also casts and broadcasts;
+// float16/bfloat16 operands are computed in float32 through the f32 kernels.
 // All kernels are grid-stride loops: any grid covers any n.
 #include "tl_cuda.h"
 
@@ -135,7 +136,7 @@ TL_CAST_FROM(long long, i64)
 extern "C" __global__ void tl_copy_strided(const void* src, void* dst, tl_ew_desc d,
                                            long long n) {
     int sdt = d.dtype[1], ddt = d.dtype[0];
-    bool is_float = sdt == TL_F32 || sdt == TL_F64;
+    bool is_float = sdt == TL_F32 || sdt == TL_F64 || sdt == TL_F16 || sdt == TL_BF16;
     TL_FOR_EACH(i, n) {
         long long off[3];
         tl_offsets(i, d, 2, off);

@@ -6,7 +6,59 @@
 #define TL_FULL_MASK 0xffffffffu
 
 // dtype codes of the strided descriptors (the Python side uses the same numbers)
-enum { TL_F32 = 0, TL_F64 = 1, TL_I32 = 2, TL_I64 = 3, TL_U8 = 4, TL_BOOL = 5 };
+enum {
+    TL_F32 = 0, TL_F64 = 1, TL_I32 = 2, TL_I64 = 3, TL_U8 = 4, TL_BOOL = 5,
+    TL_F16 = 6, TL_BF16 = 7, TL_I8 = 8, TL_I16 = 9
+};
+
+// float16 / bfloat16 as their bits, converted by hand (round to nearest even, NaN kept), so
+// the conversions are the same under nvcc and the emulator and need no cuda_fp16.h
+__device__ __forceinline__ unsigned tl_f2u(float f) {
+    union { float f; unsigned u; } c;
+    c.f = f;
+    return c.u;
+}
+__device__ __forceinline__ float tl_u2f(unsigned u) {
+    union { float f; unsigned u; } c;
+    c.u = u;
+    return c.f;
+}
+__device__ __forceinline__ unsigned short tl_float_to_half(float f) {
+    unsigned x = tl_f2u(f), sign = (x >> 16) & 0x8000u, a = x & 0x7fffffffu;
+    if (a >= 0x7f800000u) return (unsigned short)(sign | (a > 0x7f800000u ? 0x7e00u : 0x7c00u));
+    if (a >= 0x477ff000u) return (unsigned short)(sign | 0x7c00u);  // rounds past 65504
+    if (a < 0x38800000u) {  // below 2**-14: a half subnormal (or zero)
+        if (a <= 0x33000000u) return (unsigned short)sign;  // at most 2**-25: ties to 0
+        unsigned e = a >> 23, m = (a & 0x7fffffu) | 0x800000u, shift = 126u - e;
+        unsigned q = m >> shift, rem = m & ((1u << shift) - 1u), half = 1u << (shift - 1u);
+        if (rem > half || (rem == half && (q & 1u))) ++q;
+        return (unsigned short)(sign | q);
+    }
+    unsigned r = a - (112u << 23);  // rebias the exponent from 127 to 15
+    return (unsigned short)(sign | ((r + 0x0fffu + ((r >> 13) & 1u)) >> 13));
+}
+__device__ __forceinline__ float tl_half_to_float(unsigned short h) {
+    unsigned sign = (unsigned)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
+    if (e == 0x1fu) return tl_u2f(sign | 0x7f800000u | (m << 13));
+    if (e == 0) {
+        if (m == 0) return tl_u2f(sign);
+        e = 113;  // a subnormal: normalise
+        while (!(m & 0x400u)) {
+            m <<= 1;
+            --e;
+        }
+        return tl_u2f(sign | (e << 23) | ((m & 0x3ffu) << 13));
+    }
+    return tl_u2f(sign | ((e + 112u) << 23) | (m << 13));
+}
+__device__ __forceinline__ unsigned short tl_float_to_bf16(float f) {
+    unsigned x = tl_f2u(f);
+    if ((x & 0x7fffffffu) > 0x7f800000u) return (unsigned short)((x >> 16) | 0x40u);
+    return (unsigned short)((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
+}
+__device__ __forceinline__ float tl_bf16_to_float(unsigned short b) {
+    return tl_u2f((unsigned)b << 16);
+}
 
 // A strided elementwise launch: a coalesced shape and, per operand, strides in elements
 // (0 broadcasts). Operand 0 is the output, 1 and 2 the inputs. Passed to kernels by value.
@@ -49,6 +101,10 @@ __device__ __forceinline__ T tl_load(const void* p, long long off, int dt) {
         case TL_I32: return (T)((const int*)p)[off];
         case TL_I64: return (T)((const long long*)p)[off];
         case TL_U8: return (T)((const unsigned char*)p)[off];
+        case TL_I8: return (T)((const signed char*)p)[off];
+        case TL_I16: return (T)((const short*)p)[off];
+        case TL_F16: return (T)tl_half_to_float(((const unsigned short*)p)[off]);
+        case TL_BF16: return (T)tl_bf16_to_float(((const unsigned short*)p)[off]);
         default: return (T)(((const unsigned char*)p)[off] != 0);
     }
 }
@@ -60,6 +116,10 @@ __device__ __forceinline__ void tl_store(void* p, long long off, int dt, T v) {
         case TL_I32: ((int*)p)[off] = (int)v; break;
         case TL_I64: ((long long*)p)[off] = (long long)v; break;
         case TL_U8: ((unsigned char*)p)[off] = (unsigned char)v; break;
+        case TL_I8: ((signed char*)p)[off] = (signed char)v; break;
+        case TL_I16: ((short*)p)[off] = (short)v; break;
+        case TL_F16: ((unsigned short*)p)[off] = tl_float_to_half((float)v); break;
+        case TL_BF16: ((unsigned short*)p)[off] = tl_float_to_bf16((float)v); break;
         default: ((unsigned char*)p)[off] = (v != (T)0); break;
     }
 }

@@ -17,9 +17,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 SIZES = [1, 31, 257, 1000, 4099]  # non-multiples of the block size, one larger than a grid
 
-F32, F64, I32, I64, U8, BOOL = range(6)
+F32, F64, I32, I64, U8, BOOL, F16, BF16, I8, I16 = range(10)
 CODES = {np.dtype(np.float32): F32, np.dtype(np.float64): F64, np.dtype(np.int32): I32,
-         np.dtype(np.int64): I64, np.dtype(np.uint8): U8, np.dtype(np.bool_): BOOL}
+         np.dtype(np.int64): I64, np.dtype(np.uint8): U8, np.dtype(np.bool_): BOOL,
+         np.dtype(np.float16): F16, np.dtype(np.int8): I8, np.dtype(np.int16): I16}
 
 
 class EwDesc(ctypes.Structure):
@@ -68,12 +69,13 @@ class OnDevice:
         return emu.from_device(self.dev, self.base.shape, self.base.dtype)
 
 
-def desc(out, *ins):
+def desc(out, *ins, codes=None):
+    # codes: dtype codes by operand, for the dtypes NumPy lacks (bfloat16 as uint16 bits)
     d = EwDesc()
     d.ndim = out.ndim
     for j, a in enumerate((out,) + ins):
         a = np.broadcast_to(a, out.shape) if j else a
-        d.dtype[j] = CODES[a.dtype]
+        d.dtype[j] = codes[j] if codes else CODES[a.dtype]
         for k in range(out.ndim):
             d.stride[j][k] = a.strides[k] // a.itemsize
     for k in range(out.ndim):
@@ -192,6 +194,57 @@ def test_copy_strided_casts(ew, src, dst):
     ew.tl_copy_strided(S.ptr(view), O.ptr(out), desc(out, view), i64(view.size), grid=1,
                        block=32)
     want = view != 0 if dst is np.bool_ else view.astype(dst)
+    np.testing.assert_array_equal(O.read(), want)
+
+
+def _copy(ew, src, dst_dtype, codes=None):
+    out = np.zeros(src.shape, dst_dtype)
+    S, O = OnDevice(src), OnDevice(out)
+    ew.tl_copy_strided(S.ptr(src), O.ptr(out), desc(out, src, codes=codes), i64(src.size),
+                       grid=4, block=128)
+    return O.read()
+
+
+def test_float16_conversions_round_to_nearest_even(ew):
+    every = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).view(np.float16)
+    got = _copy(ew, every, np.float32)
+    np.testing.assert_array_equal(got, every.astype(np.float32))  # NaN == NaN here
+    rng = np.random.default_rng(7)
+    x = np.concatenate([
+        rng.standard_normal(3000).astype(np.float32) * 1000,
+        (rng.standard_normal(2000) * 1e-5).astype(np.float32),   # subnormal halves
+        every[np.isfinite(every)].astype(np.float32) * np.float32(1 + 2**-11),  # ties
+        np.float32([65504, 65519.99, 65520, 1e6, -1e6, np.inf, -np.inf, np.nan, 0.0, -0.0,
+                    2**-25, 2**-25 * 1.0001, 2**-24, 1.5 * 2**-24, 2**-14 * (1 - 2**-12)])])
+    got = _copy(ew, x, np.float16)
+    with np.errstate(over="ignore"):
+        want = x.astype(np.float16)
+    np.testing.assert_array_equal(got.view(np.uint16)[~np.isnan(want)],
+                                  want.view(np.uint16)[~np.isnan(want)])
+    assert np.isnan(got[np.isnan(want)]).all()
+
+
+def test_bfloat16_conversions_match_torch(ew):
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(8)
+    x = np.concatenate([rng.standard_normal(5000).astype(np.float32) * 1e3,
+                        np.float32([np.inf, -np.inf, 0.0, -0.0, 3.4e38, 1e-40, 1.00390625])])
+    bits = _copy(ew, x, np.uint16, codes=[BF16, F32])
+    want = torch.from_numpy(x).to(torch.bfloat16).view(torch.int16).numpy().view(np.uint16)
+    np.testing.assert_array_equal(bits, want)
+    back = _copy(ew, bits, np.float32, codes=[F32, BF16])
+    np.testing.assert_array_equal(back, torch.from_numpy(x).to(torch.bfloat16).float().numpy())
+
+
+def test_half_inputs_computed_in_float32(ew):
+    rng = np.random.default_rng(9)
+    a = rng.standard_normal((33, 17)).astype(np.float16)
+    b = rng.standard_normal(17).astype(np.int8)
+    out = np.zeros((33, 17), np.float16)
+    A, B, O = OnDevice(a), OnDevice(b), OnDevice(out)
+    ew.tl_mul_strided_f32(A.ptr(a), B.ptr(b), O.ptr(out), desc(out, a, b[None, :]),
+                          i64(out.size), grid=3, block=64)
+    want = (a.astype(np.float32) * b.astype(np.float32)).astype(np.float16)
     np.testing.assert_array_equal(O.read(), want)
 
 
