@@ -182,7 +182,11 @@ def _load_runtime():
             emu = _emu_dir()
             with open(os.path.join(emu, "tl_emu_rt.cpp")) as f:
                 src = f.read()
-            so = _build(src, "tl_emu_rt", [], [emu])
+            # TENSORLIB_CUDA_EMU_UCONTEXT=1: the portable context switch instead of the
+            # x86-64 one (to test it, or to debug with tools that know ucontext)
+            extra = (["-DTL_EMU_UCONTEXT"]
+                     if os.environ.get("TENSORLIB_CUDA_EMU_UCONTEXT") == "1" else [])
+            so = _build(src, "tl_emu_rt", extra, [emu])
             # RTLD_GLOBAL: the kernel modules' tl_emu_* calls resolve to this library
             lib = ctypes.CDLL(so, mode=ctypes.RTLD_GLOBAL)
             lib.tl_emu_malloc.restype = ctypes.c_void_p
@@ -623,6 +627,22 @@ class Stream:
         err, self._error = self._error, None
         if err is not None:
             raise err
+
+    def hold(self):
+        """Emulator only: stop this stream before the work queued from now on, until the
+        returned gate's ``release()``; for tests that must see work still pending.
+
+        >>> s = Stream(); gate = s.hold()
+        >>> a = mem_alloc(4); memcpy_htod_async(a, np.ones(1, np.float32), s)
+        >>> s.query()
+        False
+        >>> gate.release(); s.synchronize(); s.query()
+        True
+        """
+        gate = threading.Event()
+        gate.release = gate.set
+        self._enqueue(gate.wait)
+        return gate
 
     def wait_event(self, event):
         """Make later work on this stream wait until `event`'s latest record has completed."""
