@@ -282,6 +282,49 @@ def test_row_reductions_under_every_schedule(red, cols, block):
             np.testing.assert_array_equal(g64, ref(x64, 1))
 
 
+@pytest.mark.parametrize("n", SIZES + [100003])
+def test_whole_array_reductions_in_two_launches(red, n):
+    rng = np.random.default_rng(n)
+    x32 = (rng.standard_normal(n) * 10 + 3).astype(np.float32)
+    x64 = rng.standard_normal(n) * 10 + 3
+    nb = 5
+    parts, p32, p64 = emu.mem_alloc(8 * nb), emu.mem_alloc(4 * nb), emu.mem_alloc(8 * nb)
+    o32, o64 = emu.mem_alloc(4), emu.mem_alloc(8)
+    d32, d64 = emu.to_device(x32), emu.to_device(x64)
+    red.tl_sum_partial_f32(d32, parts, i64(n), grid=nb, block=128)
+    red.tl_sum_finish_f32(parts, o32, i64(nb), grid=1, block=64)
+    np.testing.assert_allclose(emu.from_device(o32, (1,), np.float32),
+                               [x32.astype(np.float64).sum()], rtol=1e-7)
+    red.tl_sum_partial_f64(d64, parts, i64(n), grid=nb, block=128)
+    red.tl_sum_finish_f64(parts, o64, i64(nb), grid=1, block=64)
+    np.testing.assert_allclose(emu.from_device(o64, (1,), np.float64), [x64.sum()],
+                               rtol=1e-13)
+    for name, ref in (("max", np.max), ("min", np.min)):
+        getattr(red, f"tl_{name}_partial_f32")(d32, p32, i64(n), grid=nb, block=128)
+        getattr(red, f"tl_{name}_rows_f32")(p32, o32, i64(1), i64(nb), grid=1, block=32)
+        assert emu.from_device(o32, (1,), np.float32)[0] == ref(x32)
+        getattr(red, f"tl_{name}_partial_f64")(d64, p64, i64(n), grid=nb, block=128)
+        getattr(red, f"tl_{name}_rows_f64")(p64, o64, i64(1), i64(nb), grid=1, block=32)
+        assert emu.from_device(o64, (1,), np.float64)[0] == ref(x64)
+
+
+@pytest.mark.parametrize("dtype,sfx", [(np.float32, "f32"), (np.float64, "f64")])
+@pytest.mark.parametrize("cols", [1, 7, 100, 1031])
+def test_argmax_argmin_rows_first_index_and_nan(red, dtype, sfx, cols):
+    rows = 6
+    x = np.random.default_rng(cols).integers(-3, 4, (rows, cols)).astype(dtype)  # many ties
+    x[1, :] = -np.inf
+    x[2, cols // 2] = np.nan
+    x[3, cols - 1] = np.nan
+    x[3, 0] = np.nan
+    dx, out = emu.to_device(x), emu.mem_alloc(8 * rows)
+    for name, ref in (("argmax", np.argmax), ("argmin", np.argmin)):
+        getattr(red, f"tl_{name}_rows_{sfx}")(dx, out, i64(rows), i64(cols), grid=4,
+                                              block=64, check=True)
+        np.testing.assert_array_equal(emu.from_device(out, (rows,), np.int64), ref(x, 1),
+                                      err_msg=name)
+
+
 def test_float32_sum_is_accurate(red):
     # 2**20 values whose float32 running sum would drift: 1 + many tiny values
     n = 1 << 16
