@@ -600,6 +600,41 @@ def test_wait_stream_and_device_synchronize(ew):
     assert (emu.from_device(b, (10,), np.float32) == 6).all()
 
 
+def test_record_event_and_event_wait(ew):
+    s1, s2 = emu.Stream(), emu.Stream()
+    a, h = emu.mem_alloc(16), np.zeros(4, np.float32)
+    gate = s1.hold()
+    ew.tl_fill_f32(a, np.float32(9), i64(4), grid=1, block=32, stream=s1)
+    ev = s1.record_event()
+    ev.wait(s2)
+    emu.memcpy_dtoh_async(h, a, s2)
+    gate.release()
+    s2.synchronize()
+    assert ev.query() and (h == 9).all()
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_a_forked_child_cannot_use_the_parents_streams():
+    code = (
+        "import os, numpy as np\n"
+        "from tensorlib.cuda import _emulator as emu\n"
+        "s = emu.Stream(); a = emu.to_device(np.ones(2))\n"
+        "pid = os.fork()\n"
+        "if pid == 0:\n"
+        "    try:\n"
+        "        emu.memcpy_htod_async(a, np.zeros(2), s)\n"
+        "        os._exit(3)\n"
+        "    except RuntimeError as e:\n"
+        "        os._exit(7 if 'forked subprocess' in str(e) else 4)\n"
+        "_, status = os.waitpid(pid, 0)\n"
+        "print('child', os.waitstatus_to_exitcode(status))\n"
+        "emu.memcpy_htod(a, np.zeros(2), s)\n"
+        "print('parent ok')\n")
+    r = _run_python(code)
+    assert r.returncode == 0, r.stderr
+    assert "child 7" in r.stdout and "parent ok" in r.stdout
+
+
 # ---- compiling ------------------------------------------------------------------------------
 
 def test_modules_are_cached_by_content(tmp_path, monkeypatch):

@@ -513,8 +513,28 @@ def device_count():
     return len(_all_devices())
 
 
+_forked = False
+
+
+def _after_fork_in_child():
+    # the parent's stream worker threads do not exist in a forked child: work queued there
+    # would never run, so refuse to go on, as PyTorch does
+    global _forked, _devices_lock, _compile_lock, _runtime_lock
+    if _devices is not None:
+        _forked = True
+    _devices_lock, _compile_lock, _runtime_lock = (threading.Lock(), threading.Lock(),
+                                                   threading.Lock())
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
 def _all_devices():
     global _devices
+    if _forked:
+        raise RuntimeError("Cannot re-initialize CUDA in forked subprocess. To use CUDA with "
+                           "multiprocessing, you must use the 'spawn' start method")
     with _devices_lock:
         if _devices is None:
             n = int(os.environ.get("TENSORLIB_CUDA_DEVICES", "1") or 1)
@@ -608,6 +628,8 @@ class Stream:
         weakref.finalize(self, self._q.put, None)
 
     def _enqueue(self, fn):
+        if _forked:
+            _all_devices()  # raises: this stream's worker thread stayed in the parent
         token = _Token()
         with self._lock:
             self._last = token
@@ -650,6 +672,16 @@ class Stream:
         if token is not None:
             self._enqueue(token.done.wait)
 
+    def record_event(self, event=None):
+        """Record `event` (a new one by default) on this stream and return it.
+
+        >>> s = Stream(); e = s.record_event(); e.synchronize(); e.query()
+        True
+        """
+        event = Event() if event is None else event
+        event.record(self)
+        return event
+
     def wait_stream(self, other):
         """Make later work on this stream wait for the work queued on `other` so far."""
         ev = Event()
@@ -678,6 +710,11 @@ class Event:
     def record(self, stream=None):
         stream = stream if stream is not None else get_device(0).default_stream
         self._token = stream._enqueue(lambda: None)
+
+    def wait(self, stream=None):
+        """Make later work on `stream` (default: cuda:0's default stream) wait for this
+        event's latest record."""
+        (stream if stream is not None else get_device(0).default_stream).wait_event(self)
 
     def query(self):
         """True when the latest record has completed (or the event was never recorded)."""
