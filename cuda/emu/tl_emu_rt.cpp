@@ -31,10 +31,91 @@ using tl_emu::tls;
 
 namespace {
 
+// ---- context switch -------------------------------------------------------------------------
+// x86-64: a hand-written switch (callee-saved registers, MXCSR and the x87 control word on
+// the old stack, then the stack pointer swapped): no system call, unlike swapcontext, which
+// saves the signal mask on every switch. Elsewhere, or with -DTL_EMU_UCONTEXT: ucontext.
+#if defined(__x86_64__) && !defined(TL_EMU_UCONTEXT)
+#define TL_EMU_ASM_SWITCH 1
+struct Context {
+    void* sp;
+};
+extern "C" void tl_emu_switch(void** save_sp, void* next_sp);
+asm(R"(
+    .text
+    .globl tl_emu_switch
+    .hidden tl_emu_switch
+    .type tl_emu_switch, @function
+tl_emu_switch:
+    pushq %rbp
+    pushq %rbx
+    pushq %r12
+    pushq %r13
+    pushq %r14
+    pushq %r15
+    subq $8, %rsp
+    stmxcsr (%rsp)
+    fnstcw 4(%rsp)
+    movq %rsp, (%rdi)
+    movq %rsi, %rsp
+    ldmxcsr (%rsp)
+    fldcw 4(%rsp)
+    addq $8, %rsp
+    popq %r15
+    popq %r14
+    popq %r13
+    popq %r12
+    popq %rbx
+    popq %rbp
+    ret
+    .size tl_emu_switch, .-tl_emu_switch
+)");
+// A new fiber's stack holds what tl_emu_switch pops: the control words, six registers and
+// the entry as return address, above which a zero stands for the entry's own return address
+// (the entry never returns), so the entry starts with the stack aligned as after a call.
+void make_context(Context& c, char* lo, size_t size, void (*entry)()) {
+    auto top = reinterpret_cast<uintptr_t>(lo + size) & ~uintptr_t(15);
+    auto* w = reinterpret_cast<uint64_t*>(top);
+    *--w = 0;
+    *--w = reinterpret_cast<uint64_t>(entry);
+    for (int k = 0; k < 6; ++k) *--w = 0;
+    --w;
+    uint32_t mxcsr;
+    uint16_t fpucw;
+    asm volatile("stmxcsr %0" : "=m"(mxcsr));
+    asm volatile("fnstcw %0" : "=m"(fpucw));
+    std::memcpy(reinterpret_cast<char*>(w), &mxcsr, 4);
+    std::memcpy(reinterpret_cast<char*>(w) + 4, &fpucw, 2);
+    c.sp = w;
+}
+inline void swap_context(Context& save, Context& next) { tl_emu_switch(&save.sp, next.sp); }
+[[noreturn]] inline void jump_context(Context& next) {
+    void* discard;
+    tl_emu_switch(&discard, next.sp);
+    __builtin_unreachable();
+}
+#else
+struct Context {
+    ucontext_t uc;
+};
+void make_context(Context& c, char* lo, size_t size, void (*entry)()) {
+    getcontext(&c.uc);
+    c.uc.uc_stack.ss_sp = lo;
+    c.uc.uc_stack.ss_size = size;
+    c.uc.uc_link = nullptr;
+    makecontext(&c.uc, entry, 0);
+}
+inline void swap_context(Context& save, Context& next) { swapcontext(&save.uc, &next.uc); }
+[[noreturn]] inline void jump_context(Context& next) {
+    setcontext(&next.uc);
+    __builtin_unreachable();
+}
+#endif
+
 enum { NEW = 0, RUNNING = 1, DONE = 2 };
 
 struct Thread {
-    ucontext_t ctx;
+    Context ctx;
     int state;
     unsigned barriers;  // __syncthreads passed so far
     char* stack;        // lowest byte of its fiber stack (guard page below)
@@ -58,7 +139,7 @@ struct Block {
     unsigned arrived = 0, site = 0, site_index = 0;
     unsigned long long gen = 0;
     int count[2] = {0, 0};
-    ucontext_t home;
+    Context home;
     void (*thunk)(void**) = nullptr;
     void** params = nullptr;
 };
@@ -129,11 +210,7 @@ void enter_fiber_mode(Block& b) {
             g_stacks.push_back(static_cast<char*>(m));
         }
         th.stack = g_stacks[k++];
-        getcontext(&th.ctx);
-        th.ctx.uc_stack.ss_sp = th.stack + pg;
-        th.ctx.uc_stack.ss_size = ss;
-        th.ctx.uc_link = nullptr;
-        makecontext(&th.ctx, fiber_entry, 0);
+        make_context(th.ctx, th.stack + pg, ss, fiber_entry);
     }
 }
 
@@ -153,7 +230,7 @@ void yield(Block& b) {
         fail("deadlock: the live threads wait at barriers that can never be released "
              "(a __syncthreads or warp operation reached by only part of the block or warp)");
     set_current(b, nx);
-    swapcontext(&b.t[me].ctx, &b.t[nx].ctx);
+    swap_context(b.t[me].ctx, b.t[nx].ctx);
 }
 
 void release_block(Block& b) {
@@ -190,9 +267,9 @@ void fiber_entry() {
     unsigned nx = next_live(b, me);
     if (nx < b.n) {
         set_current(b, nx);
-        setcontext(&b.t[nx].ctx);
+        jump_context(b.t[nx].ctx);
     }
-    setcontext(&b.home);
+    jump_context(b.home);
 }
 
 Block& block_for_barrier() {
@@ -355,7 +432,7 @@ void run_block(Block& b) {
         if (b.fibers && b.live) {
             unsigned nx = next_live(b, me);
             set_current(b, nx);
-            swapcontext(&b.home, &b.t[nx].ctx);  // the last fiber to finish comes back here
+            swap_context(b.home, b.t[nx].ctx);  // the last fiber to finish comes back here
         }
     }
 }
