@@ -525,12 +525,21 @@ int tl_emu_run(const tl_emu_cfg* c, const char* name, void (*thunk)(void**), voi
     tls.bdim = dim3(c->block[0], c->block[1], c->block[2]);
     tls.gdim = dim3(c->grid[0], c->grid[1], c->grid[2]);
     unsigned long long nblocks = 1ull * c->grid[0] * c->grid[1] * c->grid[2];
-    std::vector<unsigned long long> border;
-    if (c->schedule == 2) {
-        border.resize(nblocks);
-        for (unsigned long long k = 0; k < nblocks; ++k) border[k] = k;
-        for (unsigned long long k = nblocks; k > 1; --k)
-            std::swap(border[k - 1], border[mix(c->seed ^ (k * 0x9e37ull)) % k]);
+    // the shuffled block order: k -> (a * k + c) mod n with gcd(a, n) = 1, a bijection that
+    // needs no table however large the grid
+    unsigned long long mul = 1, add = 0;
+    if (c->schedule == 2 && nblocks > 1) {
+        mul = 1 + mix(c->seed) % (nblocks - 1);  // in [1, n - 1], walked until coprime
+        auto gcd = [](unsigned long long x, unsigned long long y) {
+            while (y) {
+                unsigned long long t = x % y;
+                x = y;
+                y = t;
+            }
+            return x;
+        };
+        while (gcd(mul, nblocks) != 1) mul = mul % (nblocks - 1) + 1;
+        add = mix(c->seed + 1) % nblocks;
     }
     sigjmp_buf jb;
     g_jmp = &jb;
@@ -542,7 +551,10 @@ int tl_emu_run(const tl_emu_cfg* c, const char* name, void (*thunk)(void**), voi
     g_in_kernel = 1;
     for (unsigned long long k = 0; k < nblocks; ++k) {
         unsigned long long bid = c->schedule == 1 ? nblocks - 1 - k
-                               : c->schedule == 2 ? border[k] : k;
+                               : c->schedule == 2
+                                   ? (unsigned long long)(((unsigned __int128)mul * k + add) %
+                                                          nblocks)
+                                   : k;
         tls.bid.x = static_cast<unsigned>(bid % c->grid[0]);
         tls.bid.y = static_cast<unsigned>((bid / c->grid[0]) % c->grid[1]);
         tls.bid.z = static_cast<unsigned>(bid / (1ull * c->grid[0] * c->grid[1]));
