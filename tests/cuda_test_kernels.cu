@@ -119,3 +119,8 @@ extern "C" __global__ void t_big_frame(float* out, int k) {
     for (int j = 0; j < 32768; j += 512) s += big[j];
     out[threadIdx.x] = s;
 }
+
+// each block reads what the previous block wrote: correct only if blocks run in order
+extern "C" __global__ void t_interblock_race(int* out) {
+    if (threadIdx.x == 0) out[blockIdx.x] = blockIdx.x ? out[blockIdx.x - 1] + 1 : 1;
+}

@@ -356,6 +356,17 @@ def test_missing_syncthreads_is_caught_by_checking_mode(tk):
         emu.synchronize()
 
 
+def test_a_race_between_blocks_is_caught_by_checking_mode(tk):
+    out = emu.to_device(np.zeros(6, np.int32))
+    tk.t_interblock_race(out, grid=6, block=32)
+    emu.synchronize()  # in order by luck: the emulator runs blocks forward by default
+    assert emu.from_device(out, (6,), np.int32).tolist() == [1, 2, 3, 4, 5, 6]
+    emu.memcpy_htod(out, np.zeros(6, np.int32))
+    tk.t_interblock_race(out, grid=6, block=32, check=True)
+    with pytest.raises(emu.KernelError, match="depends on the thread order"):
+        emu.synchronize()
+
+
 def test_divergent_syncthreads_is_reported(tk):
     tk.t_divergent(emu.mem_alloc(64 * 4), grid=1, block=64)
     with pytest.raises(emu.KernelError, match=r"'t_divergent'.*divergent __syncthreads"):
