@@ -10,6 +10,7 @@ import time
 
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from tensorlib.cuda import _emulator as emu
 
@@ -136,6 +137,44 @@ def test_binary_strided_broadcast_and_cast(ew):
     want = obase.copy()
     want[::1, 3:19:2] = (a.astype(np.float64) * b).astype(np.float32)
     np.testing.assert_array_equal(got, want)  # untouched elements stay zero
+
+
+def _random_layout(shape, rng):
+    # a slice of a bigger base per dim (step -3..3, never 0) and a transpose
+    steps = [int(rng.choice([-3, -2, -1, 1, 2, 3])) for _ in shape]
+    base_shape = [n * abs(k) + 2 for n, k in zip(shape, steps)]
+    idx = tuple(slice(1, 1 + n * k, k) if k > 0 else slice(n * -k, 0, k)
+                for n, k in zip(shape, steps))
+    return base_shape, idx
+
+
+@settings(deadline=None)
+@given(shape=st.lists(st.integers(1, 5), min_size=1, max_size=4), seed=st.integers(0, 2**31),
+       dts=st.sampled_from([(np.float32, np.float64, np.float32),
+                            (np.float16, np.int32, np.float64),
+                            (np.float64, np.float64, np.float16),
+                            (np.int8, np.float32, np.int64)]))
+def test_strided_binary_random_layouts(ew, shape, seed, dts):
+    rng = np.random.default_rng(seed)
+    ta, tb, to = dts
+    perm = rng.permutation(len(shape))
+    a_shape, a_idx = _random_layout(shape, rng)
+    o_shape, o_idx = _random_layout(shape, rng)
+    abase = (rng.standard_normal(a_shape) * 8).astype(ta)
+    obase = np.zeros(o_shape, to)
+    a = abase[a_idx].transpose(perm)
+    out = obase[o_idx].transpose(perm)
+    bshape = [1 if rng.random() < 0.4 else n for n in out.shape]  # broadcast dims
+    b = (rng.standard_normal(bshape) * 8).astype(tb)
+    A, B, O = OnDevice(abase), OnDevice(b), OnDevice(obase)
+    ew.tl_add_strided_f64(A.ptr(a), B.ptr(b), O.ptr(out), desc(out, a, b), i64(out.size),
+                          grid=2, block=32)
+    total = a.astype(np.float64) + b.astype(np.float64)
+    if np.dtype(to) == np.float16:
+        total = total.astype(np.float32)  # the kernel stores half through float
+    expected = np.zeros(o_shape, to)
+    expected[o_idx].transpose(perm)[...] = total.astype(to)  # the same view, on a copy
+    np.testing.assert_array_equal(O.read(), expected)
 
 
 @pytest.mark.parametrize("n", [5, 1000])
