@@ -253,11 +253,15 @@ class BuildPyWithKernels(build_py):
     def run(self):
         super().run()
         dest = os.path.join(self.build_lib, "tensorlib", "cuda", "kernels")
-        sources = [p for pattern in ("*.cu", "*.cuh", "README.md")
+        # the kernels, their headers and the emulator's shim (cuda/emu/): sources only,
+        # compiled at first use, never at install
+        patterns = ("*.cu", "*.cuh", "*.h", "README.md", "emu/*.h", "emu/*.cpp")
+        sources = [p for pattern in patterns
                    for p in glob.glob(os.path.join(HERE, "cuda", pattern))]
         for src in sorted(sources):
-            self.mkpath(dest)
-            self.copy_file(src, os.path.join(dest, os.path.basename(src)))
+            rel = os.path.relpath(src, os.path.join(HERE, "cuda"))
+            self.mkpath(os.path.dirname(os.path.join(dest, rel)))
+            self.copy_file(src, os.path.join(dest, rel))
 
 
 setup(ext_modules=extensions,
