@@ -12,10 +12,15 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
+import tensorlib
 from tensorlib.cuda import _emulator as emu
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
+# Subprocesses run beside the tensorlib this process imported (site-packages when installed,
+# the checkout when built in place): `python -c` puts its cwd first on sys.path, and the
+# checkout's root holds the sources without the compiled core.
+RUN_DIR = os.path.dirname(os.path.dirname(os.path.abspath(tensorlib.__file__)))
 SIZES = [1, 31, 257, 1000, 4099]  # non-multiples of the block size, one larger than a grid
 
 F32, F64, I32, I64, U8, BOOL, F16, BF16, I8, I16 = range(10)
@@ -716,7 +721,7 @@ def _run_python(code, **env):
     import subprocess
     e = dict(os.environ, **env)
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          cwd=ROOT, env=e, timeout=120)
+                          cwd=RUN_DIR, env=e, timeout=120)
 
 
 def test_a_fiber_stack_overflow_is_an_error_not_a_crash():
@@ -817,6 +822,6 @@ def test_the_portable_context_switch_passes_the_barrier_tests():
     r = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", __file__, "-k",
          "(reductions or syncthreads or divergent or deadlock or warp or dynamic or stack) "
-         "and not portable"], capture_output=True, text=True, cwd=ROOT, env=env, timeout=300)
+         "and not portable"], capture_output=True, text=True, cwd=RUN_DIR, env=env, timeout=300)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-2000:]
     assert " passed" in r.stdout and "failed" not in r.stdout

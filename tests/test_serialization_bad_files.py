@@ -325,9 +325,10 @@ def test_nothing_runs_in_a_fresh_process(tmp_path):
     code = ("import pickle, tensorlib, sys\n"
             "try:\n    tensorlib.load(sys.argv[1])\n"
             "except pickle.UnpicklingError as e:\n    print('refused:', str(e).splitlines()[0])\n")
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    # beside the tensorlib this process imported (`python -c` puts its cwd first on sys.path)
+    here = os.path.dirname(os.path.dirname(os.path.abspath(tensorlib.__file__)))
     r = subprocess.run([os.sys.executable, "-c", code, str(p)], capture_output=True, text=True,
-                       cwd=root, timeout=120)
+                       cwd=here, timeout=120)
     assert r.returncode == 0, r.stderr
     assert "refused:" in r.stdout and "posix.system" in r.stdout
     assert not marker.exists()

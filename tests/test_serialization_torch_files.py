@@ -9,7 +9,12 @@ import textwrap
 
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+import tensorlib
+
+# Subprocesses run beside the tensorlib this process imported (site-packages when installed,
+# the checkout when built in place): `python -c` puts its cwd first on sys.path, and the
+# checkout's root holds the sources without the compiled core.
+RUN_DIR = os.path.dirname(os.path.dirname(os.path.abspath(tensorlib.__file__)))
 
 WRITER = textwrap.dedent("""
     import collections, sys, numpy as np, torch
@@ -101,7 +106,7 @@ READER = textwrap.dedent("""
 
 def _run(code, *args, env=None):
     return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True,
-                          cwd=ROOT, timeout=120, env=env)
+                          cwd=RUN_DIR, timeout=120, env=env)
 
 
 @pytest.fixture(scope="module")

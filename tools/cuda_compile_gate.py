@@ -63,9 +63,19 @@ def parse_resource_usage(text):
 
 def emulator_kernels(path):
     """The kernels the emulator would export from `path` (None when it cannot tell)."""
-    sys.path.insert(0, os.path.dirname(HERE))
     try:
-        from tensorlib.cuda._emulator import _discover_kernels, _emu_dir
+        try:
+            from tensorlib.cuda._emulator import _discover_kernels, _emu_dir
+        except ImportError:
+            # run from a checkout where tensorlib is not importable: the checkout's sources
+            # (the emulator's kernel discovery needs no compiled core); sys.path is restored,
+            # since a caller's later imports (and its subprocesses) must not see the checkout
+            root = os.path.dirname(HERE)
+            sys.path.insert(0, root)
+            try:
+                from tensorlib.cuda._emulator import _discover_kernels, _emu_dir
+            finally:
+                sys.path.remove(root)
         return set(_discover_kernels(path, [os.path.dirname(path), CUDA_DIR, _emu_dir()]))
     except Exception as e:  # the gate itself must not depend on the emulator building
         print(f"  (could not list the emulator's kernels: {e})")
