@@ -2424,12 +2424,15 @@ def test_pow_negative_integer_scalar_exponent_raises():
     ("tl.floor_divide(tl.tensor(65536.0, dtype=tl.bfloat16), tl.tensor([1.0], dtype=tl.float16))", [NAN]),
     ("tl.equal(tl.tensor([2049], dtype=tl.int16), tl.tensor([2048.0], dtype=tl.float16))", True),
 ])
-@bug("an operand of another dtype is converted to the float32 compute type instead of to the "
-     "float16/bfloat16 result dtype: int 257 * bf16 3 gives 772 (torch: 257 -> 256, 768), int "
-     "70000 * half 0.5 gives 35000 (torch: inf), 257 == bf16 256 is False (torch: True)")
-def test_other_dtypes_are_not_rounded_to_a_reduced_result_first(expr, want):
-    """Type promotion converts every operand to the result dtype before computing."""
+def test_other_dtypes_are_not_rounded_to_a_reduced_result_first(expr, want, torch):
+    """Type promotion converts every operand to the result dtype before computing (int 257 *
+    bf16 3 is 256 * 3, int 70000 * half 0.5 is inf * 0.5), as in torch."""
+    theirs = eval(expr.replace("tl.", "torch."))
     got = eval(expr)
+    if isinstance(got, tl.Tensor):
+        check_torch(got, theirs, what=expr)
+    else:
+        assert got is theirs
     if isinstance(got, tl.Tensor):
         got = [v if v == v else NAN for v in to_numpy(got).tolist()]
         assert all(g == w or g != g and w != w for g, w in zip(got, want)), got
@@ -2444,14 +2447,61 @@ def test_other_dtypes_are_not_rounded_to_a_reduced_result_first(expr, want):
     ("tl.tensor([1.0, 1.0], dtype=tl.bfloat16).add(1.0, alpha=257)", [256.0, 256.0]),
     ("(tl.tensor([INF], dtype=tl.float16) == 70000).float()", [1.0]),
     ("tl.remainder(70000, tl.tensor([3.0], dtype=tl.float16))", [NAN]),
+    ("tl.tensor([1.0, 3.0], dtype=tl.bfloat16).sub(1.0, alpha=257)", [-255.0, -253.0]),
+    ("tl.div(tl.tensor([1000.0, 3000.0], dtype=tl.bfloat16), 1.001, rounding_mode='floor')",
+     [1000.0, 3008.0]),
+    ("tl.floor_divide(tl.tensor([1000.0, 3000.0], dtype=tl.bfloat16), 1.001)", [1000.0, 3008.0]),
+    ("tl.tensor([300.0], dtype=tl.bfloat16) ** 1.001", [300.0]),
+    ("(tl.tensor([1.0], dtype=tl.bfloat16) > 1.001).float()", [0.0]),
 ])
-@bug("a Python number meeting a float16/bfloat16 tensor is kept in float32 for add/sub/"
-     "comparisons/remainder/alpha; torch rounds it to the tensor's dtype first (bf16 1 + 257 "
-     "is 256 in torch, 258 here); only mul/div keep it unrounded in both")
-def test_reduced_float_rounds_python_scalar_first(expr, want):
-    """The weak Python scalar takes the tensor's float16/bfloat16 dtype before the op."""
+def test_reduced_float_rounds_python_scalar_first(expr, want, torch):
+    """The weak Python scalar takes the tensor's float16/bfloat16 dtype before the op (alpha
+    too), as in torch."""
     got = [v if v == v else NAN for v in to_numpy(eval(expr)).tolist()]
     assert all(g == w or g != g and w != w for g, w in zip(got, want)), got
+    check_torch(eval(expr), eval(expr.replace("tl.", "torch.")), what=expr)
+
+
+@given(data=st.data())
+def test_reduced_float_mixed_operands_match_torch(data):
+    """Random float16/bfloat16 tensors meeting tensors of every dtype and Python numbers
+    through add/sub/mul/div/remainder/comparisons/pow: bit-exact with torch."""
+    torch = pytest.importorskip("torch")
+    red = data.draw(st.sampled_from(REDUCED), "reduced")
+    other = data.draw(st.sampled_from(DTYPES + ["number", "int"]), "other")
+    op = data.draw(st.sampled_from(["add", "sub", "mul", "div", "remainder", "eq", "lt", "pow",
+                                    "maximum", "atan2"]), "op")
+    vals = data.draw(st.lists(st.integers(-3000, 3000).map(lambda k: k / 8), min_size=1,
+                              max_size=5), "values")
+    a = plain(np.array(vals), red, torch)
+    if other in ("number", "int"):
+        if op in ("maximum", "atan2"):
+            return
+        b = data.draw(st.integers(-70000, 70000) if other == "int" else
+                      st.floats(-1e5, 1e5, allow_nan=False), "b")
+        bt = bp = b
+    else:
+        w = data.draw(st.lists(st.integers(-70000, 70000), min_size=len(vals),
+                               max_size=len(vals)), "other values")
+        w = np.array(w) / (1 if other in INT_DTYPES or other == "bool" else 7)
+        if other == "bool":
+            w = w > 0
+        elif other == "uint8":
+            w = np.abs(w) % 256
+        elif other in INT_DTYPES:
+            w = np.clip(w, np.iinfo(other).min, np.iinfo(other).max)
+        o = plain(w, other, torch)
+        bt, bp = o.t, o.p
+    if op == "sub" and (other == "bool" or isinstance(bt, bool)):
+        return
+    f = {"add": lambda x, y: x + y, "sub": lambda x, y: x - y, "mul": lambda x, y: x * y,
+         "div": lambda x, y: x / y, "eq": lambda x, y: x == y, "lt": lambda x, y: x < y,
+         "pow": lambda x, y: x ** y}.get(op)
+    ours = run(f or (lambda x, y: getattr(tl, op)(x, y)), a.t, bt)
+    theirs = run(f or (lambda x, y: getattr(torch, op)(x, y)), a.p, bp)
+    assert (ours[1] is None) == (theirs[1] is None), (ours, theirs)
+    if theirs[1] is None:
+        check_torch(ours[0], theirs[0], what=f"{red} {op} {other}")
 
 
 def test_reduced_float_mul_div_keep_python_scalar_in_float32(torch):

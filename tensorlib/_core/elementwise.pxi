@@ -117,9 +117,13 @@ cdef int _coalesce(tl_ew_iter* it) noexcept:
     return 0
 
 
-cdef int _result_code(EwOp op, tuple inputs, int* loop_code, int* out_code) except -1:
-    """Apply PyTorch's promotion to the inputs, then the op's rule."""
+cdef int _result_code(EwOp op, tuple inputs, int* loop_code, int* out_code,
+                      int* common=NULL) except -1:
+    """Apply PyTorch's promotion to the inputs, then the op's rule; ``common``: where to put
+    the promoted dtype the operands are converted to."""
     cdef int c = result_type_codes(inputs)
+    if common != NULL:
+        common[0] = c
     cdef int rule = op.rule
     if rule == RULE_FLOAT:
         if not dtype_of(c).is_floating_point:
@@ -155,6 +159,47 @@ cdef bint _any_bool(tuple inputs):
     return False
 
 
+cdef inline bint _is_reduced(int code) noexcept:
+    return code == DT_FLOAT16 or code == DT_BFLOAT16
+
+
+cdef object _round_scalar(object v, int code):
+    """The Python number ``v`` rounded to the float dtype ``code``, as a Python float."""
+    cdef ScalarSlot slot
+    cdef double dv
+    cdef int64_t zero = 0
+    _scalar_into(float(v), code, slot.bytes)
+    copy_cast(0, NULL, <char*>&dv, &zero, DT_FLOAT64, slot.bytes, &zero, code)
+    return dv
+
+
+cdef tuple _reduced_operands(EwOp op, tuple inputs, int code, bint inplace):
+    """The operands of an op whose promoted dtype is float16/bfloat16, each converted to that
+    dtype first (the loop computes in float32, which alone would keep int 257 or a float32
+    operand's extra bits): tensors of another dtype are converted, Python numbers rounded.
+    As PyTorch, mul and div keep a Python number unrounded (``half * 70000`` is not inf).
+    The destination of an in-place op is left as it is (it is written, and the cast check
+    must see its own dtype)."""
+    cdef list res = None
+    cdef int k
+    cdef object x
+    cdef DType dt = dtype_of(code)
+    for k in range(1 if inplace else 0, len(inputs)):
+        x = inputs[k]
+        if isinstance(x, TensorBase):
+            if (<TensorBase>x)._dtype.code == code:
+                continue
+            x = _to_dtype(<TensorBase>x, dt, False)
+        elif op is OP_MUL or op is OP_DIV or isinstance(x, bool):
+            continue
+        else:
+            x = _round_scalar(x, code)
+        if res is None:
+            res = list(inputs)
+        res[k] = x
+    return inputs if res is None else tuple(res)
+
+
 cdef TensorBase _ew(EwOp op, tuple inputs, object out, bint inplace, const void* extra=NULL,
                     int force_loop=-1, int force_out=-1):
     """Run ``op`` elementwise over ``inputs`` (tensors and Python numbers).
@@ -172,12 +217,15 @@ cdef TensorBase _ew(EwOp op, tuple inputs, object out, bint inplace, const void*
     cdef object x
     cdef Device dev = None
     cdef bint mixed = False
+    cdef int common
     # 1. dtypes
     if force_loop >= 0:
         loop_code = force_loop
         out_code = force_out
     else:
-        _result_code(op, inputs, &loop_code, &out_code)
+        _result_code(op, inputs, &loop_code, &out_code, &common)
+        if common == DT_FLOAT16 or common == DT_BFLOAT16:
+            inputs = _reduced_operands(op, inputs, common, inplace)
     # 2. broadcast shape and device of the tensor inputs
     for k in range(nin):
         x = inputs[k]
@@ -318,12 +366,12 @@ cdef TensorBase _binary(EwOp op, object a, object b, object out, bint inplace):
 cdef TensorBase _add(object a, object b, object alpha, object out, bint inplace, bint subtract=False):
     cdef EwOp op = OP_SUB if subtract else OP_ADD
     cdef ScalarSlot al
-    cdef int loop_code, out_code
+    cdef int loop_code, out_code, common
     a = _operand(a, op.name, "input")
     b = _operand(b, op.name, "other")
     if alpha is None or (type(alpha) is int and alpha == 1):
         return _ew(op, (a, b), out, inplace)
-    _result_code(op, (a, b), &loop_code, &out_code)
+    _result_code(op, (a, b), &loop_code, &out_code, &common)
     if not dtype_of(loop_code).is_floating_point and isinstance(alpha, float):
         raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
     if isinstance(alpha, bool) and loop_code != DT_BOOL:
@@ -334,6 +382,8 @@ cdef TensorBase _add(object a, object b, object alpha, object out, bint inplace,
         if not alpha:
             b = _ew(OP_MUL, (b, False), None, False) if isinstance(b, TensorBase) else False
         return _ew(op, (a, b), out, inplace)
+    if _is_reduced(common) and not isinstance(alpha, bool):
+        alpha = _round_scalar(alpha, common)       # (as the operands: see _reduced_operands)
     _scalar_into(alpha, loop_code, al.bytes)
     return _ew(op, (a, b), out, inplace, al.bytes)
 
