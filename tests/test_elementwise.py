@@ -2588,21 +2588,68 @@ def test_numpy_scalar_on_the_right_is_a_python_number():
     "tl.tensor([1, 2]).masked_fill(tl.tensor([True, False]), float('inf'))",
     "tl.tensor([1, 2], dtype=tl.uint8).masked_fill(tl.tensor([True, False]), 300)",
 ])
-@bug("a Python number out of the tensor dtype's range is silently wrapped/saturated by pow, "
-     "clamp and masked_fill; torch raises 'value cannot be converted to type int8_t without "
-     "overflow'")
-def test_out_of_range_scalar_raises_like_torch(expr):
-    """Scalar arguments that do not fit the tensor's dtype raise RuntimeError."""
-    with pytest.raises(RuntimeError, match="cannot be converted to type .* without overflow"):
+def test_out_of_range_scalar_raises_like_torch(expr, torch):
+    """Scalar arguments that do not fit the tensor's dtype raise RuntimeError (torch's)."""
+    with pytest.raises(RuntimeError, match="cannot be converted to type .* without overflow") as e:
         eval(expr)
+    with pytest.raises(RuntimeError) as t:
+        eval(expr.replace("tl.", "torch."))
+    assert str(e.value) == str(t.value)
 
 
-@bug("masked_fill_ with a mask of more dims than self raises an expand() error; torch says "
-     "\"output with shape [3] doesn't match the broadcast shape [2, 3]\"")
-def test_masked_fill_inplace_broadcast_message():
+SCALAR_RANGE_EDGES = [
+    "tl.tensor([1, 2], dtype=tl.uint8).masked_fill(tl.tensor([True, False]), -255)",
+    "tl.tensor([1, 2], dtype=tl.uint8).masked_fill(tl.tensor([True, False]), -256)",
+    "tl.tensor([1, 2], dtype=tl.uint8).masked_fill(tl.tensor([True, False]), -0.5)",
+    "tl.tensor([1, 2], dtype=tl.uint8).masked_fill(tl.tensor([True, False]), 255.5)",
+    "tl.tensor([1, 2], dtype=tl.uint8).clamp(-1)",
+    "tl.tensor([1, 2], dtype=tl.int8).masked_fill(tl.tensor([True, False]), 127.9)",
+    "tl.tensor([1, 2], dtype=tl.int8).masked_fill(tl.tensor([True, False]), -128)",
+    "tl.tensor([1, 2]).masked_fill(tl.tensor([True, False]), float('nan'))",
+    "tl.tensor([1.0, 2.0], dtype=tl.float16).masked_fill(tl.tensor([True, False]), 65504.0)",
+    "tl.tensor([1.0, 2.0], dtype=tl.float16).masked_fill(tl.tensor([True, False]), 65504.5)",
+    "tl.tensor([1.0, 2.0], dtype=tl.float16).masked_fill(tl.tensor([True, False]), -INF)",
+    "tl.tensor([1.0, 2.0], dtype=tl.bfloat16).clamp(max=NAN)",
+    "tl.tensor([1.0, 2.0]).masked_fill(tl.tensor([True, False]), 3.5e38)",
+    "tl.tensor([True, False]).masked_fill(tl.tensor([True, False]), 1e300)",
+    "tl.tensor([1, 2], dtype=tl.int8) ** 127",
+    "tl.tensor([1, 2], dtype=tl.int8) ** 300.0",
+    "tl.tensor([1.0, 2.0]) ** 1e39",
+    "tl.tensor([1, 2], dtype=tl.int8).clamp(-200.5)",
+    "tl.tensor([1, 2], dtype=tl.int8).clamp_(max=300)",
+    "tl.tensor([1, 2], dtype=tl.int8).clamp_min(300)",
+    "tl.tensor([1, 2], dtype=tl.int8) + 300",
+    "tl.pow(300, tl.tensor([1, 2], dtype=tl.int8))",
+]
+
+
+@pytest.mark.parametrize("expr", SCALAR_RANGE_EDGES)
+def test_scalar_range_edges_match_torch(expr, torch):
+    """Where torch checks a scalar's range and where it does not (add wraps; a float32 pow
+    takes any exponent; uint8 takes -255..255 from an int, reading -1 as 255; bool takes
+    anything): the same result, or the same error."""
+    ours = run(lambda: eval(expr))
+    theirs = run(lambda: eval(expr.replace("tl.", "torch."), globals(), {"torch": torch}))
+    if theirs[1] is not None:
+        assert type(ours[1]) is type(theirs[1]) and str(ours[1]) == str(theirs[1]), (ours, theirs)
+    else:
+        assert ours[1] is None, ours[1]
+        check_torch(ours[0], theirs[0], what=expr)
+
+
+def test_masked_fill_inplace_broadcast_message(torch):
     """The in-place shape error names both shapes like every other in-place op."""
     with pytest.raises(RuntimeError, match=r"output with shape \[3\] doesn't match the broadcast shape \[2, 3\]"):
         tl.zeros(3).masked_fill_(tl.tensor([[True, False, True], [False, False, True]]), 1.0)
+    for f in (lambda L: L.zeros(3, 1).masked_fill_(L.tensor([[True, False]]), 1.0),
+              lambda L: L.zeros(3).masked_fill_(L.tensor([True, False]), 1.0),
+              lambda L: L.zeros(2, 3).masked_fill_(L.tensor([True, False, True]), 1.0)):
+        (r1, e1), (r2, e2) = run(f, tl), run(f, torch)
+        assert type(e1) is type(e2), (e1, e2)
+        if e2 is None:
+            check_torch(r1, r2)
+        elif "output with shape" in str(e2):
+            assert str(e1) == str(e2)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -200,6 +200,39 @@ cdef tuple _reduced_operands(EwOp op, tuple inputs, int code, bint inplace):
     return inputs if res is None else tuple(res)
 
 
+# C++ names of the dtypes in PyTorch's scalar overflow message
+_C_TYPE_NAME = {DT_BOOL: "bool", DT_UINT8: "uint8_t", DT_INT8: "int8_t", DT_INT16: "int16_t",
+                DT_INT32: "int", DT_INT64: "int64_t", DT_FLOAT16: "c10::Half",
+                DT_BFLOAT16: "c10::BFloat16", DT_FLOAT32: "float", DT_FLOAT64: "double"}
+_FLOAT_MAX = {DT_FLOAT16: 65504.0, DT_BFLOAT16: 3.3895313892515355e38,
+              DT_FLOAT32: 3.4028234663852886e38}
+
+
+cdef object _checked_scalar(object v, int code):
+    """A Python number argument (pow's exponent, clamp's bounds, masked_fill's value) that
+    must fit the tensor's dtype: out of range raises PyTorch's overflow error instead of
+    wrapping. As PyTorch, an integer may be negative for uint8 (-1 reads as 255)."""
+    cdef bint bad = False
+    if code == DT_BOOL or code == DT_FLOAT64 or isinstance(v, bool):
+        return v
+    if code == DT_FLOAT32 or code == DT_FLOAT16 or code == DT_BFLOAT16:
+        bad = (v == v and v not in (INFINITY, -INFINITY) and abs(v) > _FLOAT_MAX[code])
+    else:
+        lo, hi = _INT_EXTREME[code]
+        if isinstance(v, (float, np.floating)):
+            bad = not (lo <= v <= hi)       # (NaN too)
+        elif code == DT_UINT8:
+            bad = not (-hi <= v <= hi)
+            if not bad and v < 0:
+                v = v + 256
+        else:
+            bad = not (lo <= v <= hi)
+    if bad:
+        raise RuntimeError(f"value cannot be converted to type {_C_TYPE_NAME[code]} without "
+                           f"overflow")
+    return v
+
+
 cdef TensorBase _ew(EwOp op, tuple inputs, object out, bint inplace, const void* extra=NULL,
                     int force_loop=-1, int force_out=-1):
     """Run ``op`` elementwise over ``inputs`` (tensors and Python numbers).
@@ -427,6 +460,9 @@ cdef TensorBase _pow(object a, object b, object out, bint inplace):
     # tensor of negative exponents truncates toward zero (2 ** -1 == 0, (-1) ** -3 == -1)
     if not dtype_of(loop_code).is_floating_point and not isinstance(b, TensorBase) and b < 0:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
+    if isinstance(a, TensorBase) and not isinstance(b, TensorBase) and out_code != DT_FLOAT32:
+        # (a float32 pow reads its exponent as a double: 1e39 is fine there)
+        b = _checked_scalar(b, out_code)
     return _ew(OP_POW, (a, b), out, inplace)
 
 
@@ -490,6 +526,10 @@ cdef TensorBase _clamp(TensorBase a, object lo, object hi, object out, bint inpl
         return _ew(OP_CLAMP, (a, lo, hi), out, inplace)
     args = tuple([v for v in (a, lo, hi) if v is not None])
     _result_code(OP_CLAMP_SCALAR, args, &loop_code, &out_code)
+    if lo is not None:
+        lo = _checked_scalar(lo, out_code)
+    if hi is not None:
+        hi = _checked_scalar(hi, out_code)
     p.has_lo = lo is not None
     p.has_hi = hi is not None
     p.lo = float(lo) if lo is not None else 0
@@ -534,9 +574,16 @@ cdef TensorBase _masked_fill(TensorBase self, object mask, object value, bint in
             value = _item(<TensorBase>value)
     value = _operand(value, "masked_fill", "value")
     cdef int code = self._dtype.code
+    cdef int64_t bshape[MAX_DIMS]
+    cdef int nd
+    if not isinstance(value, TensorBase):
+        value = _checked_scalar(value, code)
     if inplace:
-        # the mask may broadcast to self, never self to the mask: then write where() into self
-        _expand(m, tuple(self.shape))
+        # the mask may broadcast to self, never self to the mask
+        nd = broadcast_shapes(self._ndim, self._shape, m._ndim, m._shape, bshape)
+        if nd != self._ndim or memcmp(bshape, self._shape, nd * sizeof(int64_t)) != 0:
+            raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the "
+                               f"broadcast shape {shape_str(nd, bshape)}")
         return _ew(OP_WHERE, (m, value, self), self, False, NULL, _loop_dtype_of(code), code)
     return _ew(OP_WHERE, (m, value, self), None, False, NULL, _loop_dtype_of(code), code)
 
