@@ -1651,20 +1651,32 @@ def test_lerp_matches_torch(torch):
         tl.lerp(tl.tensor([1, 2]), tl.tensor([3, 4]), 0.5)
 
 
-@pytest.mark.parametrize("case", ["end float64", "weight float64", "end scalar"])
-@bug("lerp accepts an end/weight of another dtype (or a Python number as end) and converts "
-     "it; torch raises (RuntimeError \"expected dtype float for `end` but got dtype double\" / "
-     "TypeError)")
-def test_lerp_rejects_mismatched_operands(case):
-    """lerp's end and weight tensors must have start's dtype, and end must be a tensor."""
-    s = tl.tensor([1.0, 2.0])
-    with pytest.raises((RuntimeError, TypeError)):
-        if case == "end float64":
-            tl.lerp(s, tl.tensor([3.0, 4.0], dtype=tl.float64), 0.5)
-        elif case == "weight float64":
-            tl.lerp(s, tl.tensor([3.0, 4.0]), tl.tensor([0.5, 0.5], dtype=tl.float64))
-        else:
-            tl.lerp(s, 3.0, 0.5)
+LERP_MISMATCHED = {
+    "end float64": lambda L: L.lerp(L.tensor([1.0, 2.0]), L.tensor([3.0, 4.0], dtype=L.float64),
+                                    0.5),
+    "end 0-d float64": lambda L: L.lerp(L.tensor([1.0, 2.0]), L.tensor(3.0, dtype=L.float64), 0.5),
+    "end half": lambda L: L.lerp(L.tensor([1.0, 2.0], dtype=L.float64),
+                                 L.tensor([3.0, 4.0], dtype=L.float16), 0.5),
+    "weight float64": lambda L: L.lerp(L.tensor([1.0, 2.0]), L.tensor([3.0, 4.0]),
+                                       L.tensor([0.5, 0.5], dtype=L.float64)),
+    "end scalar": lambda L: L.lerp(L.tensor([1.0, 2.0]), 3.0, 0.5),
+}
+
+
+@pytest.mark.parametrize("case", list(LERP_MISMATCHED))
+def test_lerp_rejects_mismatched_operands(case, torch):
+    """lerp's end and weight tensors must have start's dtype, and end must be a tensor: the
+    exception class and message are torch's."""
+    f = LERP_MISMATCHED[case]
+    e1, e2 = run(f, tl)[1], run(f, torch)[1]
+    assert type(e1) is type(e2) and e2 is not None, (e1, e2)
+    assert str(e1) == str(e2), (e1, e2)
+
+
+def test_lerp_accepts_a_0d_weight_of_another_dtype(torch):
+    """(A 0-d weight tensor is read as a number, whatever its dtype, in torch too.)"""
+    f = lambda L: L.lerp(L.tensor([1.0, 2.0]), L.tensor([3.0, 5.0]), L.tensor(0.5, dtype=L.float64))
+    check_torch(f(tl), f(torch))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1896,13 +1908,16 @@ def test_isclose_matches_torch(torch):
         torch.isclose(torch.tensor([1.0]), torch.tensor([1.0], dtype=torch.float64))
 
 
-@pytest.mark.parametrize("kw", [{"rtol": -1.0}, {"atol": -1.0}], ids=str)
-@bug("isclose/allclose accept a negative rtol or atol; torch raises \"rtol must be greater than "
-     "or equal to zero, but got -1\"")
-def test_isclose_rejects_negative_tolerances(kw):
-    """Negative tolerances are an error."""
-    with pytest.raises(RuntimeError, match="must be greater than or equal to zero"):
-        tl.isclose(tl.tensor([1.0]), tl.tensor([1.0]), **kw)
+@pytest.mark.parametrize("kw", [{"rtol": -1.0}, {"atol": -1.0}, {"atol": -1.5e-8},
+                                {"rtol": -0.25, "atol": -1.0}], ids=str)
+@pytest.mark.parametrize("fn", ["isclose", "allclose"])
+def test_isclose_rejects_negative_tolerances(kw, fn, torch):
+    """Negative tolerances are an error, with torch's message."""
+    with pytest.raises(RuntimeError, match="must be greater than or equal to zero") as e:
+        getattr(tl, fn)(tl.tensor([1.0]), tl.tensor([1.0]), **kw)
+    with pytest.raises(RuntimeError) as t:
+        getattr(torch, fn)(torch.tensor([1.0]), torch.tensor([1.0]), **kw)
+    assert str(e.value) == str(t.value)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -2098,14 +2113,16 @@ def test_out_of_wrong_dtype_raises_like_torch(torch, op):
             assert "can't be cast to the desired output type" in str(ours[1])
 
 
-@bug("out= of a dtype the result cannot be cast to raises \"add(): result type float32 can't be "
-     "cast to the desired output type int64\"; torch (and tensorlib's in-place ops and linalg "
-     "out=) say \"result type Float can't be cast to the desired output type Long\"")
-def test_out_dtype_error_message_matches_torch():
+def test_out_dtype_error_message_matches_torch(torch):
     """The out= dtype error uses PyTorch's wording and type names."""
     with pytest.raises(RuntimeError) as e:
         tl.add(tl.tensor([1.0, 2.0]), 1, out=tl.empty(2, dtype=tl.int64))
     assert str(e.value) == "result type Float can't be cast to the desired output type Long"
+    for f in (lambda L: L.exp(L.tensor([1.0], dtype=L.float64), out=L.empty(1, dtype=L.int64)),
+              lambda L: L.mul(L.tensor([1, 2]), 2, out=L.empty(2, dtype=L.bool)),
+              lambda L: L.add(L.tensor([1.5]), 1, out=L.empty(1, dtype=L.bool))):
+        e1, e2 = run(f, tl)[1], run(f, torch)[1]
+        assert type(e1) is type(e2) is RuntimeError and str(e1) == str(e2), (e1, e2)
 
 
 def test_out_resize_matches_torch(torch):
@@ -2189,9 +2206,9 @@ TYPE_ERRORS = {
     "equal number": lambda L, x: L.equal(x, 1.0), "isclose number": lambda L, x: L.isclose(x, 1.0),
     "alpha str": lambda L, x: L.add(x, 1, alpha="a"), "gelu tensor approximate": lambda L, x: nnf(L).gelu(x, approximate=1),
     "pow str": lambda L, x: L.pow(x, "2"),
-    "logical_and number": pytest.param(lambda L, x: L.logical_and(x, 1), marks=bug(
-        "logical_and/or/xor accept a Python number as other; torch raises TypeError (Tensor "
-        "only)")),
+    "logical_and number": lambda L, x: L.logical_and(x, 1),
+    "logical_or number": lambda L, x: L.logical_or(x, 1.5),
+    "logical_xor bool": lambda L, x: x.logical_xor(True),
 }
 
 
@@ -2514,22 +2531,25 @@ def test_reduced_float_mul_div_keep_python_scalar_in_float32(torch):
 
 @pytest.mark.parametrize("expr", ["tl.tensor([1, 2]) - True", "tl.tensor([1.0]) - False",
                                   "True - tl.tensor([1, 2])", "tl.sub(tl.tensor([3]), True)"])
-@bug("subtracting a Python bool from (or with) a tensor is accepted; torch raises "
-     "'Subtraction, the `-` operator, with a bool tensor is not supported.'")
-def test_sub_with_python_bool_raises(expr):
-    """A Python bool operand of sub/rsub raises like a bool tensor operand."""
-    with pytest.raises(RuntimeError, match="Subtraction, the `-` operator, with a bool tensor is not supported"):
+def test_sub_with_python_bool_raises(expr, torch):
+    """A Python bool operand of sub/rsub raises like a bool tensor operand (torch's message)."""
+    with pytest.raises(RuntimeError, match="Subtraction, the `-` operator, with a bool tensor "
+                                           "is not supported") as e:
         eval(expr)
+    with pytest.raises(RuntimeError) as t:
+        eval(expr.replace("tl.", "torch."))
+    assert str(e.value) == str(t.value)
 
 
-@bug("bool tensor - bool tensor says \"...with a bool tensor is not supported. If you are trying "
-     "to invert a mask...\"; torch: \"Subtraction, the `-` operator, with two bool tensors is not "
-     "supported. Use the `^` or `logical_xor()` operator instead.\"")
-def test_sub_of_two_bool_tensors_message():
-    """Two bool operands get torch's two-bool-tensors message."""
+def test_sub_of_two_bool_tensors_message(torch):
+    """Two bool operands (a Python bool counting as one) get torch's two-bool-tensors message."""
     with pytest.raises(RuntimeError, match="with two bool tensors is not supported. Use the `\\^` or "
                                            "`logical_xor\\(\\)` operator instead."):
         tl.tensor([True]) - tl.tensor([False])
+    for f in (lambda L: L.tensor([True]) - False, lambda L: True - L.tensor([False]),
+              lambda L: L.tensor([True]).sub(L.tensor(True), alpha=2)):
+        e1, e2 = run(f, tl)[1], run(f, torch)[1]
+        assert type(e1) is type(e2) is RuntimeError and str(e1) == str(e2), (e1, e2)
 
 
 def test_bool_operand_errors_match_torch(torch):

@@ -138,6 +138,9 @@ cdef int _result_code(EwOp op, tuple inputs, int* loop_code, int* out_code,
     else:
         # sub refuses any bool operand, neg a bool input (PyTorch)
         if rule == RULE_NO_BOOL and (c == DT_BOOL or (op is OP_SUB and _any_bool(inputs))):
+            if op is OP_SUB and c == DT_BOOL:
+                raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
+                                   "supported. Use the `^` or `logical_xor()` operator instead.")
             if op is OP_SUB:
                 raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not "
                                    "supported. If you are trying to invert a mask, use the `~` or "
@@ -153,8 +156,10 @@ cdef int _result_code(EwOp op, tuple inputs, int* loop_code, int* out_code,
 
 
 cdef bint _any_bool(tuple inputs):
+    """Whether an operand is a bool tensor or a Python bool."""
     for x in inputs:
-        if isinstance(x, TensorBase) and (<TensorBase>x)._dtype.code == DT_BOOL:
+        if isinstance(x, bool) or (isinstance(x, TensorBase) and
+                                   (<TensorBase>x)._dtype.code == DT_BOOL):
             return True
     return False
 
@@ -589,12 +594,31 @@ cdef TensorBase _masked_fill(TensorBase self, object mask, object value, bint in
 
 
 cdef TensorBase _lerp(TensorBase start, object end, object weight, object out, bint inplace):
-    end = _operand(end, "lerp", "end")
+    if not isinstance(end, TensorBase):
+        raise TypeError(
+            f"lerp() received an invalid combination of arguments - got (Tensor, "
+            f"{type(end).__name__}, {type(weight).__name__}), but expected one of:\n"
+            f" * (Tensor input, Tensor end, Tensor weight, *, Tensor out = None)\n"
+            f" * (Tensor input, Tensor end, Number weight, *, Tensor out = None)\n")
     weight = _operand(weight, "lerp", "weight")
+    # end, and a weight tensor of any dims, must have start's dtype (PyTorch)
+    if (<TensorBase>end)._dtype.code != start._dtype.code:
+        raise RuntimeError(f"expected dtype {_lerp_name(start)} for `end` but got dtype "
+                           f"{_lerp_name(<TensorBase>end)}")
+    if (isinstance(weight, TensorBase) and (<TensorBase>weight)._ndim > 0
+            and (<TensorBase>weight)._dtype.code != start._dtype.code):
+        raise RuntimeError(f"expected dtype {_lerp_name(start)} for `weight` but got dtype "
+                           f"{_lerp_name(<TensorBase>weight)}")
     if not start._dtype.is_floating_point:
         raise NotImplementedError(f'"lerp_kernel_scalar" not implemented for \'{_torch_type_name(start._dtype.code)}\'')
     cdef int code = start._dtype.code
     return _ew(OP_LERP, (start, end, weight), out, inplace, NULL, _loop_dtype_of(code), code)
+
+
+cdef str _lerp_name(TensorBase t):
+    """PyTorch's lower-case dtype name in lerp's messages (float, double, c10::Half ...)."""
+    return _C_TYPE_NAME[t._dtype.code] if t._dtype.code in (DT_FLOAT16, DT_BFLOAT16) \
+        else _torch_type_name(t._dtype.code).lower()
 
 
 cdef object _equal(TensorBase a, object other):
@@ -611,6 +635,10 @@ cdef TensorBase _isclose(TensorBase a, object other, double rtol, double atol, b
     cdef TensorBase b = _targ(other, "isclose", "other", 2)
     if a._dtype.code != b._dtype.code:
         raise RuntimeError(f"{_torch_type_name(a._dtype.code)} did not match {_torch_type_name(b._dtype.code)}")
+    if rtol < 0:
+        raise RuntimeError(f"rtol must be greater than or equal to zero, but got {rtol:g}")
+    if atol < 0:
+        raise RuntimeError(f"atol must be greater than or equal to zero, but got {atol:g}")
     cdef TensorBase close = _ew(OP_EQ, (a, b), None, False)
     if not a._dtype.is_floating_point:
         if rtol == 0 and atol == 0:

@@ -130,13 +130,13 @@ binary("ge", "BOOL_OUT", "tensorlib.tensor([1, 2]).ge(2).tolist()", "[False, Tru
        aliases=("greater_equal",), **_all("x >= y"))
 binary("logical_and", "BOOL_OUT",
        "tensorlib.tensor([1, 0]).logical_and(tensorlib.tensor([1, 1])).tolist()", "[True, False]",
-       **_all("(x != 0) & (y != 0)"))
+       tensor_only=True, **_all("(x != 0) & (y != 0)"))
 binary("logical_or", "BOOL_OUT",
        "tensorlib.tensor([1, 0]).logical_or(tensorlib.tensor([0, 0])).tolist()", "[True, False]",
-       **_all("(x != 0) | (y != 0)"))
+       tensor_only=True, **_all("(x != 0) | (y != 0)"))
 binary("logical_xor", "BOOL_OUT",
        "tensorlib.tensor([1, 0]).logical_xor(tensorlib.tensor([1, 1])).tolist()", "[False, True]",
-       **_all("(x != 0) ^ (y != 0)"))
+       tensor_only=True, **_all("(x != 0) ^ (y != 0)"))
 
 # ------------------------------------------------------------------ unary
 unary("neg", "NO_BOOL", "tensorlib.tensor([1, -2]).neg().tolist()", "[-1, 2]",
