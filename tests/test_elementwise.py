@@ -2584,13 +2584,39 @@ def test_relu_keeps_negative_zero():
 
 @pytest.mark.parametrize("expr", [
     "np.float32(2.0) * tl.ones(2)", "np.float64(1.5) + tl.ones(2)", "np.int64(5) // tl.ones(2, dtype=tl.int64)",
-    pytest.param("tl.ones(2) + np.ones(2)", marks=bug(
-        "with a NumPy array on the right NumPy's operator wins and the result is an ndarray; "
-        "torch converts the array and returns a Tensor")),
+    "tl.ones(2) + np.ones(2)",
 ])
 def test_numpy_operands_give_tensors(expr):
     """Mixing NumPy numbers into operator expressions keeps the result a tensor."""
     assert isinstance(eval(expr), tl.Tensor)
+
+
+@pytest.mark.filterwarnings("ignore:__array_wrap__:DeprecationWarning")  # (torch's)
+@pytest.mark.parametrize("expr", [
+    "x + np.ones(2)", "x - np.arange(2)", "x * np.ones((3, 1), dtype=np.int32)",
+    "x / np.full(2, 4.0, dtype=np.float32)", "x // np.full(2, 0.5)", "x % np.full(2, 0.75)",
+    "x ** np.full(2, 2, dtype=np.int8)", "x + np.array([True, False])", "np.sin(x)",
+    "(x > 0) & np.array([True, False])", "np.add(x, 1)",
+])
+def test_numpy_array_operands_match_torch(expr, torch):
+    """A Tensor operator or NumPy ufunc meeting an ndarray: NumPy computes it (NumPy's type
+    promotion: float32 - int64 array is float64) and the result comes back as a tensor, a bool
+    one as uint8, as in torch."""
+    vals = [1.5, -2.0]
+    ours = eval(expr, globals(), {"x": tl.tensor(vals)})
+    assert isinstance(ours, tl.Tensor)
+    check_torch(ours, eval(expr, globals(), {"x": torch.tensor(vals)}), what=expr)
+
+
+@pytest.mark.filterwarnings("ignore:__array_wrap__:DeprecationWarning")  # (torch's)
+def test_numpy_array_in_place_operator(torch):
+    """``x += ndarray`` is not in place (the operator falls back to NumPy's, whose result
+    rebinds x), as in torch."""
+    for lib in (tl, torch):
+        x = y = lib.tensor([1.0, 5.0])
+        x += np.array([1.0, 2.0])
+        assert x is not y and y.tolist() == [1.0, 5.0]
+        assert x.dtype == lib.float64 and x.tolist() == [2.0, 7.0]
 
 
 def test_numpy_scalar_on_the_right_is_a_python_number():
