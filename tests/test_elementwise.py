@@ -54,11 +54,6 @@ FMAX = {"float16": 65504.0, "bfloat16": 3.3895313892515355e38, "float32": 3.4028
         "float64": sys.float_info.max}
 
 
-def bug(reason):
-    """A strict xfail for a library bug (the test must fail until the bug is fixed)."""
-    return pytest.mark.xfail(strict=True, reason="BUG: " + reason)
-
-
 def nnf(lib):
     """``lib.nn.functional`` for tensorlib or torch."""
     return lib.nn.functional
@@ -594,14 +589,6 @@ def conditioning_slack(op, values, name):
     return np.nan_to_num(np.maximum(*d), nan=0.0, posinf=0.0)
 
 
-UNARY_BUGS = {
-    ("square", "bool"): "square of a bool tensor stays bool; torch returns int64 (pow(x, 2))",
-    **{(op, n): "hardtanh raises '\"hardtanh_cpu\" not implemented' for integer tensors; torch "
-                "clamps them"
-       for op in HARDTANH_LIMITS for n in ("int8", "int16", "int32", "int64")},
-    ("hardtanh_0_2", "uint8"): "hardtanh raises '\"hardtanh_cpu\" not implemented' for integer "
-                               "tensors; torch clamps them",
-}
 
 
 def declared_first(declared, table):
@@ -621,13 +608,17 @@ def unary_input_values(op, name):
     return table_values(name)
 
 
+# every unary op with every dtype
+UNARY_TABLE = [pytest.param(op, name, id=f"{op}-{name}") for op in UNARY_CASES for name in DTYPES]
+
+
 @pytest.mark.parametrize("op", UNARY_CASES)
 @given(data=st.data())
 def test_unary_matches_numpy(op, data):
     """Every unary op on random shapes, layouts and dtypes: result dtype, errors and values
     against the NumPy reference (exact, or within the op's ulps)."""
     u = UNARY[op]
-    name = data.draw(st.sampled_from([n for n in DTYPES if (op, n) not in UNARY_BUGS]), "dtype")
+    name = data.draw(st.sampled_from(DTYPES), "dtype")
     shape = data.draw(SHAPES, "shape")
     elems = math_elements(name, *u.dom) if is_float(name) else elements(name)
     x = data.draw(operands(shape, name, elems=elems), "x")
@@ -643,14 +634,7 @@ def test_unary_matches_numpy(op, data):
                  slack=conditioning_slack(op, x.n, name))
 
 
-def _unary_table_params():
-    for op in UNARY_CASES:
-        for name in DTYPES:
-            reason = UNARY_BUGS.get((op, name))
-            yield pytest.param(op, name, marks=bug(reason) if reason else (), id=f"{op}-{name}")
-
-
-@pytest.mark.parametrize("op, name", list(_unary_table_params()))
+@pytest.mark.parametrize("op, name", UNARY_TABLE)
 def test_unary_dtype_rule(op, name):
     """Each unary op and dtype raises, or returns the dtype, that PyTorch's rule for the op
     gives (checked against torch itself by test_unary_matches_torch)."""
@@ -664,7 +648,7 @@ def test_unary_dtype_rule(op, name):
         assert dname(u.call(tl, x.t)) == res
 
 
-@pytest.mark.parametrize("op, name", list(_unary_table_params()))
+@pytest.mark.parametrize("op, name", UNARY_TABLE)
 def test_unary_matches_torch(torch, op, name):
     """Each unary op and dtype on special values (NaN, infinities, signed zeros, integer
     extremes) against torch: error class, result dtype and values (bit-exact where the op is
@@ -1518,12 +1502,20 @@ def test_clamp_nan_min_with_max():
     assert np.isnan(to_numpy(got)).all(), got
 
 
-@bug("clamp of a bool tensor with a bool tensor bound raises \"clamp_cpu\" not implemented; "
-     "torch returns a bool tensor (maximum/minimum)")
-def test_clamp_bool_with_bool_tensor_bound():
-    """clamp(bool, min=bool tensor) is defined in torch (it is a maximum)."""
+def test_clamp_bool_with_bool_tensor_bound(torch):
+    """clamp(bool, min/max bool tensors) is defined in torch (a maximum, then a minimum)."""
     got = tl.clamp(tl.tensor([True, False]), min=tl.tensor([True, True]))
     assert got.dtype == tl.bool and got.tolist() == [True, True]
+    x, lo, hi = [True, False, True, False], [False, False, True, True], [True, False, False, True]
+    for kw in ({"min": lo}, {"max": hi}):
+        check_torch(tl.clamp(tl.tensor(x), **{k: tl.tensor(v) for k, v in kw.items()}),
+                    torch.clamp(torch.tensor(x), **{k: torch.tensor(v) for k, v in kw.items()}))
+    check_torch(tl.clamp_min(tl.tensor(x), tl.tensor(lo)),
+                torch.clamp_min(torch.tensor(x), torch.tensor(lo)))
+    # both bounds at once: not implemented for bool, in torch too
+    f = lambda L: L.clamp(L.tensor(x), L.tensor(lo), L.tensor(hi))
+    e1, e2 = run(f, tl)[1], run(f, torch)[1]
+    assert type(e1) is type(e2) is NotImplementedError and str(e1) == str(e2), (e1, e2)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1983,7 +1975,7 @@ def test_unary_forms_agree(op, data):
     the in-place form returns x, bumps its version once and raises when the result dtype
     cannot be cast to x's."""
     u = UNARY[op]
-    names = [n for n in DTYPES if (op, n) not in UNARY_BUGS and u.result(n) is not None]
+    names = [n for n in DTYPES if u.result(n) is not None]
     name = data.draw(st.sampled_from(names), "dtype")
     x = data.draw(operands(data.draw(SHAPES, "shape"), name, allow_expand=False,
                            elems=math_elements(name, *u.dom)), "x")

@@ -524,10 +524,16 @@ cdef TensorBase _clamp(TensorBase a, object lo, object hi, object out, bint inpl
         # tensor bounds: a 3-input loop; a missing bound is +-inf (or the integer extreme)
         ops = (a, lo, hi)
         _result_code(OP_CLAMP, tuple([v for v in ops if v is not None]), &loop_code, &out_code)
+        if out_code == DT_BOOL and lo is not None and hi is not None:
+            # (PyTorch clamps bool tensors only one side at a time: clamp_min / clamp_max)
+            raise NotImplementedError('"clamp_cpu" not implemented for \'Bool\'')
+        # (False/True for bool: an int bound would promote the result to int64)
         if lo is None:
-            lo = -INFINITY if dtype_of(out_code).is_floating_point else _INT_EXTREME[out_code][0]
+            lo = -INFINITY if dtype_of(out_code).is_floating_point else \
+                (False if out_code == DT_BOOL else _INT_EXTREME[out_code][0])
         if hi is None:
-            hi = INFINITY if dtype_of(out_code).is_floating_point else _INT_EXTREME[out_code][1]
+            hi = INFINITY if dtype_of(out_code).is_floating_point else \
+                (True if out_code == DT_BOOL else _INT_EXTREME[out_code][1])
         return _ew(OP_CLAMP, (a, lo, hi), out, inplace)
     args = tuple([v for v in (a, lo, hi) if v is not None])
     _result_code(OP_CLAMP_SCALAR, args, &loop_code, &out_code)
@@ -672,3 +678,27 @@ cdef TensorBase _float_only(EwOp op, TensorBase a, object out, bint inplace, tup
     if not a._dtype.is_floating_point:
         raise NotImplementedError(f'"{op.name}_cpu" not implemented for \'{_torch_type_name(a._dtype.code)}\'')
     return _unary_params(op, a, out, inplace, params)
+
+
+cdef TensorBase _hardtanh(TensorBase a, double min_val, double max_val, bint inplace):
+    """hardtanh: floats through the kernel; integers clamp to the limits converted to the
+    tensor's dtype (toward zero, as PyTorch: [-1.5, 1.7] clamps int64 to [-1, 1])."""
+    cdef int code = a._dtype.code
+    if a._dtype.is_floating_point:
+        return _unary_params(OP_HARDTANH, a, None, inplace, (min_val, max_val))
+    if code == DT_BOOL:
+        raise RuntimeError("Bool inputs not supported for hardtanh")
+    if code == DT_UINT8 and (min_val < 0 or max_val < 0):
+        raise RuntimeError("cannot do hardtanh on an unsigned type with negative limits")
+    lo = int(_checked_scalar(min_val, code))
+    hi = int(_checked_scalar(max_val, code))
+    return _clamp(a, lo, hi, None, inplace)
+
+
+cdef TensorBase _square(TensorBase a, object out, bint inplace):
+    """x * x; a bool tensor squares as int64 (PyTorch's square is pow(x, 2))."""
+    if a._dtype.code == DT_BOOL:
+        if inplace:
+            raise RuntimeError("result type Long can't be cast to the desired output type Bool")
+        a = _to_dtype(a, dtype_of(DT_INT64), False)
+    return _ew(OP_SQUARE, (a,), out, inplace)
