@@ -17,8 +17,7 @@ The op tables are read from the declarations (tensorlib/ops/decl/elementwise.py)
 declared op is looked up by name in UNARY, BINARY or OWN_TESTS here, and a declared op
 without a reference fails test_every_declared_elementwise_op_has_a_reference.
 
-Library bugs found here are strict xfails whose reason starts with "BUG:"; the property
-tests skip the inputs those bugs affect so that the rest stays checked.
+A library bug found here is fixed, not marked: the suite has no xfails.
 """
 import math
 import operator as _o
@@ -1009,16 +1008,7 @@ def representable(s, name):
 
 
 def scalar_skip(op, tn, s, reflected):
-    """Inputs that hit a known bug (each has its own xfail test), or that make torch itself
-    misbehave, left out of the scalar sweeps."""
-    p = result_dtype((tn, 1), s)
-    if op == "sub" and isinstance(s, bool):
-        return True                  # test_sub_with_python_bool_raises
-    if tn in REDUCED and op not in ("mul", "div") and not representable(s, tn):
-        return True                  # test_reduced_float_rounds_python_scalar_first
-    if op == "pow" and not is_float(p) and not isinstance(s, float) and not reflected and \
-            not representable(s, tn):
-        return True                  # test_out_of_range_scalar_raises_like_torch
+    """Inputs that make torch itself misbehave, left out of the scalar sweeps."""
     if op == "pow" and tn == "bool" and isinstance(s, bool):
         return True                  # torch special-cases x ** True (returns x)
     return False
@@ -1055,8 +1045,11 @@ def test_scalar_operand_matches_numpy(op, data):
     p = result_dtype((tn, 1), s)
     sname = "bool" if isinstance(s, bool) else "int64" if isinstance(s, int) else "float64"
     res = bo.result(tn, sname, p)
-    if bo.rule == "sub" and tn == "bool":
-        res = None
+    if bo.rule == "sub" and (tn == "bool" or isinstance(s, bool)):
+        res = None                   # (a Python bool counts as a bool operand)
+    if op == "pow" and not is_float(p) and not isinstance(s, float) and not reflected and \
+            not representable(s, tn):
+        res = None                   # an exponent out of the dtype's range (torch's overflow)
     elem = elements(tn)
     if reflected and not is_float(p):
         if bo.domain == "divisor":
@@ -2375,7 +2368,7 @@ def test_large_strided_inputs_and_outputs(op):
 
 
 # ---------------------------------------------------------------------------------------------
-# library bugs (strict xfails; the property tests above skip these inputs)
+# PyTorch's edges: type promotion, scalar ranges, bad operands (each once a bug here)
 
 _CRASH = """
 import tensorlib as tl
@@ -2462,6 +2455,8 @@ def test_other_dtypes_are_not_rounded_to_a_reduced_result_first(expr, want, torc
     ("tl.floor_divide(tl.tensor([1000.0, 3000.0], dtype=tl.bfloat16), 1.001)", [1000.0, 3008.0]),
     ("tl.tensor([300.0], dtype=tl.bfloat16) ** 1.001", [300.0]),
     ("(tl.tensor([1.0], dtype=tl.bfloat16) > 1.001).float()", [0.0]),
+    ("70000 // tl.tensor([7.0], dtype=tl.float16)", [NAN]),
+    ("tl.div(70000, tl.tensor([7.0], dtype=tl.float16), rounding_mode='trunc')", [INF]),
 ])
 def test_reduced_float_rounds_python_scalar_first(expr, want, torch):
     """The weak Python scalar takes the tensor's float16/bfloat16 dtype before the op (alpha
@@ -2514,10 +2509,14 @@ def test_reduced_float_mixed_operands_match_torch(data):
 
 
 def test_reduced_float_mul_div_keep_python_scalar_in_float32(torch):
-    """(What torch does for mul/div, and tensorlib too: the scalar is not rounded.)"""
+    """(What torch does for mul and the divisions, rounding modes and floor_divide included,
+    with the number as the second operand, and tensorlib too: the scalar is not rounded.)"""
     for f in (lambda L: L.tensor([0.5, 3.0], dtype=L.float16) * 70000,
               lambda L: L.tensor([0.5, 3.0], dtype=L.float16) / 70000,
-              lambda L: L.tensor([0.5, 3.0], dtype=L.bfloat16) * 1.001):
+              lambda L: L.tensor([0.5, 3.0], dtype=L.bfloat16) * 1.001,
+              lambda L: L.div(L.tensor([1000.0, 2000.0], dtype=L.float16), 1.0001,
+                              rounding_mode="trunc"),
+              lambda L: L.tensor([1000.0, -2000.0], dtype=L.float16) // 1.0001):
         check_torch(f(tl), f(torch))
 
 

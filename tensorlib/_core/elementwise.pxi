@@ -182,7 +182,8 @@ cdef tuple _reduced_operands(EwOp op, tuple inputs, int code, bint inplace):
     """The operands of an op whose promoted dtype is float16/bfloat16, each converted to that
     dtype first (the loop computes in float32, which alone would keep int 257 or a float32
     operand's extra bits): tensors of another dtype are converted, Python numbers rounded.
-    As PyTorch, mul and div keep a Python number unrounded (``half * 70000`` is not inf).
+    As PyTorch, mul and the divisions (rounding modes and floor_divide too) keep a Python
+    number that is their second operand unrounded (``half * 70000`` is not inf).
     The destination of an in-place op is left as it is (it is written, and the cast check
     must see its own dtype)."""
     cdef list res = None
@@ -195,7 +196,8 @@ cdef tuple _reduced_operands(EwOp op, tuple inputs, int code, bint inplace):
             if (<TensorBase>x)._dtype.code == code:
                 continue
             x = _to_dtype(<TensorBase>x, dt, False)
-        elif op is OP_MUL or op is OP_DIV or isinstance(x, bool):
+        elif isinstance(x, bool) or (k == 1 and (op is OP_MUL or op is OP_DIV or
+                                                 op is OP_DIV_TRUNC or op is OP_DIV_FLOOR)):
             continue
         else:
             x = _round_scalar(x, code)
