@@ -220,9 +220,16 @@ cdef object _checked_scalar(object v, int code):
     must fit the tensor's dtype: out of range raises PyTorch's overflow error instead of
     wrapping. As PyTorch, an integer may be negative for uint8 (-1 reads as 255)."""
     cdef bint bad = False
+    cdef double d
     if code == DT_BOOL or code == DT_FLOAT64 or isinstance(v, bool):
         return v
-    if code == DT_FLOAT32 or code == DT_FLOAT16 or code == DT_BFLOAT16:
+    if code == DT_FLOAT32 and type(v) is float:
+        # (the common case, in C: a finite value beyond float32's largest overflows)
+        d = v
+        if d == d and d != INFINITY and d != -INFINITY and (d > 3.4028234663852886e38 or
+                                                            d < -3.4028234663852886e38):
+            bad = True
+    elif code == DT_FLOAT32 or code == DT_FLOAT16 or code == DT_BFLOAT16:
         bad = (v == v and v not in (INFINITY, -INFINITY) and abs(v) > _FLOAT_MAX[code])
     else:
         lo, hi = _INT_EXTREME[code]
