@@ -82,6 +82,19 @@ class Tensor(TensorBase):
     # Tensor), as PyTorch arranges with the same attribute
     __array_priority__ = 1000
 
+    def __array_wrap__(self, array, context=None, return_scalar=False):
+        """The result of a NumPy ufunc that had a tensor operand, as a tensor: what
+        ``t + ndarray`` and ``numpy.sin(t)`` return (NumPy computes them, with NumPy's type
+        promotion, as in PyTorch). As PyTorch, a bool result comes back as uint8.
+
+        >>> (tensorlib.ones(2) + numpy.ones(2)).dtype
+        tensorlib.float64
+        """
+        if array.dtype == bool:
+            array = array.astype("uint8")
+        import tensorlib
+        return tensorlib.tensor(array)        # (a copy: tensor memory is tensorlib's)
+
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Compute the gradient of this tensor with respect to the graph's leaves and
         accumulate it into their ``.grad``; saved activations are freed as backward goes,

@@ -17,8 +17,7 @@ The op tables are read from the declarations (tensorlib/ops/decl/elementwise.py)
 declared op is looked up by name in UNARY, BINARY or OWN_TESTS here, and a declared op
 without a reference fails test_every_declared_elementwise_op_has_a_reference.
 
-Library bugs found here are strict xfails whose reason starts with "BUG:"; the property
-tests skip the inputs those bugs affect so that the rest stays checked.
+A library bug found here is fixed, not marked: the suite has no xfails.
 """
 import math
 import operator as _o
@@ -52,11 +51,6 @@ FLOAT_BITS = {"float16": (10, -14), "bfloat16": (7, -126), "float32": (23, -126)
               "float64": (52, -1022)}
 FMAX = {"float16": 65504.0, "bfloat16": 3.3895313892515355e38, "float32": 3.4028234663852886e38,
         "float64": sys.float_info.max}
-
-
-def bug(reason):
-    """A strict xfail for a library bug (the test must fail until the bug is fixed)."""
-    return pytest.mark.xfail(strict=True, reason="BUG: " + reason)
 
 
 def nnf(lib):
@@ -594,14 +588,6 @@ def conditioning_slack(op, values, name):
     return np.nan_to_num(np.maximum(*d), nan=0.0, posinf=0.0)
 
 
-UNARY_BUGS = {
-    ("square", "bool"): "square of a bool tensor stays bool; torch returns int64 (pow(x, 2))",
-    **{(op, n): "hardtanh raises '\"hardtanh_cpu\" not implemented' for integer tensors; torch "
-                "clamps them"
-       for op in HARDTANH_LIMITS for n in ("int8", "int16", "int32", "int64")},
-    ("hardtanh_0_2", "uint8"): "hardtanh raises '\"hardtanh_cpu\" not implemented' for integer "
-                               "tensors; torch clamps them",
-}
 
 
 def declared_first(declared, table):
@@ -621,13 +607,17 @@ def unary_input_values(op, name):
     return table_values(name)
 
 
+# every unary op with every dtype
+UNARY_TABLE = [pytest.param(op, name, id=f"{op}-{name}") for op in UNARY_CASES for name in DTYPES]
+
+
 @pytest.mark.parametrize("op", UNARY_CASES)
 @given(data=st.data())
 def test_unary_matches_numpy(op, data):
     """Every unary op on random shapes, layouts and dtypes: result dtype, errors and values
     against the NumPy reference (exact, or within the op's ulps)."""
     u = UNARY[op]
-    name = data.draw(st.sampled_from([n for n in DTYPES if (op, n) not in UNARY_BUGS]), "dtype")
+    name = data.draw(st.sampled_from(DTYPES), "dtype")
     shape = data.draw(SHAPES, "shape")
     elems = math_elements(name, *u.dom) if is_float(name) else elements(name)
     x = data.draw(operands(shape, name, elems=elems), "x")
@@ -643,14 +633,7 @@ def test_unary_matches_numpy(op, data):
                  slack=conditioning_slack(op, x.n, name))
 
 
-def _unary_table_params():
-    for op in UNARY_CASES:
-        for name in DTYPES:
-            reason = UNARY_BUGS.get((op, name))
-            yield pytest.param(op, name, marks=bug(reason) if reason else (), id=f"{op}-{name}")
-
-
-@pytest.mark.parametrize("op, name", list(_unary_table_params()))
+@pytest.mark.parametrize("op, name", UNARY_TABLE)
 def test_unary_dtype_rule(op, name):
     """Each unary op and dtype raises, or returns the dtype, that PyTorch's rule for the op
     gives (checked against torch itself by test_unary_matches_torch)."""
@@ -664,7 +647,7 @@ def test_unary_dtype_rule(op, name):
         assert dname(u.call(tl, x.t)) == res
 
 
-@pytest.mark.parametrize("op, name", list(_unary_table_params()))
+@pytest.mark.parametrize("op, name", UNARY_TABLE)
 def test_unary_matches_torch(torch, op, name):
     """Each unary op and dtype on special values (NaN, infinities, signed zeros, integer
     extremes) against torch: error class, result dtype and values (bit-exact where the op is
@@ -1028,16 +1011,7 @@ def representable(s, name):
 
 
 def scalar_skip(op, tn, s, reflected):
-    """Inputs that hit a known bug (each has its own xfail test), or that make torch itself
-    misbehave, left out of the scalar sweeps."""
-    p = result_dtype((tn, 1), s)
-    if op == "sub" and isinstance(s, bool):
-        return True                  # test_sub_with_python_bool_raises
-    if tn in REDUCED and op not in ("mul", "div") and not representable(s, tn):
-        return True                  # test_reduced_float_rounds_python_scalar_first
-    if op == "pow" and not is_float(p) and not isinstance(s, float) and not reflected and \
-            not representable(s, tn):
-        return True                  # test_out_of_range_scalar_raises_like_torch
+    """Inputs that make torch itself misbehave, left out of the scalar sweeps."""
     if op == "pow" and tn == "bool" and isinstance(s, bool):
         return True                  # torch special-cases x ** True (returns x)
     return False
@@ -1074,8 +1048,11 @@ def test_scalar_operand_matches_numpy(op, data):
     p = result_dtype((tn, 1), s)
     sname = "bool" if isinstance(s, bool) else "int64" if isinstance(s, int) else "float64"
     res = bo.result(tn, sname, p)
-    if bo.rule == "sub" and tn == "bool":
-        res = None
+    if bo.rule == "sub" and (tn == "bool" or isinstance(s, bool)):
+        res = None                   # (a Python bool counts as a bool operand)
+    if op == "pow" and not is_float(p) and not isinstance(s, float) and not reflected and \
+            not representable(s, tn):
+        res = None                   # an exponent out of the dtype's range (torch's overflow)
     elem = elements(tn)
     if reflected and not is_float(p):
         if bo.domain == "divisor":
@@ -1521,12 +1498,20 @@ def test_clamp_nan_min_with_max():
     assert np.isnan(to_numpy(got)).all(), got
 
 
-@bug("clamp of a bool tensor with a bool tensor bound raises \"clamp_cpu\" not implemented; "
-     "torch returns a bool tensor (maximum/minimum)")
-def test_clamp_bool_with_bool_tensor_bound():
-    """clamp(bool, min=bool tensor) is defined in torch (it is a maximum)."""
+def test_clamp_bool_with_bool_tensor_bound(torch):
+    """clamp(bool, min/max bool tensors) is defined in torch (a maximum, then a minimum)."""
     got = tl.clamp(tl.tensor([True, False]), min=tl.tensor([True, True]))
     assert got.dtype == tl.bool and got.tolist() == [True, True]
+    x, lo, hi = [True, False, True, False], [False, False, True, True], [True, False, False, True]
+    for kw in ({"min": lo}, {"max": hi}):
+        check_torch(tl.clamp(tl.tensor(x), **{k: tl.tensor(v) for k, v in kw.items()}),
+                    torch.clamp(torch.tensor(x), **{k: torch.tensor(v) for k, v in kw.items()}))
+    check_torch(tl.clamp_min(tl.tensor(x), tl.tensor(lo)),
+                torch.clamp_min(torch.tensor(x), torch.tensor(lo)))
+    # both bounds at once: not implemented for bool, in torch too
+    f = lambda L: L.clamp(L.tensor(x), L.tensor(lo), L.tensor(hi))
+    e1, e2 = run(f, tl)[1], run(f, torch)[1]
+    assert type(e1) is type(e2) is NotImplementedError and str(e1) == str(e2), (e1, e2)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1654,20 +1639,32 @@ def test_lerp_matches_torch(torch):
         tl.lerp(tl.tensor([1, 2]), tl.tensor([3, 4]), 0.5)
 
 
-@pytest.mark.parametrize("case", ["end float64", "weight float64", "end scalar"])
-@bug("lerp accepts an end/weight of another dtype (or a Python number as end) and converts "
-     "it; torch raises (RuntimeError \"expected dtype float for `end` but got dtype double\" / "
-     "TypeError)")
-def test_lerp_rejects_mismatched_operands(case):
-    """lerp's end and weight tensors must have start's dtype, and end must be a tensor."""
-    s = tl.tensor([1.0, 2.0])
-    with pytest.raises((RuntimeError, TypeError)):
-        if case == "end float64":
-            tl.lerp(s, tl.tensor([3.0, 4.0], dtype=tl.float64), 0.5)
-        elif case == "weight float64":
-            tl.lerp(s, tl.tensor([3.0, 4.0]), tl.tensor([0.5, 0.5], dtype=tl.float64))
-        else:
-            tl.lerp(s, 3.0, 0.5)
+LERP_MISMATCHED = {
+    "end float64": lambda L: L.lerp(L.tensor([1.0, 2.0]), L.tensor([3.0, 4.0], dtype=L.float64),
+                                    0.5),
+    "end 0-d float64": lambda L: L.lerp(L.tensor([1.0, 2.0]), L.tensor(3.0, dtype=L.float64), 0.5),
+    "end half": lambda L: L.lerp(L.tensor([1.0, 2.0], dtype=L.float64),
+                                 L.tensor([3.0, 4.0], dtype=L.float16), 0.5),
+    "weight float64": lambda L: L.lerp(L.tensor([1.0, 2.0]), L.tensor([3.0, 4.0]),
+                                       L.tensor([0.5, 0.5], dtype=L.float64)),
+    "end scalar": lambda L: L.lerp(L.tensor([1.0, 2.0]), 3.0, 0.5),
+}
+
+
+@pytest.mark.parametrize("case", list(LERP_MISMATCHED))
+def test_lerp_rejects_mismatched_operands(case, torch):
+    """lerp's end and weight tensors must have start's dtype, and end must be a tensor: the
+    exception class and message are torch's."""
+    f = LERP_MISMATCHED[case]
+    e1, e2 = run(f, tl)[1], run(f, torch)[1]
+    assert type(e1) is type(e2) and e2 is not None, (e1, e2)
+    assert str(e1) == str(e2), (e1, e2)
+
+
+def test_lerp_accepts_a_0d_weight_of_another_dtype(torch):
+    """(A 0-d weight tensor is read as a number, whatever its dtype, in torch too.)"""
+    f = lambda L: L.lerp(L.tensor([1.0, 2.0]), L.tensor([3.0, 5.0]), L.tensor(0.5, dtype=L.float64))
+    check_torch(f(tl), f(torch))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1899,13 +1896,16 @@ def test_isclose_matches_torch(torch):
         torch.isclose(torch.tensor([1.0]), torch.tensor([1.0], dtype=torch.float64))
 
 
-@pytest.mark.parametrize("kw", [{"rtol": -1.0}, {"atol": -1.0}], ids=str)
-@bug("isclose/allclose accept a negative rtol or atol; torch raises \"rtol must be greater than "
-     "or equal to zero, but got -1\"")
-def test_isclose_rejects_negative_tolerances(kw):
-    """Negative tolerances are an error."""
-    with pytest.raises(RuntimeError, match="must be greater than or equal to zero"):
-        tl.isclose(tl.tensor([1.0]), tl.tensor([1.0]), **kw)
+@pytest.mark.parametrize("kw", [{"rtol": -1.0}, {"atol": -1.0}, {"atol": -1.5e-8},
+                                {"rtol": -0.25, "atol": -1.0}], ids=str)
+@pytest.mark.parametrize("fn", ["isclose", "allclose"])
+def test_isclose_rejects_negative_tolerances(kw, fn, torch):
+    """Negative tolerances are an error, with torch's message."""
+    with pytest.raises(RuntimeError, match="must be greater than or equal to zero") as e:
+        getattr(tl, fn)(tl.tensor([1.0]), tl.tensor([1.0]), **kw)
+    with pytest.raises(RuntimeError) as t:
+        getattr(torch, fn)(torch.tensor([1.0]), torch.tensor([1.0]), **kw)
+    assert str(e.value) == str(t.value)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1971,7 +1971,7 @@ def test_unary_forms_agree(op, data):
     the in-place form returns x, bumps its version once and raises when the result dtype
     cannot be cast to x's."""
     u = UNARY[op]
-    names = [n for n in DTYPES if (op, n) not in UNARY_BUGS and u.result(n) is not None]
+    names = [n for n in DTYPES if u.result(n) is not None]
     name = data.draw(st.sampled_from(names), "dtype")
     x = data.draw(operands(data.draw(SHAPES, "shape"), name, allow_expand=False,
                            elems=math_elements(name, *u.dom)), "x")
@@ -2101,14 +2101,16 @@ def test_out_of_wrong_dtype_raises_like_torch(torch, op):
             assert "can't be cast to the desired output type" in str(ours[1])
 
 
-@bug("out= of a dtype the result cannot be cast to raises \"add(): result type float32 can't be "
-     "cast to the desired output type int64\"; torch (and tensorlib's in-place ops and linalg "
-     "out=) say \"result type Float can't be cast to the desired output type Long\"")
-def test_out_dtype_error_message_matches_torch():
+def test_out_dtype_error_message_matches_torch(torch):
     """The out= dtype error uses PyTorch's wording and type names."""
     with pytest.raises(RuntimeError) as e:
         tl.add(tl.tensor([1.0, 2.0]), 1, out=tl.empty(2, dtype=tl.int64))
     assert str(e.value) == "result type Float can't be cast to the desired output type Long"
+    for f in (lambda L: L.exp(L.tensor([1.0], dtype=L.float64), out=L.empty(1, dtype=L.int64)),
+              lambda L: L.mul(L.tensor([1, 2]), 2, out=L.empty(2, dtype=L.bool)),
+              lambda L: L.add(L.tensor([1.5]), 1, out=L.empty(1, dtype=L.bool))):
+        e1, e2 = run(f, tl)[1], run(f, torch)[1]
+        assert type(e1) is type(e2) is RuntimeError and str(e1) == str(e2), (e1, e2)
 
 
 def test_out_resize_matches_torch(torch):
@@ -2192,9 +2194,9 @@ TYPE_ERRORS = {
     "equal number": lambda L, x: L.equal(x, 1.0), "isclose number": lambda L, x: L.isclose(x, 1.0),
     "alpha str": lambda L, x: L.add(x, 1, alpha="a"), "gelu tensor approximate": lambda L, x: nnf(L).gelu(x, approximate=1),
     "pow str": lambda L, x: L.pow(x, "2"),
-    "logical_and number": pytest.param(lambda L, x: L.logical_and(x, 1), marks=bug(
-        "logical_and/or/xor accept a Python number as other; torch raises TypeError (Tensor "
-        "only)")),
+    "logical_and number": lambda L, x: L.logical_and(x, 1),
+    "logical_or number": lambda L, x: L.logical_or(x, 1.5),
+    "logical_xor bool": lambda L, x: x.logical_xor(True),
 }
 
 
@@ -2369,7 +2371,7 @@ def test_large_strided_inputs_and_outputs(op):
 
 
 # ---------------------------------------------------------------------------------------------
-# library bugs (strict xfails; the property tests above skip these inputs)
+# PyTorch's edges: type promotion, scalar ranges, bad operands (each once a bug here)
 
 _CRASH = """
 import tensorlib as tl
@@ -2427,12 +2429,15 @@ def test_pow_negative_integer_scalar_exponent_raises():
     ("tl.floor_divide(tl.tensor(65536.0, dtype=tl.bfloat16), tl.tensor([1.0], dtype=tl.float16))", [NAN]),
     ("tl.equal(tl.tensor([2049], dtype=tl.int16), tl.tensor([2048.0], dtype=tl.float16))", True),
 ])
-@bug("an operand of another dtype is converted to the float32 compute type instead of to the "
-     "float16/bfloat16 result dtype: int 257 * bf16 3 gives 772 (torch: 257 -> 256, 768), int "
-     "70000 * half 0.5 gives 35000 (torch: inf), 257 == bf16 256 is False (torch: True)")
-def test_other_dtypes_are_not_rounded_to_a_reduced_result_first(expr, want):
-    """Type promotion converts every operand to the result dtype before computing."""
+def test_other_dtypes_are_not_rounded_to_a_reduced_result_first(expr, want, torch):
+    """Type promotion converts every operand to the result dtype before computing (int 257 *
+    bf16 3 is 256 * 3, int 70000 * half 0.5 is inf * 0.5), as in torch."""
+    theirs = eval(expr.replace("tl.", "torch."))
     got = eval(expr)
+    if isinstance(got, tl.Tensor):
+        check_torch(got, theirs, what=expr)
+    else:
+        assert got is theirs
     if isinstance(got, tl.Tensor):
         got = [v if v == v else NAN for v in to_numpy(got).tolist()]
         assert all(g == w or g != g and w != w for g, w in zip(got, want)), got
@@ -2447,42 +2452,98 @@ def test_other_dtypes_are_not_rounded_to_a_reduced_result_first(expr, want):
     ("tl.tensor([1.0, 1.0], dtype=tl.bfloat16).add(1.0, alpha=257)", [256.0, 256.0]),
     ("(tl.tensor([INF], dtype=tl.float16) == 70000).float()", [1.0]),
     ("tl.remainder(70000, tl.tensor([3.0], dtype=tl.float16))", [NAN]),
+    ("tl.tensor([1.0, 3.0], dtype=tl.bfloat16).sub(1.0, alpha=257)", [-255.0, -253.0]),
+    ("tl.div(tl.tensor([1000.0, 3000.0], dtype=tl.bfloat16), 1.001, rounding_mode='floor')",
+     [1000.0, 3008.0]),
+    ("tl.floor_divide(tl.tensor([1000.0, 3000.0], dtype=tl.bfloat16), 1.001)", [1000.0, 3008.0]),
+    ("tl.tensor([300.0], dtype=tl.bfloat16) ** 1.001", [300.0]),
+    ("(tl.tensor([1.0], dtype=tl.bfloat16) > 1.001).float()", [0.0]),
+    ("70000 // tl.tensor([7.0], dtype=tl.float16)", [NAN]),
+    ("tl.div(70000, tl.tensor([7.0], dtype=tl.float16), rounding_mode='trunc')", [INF]),
 ])
-@bug("a Python number meeting a float16/bfloat16 tensor is kept in float32 for add/sub/"
-     "comparisons/remainder/alpha; torch rounds it to the tensor's dtype first (bf16 1 + 257 "
-     "is 256 in torch, 258 here); only mul/div keep it unrounded in both")
-def test_reduced_float_rounds_python_scalar_first(expr, want):
-    """The weak Python scalar takes the tensor's float16/bfloat16 dtype before the op."""
+def test_reduced_float_rounds_python_scalar_first(expr, want, torch):
+    """The weak Python scalar takes the tensor's float16/bfloat16 dtype before the op (alpha
+    too), as in torch."""
     got = [v if v == v else NAN for v in to_numpy(eval(expr)).tolist()]
     assert all(g == w or g != g and w != w for g, w in zip(got, want)), got
+    check_torch(eval(expr), eval(expr.replace("tl.", "torch.")), what=expr)
+
+
+@given(data=st.data())
+def test_reduced_float_mixed_operands_match_torch(data):
+    """Random float16/bfloat16 tensors meeting tensors of every dtype and Python numbers
+    through add/sub/mul/div/remainder/comparisons/pow: bit-exact with torch."""
+    torch = pytest.importorskip("torch")
+    red = data.draw(st.sampled_from(REDUCED), "reduced")
+    other = data.draw(st.sampled_from(DTYPES + ["number", "int"]), "other")
+    op = data.draw(st.sampled_from(["add", "sub", "mul", "div", "remainder", "eq", "lt", "pow",
+                                    "maximum", "atan2"]), "op")
+    vals = data.draw(st.lists(st.integers(-3000, 3000).map(lambda k: k / 8), min_size=1,
+                              max_size=5), "values")
+    a = plain(np.array(vals), red, torch)
+    if other in ("number", "int"):
+        if op in ("maximum", "atan2"):
+            return
+        b = data.draw(st.integers(-70000, 70000) if other == "int" else
+                      st.floats(-1e5, 1e5, allow_nan=False), "b")
+        bt = bp = b
+    else:
+        w = data.draw(st.lists(st.integers(-70000, 70000), min_size=len(vals),
+                               max_size=len(vals)), "other values")
+        w = np.array(w) / (1 if other in INT_DTYPES or other == "bool" else 7)
+        if other == "bool":
+            w = w > 0
+        elif other == "uint8":
+            w = np.abs(w) % 256
+        elif other in INT_DTYPES:
+            w = np.clip(w, np.iinfo(other).min, np.iinfo(other).max)
+        o = plain(w, other, torch)
+        bt, bp = o.t, o.p
+    if op == "sub" and (other == "bool" or isinstance(bt, bool)):
+        return
+    f = {"add": lambda x, y: x + y, "sub": lambda x, y: x - y, "mul": lambda x, y: x * y,
+         "div": lambda x, y: x / y, "eq": lambda x, y: x == y, "lt": lambda x, y: x < y,
+         "pow": lambda x, y: x ** y}.get(op)
+    ours = run(f or (lambda x, y: getattr(tl, op)(x, y)), a.t, bt)
+    theirs = run(f or (lambda x, y: getattr(torch, op)(x, y)), a.p, bp)
+    assert (ours[1] is None) == (theirs[1] is None), (ours, theirs)
+    if theirs[1] is None:
+        check_torch(ours[0], theirs[0], what=f"{red} {op} {other}")
 
 
 def test_reduced_float_mul_div_keep_python_scalar_in_float32(torch):
-    """(What torch does for mul/div, and tensorlib too: the scalar is not rounded.)"""
+    """(What torch does for mul and the divisions, rounding modes and floor_divide included,
+    with the number as the second operand, and tensorlib too: the scalar is not rounded.)"""
     for f in (lambda L: L.tensor([0.5, 3.0], dtype=L.float16) * 70000,
               lambda L: L.tensor([0.5, 3.0], dtype=L.float16) / 70000,
-              lambda L: L.tensor([0.5, 3.0], dtype=L.bfloat16) * 1.001):
+              lambda L: L.tensor([0.5, 3.0], dtype=L.bfloat16) * 1.001,
+              lambda L: L.div(L.tensor([1000.0, 2000.0], dtype=L.float16), 1.0001,
+                              rounding_mode="trunc"),
+              lambda L: L.tensor([1000.0, -2000.0], dtype=L.float16) // 1.0001):
         check_torch(f(tl), f(torch))
 
 
 @pytest.mark.parametrize("expr", ["tl.tensor([1, 2]) - True", "tl.tensor([1.0]) - False",
                                   "True - tl.tensor([1, 2])", "tl.sub(tl.tensor([3]), True)"])
-@bug("subtracting a Python bool from (or with) a tensor is accepted; torch raises "
-     "'Subtraction, the `-` operator, with a bool tensor is not supported.'")
-def test_sub_with_python_bool_raises(expr):
-    """A Python bool operand of sub/rsub raises like a bool tensor operand."""
-    with pytest.raises(RuntimeError, match="Subtraction, the `-` operator, with a bool tensor is not supported"):
+def test_sub_with_python_bool_raises(expr, torch):
+    """A Python bool operand of sub/rsub raises like a bool tensor operand (torch's message)."""
+    with pytest.raises(RuntimeError, match="Subtraction, the `-` operator, with a bool tensor "
+                                           "is not supported") as e:
         eval(expr)
+    with pytest.raises(RuntimeError) as t:
+        eval(expr.replace("tl.", "torch."))
+    assert str(e.value) == str(t.value)
 
 
-@bug("bool tensor - bool tensor says \"...with a bool tensor is not supported. If you are trying "
-     "to invert a mask...\"; torch: \"Subtraction, the `-` operator, with two bool tensors is not "
-     "supported. Use the `^` or `logical_xor()` operator instead.\"")
-def test_sub_of_two_bool_tensors_message():
-    """Two bool operands get torch's two-bool-tensors message."""
+def test_sub_of_two_bool_tensors_message(torch):
+    """Two bool operands (a Python bool counting as one) get torch's two-bool-tensors message."""
     with pytest.raises(RuntimeError, match="with two bool tensors is not supported. Use the `\\^` or "
                                            "`logical_xor\\(\\)` operator instead."):
         tl.tensor([True]) - tl.tensor([False])
+    for f in (lambda L: L.tensor([True]) - False, lambda L: True - L.tensor([False]),
+              lambda L: L.tensor([True]).sub(L.tensor(True), alpha=2)):
+        e1, e2 = run(f, tl)[1], run(f, torch)[1]
+        assert type(e1) is type(e2) is RuntimeError and str(e1) == str(e2), (e1, e2)
 
 
 def test_bool_operand_errors_match_torch(torch):
@@ -2517,13 +2578,39 @@ def test_relu_keeps_negative_zero():
 
 @pytest.mark.parametrize("expr", [
     "np.float32(2.0) * tl.ones(2)", "np.float64(1.5) + tl.ones(2)", "np.int64(5) // tl.ones(2, dtype=tl.int64)",
-    pytest.param("tl.ones(2) + np.ones(2)", marks=bug(
-        "with a NumPy array on the right NumPy's operator wins and the result is an ndarray; "
-        "torch converts the array and returns a Tensor")),
+    "tl.ones(2) + np.ones(2)",
 ])
 def test_numpy_operands_give_tensors(expr):
     """Mixing NumPy numbers into operator expressions keeps the result a tensor."""
     assert isinstance(eval(expr), tl.Tensor)
+
+
+@pytest.mark.filterwarnings("ignore:__array_wrap__:DeprecationWarning")  # (torch's)
+@pytest.mark.parametrize("expr", [
+    "x + np.ones(2)", "x - np.arange(2)", "x * np.ones((3, 1), dtype=np.int32)",
+    "x / np.full(2, 4.0, dtype=np.float32)", "x // np.full(2, 0.5)", "x % np.full(2, 0.75)",
+    "x ** np.full(2, 2, dtype=np.int8)", "x + np.array([True, False])", "np.sin(x)",
+    "(x > 0) & np.array([True, False])", "np.add(x, 1)",
+])
+def test_numpy_array_operands_match_torch(expr, torch):
+    """A Tensor operator or NumPy ufunc meeting an ndarray: NumPy computes it (NumPy's type
+    promotion: float32 - int64 array is float64) and the result comes back as a tensor, a bool
+    one as uint8, as in torch."""
+    vals = [1.5, -2.0]
+    ours = eval(expr, globals(), {"x": tl.tensor(vals)})
+    assert isinstance(ours, tl.Tensor)
+    check_torch(ours, eval(expr, globals(), {"x": torch.tensor(vals)}), what=expr)
+
+
+@pytest.mark.filterwarnings("ignore:__array_wrap__:DeprecationWarning")  # (torch's)
+def test_numpy_array_in_place_operator(torch):
+    """``x += ndarray`` is not in place (the operator falls back to NumPy's, whose result
+    rebinds x), as in torch."""
+    for lib in (tl, torch):
+        x = y = lib.tensor([1.0, 5.0])
+        x += np.array([1.0, 2.0])
+        assert x is not y and y.tolist() == [1.0, 5.0]
+        assert x.dtype == lib.float64 and x.tolist() == [2.0, 7.0]
 
 
 def test_numpy_scalar_on_the_right_is_a_python_number():
@@ -2541,21 +2628,68 @@ def test_numpy_scalar_on_the_right_is_a_python_number():
     "tl.tensor([1, 2]).masked_fill(tl.tensor([True, False]), float('inf'))",
     "tl.tensor([1, 2], dtype=tl.uint8).masked_fill(tl.tensor([True, False]), 300)",
 ])
-@bug("a Python number out of the tensor dtype's range is silently wrapped/saturated by pow, "
-     "clamp and masked_fill; torch raises 'value cannot be converted to type int8_t without "
-     "overflow'")
-def test_out_of_range_scalar_raises_like_torch(expr):
-    """Scalar arguments that do not fit the tensor's dtype raise RuntimeError."""
-    with pytest.raises(RuntimeError, match="cannot be converted to type .* without overflow"):
+def test_out_of_range_scalar_raises_like_torch(expr, torch):
+    """Scalar arguments that do not fit the tensor's dtype raise RuntimeError (torch's)."""
+    with pytest.raises(RuntimeError, match="cannot be converted to type .* without overflow") as e:
         eval(expr)
+    with pytest.raises(RuntimeError) as t:
+        eval(expr.replace("tl.", "torch."))
+    assert str(e.value) == str(t.value)
 
 
-@bug("masked_fill_ with a mask of more dims than self raises an expand() error; torch says "
-     "\"output with shape [3] doesn't match the broadcast shape [2, 3]\"")
-def test_masked_fill_inplace_broadcast_message():
+SCALAR_RANGE_EDGES = [
+    "tl.tensor([1, 2], dtype=tl.uint8).masked_fill(tl.tensor([True, False]), -255)",
+    "tl.tensor([1, 2], dtype=tl.uint8).masked_fill(tl.tensor([True, False]), -256)",
+    "tl.tensor([1, 2], dtype=tl.uint8).masked_fill(tl.tensor([True, False]), -0.5)",
+    "tl.tensor([1, 2], dtype=tl.uint8).masked_fill(tl.tensor([True, False]), 255.5)",
+    "tl.tensor([1, 2], dtype=tl.uint8).clamp(-1)",
+    "tl.tensor([1, 2], dtype=tl.int8).masked_fill(tl.tensor([True, False]), 127.9)",
+    "tl.tensor([1, 2], dtype=tl.int8).masked_fill(tl.tensor([True, False]), -128)",
+    "tl.tensor([1, 2]).masked_fill(tl.tensor([True, False]), float('nan'))",
+    "tl.tensor([1.0, 2.0], dtype=tl.float16).masked_fill(tl.tensor([True, False]), 65504.0)",
+    "tl.tensor([1.0, 2.0], dtype=tl.float16).masked_fill(tl.tensor([True, False]), 65504.5)",
+    "tl.tensor([1.0, 2.0], dtype=tl.float16).masked_fill(tl.tensor([True, False]), -INF)",
+    "tl.tensor([1.0, 2.0], dtype=tl.bfloat16).clamp(max=NAN)",
+    "tl.tensor([1.0, 2.0]).masked_fill(tl.tensor([True, False]), 3.5e38)",
+    "tl.tensor([True, False]).masked_fill(tl.tensor([True, False]), 1e300)",
+    "tl.tensor([1, 2], dtype=tl.int8) ** 127",
+    "tl.tensor([1, 2], dtype=tl.int8) ** 300.0",
+    "tl.tensor([1.0, 2.0]) ** 1e39",
+    "tl.tensor([1, 2], dtype=tl.int8).clamp(-200.5)",
+    "tl.tensor([1, 2], dtype=tl.int8).clamp_(max=300)",
+    "tl.tensor([1, 2], dtype=tl.int8).clamp_min(300)",
+    "tl.tensor([1, 2], dtype=tl.int8) + 300",
+    "tl.pow(300, tl.tensor([1, 2], dtype=tl.int8))",
+]
+
+
+@pytest.mark.parametrize("expr", SCALAR_RANGE_EDGES)
+def test_scalar_range_edges_match_torch(expr, torch):
+    """Where torch checks a scalar's range and where it does not (add wraps; a float32 pow
+    takes any exponent; uint8 takes -255..255 from an int, reading -1 as 255; bool takes
+    anything): the same result, or the same error."""
+    ours = run(lambda: eval(expr))
+    theirs = run(lambda: eval(expr.replace("tl.", "torch."), globals(), {"torch": torch}))
+    if theirs[1] is not None:
+        assert type(ours[1]) is type(theirs[1]) and str(ours[1]) == str(theirs[1]), (ours, theirs)
+    else:
+        assert ours[1] is None, ours[1]
+        check_torch(ours[0], theirs[0], what=expr)
+
+
+def test_masked_fill_inplace_broadcast_message(torch):
     """The in-place shape error names both shapes like every other in-place op."""
     with pytest.raises(RuntimeError, match=r"output with shape \[3\] doesn't match the broadcast shape \[2, 3\]"):
         tl.zeros(3).masked_fill_(tl.tensor([[True, False, True], [False, False, True]]), 1.0)
+    for f in (lambda L: L.zeros(3, 1).masked_fill_(L.tensor([[True, False]]), 1.0),
+              lambda L: L.zeros(3).masked_fill_(L.tensor([True, False]), 1.0),
+              lambda L: L.zeros(2, 3).masked_fill_(L.tensor([True, False, True]), 1.0)):
+        (r1, e1), (r2, e2) = run(f, tl), run(f, torch)
+        assert type(e1) is type(e2), (e1, e2)
+        if e2 is None:
+            check_torch(r1, r2)
+        elif "output with shape" in str(e2):
+            assert str(e1) == str(e2)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -359,8 +359,8 @@ cdef int _resize_out(TensorBase out, int ndim, const int64_t* shape) except -1:
 cdef TensorBase _check_out(object out, DType result, str op):
     cdef TensorBase o = _targ(out, op, "out", 0)
     if not can_cast_codes(result.code, o._dtype.code):
-        raise RuntimeError(f"{op}(): result type {result.name} can't be cast to the desired output "
-                           f"type {o._dtype.name}")
+        raise RuntimeError(f"result type {_TORCH_TYPE_NAME[result.code]} can't be cast to the "
+                           f"desired output type {_TORCH_TYPE_NAME[o._dtype.code]}")
     return o
 
 

@@ -117,9 +117,13 @@ cdef int _coalesce(tl_ew_iter* it) noexcept:
     return 0
 
 
-cdef int _result_code(EwOp op, tuple inputs, int* loop_code, int* out_code) except -1:
-    """Apply PyTorch's promotion to the inputs, then the op's rule."""
+cdef int _result_code(EwOp op, tuple inputs, int* loop_code, int* out_code,
+                      int* common=NULL) except -1:
+    """Apply PyTorch's promotion to the inputs, then the op's rule; ``common``: where to put
+    the promoted dtype the operands are converted to."""
     cdef int c = result_type_codes(inputs)
+    if common != NULL:
+        common[0] = c
     cdef int rule = op.rule
     if rule == RULE_FLOAT:
         if not dtype_of(c).is_floating_point:
@@ -134,6 +138,9 @@ cdef int _result_code(EwOp op, tuple inputs, int* loop_code, int* out_code) exce
     else:
         # sub refuses any bool operand, neg a bool input (PyTorch)
         if rule == RULE_NO_BOOL and (c == DT_BOOL or (op is OP_SUB and _any_bool(inputs))):
+            if op is OP_SUB and c == DT_BOOL:
+                raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
+                                   "supported. Use the `^` or `logical_xor()` operator instead.")
             if op is OP_SUB:
                 raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not "
                                    "supported. If you are trying to invert a mask, use the `~` or "
@@ -149,10 +156,95 @@ cdef int _result_code(EwOp op, tuple inputs, int* loop_code, int* out_code) exce
 
 
 cdef bint _any_bool(tuple inputs):
+    """Whether an operand is a bool tensor or a Python bool."""
     for x in inputs:
-        if isinstance(x, TensorBase) and (<TensorBase>x)._dtype.code == DT_BOOL:
+        if isinstance(x, bool) or (isinstance(x, TensorBase) and
+                                   (<TensorBase>x)._dtype.code == DT_BOOL):
             return True
     return False
+
+
+cdef inline bint _is_reduced(int code) noexcept:
+    return code == DT_FLOAT16 or code == DT_BFLOAT16
+
+
+cdef object _round_scalar(object v, int code):
+    """The Python number ``v`` rounded to the float dtype ``code``, as a Python float."""
+    cdef ScalarSlot slot
+    cdef double dv
+    cdef int64_t zero = 0
+    _scalar_into(float(v), code, slot.bytes)
+    copy_cast(0, NULL, <char*>&dv, &zero, DT_FLOAT64, slot.bytes, &zero, code)
+    return dv
+
+
+cdef tuple _reduced_operands(EwOp op, tuple inputs, int code, bint inplace):
+    """The operands of an op whose promoted dtype is float16/bfloat16, each converted to that
+    dtype first (the loop computes in float32, which alone would keep int 257 or a float32
+    operand's extra bits): tensors of another dtype are converted, Python numbers rounded.
+    As PyTorch, mul and the divisions (rounding modes and floor_divide too) keep a Python
+    number that is their second operand unrounded (``half * 70000`` is not inf).
+    The destination of an in-place op is left as it is (it is written, and the cast check
+    must see its own dtype)."""
+    cdef list res = None
+    cdef int k
+    cdef object x
+    cdef DType dt = dtype_of(code)
+    for k in range(1 if inplace else 0, len(inputs)):
+        x = inputs[k]
+        if isinstance(x, TensorBase):
+            if (<TensorBase>x)._dtype.code == code:
+                continue
+            x = _to_dtype(<TensorBase>x, dt, False)
+        elif isinstance(x, bool) or (k == 1 and (op is OP_MUL or op is OP_DIV or
+                                                 op is OP_DIV_TRUNC or op is OP_DIV_FLOOR)):
+            continue
+        else:
+            x = _round_scalar(x, code)
+        if res is None:
+            res = list(inputs)
+        res[k] = x
+    return inputs if res is None else tuple(res)
+
+
+# C++ names of the dtypes in PyTorch's scalar overflow message
+_C_TYPE_NAME = {DT_BOOL: "bool", DT_UINT8: "uint8_t", DT_INT8: "int8_t", DT_INT16: "int16_t",
+                DT_INT32: "int", DT_INT64: "int64_t", DT_FLOAT16: "c10::Half",
+                DT_BFLOAT16: "c10::BFloat16", DT_FLOAT32: "float", DT_FLOAT64: "double"}
+_FLOAT_MAX = {DT_FLOAT16: 65504.0, DT_BFLOAT16: 3.3895313892515355e38,
+              DT_FLOAT32: 3.4028234663852886e38}
+
+
+cdef object _checked_scalar(object v, int code):
+    """A Python number argument (pow's exponent, clamp's bounds, masked_fill's value) that
+    must fit the tensor's dtype: out of range raises PyTorch's overflow error instead of
+    wrapping. As PyTorch, an integer may be negative for uint8 (-1 reads as 255)."""
+    cdef bint bad = False
+    cdef double d
+    if code == DT_BOOL or code == DT_FLOAT64 or isinstance(v, bool):
+        return v
+    if code == DT_FLOAT32 and type(v) is float:
+        # (the common case, in C: a finite value beyond float32's largest overflows)
+        d = v
+        if d == d and d != INFINITY and d != -INFINITY and (d > 3.4028234663852886e38 or
+                                                            d < -3.4028234663852886e38):
+            bad = True
+    elif code == DT_FLOAT32 or code == DT_FLOAT16 or code == DT_BFLOAT16:
+        bad = (v == v and v not in (INFINITY, -INFINITY) and abs(v) > _FLOAT_MAX[code])
+    else:
+        lo, hi = _INT_EXTREME[code]
+        if isinstance(v, (float, np.floating)):
+            bad = not (lo <= v <= hi)       # (NaN too)
+        elif code == DT_UINT8:
+            bad = not (-hi <= v <= hi)
+            if not bad and v < 0:
+                v = v + 256
+        else:
+            bad = not (lo <= v <= hi)
+    if bad:
+        raise RuntimeError(f"value cannot be converted to type {_C_TYPE_NAME[code]} without "
+                           f"overflow")
+    return v
 
 
 cdef TensorBase _ew(EwOp op, tuple inputs, object out, bint inplace, const void* extra=NULL,
@@ -172,12 +264,15 @@ cdef TensorBase _ew(EwOp op, tuple inputs, object out, bint inplace, const void*
     cdef object x
     cdef Device dev = None
     cdef bint mixed = False
+    cdef int common
     # 1. dtypes
     if force_loop >= 0:
         loop_code = force_loop
         out_code = force_out
     else:
-        _result_code(op, inputs, &loop_code, &out_code)
+        _result_code(op, inputs, &loop_code, &out_code, &common)
+        if common == DT_FLOAT16 or common == DT_BFLOAT16:
+            inputs = _reduced_operands(op, inputs, common, inplace)
     # 2. broadcast shape and device of the tensor inputs
     for k in range(nin):
         x = inputs[k]
@@ -318,12 +413,12 @@ cdef TensorBase _binary(EwOp op, object a, object b, object out, bint inplace):
 cdef TensorBase _add(object a, object b, object alpha, object out, bint inplace, bint subtract=False):
     cdef EwOp op = OP_SUB if subtract else OP_ADD
     cdef ScalarSlot al
-    cdef int loop_code, out_code
+    cdef int loop_code, out_code, common
     a = _operand(a, op.name, "input")
     b = _operand(b, op.name, "other")
     if alpha is None or (type(alpha) is int and alpha == 1):
         return _ew(op, (a, b), out, inplace)
-    _result_code(op, (a, b), &loop_code, &out_code)
+    _result_code(op, (a, b), &loop_code, &out_code, &common)
     if not dtype_of(loop_code).is_floating_point and isinstance(alpha, float):
         raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
     if isinstance(alpha, bool) and loop_code != DT_BOOL:
@@ -334,6 +429,8 @@ cdef TensorBase _add(object a, object b, object alpha, object out, bint inplace,
         if not alpha:
             b = _ew(OP_MUL, (b, False), None, False) if isinstance(b, TensorBase) else False
         return _ew(op, (a, b), out, inplace)
+    if _is_reduced(common) and not isinstance(alpha, bool):
+        alpha = _round_scalar(alpha, common)       # (as the operands: see _reduced_operands)
     _scalar_into(alpha, loop_code, al.bytes)
     return _ew(op, (a, b), out, inplace, al.bytes)
 
@@ -377,6 +474,9 @@ cdef TensorBase _pow(object a, object b, object out, bint inplace):
     # tensor of negative exponents truncates toward zero (2 ** -1 == 0, (-1) ** -3 == -1)
     if not dtype_of(loop_code).is_floating_point and not isinstance(b, TensorBase) and b < 0:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
+    if isinstance(a, TensorBase) and not isinstance(b, TensorBase) and out_code != DT_FLOAT32:
+        # (a float32 pow reads its exponent as a double: 1e39 is fine there)
+        b = _checked_scalar(b, out_code)
     return _ew(OP_POW, (a, b), out, inplace)
 
 
@@ -433,13 +533,23 @@ cdef TensorBase _clamp(TensorBase a, object lo, object hi, object out, bint inpl
         # tensor bounds: a 3-input loop; a missing bound is +-inf (or the integer extreme)
         ops = (a, lo, hi)
         _result_code(OP_CLAMP, tuple([v for v in ops if v is not None]), &loop_code, &out_code)
+        if out_code == DT_BOOL and lo is not None and hi is not None:
+            # (PyTorch clamps bool tensors only one side at a time: clamp_min / clamp_max)
+            raise NotImplementedError('"clamp_cpu" not implemented for \'Bool\'')
+        # (False/True for bool: an int bound would promote the result to int64)
         if lo is None:
-            lo = -INFINITY if dtype_of(out_code).is_floating_point else _INT_EXTREME[out_code][0]
+            lo = -INFINITY if dtype_of(out_code).is_floating_point else \
+                (False if out_code == DT_BOOL else _INT_EXTREME[out_code][0])
         if hi is None:
-            hi = INFINITY if dtype_of(out_code).is_floating_point else _INT_EXTREME[out_code][1]
+            hi = INFINITY if dtype_of(out_code).is_floating_point else \
+                (True if out_code == DT_BOOL else _INT_EXTREME[out_code][1])
         return _ew(OP_CLAMP, (a, lo, hi), out, inplace)
     args = tuple([v for v in (a, lo, hi) if v is not None])
     _result_code(OP_CLAMP_SCALAR, args, &loop_code, &out_code)
+    if lo is not None:
+        lo = _checked_scalar(lo, out_code)
+    if hi is not None:
+        hi = _checked_scalar(hi, out_code)
     p.has_lo = lo is not None
     p.has_hi = hi is not None
     p.lo = float(lo) if lo is not None else 0
@@ -484,20 +594,46 @@ cdef TensorBase _masked_fill(TensorBase self, object mask, object value, bint in
             value = _item(<TensorBase>value)
     value = _operand(value, "masked_fill", "value")
     cdef int code = self._dtype.code
+    cdef int64_t bshape[MAX_DIMS]
+    cdef int nd
+    if not isinstance(value, TensorBase):
+        value = _checked_scalar(value, code)
     if inplace:
-        # the mask may broadcast to self, never self to the mask: then write where() into self
-        _expand(m, tuple(self.shape))
+        # the mask may broadcast to self, never self to the mask
+        nd = broadcast_shapes(self._ndim, self._shape, m._ndim, m._shape, bshape)
+        if nd != self._ndim or memcmp(bshape, self._shape, nd * sizeof(int64_t)) != 0:
+            raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the "
+                               f"broadcast shape {shape_str(nd, bshape)}")
         return _ew(OP_WHERE, (m, value, self), self, False, NULL, _loop_dtype_of(code), code)
     return _ew(OP_WHERE, (m, value, self), None, False, NULL, _loop_dtype_of(code), code)
 
 
 cdef TensorBase _lerp(TensorBase start, object end, object weight, object out, bint inplace):
-    end = _operand(end, "lerp", "end")
+    if not isinstance(end, TensorBase):
+        raise TypeError(
+            f"lerp() received an invalid combination of arguments - got (Tensor, "
+            f"{type(end).__name__}, {type(weight).__name__}), but expected one of:\n"
+            f" * (Tensor input, Tensor end, Tensor weight, *, Tensor out = None)\n"
+            f" * (Tensor input, Tensor end, Number weight, *, Tensor out = None)\n")
     weight = _operand(weight, "lerp", "weight")
+    # end, and a weight tensor of any dims, must have start's dtype (PyTorch)
+    if (<TensorBase>end)._dtype.code != start._dtype.code:
+        raise RuntimeError(f"expected dtype {_lerp_name(start)} for `end` but got dtype "
+                           f"{_lerp_name(<TensorBase>end)}")
+    if (isinstance(weight, TensorBase) and (<TensorBase>weight)._ndim > 0
+            and (<TensorBase>weight)._dtype.code != start._dtype.code):
+        raise RuntimeError(f"expected dtype {_lerp_name(start)} for `weight` but got dtype "
+                           f"{_lerp_name(<TensorBase>weight)}")
     if not start._dtype.is_floating_point:
         raise NotImplementedError(f'"lerp_kernel_scalar" not implemented for \'{_torch_type_name(start._dtype.code)}\'')
     cdef int code = start._dtype.code
     return _ew(OP_LERP, (start, end, weight), out, inplace, NULL, _loop_dtype_of(code), code)
+
+
+cdef str _lerp_name(TensorBase t):
+    """PyTorch's lower-case dtype name in lerp's messages (float, double, c10::Half ...)."""
+    return _C_TYPE_NAME[t._dtype.code] if t._dtype.code in (DT_FLOAT16, DT_BFLOAT16) \
+        else _torch_type_name(t._dtype.code).lower()
 
 
 cdef object _equal(TensorBase a, object other):
@@ -514,6 +650,10 @@ cdef TensorBase _isclose(TensorBase a, object other, double rtol, double atol, b
     cdef TensorBase b = _targ(other, "isclose", "other", 2)
     if a._dtype.code != b._dtype.code:
         raise RuntimeError(f"{_torch_type_name(a._dtype.code)} did not match {_torch_type_name(b._dtype.code)}")
+    if rtol < 0:
+        raise RuntimeError(f"rtol must be greater than or equal to zero, but got {rtol:g}")
+    if atol < 0:
+        raise RuntimeError(f"atol must be greater than or equal to zero, but got {atol:g}")
     cdef TensorBase close = _ew(OP_EQ, (a, b), None, False)
     if not a._dtype.is_floating_point:
         if rtol == 0 and atol == 0:
@@ -547,3 +687,27 @@ cdef TensorBase _float_only(EwOp op, TensorBase a, object out, bint inplace, tup
     if not a._dtype.is_floating_point:
         raise NotImplementedError(f'"{op.name}_cpu" not implemented for \'{_torch_type_name(a._dtype.code)}\'')
     return _unary_params(op, a, out, inplace, params)
+
+
+cdef TensorBase _hardtanh(TensorBase a, double min_val, double max_val, bint inplace):
+    """hardtanh: floats through the kernel; integers clamp to the limits converted to the
+    tensor's dtype (toward zero, as PyTorch: [-1.5, 1.7] clamps int64 to [-1, 1])."""
+    cdef int code = a._dtype.code
+    if a._dtype.is_floating_point:
+        return _unary_params(OP_HARDTANH, a, None, inplace, (min_val, max_val))
+    if code == DT_BOOL:
+        raise RuntimeError("Bool inputs not supported for hardtanh")
+    if code == DT_UINT8 and (min_val < 0 or max_val < 0):
+        raise RuntimeError("cannot do hardtanh on an unsigned type with negative limits")
+    lo = int(_checked_scalar(min_val, code))
+    hi = int(_checked_scalar(max_val, code))
+    return _clamp(a, lo, hi, None, inplace)
+
+
+cdef TensorBase _square(TensorBase a, object out, bint inplace):
+    """x * x; a bool tensor squares as int64 (PyTorch's square is pow(x, 2))."""
+    if a._dtype.code == DT_BOOL:
+        if inplace:
+            raise RuntimeError("result type Long can't be cast to the desired output type Bool")
+        a = _to_dtype(a, dtype_of(DT_INT64), False)
+    return _ew(OP_SQUARE, (a,), out, inplace)

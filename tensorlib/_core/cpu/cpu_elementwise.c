@@ -234,8 +234,9 @@ ALL_TABLE(where, where_b8)
 #define CLAMP3(T) TERNARY_LOOP(clamp_##T, T, T, T, NONE, (z < (y > x ? y : x) ? z : (y > x ? y : x)))
 #define CLAMP3F(T) TERNARY_LOOP(clamp_##T, T, T, T, NONE,                                     \
     (x != x || y != y || z != z) ? (T)NAN : (z < (y > x ? y : x) ? z : (y > x ? y : x)))
-CLAMP3(u8) CLAMP3(i8) CLAMP3(i16) CLAMP3(i32) CLAMP3(i64) CLAMP3F(f32) CLAMP3F(f64)
-TABLE(clamp, NULL, clamp_u8, clamp_i8, clamp_i16, clamp_i32, clamp_i64, clamp_f32, clamp_f64)
+/* (bool too: PyTorch's clamp of a bool tensor by bool tensors is a maximum then a minimum) */
+CLAMP3(b8) CLAMP3(u8) CLAMP3(i8) CLAMP3(i16) CLAMP3(i32) CLAMP3(i64) CLAMP3F(f32) CLAMP3F(f64)
+TABLE(clamp, clamp_b8, clamp_u8, clamp_i8, clamp_i16, clamp_i32, clamp_i64, clamp_f32, clamp_f64)
 
 /* lerp: the two-sided formula PyTorch uses, exact at both ends */
 #define LERP(T, ONE, HALF) TERNARY_LOOP(lerp_##T, T, T, T, NONE,                              \

@@ -51,16 +51,17 @@ def binary(name, rule, example, result, *, node=None, backward=None, aliases=(),
 
 
 def unary(name, rule, example, result, *, node=None, backward=None, aliases=(), inplace=True,
-          operators=(), **exprs):
+          operators=(), impl=None, **exprs):
     """A unary op ``name(input, *, out=None)`` with method, in-place (unless ``inplace`` is
     False) and out= forms, running the kernel of ``exprs``; ``backward``: the formula for
-    ``self`` (over ``grad``, ``self`` and ``result``); ``operators``: its slots (``__neg__``)."""
+    ``self`` (over ``grad``, ``self`` and ``result``); ``operators``: its slots (``__neg__``);
+    ``impl``: a front half of its own (default: the kernel over the promoted dtype)."""
     k = kernel(name, "unary", rule, **exprs)
     UNARY_OPS.append(name)
     OPS.append(op(name, "Tensor self, *, object out=None", FMI if inplace else FM,
                   aliases=aliases, node=node,
                   backward={"self": backward} if backward else None,
-                  impl=f"_unary(OP_{name.upper()}, {{self}}, {{out}}, {{inplace}})",
+                  impl=impl or f"_unary(OP_{name.upper()}, {{self}}, {{out}}, {{inplace}})",
                   doc=f"Elementwise ``{name}``.\n\n    >>> {example}\n    {result}",
                   kernels=[k], operators=operators))
 
@@ -130,13 +131,13 @@ binary("ge", "BOOL_OUT", "tensorlib.tensor([1, 2]).ge(2).tolist()", "[False, Tru
        aliases=("greater_equal",), **_all("x >= y"))
 binary("logical_and", "BOOL_OUT",
        "tensorlib.tensor([1, 0]).logical_and(tensorlib.tensor([1, 1])).tolist()", "[True, False]",
-       **_all("(x != 0) & (y != 0)"))
+       tensor_only=True, **_all("(x != 0) & (y != 0)"))
 binary("logical_or", "BOOL_OUT",
        "tensorlib.tensor([1, 0]).logical_or(tensorlib.tensor([0, 0])).tolist()", "[True, False]",
-       **_all("(x != 0) | (y != 0)"))
+       tensor_only=True, **_all("(x != 0) | (y != 0)"))
 binary("logical_xor", "BOOL_OUT",
        "tensorlib.tensor([1, 0]).logical_xor(tensorlib.tensor([1, 1])).tolist()", "[False, True]",
-       **_all("(x != 0) ^ (y != 0)"))
+       tensor_only=True, **_all("(x != 0) ^ (y != 0)"))
 
 # ------------------------------------------------------------------ unary
 unary("neg", "NO_BOOL", "tensorlib.tensor([1, -2]).neg().tolist()", "[-1, 2]",
@@ -153,6 +154,7 @@ unary("sign", "SAME", "tensorlib.tensor([-3., 0., 2.]).sign().tolist()", "[-1.0,
 unary("reciprocal", "FLOAT", "tensorlib.tensor([2.]).reciprocal().tolist()", "[0.5]",
       node="ReciprocalBackward0", backward="-grad * result * result", float="1 / x", double="1 / x")
 unary("square", "SAME", "tensorlib.tensor([3]).square().tolist()", "[9]",
+      impl="_square({self}, {out}, {inplace})",      # (bool squares as int64)
       node="PowBackward0", backward="2 * grad * self", bool="x", **_ints_floats("x * x"))
 unary("exp", "FLOAT", "tensorlib.tensor([0.]).exp().tolist()", "[1.0]",
       node="ExpBackward0", backward="grad * result", float="tl_expf(x)", double="tl_exp(x)")
@@ -481,7 +483,7 @@ OPS += [
                             "double": "const f64 lo = P(0); const f64 hi = P(1)"},
                        float="x < lo ? lo : (x > hi ? hi : x)",
                        double="x < lo ? lo : (x > hi ? hi : x)")],
-       impl="_float_only(OP_HARDTANH, {self}, None, {inplace}, ({min_val}, {max_val}))",
+       impl="_hardtanh({self}, {min_val}, {max_val}, {inplace})",
        node="HardtanhBackward0", backward={'self': 'grad * ((self > min_val) & (self < max_val))'},
        doc="Clamp to [min_val, max_val].\n\n"
            "    >>> tensorlib.hardtanh(tensorlib.tensor([-3., 0.5])).tolist()\n    [-1.0, 0.5]"),
