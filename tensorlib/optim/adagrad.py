@@ -7,7 +7,7 @@
 """
 import tensorlib
 from tensorlib.optim import _fused
-from tensorlib.optim.optimizer import Optimizer
+from tensorlib.optim.optimizer import Optimizer, _group_defaults
 
 __all__ = ["Adagrad"]
 
@@ -49,11 +49,7 @@ class Adagrad(Optimizer):
 
     def __setstate__(self, state):
         super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("fused", None)
+        _group_defaults(self, foreach=None, maximize=False, differentiable=False, fused=None)
         _fused._fix_scalar_states(self, ("step",))
 
     def share_memory(self):

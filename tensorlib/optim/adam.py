@@ -8,7 +8,7 @@ decay), one fused pass per parameter group.
 """
 import tensorlib
 from tensorlib.optim import _fused
-from tensorlib.optim.optimizer import Optimizer
+from tensorlib.optim.optimizer import Optimizer, _group_defaults
 
 __all__ = ["Adam"]
 
@@ -61,14 +61,8 @@ class Adam(Optimizer):
 
     def __setstate__(self, state):
         super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("amsgrad", False)
-            group.setdefault("maximize", False)
-            group.setdefault("foreach", None)
-            group.setdefault("capturable", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("decoupled_weight_decay", False)
-            group.setdefault("fused", None)
+        _group_defaults(self, amsgrad=False, maximize=False, foreach=None, capturable=False,
+                        differentiable=False, decoupled_weight_decay=False, fused=None)
         _fused._fix_scalar_states(self, ("step",))
 
     def step(self, closure=None):

@@ -6,7 +6,7 @@
 [0.9, -1.9]
 """
 from tensorlib.optim import _fused
-from tensorlib.optim.optimizer import Optimizer
+from tensorlib.optim.optimizer import Optimizer, _group_defaults
 
 __all__ = ["Adamax"]
 
@@ -35,11 +35,7 @@ class Adamax(Optimizer):
 
     def __setstate__(self, state):
         super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("capturable", False)
+        _group_defaults(self, foreach=None, maximize=False, differentiable=False, capturable=False)
         _fused._fix_scalar_states(self, ("step",))
 
     def step(self, closure=None):

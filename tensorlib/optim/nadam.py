@@ -6,7 +6,7 @@
 [0.894, -1.894]
 """
 from tensorlib.optim import _fused
-from tensorlib.optim.optimizer import Optimizer
+from tensorlib.optim.optimizer import Optimizer, _group_defaults
 
 __all__ = ["NAdam"]
 
@@ -39,12 +39,8 @@ class NAdam(Optimizer):
 
     def __setstate__(self, state):
         super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("maximize", False)
-            group.setdefault("foreach", None)
-            group.setdefault("capturable", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("decoupled_weight_decay", False)
+        _group_defaults(self, maximize=False, foreach=None, capturable=False, differentiable=False,
+                        decoupled_weight_decay=False)
         _fused._fix_scalar_states(self, ("step", "mu_product"))
 
     def step(self, closure=None):

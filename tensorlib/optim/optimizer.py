@@ -90,6 +90,14 @@ def _with_step_hooks(step):
     return wrapper
 
 
+def _group_defaults(optimizer, **options):
+    """Fill options a state_dict from an older PyTorch may lack into every parameter group
+    (what each optimizer's ``__setstate__`` does after the base's)."""
+    for group in optimizer.param_groups:
+        for name, value in options.items():
+            group.setdefault(name, value)
+
+
 def _cast_state(param, value, key=None):
     """A loaded state value made to match ``param``: tensors moved to its device and, when
     the parameter is floating point, cast to its dtype — except ``"step"``, a count that

@@ -6,7 +6,7 @@
 [0.8, -1.6]
 """
 from tensorlib.optim import _fused
-from tensorlib.optim.optimizer import Optimizer
+from tensorlib.optim.optimizer import Optimizer, _group_defaults
 
 __all__ = ["RAdam"]
 
@@ -37,12 +37,8 @@ class RAdam(Optimizer):
 
     def __setstate__(self, state):
         super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("decoupled_weight_decay", False)
-            group.setdefault("capturable", False)
+        _group_defaults(self, foreach=None, maximize=False, differentiable=False,
+                        decoupled_weight_decay=False, capturable=False)
         _fused._fix_scalar_states(self, ("step",))
 
     def step(self, closure=None):

@@ -6,7 +6,7 @@
 [0.9, -1.9]
 """
 from tensorlib.optim import _fused
-from tensorlib.optim.optimizer import Optimizer
+from tensorlib.optim.optimizer import Optimizer, _group_defaults
 
 __all__ = ["RMSprop"]
 
@@ -40,13 +40,8 @@ class RMSprop(Optimizer):
 
     def __setstate__(self, state):
         super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("momentum", 0)
-            group.setdefault("centered", False)
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("capturable", False)
+        _group_defaults(self, momentum=0, centered=False, foreach=None, maximize=False,
+                        differentiable=False, capturable=False)
         _fused._fix_scalar_states(self, ("step",))
 
     def step(self, closure=None):

@@ -7,7 +7,7 @@
 """
 import tensorlib
 from tensorlib.optim import _fused
-from tensorlib.optim.optimizer import Optimizer
+from tensorlib.optim.optimizer import Optimizer, _group_defaults
 
 __all__ = ["Rprop"]
 
@@ -34,11 +34,7 @@ class Rprop(Optimizer):
 
     def __setstate__(self, state):
         super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("capturable", False)
+        _group_defaults(self, foreach=None, maximize=False, differentiable=False, capturable=False)
         _fused._fix_scalar_states(self, ("step",))
 
     def step(self, closure=None):

@@ -7,7 +7,7 @@
 """
 import tensorlib
 from tensorlib.optim import _fused
-from tensorlib.optim.optimizer import Optimizer
+from tensorlib.optim.optimizer import Optimizer, _group_defaults
 
 __all__ = ["SGD"]
 
@@ -43,12 +43,8 @@ class SGD(Optimizer):
 
     def __setstate__(self, state):
         super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("nesterov", False)
-            group.setdefault("maximize", False)
-            group.setdefault("foreach", None)
-            group.setdefault("differentiable", False)
-            group.setdefault("fused", False)
+        _group_defaults(self, nesterov=False, maximize=False, foreach=None, differentiable=False,
+                        fused=False)
 
     def step(self, closure=None):
         """One update of every parameter that has a gradient (one fused pass per group);
