@@ -148,16 +148,17 @@ def _bench_save_load(rounds):
         libs = {"tl": tensorlib, "torch": torch}
         saves = {k: (lambda k=k: libs[k].save(sds[k], paths[k])) for k in libs}
         best = _race(saves, max(3, rounds // 3))
-        print(f"{'save 100 MB state_dict':46} {best['tl'] * 1e3:9.1f}ms {best['torch'] * 1e3:9.1f}ms "
-              f"{best['tl'] / best['torch']:6.2f}x  1.0x")
+        _row("save 100 MB state_dict", best["tl"], best["torch"], "1.0x")
         loads = {k: (lambda k=k: libs[k].load(paths[k])) for k in libs}
         best = _race(loads, max(3, rounds // 3))
-        print(f"{'load 100 MB state_dict':46} {best['tl'] * 1e3:9.1f}ms {best['torch'] * 1e3:9.1f}ms "
-              f"{best['tl'] / best['torch']:6.2f}x  1.0x")
+        _row("load 100 MB state_dict", best["tl"], best["torch"], "1.0x")
         mm = _race({"tl": lambda: tensorlib.load(paths["tl"], mmap=True)},
                    max(3, rounds // 3))["tl"]
-        print(f"{'load with mmap=True vs torch load':46} {mm * 1e3:9.1f}ms {best['torch'] * 1e3:9.1f}ms "
-              f"{mm / best['torch']:6.2f}x  0.1x")
+        _row("load with mmap=True vs torch load", mm, best["torch"], "0.1x")
+
+
+def _row(name, ours, theirs, goal):
+    print(f"{name:46} {ours * 1e3:9.1f}ms {theirs * 1e3:9.1f}ms {ours / theirs:6.2f}x  {goal}")
 
 
 def main():

@@ -49,8 +49,9 @@ def test_matches_torch(n, c, dtype, with_weight, ignored, reduction, smoothing, 
 
 def test_unbatched_and_strided_logits():
     x = torch.randn(6, 4, dtype=torch.float64)
-    for inp, tgt in ((x[0], torch.tensor(2)), (x.t().contiguous().t(), torch.tensor([0, 1, 2, 3, 0, 1])),
-                     (x[::2], torch.tensor([3, 2, 1]))):
+    cases = ((x[0], torch.tensor(2)), (x.t().contiguous().t(), torch.tensor([0, 1, 2, 3, 0, 1])),
+             (x[::2], torch.tensor([3, 2, 1])))
+    for inp, tgt in cases:
         for reduction in ("none", "mean"):
             ref = torch.nn.functional.cross_entropy(inp, tgt, reduction=reduction)
             ours = F.cross_entropy(tensorlib.tensor(inp.numpy()), tensorlib.tensor(tgt.numpy()),

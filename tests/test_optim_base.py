@@ -289,7 +289,8 @@ def test_lr_change_in_param_group_takes_effect():
 
 
 def test_typename_matches_torch():
-    assert tensorlib.typename(tensorlib.zeros(1, dtype=tensorlib.float64)) == "tensorlib.DoubleTensor"
+    double = tensorlib.zeros(1, dtype=tensorlib.float64)
+    assert tensorlib.typename(double) == "tensorlib.DoubleTensor"
     assert tensorlib.typename(3) == torch.typename(3) == "int"
     assert tensorlib.typename([]) == torch.typename([]) == "list"
 

@@ -1470,7 +1470,8 @@ cdef int _nn_xent_check(TensorBase input, TensorBase target, TensorBase weight,
         raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target "
                          f"batch_size ({target.shape[0]}).")
     if target._dtype.code != DT_INT64:
-        raise RuntimeError(f"expected target dtype to be Long, but got {_NN_ST[target._dtype.code]}")
+        raise RuntimeError(f"expected target dtype to be Long, but got "
+                           f"{_NN_ST[target._dtype.code]}")
     if reduction < 0 or reduction > 2:
         raise ValueError(f"{fn}: reduction must be 0 (none), 1 (mean) or 2 (sum), got {reduction}")
     common_device(tuple(t for t in (input, target, weight) if t is not None))
