@@ -118,7 +118,7 @@ cdef int _coalesce(tl_ew_iter* it) noexcept:
 
 
 cdef int _result_code(EwOp op, tuple inputs, int* loop_code, int* out_code,
-                      int* common=NULL) except -1:
+                      int* common) except -1:
     """Apply PyTorch's promotion to the inputs, then the op's rule; ``common``: where to put
     the promoted dtype the operands are converted to."""
     cdef int c = result_type_codes(inputs)
@@ -161,6 +161,17 @@ cdef bint _any_bool(tuple inputs):
         if isinstance(x, bool) or (isinstance(x, TensorBase) and
                                    (<TensorBase>x)._dtype.code == DT_BOOL):
             return True
+    return False
+
+
+cdef bint _reduced_promotion(tuple inputs, int* common) except -1:
+    """Whether some operand is a float16/bfloat16 tensor and the promoted dtype (put in
+    ``common``) is one of those."""
+    cdef object x
+    for x in inputs:
+        if isinstance(x, TensorBase) and _is_reduced((<TensorBase>x)._dtype.code):
+            common[0] = result_type_codes(inputs)
+            return _is_reduced(common[0])
     return False
 
 
@@ -270,9 +281,12 @@ cdef TensorBase _ew(EwOp op, tuple inputs, object out, bint inplace, const void*
         loop_code = force_loop
         out_code = force_out
     else:
-        _result_code(op, inputs, &loop_code, &out_code, &common)
-        if common == DT_FLOAT16 or common == DT_BFLOAT16:
-            inputs = _reduced_operands(op, inputs, common, inplace)
+        _result_code(op, inputs, &loop_code, &out_code, NULL)
+        # (float16/bfloat16 compute in float32 loops: only those look further)
+        if loop_code == DT_FLOAT32 and _reduced_promotion(inputs, &common):
+            # (a second entry, so that the common path never rebinds ``inputs``)
+            return _ew(op, _reduced_operands(op, inputs, common, inplace), out, inplace, extra,
+                       loop_code, out_code)
     # 2. broadcast shape and device of the tensor inputs
     for k in range(nin):
         x = inputs[k]
@@ -450,7 +464,7 @@ cdef TensorBase _div(object a, object b, object rounding_mode, object out, bint 
         raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but "
                            f"found '{rounding_mode}'")
     if op is not OP_DIV:
-        _result_code(op, (a, b), &loop_code, &out_code)
+        _result_code(op, (a, b), &loop_code, &out_code, NULL)
         _check_int_divisor(b, loop_code)
     return _ew(op, (a, b), out, inplace)
 
@@ -460,7 +474,7 @@ cdef TensorBase _int_safe_binary(EwOp op, object a, object b, object out, bint i
     cdef int loop_code, out_code
     a = _operand(a, op.name, "input")
     b = _operand(b, op.name, "other")
-    _result_code(op, (a, b), &loop_code, &out_code)
+    _result_code(op, (a, b), &loop_code, &out_code, NULL)
     _check_int_divisor(b, loop_code)
     return _ew(op, (a, b), out, inplace)
 
@@ -469,7 +483,7 @@ cdef TensorBase _pow(object a, object b, object out, bint inplace):
     cdef int loop_code, out_code
     a = _operand(a, "pow", "input")
     b = _operand(b, "pow", "exponent")
-    _result_code(OP_POW, (a, b), &loop_code, &out_code)
+    _result_code(OP_POW, (a, b), &loop_code, &out_code, NULL)
     # as PyTorch: only a negative Python-number exponent of an integer result is an error; a
     # tensor of negative exponents truncates toward zero (2 ** -1 == 0, (-1) ** -3 == -1)
     if not dtype_of(loop_code).is_floating_point and not isinstance(b, TensorBase) and b < 0:
@@ -532,7 +546,8 @@ cdef TensorBase _clamp(TensorBase a, object lo, object hi, object out, bint inpl
     if isinstance(lo, TensorBase) or isinstance(hi, TensorBase):
         # tensor bounds: a 3-input loop; a missing bound is +-inf (or the integer extreme)
         ops = (a, lo, hi)
-        _result_code(OP_CLAMP, tuple([v for v in ops if v is not None]), &loop_code, &out_code)
+        _result_code(OP_CLAMP, tuple([v for v in ops if v is not None]), &loop_code, &out_code,
+                     NULL)
         if out_code == DT_BOOL and lo is not None and hi is not None:
             # (PyTorch clamps bool tensors only one side at a time: clamp_min / clamp_max)
             raise NotImplementedError('"clamp_cpu" not implemented for \'Bool\'')
@@ -545,7 +560,7 @@ cdef TensorBase _clamp(TensorBase a, object lo, object hi, object out, bint inpl
                 (True if out_code == DT_BOOL else _INT_EXTREME[out_code][1])
         return _ew(OP_CLAMP, (a, lo, hi), out, inplace)
     args = tuple([v for v in (a, lo, hi) if v is not None])
-    _result_code(OP_CLAMP_SCALAR, args, &loop_code, &out_code)
+    _result_code(OP_CLAMP_SCALAR, args, &loop_code, &out_code, NULL)
     if lo is not None:
         lo = _checked_scalar(lo, out_code)
     if hi is not None:
