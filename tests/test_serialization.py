@@ -38,6 +38,8 @@ def _sample(dtype, shape, seed=0):
         a = a > 0
     elif dtype == "uint8":
         a = np.abs(a) % 256
+    elif dtype == "int8":
+        a = np.clip(a, -128, 127)        # (a value outside int8 raises, as in torch)
     return tensorlib.tensor(a.tolist() if a.ndim else float(a),
                             dtype=getattr(tensorlib, dtype))
 
