@@ -1051,8 +1051,8 @@ def test_scalar_operand_matches_numpy(op, data):
     if bo.rule == "sub" and (tn == "bool" or isinstance(s, bool)):
         res = None                   # (a Python bool counts as a bool operand)
     if op == "pow" and not is_float(p) and not isinstance(s, float) and not reflected and \
-            not representable(s, tn):
-        res = None                   # an exponent out of the dtype's range (torch's overflow)
+            not representable(s, p):
+        res = None                   # an exponent out of the result's range (torch's overflow)
     elem = elements(tn)
     if reflected and not is_float(p):
         if bo.domain == "divisor":
@@ -1749,6 +1749,15 @@ def test_masked_fill_matches_numpy(data):
                                 st.sampled_from(DTYPES).flatmap(lambda n: operands((), n, elems=small_elements(n)))),
                       "value")
     v = value.t if isinstance(value, Operand) else value
+    pv = value.n.item() if isinstance(value, Operand) else value
+    if name != "bool" and not is_float(name) and not isinstance(pv, bool):
+        # a value outside the dtype raises, as in torch (an int may be negative for uint8)
+        info = np.iinfo(np_dtype(name))
+        lo = -int(info.max) if name == "uint8" and isinstance(pv, int) else int(info.min)
+        if pv != pv or not lo <= pv <= int(info.max):
+            with pytest.raises(RuntimeError, match="without overflow"):
+                tl.masked_fill(x.t, mask.t, v)
+            return
     vn = np_as(value.n if isinstance(value, Operand) else np.array(value), name)
     want = np.where(mask.n, vn, x.n)
     check_result(tl.masked_fill(x.t, mask.t, v), want, name)
@@ -2511,7 +2520,15 @@ def test_reduced_float_mixed_operands_match_torch(data):
     theirs = run(f or (lambda x, y: getattr(torch, op)(x, y)), a.p, bp)
     assert (ours[1] is None) == (theirs[1] is None), (ours, theirs)
     if theirs[1] is None:
-        check_torch(ours[0], theirs[0], what=f"{red} {op} {other}")
+        # (atan2 in float32 — float16 with bfloat16 promotes there — is a transcendental of
+        # its own on each side, within an ulp of each other, not bit-equal)
+        exact = not (op == "atan2" and dname(ours[0]) == "float32")
+        # (torch's own scalar loop, which runs tensors of a few elements, divides a float16/
+        # bfloat16 by an integer tensor without rounding the integer to that dtype first;
+        # its vectorized loop and tensorlib round it: 0.125 / int16 2449 differs in the
+        # last bit between torch's 1-element and 64-element results)
+        exact = exact and not (op == "div" and other in INT_DTYPES)
+        check_torch(ours[0], theirs[0], exact=exact, what=f"{red} {op} {other}")
 
 
 def test_reduced_float_mul_div_keep_python_scalar_in_float32(torch):
