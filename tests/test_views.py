@@ -118,8 +118,10 @@ def test_view_follows_the_compatibility_rule(device, data):
             case.x.view(*new) if new else case.x.view(new)
         # reshape copies instead: same values, its own memory
         r = case.x.reshape(new)
+        assert tuple(r.shape) == full and r._base is None and r.is_contiguous()
+        if device == "meta":
+            return                               # (no values on meta)
         assert_values(r, case.n.reshape(full))
-        assert r._base is None and r.is_contiguous()
         if r.numel() > 0:
             assert not np.shares_memory(raw_numpy(r), raw_numpy(case.root))
         return
@@ -614,7 +616,9 @@ def run_flatten(data, torch, device="cpu"):
     want = shape[:sw] + (math.prod(shape[sw:ew + 1]),) + shape[ew + 1:] if nd else (1,)
     if view_oracle(shape, case.x.stride(), want) is None:
         f = case.x.flatten(s, e)
-        assert_values(f, case.n.reshape(want))
+        assert tuple(f.shape) == want
+        if not f.is_meta:
+            assert_values(f, case.n.reshape(want))
         assert f._base is None
         if torch is not None:
             assert not case.p.flatten(s, e)._is_view()

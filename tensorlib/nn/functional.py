@@ -1281,7 +1281,8 @@ def _pad_indices(n, lo, hi, mode, dim, shape, device):
         raise RuntimeError("Padding value causes wrapping around more than once.")
     start = max(-lo, 0)
     m = n - max(-lo, 0) - max(-hi, 0)
-    if m <= 0:
+    # (circular padding that crops everything and adds nothing is an empty dim, as PyTorch)
+    if m < 0 or (m == 0 and not (mode == "circular" and lo <= 0 and hi <= 0)):
         raise RuntimeError(f"input tensor size {n} is too small for padding ({lo}, {hi}) at "
                            f"dimension {dim}")
     idx = []
