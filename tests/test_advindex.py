@@ -1209,3 +1209,17 @@ def _parity_case(torch, shape, dim, ishape, ilo, idt, sshape, acc, seed, op):
 
 def test_random_args_torch_parity(torch):
     _parity_case(torch)
+
+
+@pytest.mark.parametrize("ishape, sshape", [((1, 1), (1,)), ((1,), (1, 1)), ((2, 2), (2,)),
+                                            ((1, 1, 1), (1, 1))])
+def test_scatter_index_and_src_of_different_ranks_raise_as_torch(torch, ishape, sshape):
+    """An index of more dims than src: torch's IndexError (it reads src's size along each
+    index dim); of fewer: its RuntimeError."""
+    errors = []
+    for m in (torch, tl):
+        x = m.zeros(*([2] * len(ishape)))
+        with pytest.raises((IndexError, RuntimeError)) as e:
+            x.scatter_(0, m.zeros(ishape, dtype=m.int64), m.zeros(sshape))
+        errors.append((e.type, str(e.value)))
+    assert errors[0] == errors[1]

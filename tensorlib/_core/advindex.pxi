@@ -954,6 +954,10 @@ cdef int _check_gather_shapes(TensorBase self, int d, TensorBase index, TensorBa
                            + ("input" if is_gather else "self") + " tensor")
     if src is not None:
         ns = src._ndim if src._ndim > 0 else 1
+        if ni > ns:
+            # (PyTorch reads src's size along every index dim first: an IndexError)
+            raise IndexError(f"Dimension out of range (expected to be in range of [{-ns}, "
+                             f"{ns - 1}], but got {ns})")
         if ni != ns:
             raise RuntimeError("Index tensor must have the same number of dimensions as src tensor")
     if index._numel == 0:
