@@ -1690,6 +1690,23 @@ def _fused_norm_dtypes(input, *others):
         o is None or o.dtype == dt for o in others)
 
 
+def _normalized_shape(input, normalized_shape):
+    """``normalized_shape`` as a tuple, checked against the input's trailing dims with
+    PyTorch's messages (layer_norm and rms_norm)."""
+    if isinstance(normalized_shape, int):
+        normalized_shape = (normalized_shape,)
+    ns = tuple(int(v) for v in normalized_shape)
+    k = len(ns)
+    if k == 0:
+        raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., "
+                           "containing at least one element, but got normalized_shape = []")
+    if input.dim() < k or tuple(input.shape[input.dim() - k:]) != ns:
+        raise RuntimeError(f"Given normalized_shape={_list(ns)}, expected input with shape "
+                           f"[*, {', '.join(str(v) for v in ns)}], but got input of size"
+                           f"{_list(input.shape)}")
+    return ns
+
+
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     """Normalise over the trailing ``normalized_shape`` dims (biased variance), then scale
     and shift. composite: var_mean + two elementwise passes.
@@ -1697,17 +1714,8 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     >>> [round(v, 4) for v in layer_norm(tensorlib.tensor([[1.0, 3.0]]), (2,))[0].tolist()]
     [-1.0, 1.0]
     """
-    if isinstance(normalized_shape, int):
-        normalized_shape = (normalized_shape,)
-    ns = tuple(int(s) for s in normalized_shape)
+    ns = _normalized_shape(input, normalized_shape)
     k = len(ns)
-    if k == 0:
-        raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., "
-                           "containing at least one element, but got normalized_shape = []")
-    if input.dim() < k or tuple(input.shape[input.dim() - k:]) != ns:
-        raise RuntimeError(f"Given normalized_shape={_list(ns)}, expected input with shape "
-                           f"[*, {', '.join(str(s) for s in ns)}], but got input of size"
-                           f"{_list(input.shape)}")
     for name, t in (("weight", weight), ("bias", bias)):
         if t is not None and tuple(t.shape) != ns:
             raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but "
@@ -1761,17 +1769,8 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     >>> [round(v, 4) for v in rms_norm(tensorlib.tensor([[3.0, 4.0]]), (2,), eps=0.0)[0].tolist()]
     [0.8485, 1.1314]
     """
-    if isinstance(normalized_shape, int):
-        normalized_shape = (normalized_shape,)
-    ns = tuple(int(v) for v in normalized_shape)
+    ns = _normalized_shape(input, normalized_shape)
     k = len(ns)
-    if k == 0:
-        raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., "
-                           "containing at least one element, but got normalized_shape = []")
-    if input.dim() < k or tuple(input.shape[input.dim() - k:]) != ns:
-        raise RuntimeError(f"Given normalized_shape={_list(ns)}, expected input with shape "
-                           f"[*, {', '.join(str(v) for v in ns)}], but got input of size"
-                           f"{_list(input.shape)}")
     if eps is None:
         eps = _t.finfo(input.dtype).eps
     dims = tuple(range(input.dim() - k, input.dim()))
