@@ -16,7 +16,6 @@ issues'. Optimizer steps alone: bench/bench_train.py.
 """
 import argparse
 import os
-import time
 
 import numpy as np
 
@@ -26,6 +25,7 @@ except ImportError:
     torch = None
 
 import tensorlib
+from _timing import per_call, race
 
 
 def _copy_weights(ours, theirs):
@@ -140,13 +140,6 @@ CASES = [
 ]
 
 
-def _per_call(fn, number):
-    t0 = time.perf_counter()
-    for _ in range(number):
-        fn()
-    return (time.perf_counter() - t0) / number
-
-
 def _im2col_conv(x, w, b):
     """Our conv2d by hand: the im2col strided view, one copy, one GEMM (the baseline the conv
     kernel is held to: the copy should be its only overhead)."""
@@ -184,15 +177,7 @@ def main():
         except (AttributeError, NotImplementedError) as e:
             print(f"{name:50} not available: {type(e).__name__}: {e}")
             continue
-        fns = {"tl": o_fn, "torch": t_fn}
-        number = {}
-        for k, fn in fns.items():     # rounds of about 20 ms
-            fn()
-            number[k] = max(1, int(0.02 / max(_per_call(fn, 1), 1e-9)))
-        best = {k: float("inf") for k in fns}
-        for _ in range(rounds):
-            for k, fn in fns.items():
-                best[k] = min(best[k], _per_call(fn, number[k]))
+        best = race({"tl": o_fn, "torch": t_fn}, rounds)
         ratio = best["tl"] / best["torch"]
         flag = "" if ratio <= goal else "  MISSED"
         print(f"{name:50} {best['tl'] * 1e6:9.1f}us {best['torch'] * 1e6:9.1f}us "
@@ -203,7 +188,7 @@ def main():
         with tensorlib.no_grad():
             w, b = m.weight.detach(), m.bias.detach()
             fns = {"conv": lambda: m(x), "im2col": lambda: _im2col_conv(x, w, b)}
-            best = {k: min(_per_call(f, 3) for _ in range(rounds)) for k, f in fns.items()}
+            best = {k: min(per_call(f, 3) for _ in range(rounds)) for k, f in fns.items()}
         print(f"{'conv2d vs our im2col + the same GEMM':50} {best['conv'] * 1e6:9.1f}us "
               f"{best['im2col'] * 1e6:9.1f}us {best['conv'] / best['im2col']:6.2f}x   1.1x")
 

@@ -29,6 +29,7 @@ except ImportError:
     torch = None
 
 import tensorlib
+from _timing import race
 
 N_PARAMS, NUMEL = 200, 10_000
 
@@ -60,26 +61,6 @@ CASES = [
     ("RMSprop centered step, 200 params x 10,000",
      _case("RMSprop", lr=1e-3, centered=True), None),
 ]
-
-
-def _per_call(fn, number):
-    t0 = time.perf_counter()
-    for _ in range(number):
-        fn()
-    return (time.perf_counter() - t0) / number
-
-
-def _race(fns, rounds):
-    """Best time per call of each function, timed in alternating rounds of about 20 ms."""
-    number = {}
-    for k, fn in fns.items():
-        fn()
-        number[k] = max(1, int(0.02 / max(_per_call(fn, 1), 1e-9)))
-    best = {k: float("inf") for k in fns}
-    for _ in range(rounds):
-        for k, fn in fns.items():
-            best[k] = min(best[k], _per_call(fn, number[k]))
-    return best
 
 
 
@@ -147,12 +128,12 @@ def _bench_save_load(rounds):
         sds = {"tl": _state_dict(tensorlib), "torch": _state_dict(torch)}
         libs = {"tl": tensorlib, "torch": torch}
         saves = {k: (lambda k=k: libs[k].save(sds[k], paths[k])) for k in libs}
-        best = _race(saves, max(3, rounds // 3))
+        best = race(saves, max(3, rounds // 3))
         _row("save 100 MB state_dict", best["tl"], best["torch"], "1.0x")
         loads = {k: (lambda k=k: libs[k].load(paths[k])) for k in libs}
-        best = _race(loads, max(3, rounds // 3))
+        best = race(loads, max(3, rounds // 3))
         _row("load 100 MB state_dict", best["tl"], best["torch"], "1.0x")
-        mm = _race({"tl": lambda: tensorlib.load(paths["tl"], mmap=True)},
+        mm = race({"tl": lambda: tensorlib.load(paths["tl"], mmap=True)},
                    max(3, rounds // 3))["tl"]
         _row("load with mmap=True vs torch load", mm, best["torch"], "0.1x")
 
@@ -179,7 +160,7 @@ def main():
         if args.k.lower() not in name.lower():
             continue
         fns = {"tl": make(tensorlib), "torch": make(torch), "foreach": make(torch, True)}
-        best = _race(fns, rounds)
+        best = race(fns, rounds)
         ratio = best["tl"] / best["torch"]
         goal_s = f"{goal:5.1f}x" if goal else "     -"
         flag = "  MISSED" if goal and ratio > goal else ""
