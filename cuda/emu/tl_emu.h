@@ -19,6 +19,12 @@
 #include <type_traits>
 #include <utility>
 
+// CUDA declares these classification functions globally, as C does; <cmath> puts them in std
+using std::signbit;
+using std::isnan;
+using std::isinf;
+using std::isfinite;
+
 #ifdef TL_EMU_DISCOVER
 // kernel discovery: the loader preprocesses the file and looks for this marker
 #define __global__ __tl_emu_global__

@@ -31,7 +31,7 @@ from cpython.ref cimport PyObject, Py_INCREF, Py_DECREF
 from cpython.mem cimport PyMem_Malloc, PyMem_Free
 from cpython.exc cimport PyErr_Fetch, PyErr_Restore
 from libc.stdint cimport int64_t, int32_t, uint64_t, INT64_MAX
-from libc.stdint cimport uint8_t, uintptr_t
+from libc.stdint cimport uint8_t, uintptr_t, intptr_t
 from libc.stdio cimport fprintf, stderr
 from libc.string cimport memcpy
 import os
@@ -75,7 +75,9 @@ cdef extern from "cpu_alloc.h" nogil:
         tl_stat arena_bytes[3]
         int64_t num_alloc_retries, num_ooms, num_device_alloc, num_device_free
     ctypedef struct tl_alloc_backend:
-        pass
+        void* (*reserve)(void* ctx, int64_t size, int pool) noexcept
+        void (*release)(void* ctx, void* ptr, int64_t size) noexcept
+        void* ctx
     ctypedef struct tl_block_info:
         uintptr_t segment_address
         int64_t segment_size
@@ -196,8 +198,11 @@ cdef device as_device(object obj):
         d = <device>obj
     elif isinstance(obj, str):
         d = device(obj)
-    elif isinstance(obj, int):
-        raise RuntimeError(f"device index {obj} given without a device type: CUDA devices are not available")
+    elif isinstance(obj, int) and not isinstance(obj, bool):
+        # PyTorch: a bare index names a CUDA device
+        if obj < 0:
+            raise RuntimeError(f"Device index must not be negative, got {obj}")
+        return _cuda_device(obj)
     else:
         raise TypeError(f"expected a tensorlib.device or a string, but got {type(obj).__name__}")
     if d.kind == DEVICE_CPU:
@@ -208,7 +213,84 @@ cdef device as_device(object obj):
         if d.index not in (None, 0):
             raise RuntimeError(f"meta device index must be 0 or None, got {d.index}")
         return META
-    raise RuntimeError(f"device '{d}' is not available: tensorlib has no CUDA back end in this build")
+    return _cuda_device(d.index)
+
+
+# ---- CUDA devices ----------------------------------------------------------------------------
+# A CUDA device exists when the runtime (tensorlib.cuda._runtime: pycuda or the emulator,
+# chosen at the first use of a cuda device) has it. Each index has one canonical device
+# object (ops compare devices by identity) and one caching allocator whose segments come from
+# the runtime; the caching allocator never reads or writes the memory it hands out.
+
+cdef list _CUDA_DEVICES = []
+cdef list _CUDA_ALLOCATORS = []
+cdef object _cuda_runtime_mod = None
+
+
+cdef object _cuda_rt():
+    global _cuda_runtime_mod
+    if _cuda_runtime_mod is None:
+        from tensorlib.cuda import _runtime
+        _cuda_runtime_mod = _runtime
+    return _cuda_runtime_mod.get_runtime()
+
+
+cdef device _cuda_device(object index):
+    cdef int n
+    if not _CUDA_DEVICES:
+        try:
+            n = _cuda_rt().device_count()
+        except RuntimeError as e:
+            raise RuntimeError(f"device 'cuda' is not available: {e}") from None
+        for i in range(n):
+            _CUDA_DEVICES.append(device("cuda", i))
+    if index is None:
+        from tensorlib.cuda import current_device
+        index = current_device()
+    if not 0 <= index < len(_CUDA_DEVICES):
+        raise RuntimeError(f"CUDA error: invalid device ordinal: device cuda:{index} does not "
+                           f"exist ({len(_CUDA_DEVICES)} CUDA device(s))")
+    return <device>_CUDA_DEVICES[index]
+
+
+cdef void* _cuda_reserve(void* ctx, int64_t size, int pool) noexcept with gil:
+    try:
+        return <void*><uintptr_t>_cuda_rt().reserve(<intptr_t>ctx, size)
+    except BaseException:
+        # out of device memory (or any runtime failure): the allocator empties its cache,
+        # retries, and then raises OutOfMemoryError naming the request
+        return NULL
+
+
+cdef void _cuda_release(void* ctx, void* ptr, int64_t size) noexcept with gil:
+    try:
+        _cuda_rt().release(<intptr_t>ctx, <uintptr_t>ptr)
+    except BaseException:
+        fprintf(stderr, b"tensorlib: releasing CUDA memory failed\n")
+
+
+cdef Allocator _cuda_allocator(device dev):
+    cdef tl_alloc_backend* seg
+    cdef Allocator a
+    while len(_CUDA_ALLOCATORS) <= dev.index:
+        _CUDA_ALLOCATORS.append(None)
+    a = _CUDA_ALLOCATORS[dev.index]
+    if a is None:
+        # one segment source per device, alive for the process (the allocator keeps it)
+        seg = <tl_alloc_backend*>PyMem_Malloc(sizeof(tl_alloc_backend))
+        if seg == NULL:
+            raise MemoryError()
+        seg.reserve = _cuda_reserve
+        seg.release = _cuda_release
+        seg.ctx = <void*><intptr_t>dev.index
+        a = Allocator.__new__(Allocator)
+        a.device = dev
+        a.impl = tl_alloc_create(seg, 1)
+        if a.impl == NULL:
+            raise MemoryError("cannot create the CUDA allocator")
+        a.caching = True
+        _CUDA_ALLOCATORS[dev.index] = a
+    return a
 
 
 cdef inline int64_t _rounded(int64_t nbytes) noexcept:
@@ -489,6 +571,8 @@ cdef Allocator allocator_for(device dev):
         return CPU_ALLOCATOR
     if dev.kind == DEVICE_META:
         return META_ALLOCATOR
+    if dev.kind == DEVICE_CUDA and dev.index is not None:
+        return _cuda_allocator(<device>_cuda_device(dev.index))
     raise RuntimeError(f"no allocator for device '{dev}'")
 
 

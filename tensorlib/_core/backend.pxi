@@ -512,6 +512,99 @@ cdef class MetaBackend(Backend):
         return 0
 
 
+cdef object _cuda_ops_mod = None
+cdef dict _cuda_ew_names = None
+
+
+cdef object _cuda_ops():
+    global _cuda_ops_mod
+    if _cuda_ops_mod is None:
+        from tensorlib.cuda import _ops
+        _cuda_ops_mod = _ops
+    return _cuda_ops_mod
+
+
+cdef str _cuda_kernel_name(tl_loop_fn fn):
+    """The device kernel of a CPU loop: ``<op>_<loop type>`` (the loop tables and the
+    generated .cu file come from the same declarations)."""
+    global _cuda_ew_names
+    cdef const tl_loop_fn* table
+    if _cuda_ew_names is None:
+        from tensorlib.ops.cudagen import extra_bytes
+        names = {}
+        loops = _cuda_ops().LOOP_NAMES
+        for name in extra_bytes():
+            table = ew_loops(name)
+            for code, lt in loops.items():
+                if table[code] != NULL:
+                    names[<uintptr_t>table[code]] = f"{name}_{lt}"
+        _cuda_ew_names = names
+    return _cuda_ew_names.get(<uintptr_t>fn)
+
+
+cdef class CUDABackend(Backend):
+    """CUDA devices: each method queues one kernel of cuda/*.cu on the current stream of the
+    output's device, through tensorlib.cuda._ops and the runtime (pycuda or the emulator).
+    Kinds of work without a device kernel yet raise NotImplementedError (the base class)."""
+
+    cdef int elementwise(self, tl_ew_iter* it, int64_t numel) except -1:
+        cdef int k, i
+        name = _cuda_kernel_name(it.fn)
+        if name is None:
+            raise NotImplementedError("this elementwise kernel has no CUDA version")
+        shape = [it.shape[i] for i in range(it.ndim)]
+        strides = [[it.strides[k][i] for i in range(it.ndim)] for k in range(it.nops)]
+        data = [<uintptr_t>it.data[k] for k in range(it.nops)]
+        dtypes = [it.dtype[k] for k in range(it.nops)]
+        _cuda_ops().elementwise(name, it.nops, it.ndim, shape, strides, data, dtypes,
+                                <uintptr_t>it.extra, numel)
+        return 0
+
+    cdef int copy(self, int ndim, const int64_t* shape, char* dst, const int64_t* dst_strides,
+                  int dst_dtype, const char* src, const int64_t* src_strides,
+                  int src_dtype) except -1:
+        cdef int i
+        _cuda_ops().copy(ndim, [shape[i] for i in range(ndim)], <uintptr_t>dst,
+                         [dst_strides[i] for i in range(ndim)], dst_dtype, <uintptr_t>src,
+                         [src_strides[i] for i in range(ndim)], src_dtype)
+        return 0
+
+    cdef int reduce(self, tl_red_t* r, int64_t numel) except -1:
+        cdef int k
+        _cuda_ops().reduce(
+            r.op, r.post, r.in_dtype, r.ct, r.out_dtype, <uintptr_t>r.src, <uintptr_t>r.out,
+            <uintptr_t>r.idx, <uintptr_t>r.center, r.p, r.post_a,
+            [r.kshape[k] for k in range(r.nk)], [r.kin[k] for k in range(r.nk)],
+            [r.kout[k] for k in range(r.nk)], [r.rshape[k] for k in range(r.nr)],
+            [r.rin[k] for k in range(r.nr)])
+        return 0
+
+    cdef int softmax(self, int dtype, int want_log, const char* x, char* y, int64_t outer,
+                     int64_t n, int64_t inner) except -1:
+        _cuda_ops().softmax(dtype, want_log, <uintptr_t>x, <uintptr_t>y, outer, n, inner)
+        return 0
+
+    cdef int cumulative(self, int prod, int dtype, const char* x, char* y, int64_t outer,
+                        int64_t n, int64_t inner) except -1:
+        _cuda_ops().cumulative(prod, dtype, <uintptr_t>x, <uintptr_t>y, outer, n, inner)
+        return 0
+
+    cdef int bmm(self, TensorBase out, int64_t B, int64_t M, int64_t N, int64_t K,
+                 TensorBase a, LaMat ga, TensorBase b, LaMat gb) except -1:
+        cdef int isz = a._dtype.itemsize
+        _cuda_ops().bmm(a._dtype.code, <uintptr_t>tensor_data(out), B, M, N, K,
+                        <uintptr_t>(a._storage.data + ga.off * isz), (ga.sb, ga.sr, ga.sc),
+                        <uintptr_t>(b._storage.data + gb.off * isz), (gb.sb, gb.sr, gb.sc))
+        return 0
+
+    cdef int fill(self, TensorBase t, const char* value, int value_dtype) except -1:
+        cdef int i
+        _cuda_ops().copy(t._ndim, [t._shape[i] for i in range(t._ndim)],
+                         <uintptr_t>tensor_data(t), [t._strides[i] for i in range(t._ndim)],
+                         t._dtype.code, <uintptr_t>value, [0] * t._ndim, value_dtype)
+        return 0
+
+
 cdef Backend _make_backend(type cls, str name, bint has_data):
     cdef Backend b = cls.__new__(cls)
     b.name = name
@@ -521,6 +614,7 @@ cdef Backend _make_backend(type cls, str name, bint has_data):
 
 cdef Backend CPU_BACKEND = _make_backend(CPUBackend, "cpu", True)
 cdef Backend META_BACKEND = _make_backend(MetaBackend, "meta", False)
+cdef Backend CUDA_BACKEND = _make_backend(CUDABackend, "cuda", True)
 
 
 cdef Backend backend_for(Device dev):
@@ -529,6 +623,8 @@ cdef Backend backend_for(Device dev):
         return CPU_BACKEND
     if dev.kind == DEVICE_META:
         return META_BACKEND
+    if dev.kind == DEVICE_CUDA:
+        return CUDA_BACKEND
     return _no_backend(dev)
 
 
@@ -546,7 +642,18 @@ cdef bint has_data(TensorBase t) noexcept:
 
 
 cdef int needs_data(TensorBase t, str what) except -1:
-    """Raise PyTorch's error for reading values that a meta tensor does not have."""
+    """Raise PyTorch's error for reading values that a meta tensor does not have. On a CUDA
+    device the host cannot read the memory: ``numpy`` raises PyTorch's TypeError, reading
+    values (``item``, ``copy out``, a value-dependent result) goes through ``host_copy``, and
+    ops whose host code would read device memory raise NotImplementedError."""
+    if t._storage.device.kind == DEVICE_CUDA:
+        if what == "numpy":
+            raise TypeError(f"can't convert {t._storage.device} device type tensor to numpy. "
+                            f"Use Tensor.cpu() to copy the tensor to host memory first.")
+        if what in ("item", "copy out") or what.startswith("a value-dependent"):
+            return 0
+        raise NotImplementedError(f"{what}: not implemented on the CUDA back end yet (its "
+                                  f"output shape depends on the values); run it on the CPU")
     if t._storage.device.kind == DEVICE_META:
         if what == "item":
             raise RuntimeError("Tensor.item() cannot be called on meta tensors")

@@ -118,6 +118,16 @@ cdef int64_t _checked_size(double size_d, str op) except -1:
     return <int64_t>size_d
 
 
+cdef Device _host_side(Device dev):
+    """Where a creation function that writes its values from the host builds them: the CPU
+    for a CUDA device (the host cannot write device memory; the result is copied over)."""
+    return CPU if dev.kind == DEVICE_CUDA else dev
+
+
+cdef TensorBase _onto(TensorBase t, Device dev):
+    return t if t._storage.device is dev else _copy_to_device(t, t._dtype, dev)
+
+
 cdef TensorBase _arange(object start, object end, object step, object dt, object dev, object out):
     """PyTorch's arange: float dtypes compute ``start + i * step`` in double; integer dtypes
     truncate the bounds and step to int64 first (int64 sizes itself exactly from those,
@@ -140,6 +150,7 @@ cdef TensorBase _arange(object start, object end, object step, object dt, object
         d = <DType>dt
     if d.code == DT_BOOL:
         raise NotImplementedError("\"arange_cpu\" not implemented for 'Bool'")
+    cdef Device target = _devarg(dev)
     if d.is_floating_point:
         fs = float(start)
         fe = float(end)
@@ -151,7 +162,7 @@ cdef TensorBase _arange(object start, object end, object step, object dt, object
         if (fst > 0 and fe < fs) or (fst < 0 and fe > fs):
             raise RuntimeError("upper bound and lower bound inconsistent with step sign")
         n = _checked_size(c_ceil((fe - fs) / fst), "arange")
-        t = _new_empty((n,), dtype_of(DT_FLOAT64), _devarg(dev))
+        t = _new_empty((n,), dtype_of(DT_FLOAT64), _host_side(target))
         dp = <double*>tensor_data(t)
         for i in range(n if has_data(t) else 0):
             dp[i] = fs + i * fst
@@ -170,11 +181,11 @@ cdef TensorBase _arange(object start, object end, object step, object dt, object
             n = size
         else:
             n = _checked_size(c_ceil((float(end) - float(start)) / float(step)), "arange")
-        t = _new_empty((n,), dtype_of(DT_INT64), _devarg(dev))
+        t = _new_empty((n,), dtype_of(DT_INT64), _host_side(target))
         ip = <int64_t*>tensor_data(t)
         for i in range(n if has_data(t) else 0):
             ip[i] = xs + i * xst                 # wraps (-fwrapv), then the cast wraps to d
-    return _into_out(_to_dtype(t, d, False), out, "arange")
+    return _into_out(_onto(_to_dtype(t, d, False), target), out, "arange")
 
 
 cdef TensorBase _linspace(object start, object end, int64_t steps, object dt, object dev, object out, double base, bint log):
@@ -197,7 +208,8 @@ cdef TensorBase _linspace(object start, object end, int64_t steps, object dt, ob
     else:
         fs = <double>_trunc_to_int64(start, d)
         fe = <double>_trunc_to_int64(end, d)
-    cdef TensorBase t = _new_empty((steps,), dtype_of(DT_FLOAT64), _devarg(dev))
+    cdef Device target = _devarg(dev)
+    cdef TensorBase t = _new_empty((steps,), dtype_of(DT_FLOAT64), _host_side(target))
     p = <double*>tensor_data(t)
     if not has_data(t):
         pass                           # (meta: the shape and the dtype are the result)
@@ -211,7 +223,8 @@ cdef TensorBase _linspace(object start, object end, int64_t steps, object dt, ob
     if log and has_data(t):
         for i in range(steps):
             p[i] = c_pow(base, p[i])
-    return _into_out(_to_dtype(t, d, False), out, "logspace" if log else "linspace")
+    return _into_out(_onto(_to_dtype(t, d, False), target), out,
+                     "logspace" if log else "linspace")
 
 
 cdef TensorBase _eye(int64_t n, object m, object dt, object dev, object out):

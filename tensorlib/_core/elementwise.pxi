@@ -393,10 +393,11 @@ cdef int _check_int_divisor(object b, int loop_code) except -1:
         return 0
     if isinstance(b, TensorBase):
         t = <TensorBase>b
-        if has_data(t) and t._dtype.code != loop_code:
+        if t._storage.device is CPU and t._dtype.code != loop_code:
             # a divisor of another dtype is read cast to the loop's: 512 in a uint8 loop is 0
             t = _to_dtype(t, dt, False)
-        if has_data(t) and _count_equal_zero(t):
+        # (on a CUDA device the kernels give -1 without a check, as PyTorch's do)
+        if t._storage.device is CPU and _count_equal_zero(t):
             raise RuntimeError("ZeroDivisionError")
     elif b == 0 or (isinstance(b, int) and loop_code != DT_BOOL
                     and int(b) % (256 ** <object>dt.itemsize) == 0):   # (Python ints)
@@ -407,6 +408,7 @@ cdef int _check_int_divisor(object b, int loop_code) except -1:
 cdef bint _any_true(TensorBase b) except -1:
     """Whether a bool tensor has a True element (b must be a fresh contiguous result)."""
     needs_data(b, "a value-dependent result (equal, allclose, ...)")
+    b = host_copy(b)
     cdef uint8_t* p = <uint8_t*>tensor_data(b)
     cdef int64_t i
     for i in range(b._numel):

@@ -49,8 +49,23 @@ cdef object _numpy_view(TensorBase t, bint for_array):
     return arr
 
 
+cdef object _byte_view(TensorBase t):
+    """The bytes of a contiguous tensor as a 1-D uint8 ndarray whose base is the Storage (so
+    an asynchronous copy holding the array keeps the memory alive)."""
+    cdef cnp.npy_intp n = t._numel * t._dtype.itemsize
+    cdef cnp.ndarray arr
+    descr = cnp.PyArray_DescrFromType(cnp.NPY_UINT8)
+    Py_INCREF(descr)
+    arr = PyArray_NewFromDescr(<PyTypeObject*>np.ndarray, descr, 1, &n, NULL,
+                               <void*>tensor_data(t), cnp.NPY_ARRAY_WRITEABLE | cnp.NPY_ARRAY_C_CONTIGUOUS, NULL)
+    Py_INCREF(t._storage)
+    PyArray_SetBaseObject(arr, t._storage)
+    return arr
+
+
 cdef object _numpy_copy(TensorBase t):
     """Values as a NumPy array (bfloat16 widened to float32) for tolist/pickling."""
+    t = host_copy(t)
     if t._dtype.code == DT_BFLOAT16:
         t = _clone(t, None, dtype_of(DT_FLOAT32))
     return _numpy_view(t, True)
@@ -59,6 +74,7 @@ cdef object _numpy_copy(TensorBase t):
 cdef object _item(TensorBase t):
     """The first element as a Python scalar (callers check numel)."""
     needs_data(t, "item")
+    t = host_copy(t)
     cdef char* p = tensor_data(t)
     cdef int c = t._dtype.code
     if c == DT_FLOAT32:
@@ -368,6 +384,11 @@ cdef TensorBase _tensor_from_data(object data, DType dt, Device dev, bint dtype_
     buf_code = DT_FLOAT64 if dt.is_floating_point else DT_BOOL if dt.code == DT_BOOL else DT_INT64
     for i in range(len(shape)):
         sh[i] = shape[i]
+    if dev.kind == DEVICE_CUDA:
+        # the values are written on the host, converted there, then copied over
+        tmp = empty_tensor(len(shape), sh, dtype_of(buf_code), CPU)
+        _fill_values(data, tensor_data(tmp), 0, buf_code, dt, 0, len(shape))
+        return _copy_to_device(_to_dtype(tmp, dt, False), dt, dev)
     tmp = empty_tensor(len(shape), sh, dtype_of(buf_code), dev)
     if has_data(tmp):
         _fill_values(data, tensor_data(tmp), 0, buf_code, dt, 0, len(shape))

@@ -326,3 +326,6 @@ cdef int _la_bmm_into(TensorBase out, int64_t B, int64_t M, int64_t N, int64_t K
 
 # what a node keeps of output number output_nr of a tuple result (graph.pxi)
 cdef object _save_output(object x, int output_nr)
+
+# a device tensor's values on the host (the tensor itself on the CPU), waited for
+cdef TensorBase host_copy(TensorBase t)

@@ -11,7 +11,7 @@ from cpython.object cimport PyObject, PyTypeObject
 from cpython.ref cimport Py_INCREF
 from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
 from cpython.long cimport PyLong_FromLongLong
-from libc.stdint cimport int64_t, uint64_t, uint8_t, uint16_t, INT64_MAX, INT64_MIN
+from libc.stdint cimport int64_t, uint64_t, uint8_t, uint16_t, INT64_MAX, INT64_MIN, uintptr_t
 from libc.stdlib cimport malloc, free
 from libc.string cimport memcmp, memcpy, memmove, memset
 from libc.math cimport ceil as c_ceil, floor as c_floor, pow as c_pow, isfinite as c_isfinite, isnan as c_isnan
@@ -23,7 +23,7 @@ from tensorlib._core.dtype cimport (
 from tensorlib._core.allocator cimport (
     Storage, device as Device, CPU, META, as_device, new_storage, borrow_storage, ROLE_SAVED,
     ROLE_ACTIVATION, ROLE_UNKNOWN, ROLE_TEMPORARY,
-    storage_set_role, DEVICE_CPU, DEVICE_META)
+    storage_set_role, DEVICE_CPU, DEVICE_META, DEVICE_CUDA)
 
 from tensorlib._core.kernels cimport *
 
@@ -333,12 +333,49 @@ cdef int _copy_into(TensorBase dst, TensorBase src) except -1:
 
 
 cdef int _copy_across(TensorBase dst, TensorBase src) except -1:
-    """A copy between devices: into meta it writes nothing; out of meta there is nothing to read."""
-    if dst._storage.device.kind == DEVICE_META:
+    """A copy between devices (dst[...] = src, broadcast and cast): into meta it writes
+    nothing; out of meta there is nothing to read. Host and CUDA device copy contiguous bytes
+    (a staging copy on either side when a layout or dtype differs); between two CUDA devices
+    the bytes go through the host."""
+    cdef Device dd = dst._storage.device, sd = src._storage.device
+    cdef TensorBase h, stage
+    if dd.kind == DEVICE_META:
         return 0
     needs_data(src, "copy out")
+    if sd.kind == DEVICE_CUDA:
+        h = host_copy(src)
+        if dd.kind == DEVICE_CPU:
+            return _copy_into(dst, h)
+        return _copy_across(dst, h)
+    if sd.kind == DEVICE_CPU and dd.kind == DEVICE_CUDA:
+        # the host bytes, in dst's dtype and shape, contiguous
+        h = empty_tensor(dst._ndim, dst._shape, dst._dtype, CPU)
+        _copy_into(h, src)
+        if dst._contiguous:
+            stage = dst
+        else:
+            stage = empty_tensor(dst._ndim, dst._shape, dst._dtype, dd)
+        if h._numel:
+            _cuda_ops().memcpy_htod(<uintptr_t>tensor_data(stage), _byte_view(h), dd.index)
+        if stage is not dst:
+            _copy_into(dst, stage)
+        return 0
     raise RuntimeError(f"copy between devices {src._storage.device} and {dst._storage.device} "
                        f"is not supported in this build")
+
+
+cdef TensorBase host_copy(TensorBase t):
+    """t's values on the CPU (t itself when it is there): a contiguous copy of a device
+    tensor, waited for."""
+    cdef TensorBase c, h
+    if t._storage.device.kind != DEVICE_CUDA:
+        return t
+    c = t if t._contiguous else _contiguous_copy(t)
+    h = empty_tensor(c._ndim, c._shape, c._dtype, CPU)
+    if h._numel:
+        _cuda_ops().memcpy_dtoh(_byte_view(h), <uintptr_t>tensor_data(c),
+                                t._storage.device.index)
+    return h
 
 
 cdef TensorBase _contiguous_copy(TensorBase src, DType dt=None):
@@ -857,6 +894,8 @@ cdef class TensorBase:
         if self._requires_grad and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. "
                                "Use tensor.detach().numpy() instead.")
+        if force and self._storage.device.kind == DEVICE_CUDA:
+            return _numpy_view(host_copy(self), False)    # PyTorch: detach().cpu().numpy()
         return _numpy_view(self, False)
 
     def tolist(self):
@@ -907,6 +946,22 @@ cdef class TensorBase:
         if self._storage.device is CPU:
             return self
         return _to_device(self, CPU, self._dtype)
+
+    def cuda(self, device=None, non_blocking=False, memory_format=None):
+        """This tensor on a CUDA device (the current one by default; self when already
+        there). ``non_blocking`` is accepted; host-to-device copies are always queued on the
+        current stream.
+
+        >>> if tensorlib.cuda.is_available():
+        ...     assert tensorlib.ones(2).cuda().is_cuda
+        """
+        cdef Device d = as_device("cuda" if device is None else
+                                  (f"cuda:{device}" if isinstance(device, int) else device))
+        if d.kind != DEVICE_CUDA:
+            raise RuntimeError(f"Invalid device, must be cuda device, got {d}")
+        if self._storage.device is d:
+            return self
+        return _to_device(self, d, self._dtype)
 
     def float(self, memory_format=None):
         return _convert(self, dtype_of(DT_FLOAT32), False)

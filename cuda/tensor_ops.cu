@@ -1,0 +1,324 @@
+// tensor_ops.cu: the reductions, softmax, scans and matrix products of the CUDA back end,
+// each taking the descriptor the CPU's kernels take (tensorlib/_core/cpu/cpu_reduce.h,
+// cpu_linalg.h) in device form.
+//
+// Results never depend on timing: every reduction's order of operations is fixed by its
+// launch shape (a per-thread strided walk, then a shared-memory tree), float32 and float64
+// inputs are accumulated in double, integer inputs in int64 (wrapping, as on the CPU).
+#include "tl_ew_device.h"
+
+#define TL_RED_DIMS 8
+
+// reduction ops and post-processing: the numbers of cpu_reduce.h
+enum {
+    R_SUM = 0, R_PROD, R_MAX, R_MIN, R_ALL, R_ANY, R_NONZERO, R_ABSSUM, R_SUMSQ, R_ABSMAX,
+    R_ABSMIN, R_POWSUM, R_CSQ, R_SUMEXP, R_ARGMAX, R_ARGMIN
+};
+enum { POST_NONE = 0, POST_DIV, POST_SQRT_DIV, POST_ROOT, POST_LOG_CENTER };
+
+// tl_red_t of cpu_reduce.h: kept dims (kshape, kin: input strides, kout: output strides)
+// and reduced dims (rshape, rin), strides in elements, outer to inner
+struct tl_red_dev {
+    int op, post, in_dtype, out_dtype, int_state, nk, nr, has_out, has_idx, has_center;
+    double p, post_a;
+    long long nout, nred;
+    long long kshape[TL_RED_DIMS], kin[TL_RED_DIMS], kout[TL_RED_DIMS];
+    long long rshape[TL_RED_DIMS], rin[TL_RED_DIMS];
+};
+
+__device__ __forceinline__ void red_kept(const tl_red_dev& d, long long o, long long* in,
+                                         long long* out) {
+    *in = *out = 0;
+    for (int k = d.nk - 1; k >= 0; --k) {
+        long long s = d.kshape[k], q = o / s, idx = o - q * s;
+        o = q;
+        *in += idx * d.kin[k];
+        *out += idx * d.kout[k];
+    }
+}
+
+__device__ __forceinline__ long long red_off(const tl_red_dev& d, long long r) {
+    long long off = 0;
+    for (int k = d.nr - 1; k >= 0; --k) {
+        long long s = d.rshape[k], q = r / s;
+        off += (r - q * s) * d.rin[k];
+        r = q;
+    }
+    return off;
+}
+
+// the state of one partial reduction: a value and, for argmax/argmin, its index
+template <class S>
+struct red_state {
+    S v;
+    long long i;
+};
+
+template <class S>
+__device__ __forceinline__ red_state<S> red_identity(int op) {
+    red_state<S> s;
+    s.i = -1;
+    switch (op) {
+        case R_PROD: case R_ALL: s.v = (S)1; break;
+        default: s.v = (S)0; break;
+    }
+    return s;
+}
+
+template <class S>
+__device__ __forceinline__ bool is_nan(S v) { return v != v; }
+
+// fold one input value x (at reduced index r) into s
+template <class S>
+__device__ __forceinline__ void red_step(red_state<S>& s, S x, long long r, const tl_red_dev& d,
+                                         double c) {
+    switch (d.op) {
+        case R_SUM: s.v += x; break;
+        case R_PROD: s.v *= x; break;
+        case R_MAX: case R_MIN: case R_ABSMAX: case R_ABSMIN: {
+            if (d.op == R_ABSMAX || d.op == R_ABSMIN) x = x < 0 ? -x : x;
+            bool mx = d.op == R_MAX || d.op == R_ABSMAX;
+            if (s.i < 0 || is_nan(x) || (!is_nan(s.v) && (mx ? x > s.v : x < s.v))) {
+                s.v = x;
+                s.i = r;
+            }
+            break;
+        }
+        case R_ALL: s.v = (s.v != 0 && x != 0) ? 1 : 0; break;
+        case R_ANY: s.v = (s.v != 0 || x != 0) ? 1 : 0; break;
+        case R_NONZERO: s.v += (x != 0) ? 1 : 0; break;
+        case R_ABSSUM: s.v += x < 0 ? -x : x; break;
+        case R_SUMSQ: s.v += x * x; break;
+        case R_POWSUM: s.v += (S)pow((double)(x < 0 ? -x : x), d.p); break;
+        case R_CSQ: { double t = (double)x - c; s.v += (S)(t * t); break; }
+        case R_SUMEXP: s.v += (S)exp((double)x - c); break;
+        case R_ARGMAX: case R_ARGMIN: {
+            bool mx = d.op == R_ARGMAX;
+            if (s.i < 0 || (is_nan(x) && !is_nan(s.v)) ||
+                (!is_nan(s.v) && (mx ? x > s.v : x < s.v))) {
+                s.v = x;
+                s.i = r;
+            }
+            break;
+        }
+    }
+}
+
+// combine two partial states; b covers later indices than a
+template <class S>
+__device__ __forceinline__ red_state<S> red_combine(red_state<S> a, red_state<S> b, int op) {
+    switch (op) {
+        case R_PROD: a.v *= b.v; return a;
+        case R_ALL: a.v = (a.v != 0 && b.v != 0) ? 1 : 0; return a;
+        case R_ANY: a.v = (a.v != 0 || b.v != 0) ? 1 : 0; return a;
+        case R_MAX: case R_MIN: case R_ABSMAX: case R_ABSMIN:
+        case R_ARGMAX: case R_ARGMIN: {
+            if (b.i < 0) return a;
+            if (a.i < 0) return b;
+            bool mx = op == R_MAX || op == R_ABSMAX || op == R_ARGMAX;
+            if (is_nan(a.v)) return a;            // the first NaN wins
+            if (is_nan(b.v)) return b;
+            if (mx ? b.v > a.v : b.v < a.v) return b;
+            return a;                             // ties keep the first index
+        }
+        default: a.v += b.v; return a;
+    }
+}
+
+template <class S>
+__device__ __forceinline__ void red_store(const tl_red_dev& d, red_state<S> s, void* out,
+                                          long long* idx, long long oo, double c) {
+    if (d.has_idx) idx[oo] = s.i < 0 ? 0 : s.i;
+    if (!d.has_out) return;
+    if (d.int_state) {
+        tl_st<long long>(out, oo, d.out_dtype, (long long)s.v);
+        return;
+    }
+    double v = (double)s.v;
+    switch (d.post) {
+        case POST_DIV: v = v / d.post_a; break;
+        case POST_SQRT_DIV: v = sqrt(v / d.post_a); break;
+        case POST_ROOT: v = pow(v, 1.0 / d.post_a); break;
+        case POST_LOG_CENTER: v = log(v) + c; break;
+        default: break;
+    }
+    tl_st<double>(out, oo, d.out_dtype, v);
+}
+
+// small reductions: one thread per output walks its reduced elements in order
+template <class S>
+__device__ __forceinline__ void reduce_thread(const void* src, void* out, long long* idx,
+                                              const double* center, const tl_red_dev& d) {
+    TL_FOR_EACH(o, d.nout) {
+        long long ko, oo;
+        red_kept(d, o, &ko, &oo);
+        double c = d.has_center ? center[oo] : 0.0;
+        red_state<S> s = red_identity<S>(d.op);
+        for (long long r = 0; r < d.nred; ++r)
+            red_step<S>(s, tl_ld<S>(src, ko + red_off(d, r), d.in_dtype), r, d, c);
+        red_store<S>(d, s, out, idx, oo, c);
+    }
+}
+
+// large reductions: one block per output; each thread walks a strided share, then a tree in
+// shared memory (blockDim.x a power of two, at most 256)
+template <class S>
+__device__ __forceinline__ void reduce_block(const void* src, void* out, long long* idx,
+                                             const double* center, const tl_red_dev& d) {
+    __shared__ S sv[256];
+    __shared__ long long si[256];
+    const int t = threadIdx.x;
+    for (long long o = blockIdx.x; o < d.nout; o += gridDim.x) {
+        long long ko, oo;
+        red_kept(d, o, &ko, &oo);
+        double c = d.has_center ? center[oo] : 0.0;
+        red_state<S> s = red_identity<S>(d.op);
+        // thread t takes a contiguous run of the reduced elements, so its index order and
+        // the tree's left-to-right order agree (first-index ties stay first)
+        long long per = (d.nred + blockDim.x - 1) / blockDim.x;
+        long long lo = t * per, hi = lo + per < d.nred ? lo + per : d.nred;
+        for (long long r = lo; r < hi; ++r)
+            red_step<S>(s, tl_ld<S>(src, ko + red_off(d, r), d.in_dtype), r, d, c);
+        sv[t] = s.v;
+        si[t] = s.i;
+        __syncthreads();
+        for (int w = blockDim.x / 2; w > 0; w >>= 1) {
+            if (t < w) {
+                red_state<S> a, b;
+                a.v = sv[t]; a.i = si[t];
+                b.v = sv[t + w]; b.i = si[t + w];
+                a = red_combine<S>(a, b, d.op);
+                sv[t] = a.v;
+                si[t] = a.i;
+            }
+            __syncthreads();
+        }
+        if (t == 0) {
+            red_state<S> a;
+            a.v = sv[0];
+            a.i = si[0];
+            red_store<S>(d, a, out, idx, oo, c);
+        }
+        __syncthreads();
+    }
+}
+
+extern "C" __global__ void tl_reduce_thread(const void* src, void* out, long long* idx,
+                                            const double* center, tl_red_dev d) {
+    if (d.int_state) reduce_thread<long long>(src, out, idx, center, d);
+    else reduce_thread<double>(src, out, idx, center, d);
+}
+
+extern "C" __global__ void tl_reduce_block(const void* src, void* out, long long* idx,
+                                           const double* center, tl_red_dev d) {
+    if (d.int_state) reduce_block<long long>(src, out, idx, center, d);
+    else reduce_block<double>(src, out, idx, center, d);
+}
+
+// ---- softmax / log_softmax over the middle dim of a contiguous [outer, n, inner] array -----
+// one thread per (outer, inner) column: max, then the sum of exponentials in double, then
+// the outputs; in the input's dtype (float32 or float64)
+template <class T>
+__device__ __forceinline__ void softmax_cols(const T* x, T* y, long long outer, long long n,
+                                             long long inner, int want_log) {
+    TL_FOR_EACH(c, outer * inner) {
+        long long o = c / inner, i = c - o * inner;
+        const T* px = x + o * n * inner + i;
+        T* py = y + o * n * inner + i;
+        double m = n > 0 ? (double)px[0] : 0.0;
+        for (long long k = 1; k < n; ++k) {
+            double v = (double)px[k * inner];
+            if (v > m || v != v) m = v;
+        }
+        double s = 0.0;
+        for (long long k = 0; k < n; ++k) s += exp((double)px[k * inner] - m);
+        double ls = log(s);
+        for (long long k = 0; k < n; ++k) {
+            double v = (double)px[k * inner] - m;
+            py[k * inner] = (T)(want_log ? v - ls : exp(v) / s);
+        }
+    }
+}
+
+extern "C" __global__ void tl_softmax_f32(const float* x, float* y, long long outer,
+                                          long long n, long long inner, int want_log) {
+    softmax_cols<float>(x, y, outer, n, inner, want_log);
+}
+extern "C" __global__ void tl_softmax_f64(const double* x, double* y, long long outer,
+                                          long long n, long long inner, int want_log) {
+    softmax_cols<double>(x, y, outer, n, inner, want_log);
+}
+
+// ---- cumsum / cumprod over the middle dim: one thread per column, in order ---------------
+template <class T, class A>
+__device__ __forceinline__ void scan_cols(const T* x, T* y, long long outer, long long n,
+                                          long long inner, int prod) {
+    TL_FOR_EACH(c, outer * inner) {
+        long long o = c / inner, i = c - o * inner;
+        const T* px = x + o * n * inner + i;
+        T* py = y + o * n * inner + i;
+        A acc = prod ? (A)1 : (A)0;
+        for (long long k = 0; k < n; ++k) {
+            acc = prod ? acc * (A)px[k * inner] : acc + (A)px[k * inner];
+            py[k * inner] = (T)acc;
+        }
+    }
+}
+
+extern "C" __global__ void tl_scan_f32(const float* x, float* y, long long outer, long long n,
+                                       long long inner, int prod) {
+    scan_cols<float, double>(x, y, outer, n, inner, prod);
+}
+extern "C" __global__ void tl_scan_f64(const double* x, double* y, long long outer,
+                                       long long n, long long inner, int prod) {
+    scan_cols<double, double>(x, y, outer, n, inner, prod);
+}
+extern "C" __global__ void tl_scan_i64(const long long* x, long long* y, long long outer,
+                                       long long n, long long inner, int prod) {
+    scan_cols<long long, long long>(x, y, outer, n, inner, prod);
+}
+
+// ---- batched matrix product: out[b] = a[b] @ b[b], out contiguous (B, M, N) ----------------
+// 16x16 tiles through shared memory; each thread owns one output element and sums its K
+// products in a fixed order (float32 accumulates in float, as cuBLAS does; float64 in double)
+struct tl_mat {
+    long long sb, sr, sc;   // batch, row, column strides in elements
+};
+
+#define TL_TILE 16
+
+template <class T>
+__device__ __forceinline__ void bmm_tiles(T* out, const T* a, const T* b, long long B,
+                                          long long M, long long N, long long K, tl_mat ga,
+                                          tl_mat gb) {
+    __shared__ T ta[TL_TILE][TL_TILE];
+    __shared__ T tb[TL_TILE][TL_TILE];
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    for (long long z = blockIdx.z; z < B; z += gridDim.z) {
+        const T* pa = a + z * ga.sb;
+        const T* pb = b + z * gb.sb;
+        long long row = (long long)blockIdx.y * TL_TILE + ty;
+        long long col = (long long)blockIdx.x * TL_TILE + tx;
+        T acc = (T)0;
+        for (long long k0 = 0; k0 < K; k0 += TL_TILE) {
+            long long ka = k0 + tx, kb = k0 + ty;
+            ta[ty][tx] = (row < M && ka < K) ? pa[row * ga.sr + ka * ga.sc] : (T)0;
+            tb[ty][tx] = (kb < K && col < N) ? pb[kb * gb.sr + col * gb.sc] : (T)0;
+            __syncthreads();
+            for (int k = 0; k < TL_TILE; ++k) acc += ta[ty][k] * tb[k][tx];
+            __syncthreads();
+        }
+        if (row < M && col < N) out[(z * M + row) * N + col] = acc;
+    }
+}
+
+extern "C" __global__ void tl_bmm_f32(float* out, const float* a, const float* b, long long B,
+                                      long long M, long long N, long long K, tl_mat ga,
+                                      tl_mat gb) {
+    bmm_tiles<float>(out, a, b, B, M, N, K, ga, gb);
+}
+extern "C" __global__ void tl_bmm_f64(double* out, const double* a, const double* b,
+                                      long long B, long long M, long long N, long long K,
+                                      tl_mat ga, tl_mat gb) {
+    bmm_tiles<double>(out, a, b, B, M, N, K, ga, gb);
+}

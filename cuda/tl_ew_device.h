@@ -1,0 +1,252 @@
+// tl_ew_device.h: what the elementwise expressions of tensorlib/ops/decl/elementwise.py call,
+// on the device. ew_ops.cu (generated from those declarations) includes it, so one C
+// expression per op and dtype class serves the CPU loops and the CUDA kernels.
+//
+// Each helper has the meaning of its CPU twin (tensorlib/_core/cpu/cpu_elementwise.c and
+// cpu_math.h); the float32 transcendental functions are CUDA's own (within a few ulp, not the
+// CPU's hand-written kernels), so float32 results agree with the CPU within tolerance, not
+// bit for bit. Integer division by zero gives -1 (quotient) and the dividend (remainder):
+// the GPU does not trap and PyTorch's CUDA kernels do not check.
+#ifndef TL_EW_DEVICE_H
+#define TL_EW_DEVICE_H
+#include "tl_cuda.h"
+
+typedef unsigned char b8;
+typedef unsigned char u8;
+typedef signed char i8;
+typedef short i16;
+typedef int i32;
+typedef long long i64;
+typedef float f32;
+typedef double f64;
+
+#ifndef NAN
+#define NAN __int_as_float(0x7fffffff)
+#endif
+
+#define NONE ((void)0)
+// add/sub: extra is alpha in the loop dtype, or absent for 1
+#define ALPHA(T) const T alpha = extra ? *(const T *)extra : (T)1
+// parameterised ops: extra holds doubles
+#define P(k) (((const double *)extra)[k])
+
+#define IDIV_TRUNC(T, x, y) ((y) == 0 ? (T)-1 : (y) == -1 ? (T)(0 - (x)) : (T)((x) / (y)))
+#define IDIV_FLOOR(T, x, y)                                                                \
+    ((y) == 0 ? (T)-1 : (y) == -1 ? (T)(0 - (x))                                           \
+     : (T)((x) / (y) - (((x) % (y) != 0) && (((x) < 0) != ((y) < 0)))))
+#define IMOD_PY(T, x, y)                                                                   \
+    ((y) == 0 ? (T)(x) : (y) == -1 ? (T)0                                                  \
+     : (T)((x) % (y) + ((((x) % (y)) != 0 && ((((x) % (y)) < 0) != ((y) < 0))) ? (y) : 0)))
+#define IMOD_C(T, x, y) ((y) == 0 ? (T)(x) : (y) == -1 ? (T)0 : (T)((x) % (y)))
+#define UDIV(x, y) ((y) == 0 ? (x) - (x) - 1 : (x) / (y))
+#define UMOD(x, y) ((y) == 0 ? (x) : (x) % (y))
+#define FMAX(x, y) ((x) != (x) ? (x) : ((y) != (y) ? (y) : ((x) > (y) ? (x) : (y))))
+#define FMIN(x, y) ((x) != (x) ? (x) : ((y) != (y) ? (y) : ((x) < (y) ? (x) : (y))))
+#define SHL(T, x, y) ((y) < 0 || (y) >= (T)(8 * sizeof(T)) ? (T)0 : (T)((unsigned long long)(x) << (y)))
+#define SHR(T, x, y) ((y) < 0 || (y) >= (T)(8 * sizeof(T)) ? (T)((x) < 0 ? -1 : 0) : (T)((x) >> (y)))
+
+__device__ __forceinline__ double py_floordiv(double a, double b) {
+    if (b == 0) return a / b;
+    double mod = fmod(a, b), div = (a - mod) / b, fl;
+    if (mod != 0 && ((b < 0) != (mod < 0))) div -= 1.0;
+    if (div != 0) {
+        fl = floor(div);
+        if (div - fl > 0.5) fl += 1.0;
+    } else {
+        fl = copysign(0.0, a / b);
+    }
+    return fl;
+}
+__device__ __forceinline__ float py_floordivf(float a, float b) {
+    if (b == 0) return a / b;
+    float mod = fmodf(a, b), div = (a - mod) / b, fl;
+    if (mod != 0 && ((b < 0) != (mod < 0))) div -= 1.0f;
+    if (div != 0) {
+        fl = floorf(div);
+        if (div - fl > 0.5f) fl += 1.0f;
+    } else {
+        fl = copysignf(0.0f, a / b);
+    }
+    return fl;
+}
+__device__ __forceinline__ double py_mod(double a, double b) {
+    double r = fmod(a, b);
+    if (r != 0 && ((r < 0) != (b < 0))) r += b;
+    return r;
+}
+__device__ __forceinline__ float py_modf(float a, float b) {
+    float r = fmodf(a, b);
+    if (r != 0 && ((r < 0) != (b < 0))) r += b;
+    return r;
+}
+__device__ __forceinline__ long long ipow(long long base, long long e) {
+    unsigned long long result = 1, b = (unsigned long long)base;
+    if (e < 0) return base == 1 ? 1 : base == -1 ? ((e & 1) ? -1 : 1) : 0;
+    while (e) {
+        if (e & 1) result *= b;
+        b *= b;
+        e >>= 1;
+    }
+    return (long long)result;
+}
+__device__ __forceinline__ float powf_(float x, float y) { return y == 2.0f ? x * x : powf(x, y); }
+__device__ __forceinline__ double pow_(double x, double y) { return y == 2.0 ? x * x : pow(x, y); }
+
+// float32 (CUDA's functions) and float64; tl_exp/tl_log/tl_tanh(double) are in tl_cuda.h
+#define TL_F1(NAME, FN) __device__ __forceinline__ float NAME##f(float x) { return FN##f(x); }
+#define TL_D1(NAME, FN) __device__ __forceinline__ double NAME(double x) { return FN(x); }
+TL_F1(tl_exp, exp) TL_F1(tl_exp2, exp2) TL_F1(tl_expm1, expm1) TL_F1(tl_log, log)
+TL_F1(tl_log2, log2) TL_F1(tl_log10, log10) TL_F1(tl_log1p, log1p) TL_F1(tl_sin, sin)
+TL_F1(tl_cos, cos) TL_F1(tl_tan, tan) TL_F1(tl_tanh, tanh) TL_F1(tl_erf, erf)
+TL_F1(tl_erfc, erfc) TL_F1(tl_sinh, sinh) TL_F1(tl_cosh, cosh) TL_F1(tl_atan, atan)
+TL_F1(tl_asin, asin) TL_F1(tl_acos, acos)
+TL_D1(tl_exp2, exp2) TL_D1(tl_expm1, expm1) TL_D1(tl_log2, log2) TL_D1(tl_log10, log10)
+TL_D1(tl_log1p, log1p) TL_D1(tl_sin, sin) TL_D1(tl_cos, cos) TL_D1(tl_tan, tan)
+TL_D1(tl_erf, erf) TL_D1(tl_erfc, erfc) TL_D1(tl_sinh, sinh) TL_D1(tl_cosh, cosh)
+TL_D1(tl_atan, atan) TL_D1(tl_asin, asin) TL_D1(tl_acos, acos)
+__device__ __forceinline__ float tl_atan2f(float y, float x) { return atan2f(y, x); }
+__device__ __forceinline__ double tl_atan2(double y, double x) { return atan2(y, x); }
+
+// the ones libm lacks, in the CPU's stable forms
+__device__ __forceinline__ float tl_sigmoidf(float x) {
+    float e = expf(-fabsf(x));
+    return (x >= 0.0f ? 1.0f : e) / (1.0f + e);
+}
+__device__ __forceinline__ double tl_sigmoid(double x) {
+    double e = exp(-fabs(x));
+    return (x >= 0.0 ? 1.0 : e) / (1.0 + e);
+}
+__device__ __forceinline__ float tl_siluf(float x) {
+    float e = expf(-fabsf(x));
+    return (x >= 0.0f ? x : x * e) / (1.0f + e);
+}
+__device__ __forceinline__ double tl_silu(double x) {
+    double e = exp(-fabs(x));
+    return (x >= 0.0 ? x : x * e) / (1.0 + e);
+}
+__device__ __forceinline__ float tl_geluf(float x) {
+    return 0.5f * x * erfcf(x * -0.70710678118654752440f);
+}
+__device__ __forceinline__ double tl_gelu(double x) {
+    return 0.5 * x * erfc(x * -0.70710678118654752440);
+}
+__device__ __forceinline__ float tl_gelu_tanhf(float x) {
+    float v = x * (1.5957691216057308f + 0.071354816272919f * (x * x));
+    float e = expf(-fabsf(v));
+    return (v >= 0.0f ? x : x * e) / (1.0f + e);
+}
+__device__ __forceinline__ double tl_gelu_tanh(double x) {
+    double v = x * (1.5957691216057308 + 0.071354816272919 * (x * x));
+    double e = exp(-fabs(v));
+    return (v >= 0.0 ? x : x * e) / (1.0 + e);
+}
+__device__ __forceinline__ float tl_softplusf(float x, float beta, float threshold) {
+    float bx = x * beta;
+    return bx > threshold ? x : ((bx > 0.0f ? bx : 0.0f) + log1pf(expf(-fabsf(bx)))) / beta;
+}
+__device__ __forceinline__ double tl_softplus(double x, double beta, double threshold) {
+    double bx = x * beta;
+    return bx > threshold ? x : ((bx > 0.0 ? bx : 0.0) + log1p(exp(-fabs(bx)))) / beta;
+}
+
+// clamp with scalar bounds (see cpu_elementwise.c): doubles lo, hi, has_lo, has_hi for float
+// loops, int64 bounds after them for integer loops
+struct clamp_params { double lo, hi, has_lo, has_hi; long long ilo, ihi; };
+#define CP ((const clamp_params *)extra)
+#define CLAMP_F(T)                                                                         \
+    const T lo = (T)CP->lo; const T hi = (T)CP->hi;                                        \
+    const int hl = CP->has_lo != 0, hh = CP->has_hi != 0
+#define CLAMP_I(T)                                                                         \
+    const long long lo = CP->ilo; const long long hi = CP->ihi;                            \
+    const int hl = CP->has_lo != 0, hh = CP->has_hi != 0
+#define CLAMP_EXPR(x)                                                                      \
+    ((hl && lo != lo) ? lo : (hh && (x > hi || hi != hi) ? hi                              \
+                              : ((hl && x < lo) ? (hh && lo > hi ? hi : lo) : x)))
+
+// ---- the launch descriptor and the per-element addressing ----------------------------------
+#define TL_EW_MAXD 8
+// A strided elementwise launch with up to 4 operands (0 = output). Strides in elements;
+// an operand whose bit is set in scalar_mask is a host scalar whose bits are in sval[k] (a
+// Python number, or a 0-d CPU tensor joining a device op). extra: the op's parameters.
+struct tl_ew4 {
+    int ndim, nops, scalar_mask, has_extra;
+    int dtype[4];
+    long long n;
+    long long shape[TL_EW_MAXD];
+    long long stride[4][TL_EW_MAXD];
+    unsigned long long sval[4];
+    double extra[8];
+};
+
+__device__ __forceinline__ void tl_ew4_offsets(long long i, const tl_ew4& d, long long off[4]) {
+    off[0] = off[1] = off[2] = off[3] = 0;
+    for (int k = d.ndim - 1; k >= 0; --k) {
+        long long s = d.shape[k], q = i / s, idx = i - q * s;
+        i = q;
+        for (int j = 0; j < d.nops; ++j) off[j] += idx * d.stride[j][k];
+    }
+}
+
+// dtype codes as tensorlib numbers them (tensorlib/_core/dtype.pyx): the descriptor's
+enum {
+    TLC_BOOL = 0, TLC_U8 = 1, TLC_I8 = 2, TLC_I16 = 3, TLC_I32 = 4, TLC_I64 = 5, TLC_F16 = 6,
+    TLC_BF16 = 7, TLC_F32 = 8, TLC_F64 = 9
+};
+
+// a value of storage dtype dt read into the loop type T; float -> integer goes through
+// int64 and wraps, as the CPU's casts do (C's direct conversion is undefined out of range)
+template <class T>
+__device__ __forceinline__ T tl_ld(const void* p, long long off, int dt) {
+    switch (dt) {
+        case TLC_F32: { float v = ((const float*)p)[off];
+                       return (T)1.5 == (T)1 ? (T)(long long)v : (T)v; }
+        case TLC_F64: { double v = ((const double*)p)[off];
+                       return (T)1.5 == (T)1 ? (T)(long long)v : (T)v; }
+        case TLC_F16: { float v = tl_half_to_float(((const unsigned short*)p)[off]);
+                       return (T)1.5 == (T)1 ? (T)(long long)v : (T)v; }
+        case TLC_BF16: { float v = tl_bf16_to_float(((const unsigned short*)p)[off]);
+                        return (T)1.5 == (T)1 ? (T)(long long)v : (T)v; }
+        case TLC_I32: return (T)((const int*)p)[off];
+        case TLC_I64: return (T)((const long long*)p)[off];
+        case TLC_U8: return (T)((const unsigned char*)p)[off];
+        case TLC_I8: return (T)((const signed char*)p)[off];
+        case TLC_I16: return (T)((const short*)p)[off];
+        default: return (T)(((const unsigned char*)p)[off] != 0);
+    }
+}
+// the same for a bool loop: any non-zero value is true
+__device__ __forceinline__ b8 tl_ldb(const void* p, long long off, int dt) {
+    switch (dt) {
+        case TLC_F32: return ((const float*)p)[off] != 0.0f;
+        case TLC_F64: return ((const double*)p)[off] != 0.0;
+        case TLC_F16: return (((const unsigned short*)p)[off] & 0x7fffu) != 0;
+        case TLC_BF16: return (((const unsigned short*)p)[off] & 0x7fffu) != 0;
+        case TLC_I32: return ((const int*)p)[off] != 0;
+        case TLC_I64: return ((const long long*)p)[off] != 0;
+        case TLC_I16: return ((const short*)p)[off] != 0;
+        default: return ((const unsigned char*)p)[off] != 0;
+    }
+}
+template <class T>
+__device__ __forceinline__ void tl_st(void* p, long long off, int dt, T v) {
+    switch (dt) {
+        case TLC_F32: ((float*)p)[off] = (float)v; break;
+        case TLC_F64: ((double*)p)[off] = (double)v; break;
+        case TLC_F16: ((unsigned short*)p)[off] = tl_float_to_half((float)v); break;
+        case TLC_BF16: ((unsigned short*)p)[off] = tl_float_to_bf16((float)v); break;
+        case TLC_I32: ((int*)p)[off] = (T)1.5 == (T)1 ? (int)v : (int)(long long)v; break;
+        case TLC_I64: ((long long*)p)[off] = (long long)v; break;
+        case TLC_U8: ((unsigned char*)p)[off] = (unsigned char)(long long)v; break;
+        case TLC_I8: ((signed char*)p)[off] = (signed char)(long long)v; break;
+        case TLC_I16: ((short*)p)[off] = (short)(long long)v; break;
+        default: ((unsigned char*)p)[off] = (v != (T)0); break;
+    }
+}
+
+// operand k of a launch: its device memory, or its scalar slot
+#define TL_OPND(k, p) ((d.scalar_mask >> (k)) & 1 ? (const void*)&d.sval[k] : (const void*)(p))
+#define TL_OFF(k) ((d.scalar_mask >> (k)) & 1 ? 0LL : off[k])
+#define TL_LD(T, k, p) tl_ld<T>(TL_OPND(k, p), TL_OFF(k), d.dtype[k])
+#define TL_LDB(k, p) tl_ldb(TL_OPND(k, p), TL_OFF(k), d.dtype[k])
+
+#endif

@@ -1,0 +1,260 @@
+"""The CUDA back end's launches: from a front half's descriptor to a kernel on a stream.
+
+``CUDABackend`` (tensorlib/_core/backend.pxi) hands each method's descriptor here as plain
+numbers (device addresses are ints); these functions pick the kernel, fill its launch
+descriptor and queue it on the current stream of the device that holds the output, through
+the runtime interface (:mod:`tensorlib.cuda._runtime`). Nothing here waits: a result is
+ready when its stream has run it (``tensorlib.cuda.synchronize()``, or a copy to the host,
+which waits for its stream).
+
+>>> import tensorlib                                            # doctest: +SKIP
+>>> x = tensorlib.arange(4.0, device="cuda")                   # doctest: +SKIP
+>>> (x * 2).cpu().tolist()                                     # doctest: +SKIP
+[0.0, 2.0, 4.0, 6.0]
+"""
+import ctypes
+
+import numpy as np
+
+from . import _runtime
+
+# dtype codes (tensorlib/_core/dtype.pyx) -> loop type names and item sizes
+LOOP_NAMES = {0: "b8", 1: "u8", 2: "i8", 3: "i16", 4: "i32", 5: "i64", 8: "f32", 9: "f64"}
+ITEMSIZE = [1, 1, 1, 2, 4, 8, 2, 2, 4, 8]
+MAXD = 8
+BLOCK = 256
+MAX_GRID = 4096      # grid-stride loops: more blocks than this only add scheduling cost
+
+
+class EW4(ctypes.Structure):
+    """tl_ew4 of cuda/tl_ew_device.h, field for field."""
+    _fields_ = [("ndim", ctypes.c_int), ("nops", ctypes.c_int),
+                ("scalar_mask", ctypes.c_int), ("has_extra", ctypes.c_int),
+                ("dtype", ctypes.c_int * 4), ("n", ctypes.c_longlong),
+                ("shape", ctypes.c_longlong * MAXD),
+                ("stride", (ctypes.c_longlong * MAXD) * 4),
+                ("sval", ctypes.c_ulonglong * 4), ("extra", ctypes.c_double * 8)]
+
+
+_extra_sizes = None
+
+
+def _extra_size(name, loop):
+    global _extra_sizes
+    if _extra_sizes is None:
+        from tensorlib.ops.cudagen import extra_bytes
+        _extra_sizes = extra_bytes()
+    return _extra_sizes.get(name, {}).get(loop, 0)
+
+
+def _rt():
+    return _runtime.get_runtime()
+
+
+def _stream(index):
+    from tensorlib import cuda
+    return cuda.current_stream(index)._native
+
+
+def _grid(n):
+    return max(1, min((n + BLOCK - 1) // BLOCK, MAX_GRID))
+
+
+def device_of(address):
+    """The device index of a device address (RuntimeError for host memory)."""
+    i = _rt().device_of(address)
+    if i is None:
+        raise RuntimeError(f"CUDA back end: address 0x{address:x} is not device memory")
+    return i
+
+
+def elementwise(name, nops, ndim, shape, strides, data, dtypes, extra, numel):
+    """One elementwise launch: kernel ``tl_ew_<name>_<loop>`` (``name`` carries the loop type
+    already, e.g. ``add_f32``), output operand 0. ``strides`` in bytes per operand;
+    ``extra``: the address of the op's parameters on the host (0 for none)."""
+    op, _, loop = name.rpartition("_")
+    _ew_launch(f"tl_ew_{name}", nops, ndim, shape, strides, data, dtypes, extra,
+               _extra_size(op, loop) if extra else 0, numel)
+
+
+def _ew_launch(kernel, nops, ndim, shape, strides, data, dtypes, extra, extra_nbytes, numel):
+    if numel == 0:
+        return
+    if ndim > MAXD:
+        raise NotImplementedError(f"CUDA elementwise '{kernel}': {ndim} dims after "
+                                  f"coalescing (at most {MAXD})")
+    rt = _rt()
+    index = device_of(data[0])
+    d = EW4()
+    d.ndim, d.nops, d.n = ndim, nops, numel
+    for k in range(ndim):
+        d.shape[k] = shape[k]
+    args = [_runtime.ptr(data[0])]
+    for j in range(nops):
+        d.dtype[j] = dtypes[j]
+        size = ITEMSIZE[dtypes[j]]
+        st = strides[j]
+        if j > 0 and not any(st) and rt.device_of(data[j]) is None:
+            # a host scalar: a Python number or a 0-d CPU tensor joining the op
+            d.scalar_mask |= 1 << j
+            d.sval[j] = int.from_bytes(ctypes.string_at(data[j], size).ljust(8, b"\0"),
+                                       "little")
+            args.append(args[0])          # (not read: the kernel takes the slot)
+        else:
+            if j > 0 and rt.device_of(data[j]) != index:
+                raise RuntimeError(f"CUDA elementwise '{kernel}': operand {j} is not on "
+                                   f"cuda:{index}")
+            for k in range(ndim):
+                d.stride[j][k] = st[k] // size
+            if j > 0:
+                args.append(_runtime.ptr(data[j]))
+    while len(args) < 4:
+        args.append(args[0])
+    if extra_nbytes:
+        ctypes.memmove(ctypes.addressof(d.extra), extra, extra_nbytes)
+        d.has_extra = 1
+    args.append(d)
+    rt.launch("ew_ops", kernel, _grid(numel), BLOCK, args, _stream(index))
+
+
+def copy(ndim, shape, dst, dst_strides, dst_dtype, src, src_strides, src_dtype):
+    """A strided copy with dtype conversion (strides in elements) between two device
+    tensors, or from a host scalar (all source strides 0) — a fill."""
+    n = 1
+    for s in shape:
+        n *= s
+    if n == 0:
+        return
+    if ndim > MAXD:
+        raise NotImplementedError(f"CUDA copy: {ndim} dims (at most {MAXD})")
+    isz_d, isz_s = ITEMSIZE[dst_dtype], ITEMSIZE[src_dtype]
+    _ew_launch("tl_ew_copy", 2, ndim, shape,
+               [[s * isz_d for s in dst_strides], [s * isz_s for s in src_strides]],
+               [dst, src], [dst_dtype, src_dtype], 0, 0, n)
+
+
+def memcpy_htod(dst, host, index):
+    """Queue a copy of the contiguous host array ``host`` to ``dst`` on the current stream
+    (the array is kept alive until it has run)."""
+    _rt().htod(dst, host, _stream(index))
+
+
+def memcpy_dtoh(host, src, index):
+    """Copy ``src`` into the host array ``host`` and wait for it (and for the work queued
+    before it on the current stream)."""
+    from tensorlib import cuda
+    stream = cuda.current_stream(index)
+    _rt().dtoh(host, src, stream._native)
+    stream.synchronize()
+
+
+def memcpy_dtod(dst, src, nbytes, index):
+    _rt().dtod(dst, src, nbytes, _stream(index))
+
+
+def host_array(nbytes):
+    """A host byte buffer for a staging copy."""
+    return np.empty(nbytes, np.uint8)
+
+
+# ---- reductions, softmax, scans, matrix products (cuda/tensor_ops.cu) --------------------
+
+RED_DIMS = 8
+
+
+class RedDesc(ctypes.Structure):
+    """tl_red_dev of cuda/tensor_ops.cu."""
+    _fields_ = [(f, ctypes.c_int) for f in ("op", "post", "in_dtype", "out_dtype", "int_state",
+                                             "nk", "nr", "has_out", "has_idx", "has_center")] + [
+        ("p", ctypes.c_double), ("post_a", ctypes.c_double),
+        ("nout", ctypes.c_longlong), ("nred", ctypes.c_longlong)] + [
+        (f, ctypes.c_longlong * RED_DIMS) for f in ("kshape", "kin", "kout", "rshape", "rin")]
+
+
+R_ALL, R_ANY, R_NONZERO = 4, 5, 6
+CT_I64 = 5        # the compute dtype code of integer reductions (tensorlib's int64)
+
+
+def reduce(op, post, in_dtype, ct, out_dtype, src, out, idx, center, p, post_a,
+           kshape, kin, kout, rshape, rin):
+    """A reduction (tl_red_t of cpu_reduce.h, addresses as ints, 0 for absent pointers)."""
+    nk, nr = len(kshape), len(rshape)
+    if nk > RED_DIMS or nr > RED_DIMS:
+        raise NotImplementedError(f"CUDA reduction: {nk} kept and {nr} reduced dims after "
+                                  f"coalescing (at most {RED_DIMS} each)")
+    d = RedDesc()
+    d.op, d.post, d.in_dtype, d.out_dtype = op, post, in_dtype, out_dtype
+    d.int_state = 1 if (ct == CT_I64 or op in (R_ALL, R_ANY, R_NONZERO)) else 0
+    d.nk, d.nr = nk, nr
+    d.has_out, d.has_idx, d.has_center = int(out != 0), int(idx != 0), int(center != 0)
+    d.p, d.post_a = p, post_a
+    nout = 1
+    for k in range(nk):
+        d.kshape[k], d.kin[k], d.kout[k] = kshape[k], kin[k], kout[k]
+        nout *= kshape[k]
+    nred = 1
+    for k in range(nr):
+        d.rshape[k], d.rin[k] = rshape[k], rin[k]
+        nred *= rshape[k]
+    d.nout, d.nred = nout, nred
+    if nout == 0:
+        return
+    index = device_of(out or idx)
+    any_ptr = out or idx
+    args = [_runtime.ptr(src if nred else any_ptr), _runtime.ptr(out or any_ptr),
+            _runtime.ptr(idx or any_ptr), _runtime.ptr(center or any_ptr), d]
+    if nred <= 64 or nout >= 4 * MAX_GRID:
+        # few elements per output (or outputs enough to fill the device): a thread each
+        _rt().launch("tensor_ops", "tl_reduce_thread", _grid(nout), BLOCK, args,
+                     _stream(index))
+    else:
+        threads = 32
+        while threads < 256 and threads < nred // 8:
+            threads *= 2
+        _rt().launch("tensor_ops", "tl_reduce_block", max(1, min(nout, 65535)), threads,
+                     args, _stream(index))
+
+
+def softmax(dtype, want_log, x, y, outer, n, inner):
+    """softmax/log_softmax over the middle dim of contiguous [outer, n, inner] (float32/64)."""
+    cols = outer * inner
+    if cols == 0 or n == 0:
+        return
+    name = {8: "tl_softmax_f32", 9: "tl_softmax_f64"}[dtype]
+    _rt().launch("tensor_ops", name, _grid(cols), BLOCK,
+                 [_runtime.ptr(x), _runtime.ptr(y), np.int64(outer), np.int64(n),
+                  np.int64(inner), np.int32(want_log)], _stream(device_of(y)))
+
+
+def cumulative(prod, dtype, x, y, outer, n, inner):
+    """cumsum/cumprod over the middle dim of contiguous [outer, n, inner]."""
+    cols = outer * inner
+    if cols == 0 or n == 0:
+        return
+    name = {8: "tl_scan_f32", 9: "tl_scan_f64", 5: "tl_scan_i64"}.get(dtype)
+    if name is None:
+        raise NotImplementedError(f"CUDA cumsum/cumprod: dtype code {dtype}")
+    _rt().launch("tensor_ops", name, _grid(cols), BLOCK,
+                 [_runtime.ptr(x), _runtime.ptr(y), np.int64(outer), np.int64(n),
+                  np.int64(inner), np.int32(prod)], _stream(device_of(y)))
+
+
+class Mat(ctypes.Structure):
+    """tl_mat of cuda/tensor_ops.cu."""
+    _fields_ = [("sb", ctypes.c_longlong), ("sr", ctypes.c_longlong),
+                ("sc", ctypes.c_longlong)]
+
+
+def bmm(dtype, out, B, M, N, K, a, ga, b, gb):
+    """out (contiguous B x M x N) = a @ b per batch; ga/gb: (sb, sr, sc) in elements."""
+    if B * M * N == 0:
+        return
+    name = {8: "tl_bmm_f32", 9: "tl_bmm_f64"}[dtype]
+    tile = 16
+    grid = ((N + tile - 1) // tile, (M + tile - 1) // tile, max(1, min(B, 65535)))
+    if grid[1] > 65535:
+        raise NotImplementedError(f"CUDA bmm: {M} rows (at most {65535 * tile})")
+    _rt().launch("tensor_ops", name, grid, (tile, tile),
+                 [_runtime.ptr(out), _runtime.ptr(a), _runtime.ptr(b), np.int64(B),
+                  np.int64(M), np.int64(N), np.int64(K), Mat(*ga), Mat(*gb)],
+                 _stream(device_of(out)))

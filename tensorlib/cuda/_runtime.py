@@ -1,0 +1,417 @@
+"""The CUDA runtime interface: one set of calls, two back ends, chosen at first use.
+
+Everything above this module (the device allocator's segments, the kernel launches of
+``tensorlib.cuda._ops``, streams and events of ``tensorlib.cuda``) talks to a
+:class:`Runtime`; which one is picked by ``TENSORLIB_CUDA`` when a CUDA device is first
+asked for (never at import of tensorlib):
+
+- ``emulate``: the CPU emulator (:mod:`tensorlib.cuda._emulator`): the same ``.cu`` sources
+  built by the host C++ compiler, streams as in-order worker queues, device memory as
+  separate mappings. What the test suite uses on machines without a GPU.
+- ``pycuda``: the real GPU through pycuda (the ``cuda`` extra); an error saying what is
+  missing when pycuda or the driver is not there.
+- unset or ``auto``: pycuda when it imports and finds a device, otherwise no CUDA device
+  (``tensorlib.cuda.is_available()`` is False), as PyTorch without a GPU.
+- ``0``/``off``/``none``: no CUDA device.
+
+Addresses cross this interface as Python ints (the value of the device pointer); the
+runtime maps them back to its own handles.
+
+>>> rt = get_runtime()                                   # doctest: +SKIP
+>>> rt.name                                              # doctest: +SKIP
+'emulator'
+"""
+
+import bisect
+import os
+import threading
+
+import numpy as np
+
+__all__ = ["Runtime", "EmulatorRuntime", "PycudaRuntime", "get_runtime", "runtime_or_none",
+           "CudaUnavailable", "MODES"]
+
+MODES = ("auto", "emulate", "pycuda", "off")
+
+
+class CudaUnavailable(RuntimeError):
+    """No CUDA runtime can be used (no driver, no pycuda, or ``TENSORLIB_CUDA=off``).
+    Its message says what is missing; PyTorch raises RuntimeError/AssertionError here.
+
+    >>> issubclass(CudaUnavailable, RuntimeError)
+    True
+    """
+
+
+class Runtime:
+    """The interface. Addresses are ints; streams and events are the back end's objects
+    (``tensorlib.cuda.Stream``/``Event`` wrap them)."""
+
+    name = "none"
+
+    def device_count(self):
+        raise NotImplementedError
+
+    # memory: segments for the caching allocator (tensorlib/_core/allocator.pyx)
+    def reserve(self, index, nbytes):
+        """``nbytes`` of device memory on device ``index``: its address (MemoryError when
+        the device is out of memory)."""
+        raise NotImplementedError
+
+    def release(self, index, address):
+        raise NotImplementedError
+
+    def device_of(self, address):
+        """The device index holding ``address``, or None for host memory."""
+        raise NotImplementedError
+
+    # copies, in order on ``stream`` (None: the device's default stream)
+    def htod(self, address, host, stream):
+        raise NotImplementedError
+
+    def dtoh(self, host, address, stream):
+        raise NotImplementedError
+
+    def dtod(self, dst, src, nbytes, stream):
+        raise NotImplementedError
+
+    # kernels
+    def launch(self, family, name, grid, block, args, stream, shared=0):
+        """Queue kernel ``name`` of ``cuda/<family>.cu``. ``args``: ints marked as device
+        pointers with :func:`ptr`, NumPy scalars and ctypes structures."""
+        raise NotImplementedError
+
+    # streams, events, devices
+    def new_stream(self, index, priority=0):
+        raise NotImplementedError
+
+    def default_stream(self, index):
+        raise NotImplementedError
+
+    def new_event(self, enable_timing=False):
+        raise NotImplementedError
+
+    def synchronize(self, index):
+        raise NotImplementedError
+
+    def device_name(self, index):
+        raise NotImplementedError
+
+    def properties(self, index):
+        """A dict: name, total_memory, major, minor, multi_processor_count."""
+        raise NotImplementedError
+
+
+class ptr(int):
+    """An int marked as a device address in a kernel's argument list.
+
+    >>> int(ptr(4096)) + 1
+    4097
+    """
+
+    __slots__ = ()
+
+
+class _Segments:
+    """Device segments by start address (sorted), for address -> (device, segment)."""
+
+    def __init__(self):
+        self._starts = []
+        self._info = {}     # start -> (index, nbytes, handle)
+        self._lock = threading.Lock()
+
+    def add(self, start, index, nbytes, handle):
+        with self._lock:
+            bisect.insort(self._starts, start)
+            self._info[start] = (index, nbytes, handle)
+
+    def pop(self, start):
+        with self._lock:
+            i = bisect.bisect_left(self._starts, start)
+            if i < len(self._starts) and self._starts[i] == start:
+                del self._starts[i]
+            return self._info.pop(start, None)
+
+    def find(self, address):
+        """(start, index, nbytes, handle) of the segment holding ``address``, or None."""
+        with self._lock:
+            i = bisect.bisect_right(self._starts, address) - 1
+            if i < 0:
+                return None
+            start = self._starts[i]
+            index, nbytes, handle = self._info[start]
+            if address < start + max(nbytes, 1):
+                return start, index, nbytes, handle
+            return None
+
+
+class EmulatorRuntime(Runtime):
+    """The CPU emulator behind the interface.
+
+    ``TENSORLIB_CUDA_DEVICES`` emulated devices (default 1), each with
+    ``TENSORLIB_CUDA_EMU_MEMORY`` bytes of memory to report (default 16 GiB; the memory is
+    the host's).
+    """
+
+    name = "emulator"
+
+    def __init__(self):
+        from tensorlib.cuda import _emulator as emu
+        self._emu = emu
+        self._segments = _Segments()
+        self._total = int(os.environ.get("TENSORLIB_CUDA_EMU_MEMORY", str(16 << 30)))
+
+    def device_count(self):
+        return self._emu.device_count()
+
+    def reserve(self, index, nbytes):
+        alloc = self._emu.mem_alloc(max(int(nbytes), 1), self._emu.get_device(index))
+        self._segments.add(alloc.ptr, index, alloc.nbytes, alloc)
+        return alloc.ptr
+
+    def release(self, index, address):
+        info = self._segments.pop(address)
+        if info is not None:
+            info[2].free()
+
+    def device_of(self, address):
+        seg = self._segments.find(address)
+        return None if seg is None else seg[1]
+
+    def _pointer(self, address):
+        seg = self._segments.find(address)
+        if seg is None:
+            raise RuntimeError(f"address 0x{address:x} is not in device memory")
+        start, _, _, alloc = seg
+        return alloc + (address - start)
+
+    def _stream(self, stream, index=0):
+        return stream if stream is not None else self._emu.get_device(index).default_stream
+
+    def htod(self, address, host, stream):
+        self._emu.memcpy_htod_async(self._pointer(address), host, stream)
+
+    def dtoh(self, host, address, stream):
+        self._emu.memcpy_dtoh_async(host, self._pointer(address), stream)
+
+    def dtod(self, dst, src, nbytes, stream):
+        self._emu.memcpy_dtod_async(self._pointer(dst), self._pointer(src), nbytes, stream)
+
+    def launch(self, family, name, grid, block, args, stream, shared=0):
+        kernel = self._emu.load_kernels(family).get_function(name)
+        args = [self._pointer(a) if isinstance(a, ptr) else a for a in args]
+        kernel(*args, grid=grid, block=block, shared=shared, stream=stream)
+
+    def new_stream(self, index, priority=0):
+        return self._emu.Stream(self._emu.get_device(index), priority)
+
+    def default_stream(self, index):
+        return self._emu.get_device(index).default_stream
+
+    def new_event(self, enable_timing=False):
+        return self._emu.Event(enable_timing)
+
+    def synchronize(self, index):
+        self._emu.get_device(index).synchronize()
+
+    def device_name(self, index):
+        self._emu.get_device(index)
+        return "tensorlib CUDA emulator"
+
+    def properties(self, index):
+        self._emu.get_device(index)
+        return {"name": self.device_name(index), "total_memory": self._total,
+                "major": 8, "minor": 0, "multi_processor_count": os.cpu_count() or 1}
+
+
+class PycudaRuntime(Runtime):
+    """The real GPU through pycuda. Modules are compiled from the ``.cu`` sources with nvcc
+    at first use and cached by pycuda (keyed by the source); launches, copies, streams and
+    events are pycuda's. Created only when pycuda imports and the driver finds a device."""
+
+    name = "pycuda"
+
+    def __init__(self):
+        try:
+            import pycuda.driver as drv
+        except ImportError as e:
+            raise CudaUnavailable(
+                f"TENSORLIB_CUDA=pycuda: pycuda cannot be imported ({e}); install the 'cuda' "
+                f"extra (pip install 'tensorlib[cuda]') on a machine with an NVIDIA driver")
+        try:
+            drv.init()
+            n = drv.Device.count()
+        except Exception as e:  # pycuda's LogicError/RuntimeError carry the driver's words
+            raise CudaUnavailable(f"TENSORLIB_CUDA=pycuda: the CUDA driver cannot be "
+                                  f"initialized ({type(e).__name__}: {e})")
+        if n == 0:
+            raise CudaUnavailable("TENSORLIB_CUDA=pycuda: the driver reports no CUDA device")
+        self._drv = drv
+        self._n = n
+        self._contexts = {}
+        self._modules = {}
+        self._default = {}
+        self._segments = _Segments()
+        self._lock = threading.Lock()
+
+    def device_count(self):
+        return self._n
+
+    def _ctx(self, index):
+        if not 0 <= index < self._n:
+            raise RuntimeError("CUDA error: invalid device ordinal")
+        with self._lock:
+            ctx = self._contexts.get(index)
+            if ctx is None:
+                ctx = self._drv.Device(index).retain_primary_context()
+                self._contexts[index] = ctx
+        ctx.push()
+        return ctx
+
+    def _in(self, index, fn, *args):
+        ctx = self._ctx(index)
+        try:
+            return fn(*args)
+        finally:
+            ctx.pop()
+
+    def reserve(self, index, nbytes):
+        try:
+            alloc = self._in(index, self._drv.mem_alloc, max(int(nbytes), 1))
+        except self._drv.MemoryError as e:
+            raise MemoryError(str(e))
+        self._segments.add(int(alloc), index, int(nbytes), alloc)
+        return int(alloc)
+
+    def release(self, index, address):
+        info = self._segments.pop(address)
+        if info is not None:
+            self._in(index, info[2].free)
+
+    def device_of(self, address):
+        seg = self._segments.find(address)
+        return None if seg is None else seg[1]
+
+    def _index(self, address):
+        i = self.device_of(address)
+        if i is None:
+            raise RuntimeError(f"address 0x{address:x} is not in device memory")
+        return i
+
+    def htod(self, address, host, stream):
+        self._in(self._index(address), self._drv.memcpy_htod_async, address, host, stream)
+
+    def dtoh(self, host, address, stream):
+        self._in(self._index(address), self._drv.memcpy_dtoh_async, host, address, stream)
+
+    def dtod(self, dst, src, nbytes, stream):
+        self._in(self._index(dst), self._drv.memcpy_dtod_async, dst, src, nbytes, stream)
+
+    def _module(self, index, family):
+        key = (index, family)
+        mod = self._modules.get(key)
+        if mod is None:
+            from pycuda.compiler import SourceModule
+            from tensorlib.cuda import kernel_dir
+            path = os.path.join(kernel_dir(), family + ".cu")
+            with open(path) as f:
+                src = f.read()
+            mod = self._in(index, SourceModule, src, options=["-std=c++17"],
+                           no_extern_c=True, include_dirs=[kernel_dir()])
+            self._modules[key] = mod
+        return mod
+
+    def launch(self, family, name, grid, block, args, stream, shared=0):
+        index = next((self._index(a) for a in args if isinstance(a, ptr)), 0)
+        fn = self._module(index, family).get_function(name)
+        # pycuda takes a pointer as a sized integer
+        args = [np.uintp(int(a)) if isinstance(a, ptr) else a for a in args]
+        grid = tuple(grid) if not isinstance(grid, int) else (grid,)
+        block = tuple(block) if not isinstance(block, int) else (block, 1, 1)
+        self._in(index, lambda: fn(*args, grid=grid + (1,) * (3 - len(grid)),
+                                   block=block + (1,) * (3 - len(block)),
+                                   shared=shared, stream=stream))
+
+    def new_stream(self, index, priority=0):
+        return self._in(index, self._drv.Stream)
+
+    def default_stream(self, index):
+        return None   # pycuda's launches on stream None use the legacy default stream
+
+    def new_event(self, enable_timing=False):
+        flags = 0 if enable_timing else self._drv.event_flags.DISABLE_TIMING
+        return self._drv.Event(flags)
+
+    def synchronize(self, index):
+        self._in(index, self._drv.Context.synchronize)
+
+    def device_name(self, index):
+        return self._drv.Device(index).name()
+
+    def properties(self, index):
+        d = self._drv.Device(index)
+        major, minor = d.compute_capability()
+        return {"name": d.name(), "total_memory": d.total_memory(), "major": major,
+                "minor": minor,
+                "multi_processor_count": d.get_attribute(
+                    self._drv.device_attribute.MULTIPROCESSOR_COUNT)}
+
+
+_runtime = None
+_runtime_error = None
+_lock = threading.Lock()
+
+
+def _mode():
+    mode = os.environ.get("TENSORLIB_CUDA", "auto").strip().lower() or "auto"
+    if mode in ("0", "none", "off", "cpu"):
+        return "off"
+    if mode in ("emulate", "emulator", "emu"):
+        return "emulate"
+    if mode not in MODES:
+        raise ValueError(f"TENSORLIB_CUDA={os.environ.get('TENSORLIB_CUDA')!r} is not one of "
+                         f"auto, emulate, pycuda, off")
+    return mode
+
+
+def _choose():
+    mode = _mode()
+    if mode == "emulate":
+        return EmulatorRuntime()
+    if mode == "pycuda":
+        return PycudaRuntime()
+    if mode == "off":
+        raise CudaUnavailable("CUDA is turned off (TENSORLIB_CUDA=off)")
+    try:
+        return PycudaRuntime()
+    except CudaUnavailable as e:
+        raise CudaUnavailable(
+            f"no CUDA device: {e}. Set TENSORLIB_CUDA=emulate to run the CUDA back end on "
+            f"the CPU emulator") from None
+
+
+def get_runtime():
+    """The runtime, chosen at the first call (CudaUnavailable saying why when there is
+    none; ValueError for an unknown ``TENSORLIB_CUDA``)."""
+    global _runtime, _runtime_error
+    if _runtime is not None:
+        return _runtime
+    with _lock:
+        if _runtime is None:
+            if _runtime_error is not None:
+                raise CudaUnavailable(str(_runtime_error))
+            try:
+                _runtime = _choose()
+            except CudaUnavailable as e:
+                _runtime_error = e
+                raise
+    return _runtime
+
+
+def runtime_or_none():
+    """The runtime, or None when no CUDA device can be used (ValueError still raised for an
+    unknown ``TENSORLIB_CUDA``)."""
+    try:
+        return get_runtime()
+    except CudaUnavailable:
+        return None
