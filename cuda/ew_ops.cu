@@ -2,6 +2,10 @@
 // One kernel per elementwise op and loop dtype: tl_ew_<op>_<t>(out, a, b, c, desc), the
 // operands' dtypes, strides and host scalars in desc (tl_ew4, tl_ew_device.h).
 #include "tl_ew_device.h"
+#ifdef __CUDACC__
+// one expression serves every integer type: `x < 0` is always false for uint8, on purpose
+#pragma nv_diag_suppress 186
+#endif
 
 #define TL_EW_KERNEL(NAME) \
     extern "C" __global__ void NAME(void* o, const void* a, const void* b, const void* c, \
@@ -9,9 +13,7 @@
 
 // ---- mul
 TL_EW_KERNEL(tl_ew_mul_b8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -20,9 +22,7 @@ TL_EW_KERNEL(tl_ew_mul_b8) {
     }
 }
 TL_EW_KERNEL(tl_ew_mul_u8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -31,9 +31,7 @@ TL_EW_KERNEL(tl_ew_mul_u8) {
     }
 }
 TL_EW_KERNEL(tl_ew_mul_i8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -42,9 +40,7 @@ TL_EW_KERNEL(tl_ew_mul_i8) {
     }
 }
 TL_EW_KERNEL(tl_ew_mul_i16) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -53,9 +49,7 @@ TL_EW_KERNEL(tl_ew_mul_i16) {
     }
 }
 TL_EW_KERNEL(tl_ew_mul_i32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -64,9 +58,7 @@ TL_EW_KERNEL(tl_ew_mul_i32) {
     }
 }
 TL_EW_KERNEL(tl_ew_mul_i64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -75,9 +67,7 @@ TL_EW_KERNEL(tl_ew_mul_i64) {
     }
 }
 TL_EW_KERNEL(tl_ew_mul_f32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -86,9 +76,7 @@ TL_EW_KERNEL(tl_ew_mul_f32) {
     }
 }
 TL_EW_KERNEL(tl_ew_mul_f64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -99,9 +87,7 @@ TL_EW_KERNEL(tl_ew_mul_f64) {
 
 // ---- maximum
 TL_EW_KERNEL(tl_ew_maximum_b8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -110,9 +96,7 @@ TL_EW_KERNEL(tl_ew_maximum_b8) {
     }
 }
 TL_EW_KERNEL(tl_ew_maximum_u8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -121,9 +105,7 @@ TL_EW_KERNEL(tl_ew_maximum_u8) {
     }
 }
 TL_EW_KERNEL(tl_ew_maximum_i8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -132,9 +114,7 @@ TL_EW_KERNEL(tl_ew_maximum_i8) {
     }
 }
 TL_EW_KERNEL(tl_ew_maximum_i16) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -143,9 +123,7 @@ TL_EW_KERNEL(tl_ew_maximum_i16) {
     }
 }
 TL_EW_KERNEL(tl_ew_maximum_i32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -154,9 +132,7 @@ TL_EW_KERNEL(tl_ew_maximum_i32) {
     }
 }
 TL_EW_KERNEL(tl_ew_maximum_i64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -165,9 +141,7 @@ TL_EW_KERNEL(tl_ew_maximum_i64) {
     }
 }
 TL_EW_KERNEL(tl_ew_maximum_f32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -176,9 +150,7 @@ TL_EW_KERNEL(tl_ew_maximum_f32) {
     }
 }
 TL_EW_KERNEL(tl_ew_maximum_f64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -189,9 +161,7 @@ TL_EW_KERNEL(tl_ew_maximum_f64) {
 
 // ---- minimum
 TL_EW_KERNEL(tl_ew_minimum_b8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -200,9 +170,7 @@ TL_EW_KERNEL(tl_ew_minimum_b8) {
     }
 }
 TL_EW_KERNEL(tl_ew_minimum_u8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -211,9 +179,7 @@ TL_EW_KERNEL(tl_ew_minimum_u8) {
     }
 }
 TL_EW_KERNEL(tl_ew_minimum_i8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -222,9 +188,7 @@ TL_EW_KERNEL(tl_ew_minimum_i8) {
     }
 }
 TL_EW_KERNEL(tl_ew_minimum_i16) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -233,9 +197,7 @@ TL_EW_KERNEL(tl_ew_minimum_i16) {
     }
 }
 TL_EW_KERNEL(tl_ew_minimum_i32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -244,9 +206,7 @@ TL_EW_KERNEL(tl_ew_minimum_i32) {
     }
 }
 TL_EW_KERNEL(tl_ew_minimum_i64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -255,9 +215,7 @@ TL_EW_KERNEL(tl_ew_minimum_i64) {
     }
 }
 TL_EW_KERNEL(tl_ew_minimum_f32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -266,9 +224,7 @@ TL_EW_KERNEL(tl_ew_minimum_f32) {
     }
 }
 TL_EW_KERNEL(tl_ew_minimum_f64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -279,9 +235,7 @@ TL_EW_KERNEL(tl_ew_minimum_f64) {
 
 // ---- atan2
 TL_EW_KERNEL(tl_ew_atan2_f32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -290,9 +244,7 @@ TL_EW_KERNEL(tl_ew_atan2_f32) {
     }
 }
 TL_EW_KERNEL(tl_ew_atan2_f64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -303,9 +255,7 @@ TL_EW_KERNEL(tl_ew_atan2_f64) {
 
 // ---- bitwise_and
 TL_EW_KERNEL(tl_ew_bitwise_and_b8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -314,9 +264,7 @@ TL_EW_KERNEL(tl_ew_bitwise_and_b8) {
     }
 }
 TL_EW_KERNEL(tl_ew_bitwise_and_u8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -325,9 +273,7 @@ TL_EW_KERNEL(tl_ew_bitwise_and_u8) {
     }
 }
 TL_EW_KERNEL(tl_ew_bitwise_and_i8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -336,9 +282,7 @@ TL_EW_KERNEL(tl_ew_bitwise_and_i8) {
     }
 }
 TL_EW_KERNEL(tl_ew_bitwise_and_i16) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -347,9 +291,7 @@ TL_EW_KERNEL(tl_ew_bitwise_and_i16) {
     }
 }
 TL_EW_KERNEL(tl_ew_bitwise_and_i32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -358,9 +300,7 @@ TL_EW_KERNEL(tl_ew_bitwise_and_i32) {
     }
 }
 TL_EW_KERNEL(tl_ew_bitwise_and_i64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -371,9 +311,7 @@ TL_EW_KERNEL(tl_ew_bitwise_and_i64) {
 
 // ---- bitwise_or
 TL_EW_KERNEL(tl_ew_bitwise_or_b8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -382,9 +320,7 @@ TL_EW_KERNEL(tl_ew_bitwise_or_b8) {
     }
 }
 TL_EW_KERNEL(tl_ew_bitwise_or_u8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -393,9 +329,7 @@ TL_EW_KERNEL(tl_ew_bitwise_or_u8) {
     }
 }
 TL_EW_KERNEL(tl_ew_bitwise_or_i8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -404,9 +338,7 @@ TL_EW_KERNEL(tl_ew_bitwise_or_i8) {
     }
 }
 TL_EW_KERNEL(tl_ew_bitwise_or_i16) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -415,9 +347,7 @@ TL_EW_KERNEL(tl_ew_bitwise_or_i16) {
     }
 }
 TL_EW_KERNEL(tl_ew_bitwise_or_i32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -426,9 +356,7 @@ TL_EW_KERNEL(tl_ew_bitwise_or_i32) {
     }
 }
 TL_EW_KERNEL(tl_ew_bitwise_or_i64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -439,9 +367,7 @@ TL_EW_KERNEL(tl_ew_bitwise_or_i64) {
 
 // ---- bitwise_xor
 TL_EW_KERNEL(tl_ew_bitwise_xor_b8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -450,9 +376,7 @@ TL_EW_KERNEL(tl_ew_bitwise_xor_b8) {
     }
 }
 TL_EW_KERNEL(tl_ew_bitwise_xor_u8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -461,9 +385,7 @@ TL_EW_KERNEL(tl_ew_bitwise_xor_u8) {
     }
 }
 TL_EW_KERNEL(tl_ew_bitwise_xor_i8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -472,9 +394,7 @@ TL_EW_KERNEL(tl_ew_bitwise_xor_i8) {
     }
 }
 TL_EW_KERNEL(tl_ew_bitwise_xor_i16) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -483,9 +403,7 @@ TL_EW_KERNEL(tl_ew_bitwise_xor_i16) {
     }
 }
 TL_EW_KERNEL(tl_ew_bitwise_xor_i32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -494,9 +412,7 @@ TL_EW_KERNEL(tl_ew_bitwise_xor_i32) {
     }
 }
 TL_EW_KERNEL(tl_ew_bitwise_xor_i64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -507,9 +423,7 @@ TL_EW_KERNEL(tl_ew_bitwise_xor_i64) {
 
 // ---- lshift
 TL_EW_KERNEL(tl_ew_lshift_u8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -518,9 +432,7 @@ TL_EW_KERNEL(tl_ew_lshift_u8) {
     }
 }
 TL_EW_KERNEL(tl_ew_lshift_i8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -529,9 +441,7 @@ TL_EW_KERNEL(tl_ew_lshift_i8) {
     }
 }
 TL_EW_KERNEL(tl_ew_lshift_i16) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -540,9 +450,7 @@ TL_EW_KERNEL(tl_ew_lshift_i16) {
     }
 }
 TL_EW_KERNEL(tl_ew_lshift_i32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -551,9 +459,7 @@ TL_EW_KERNEL(tl_ew_lshift_i32) {
     }
 }
 TL_EW_KERNEL(tl_ew_lshift_i64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -564,9 +470,7 @@ TL_EW_KERNEL(tl_ew_lshift_i64) {
 
 // ---- rshift
 TL_EW_KERNEL(tl_ew_rshift_u8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -575,9 +479,7 @@ TL_EW_KERNEL(tl_ew_rshift_u8) {
     }
 }
 TL_EW_KERNEL(tl_ew_rshift_i8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -586,9 +488,7 @@ TL_EW_KERNEL(tl_ew_rshift_i8) {
     }
 }
 TL_EW_KERNEL(tl_ew_rshift_i16) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -597,9 +497,7 @@ TL_EW_KERNEL(tl_ew_rshift_i16) {
     }
 }
 TL_EW_KERNEL(tl_ew_rshift_i32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -608,9 +506,7 @@ TL_EW_KERNEL(tl_ew_rshift_i32) {
     }
 }
 TL_EW_KERNEL(tl_ew_rshift_i64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -621,9 +517,7 @@ TL_EW_KERNEL(tl_ew_rshift_i64) {
 
 // ---- eq
 TL_EW_KERNEL(tl_ew_eq_b8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -632,9 +526,7 @@ TL_EW_KERNEL(tl_ew_eq_b8) {
     }
 }
 TL_EW_KERNEL(tl_ew_eq_u8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -643,9 +535,7 @@ TL_EW_KERNEL(tl_ew_eq_u8) {
     }
 }
 TL_EW_KERNEL(tl_ew_eq_i8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -654,9 +544,7 @@ TL_EW_KERNEL(tl_ew_eq_i8) {
     }
 }
 TL_EW_KERNEL(tl_ew_eq_i16) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -665,9 +553,7 @@ TL_EW_KERNEL(tl_ew_eq_i16) {
     }
 }
 TL_EW_KERNEL(tl_ew_eq_i32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -676,9 +562,7 @@ TL_EW_KERNEL(tl_ew_eq_i32) {
     }
 }
 TL_EW_KERNEL(tl_ew_eq_i64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -687,9 +571,7 @@ TL_EW_KERNEL(tl_ew_eq_i64) {
     }
 }
 TL_EW_KERNEL(tl_ew_eq_f32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -698,9 +580,7 @@ TL_EW_KERNEL(tl_ew_eq_f32) {
     }
 }
 TL_EW_KERNEL(tl_ew_eq_f64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -711,9 +591,7 @@ TL_EW_KERNEL(tl_ew_eq_f64) {
 
 // ---- ne
 TL_EW_KERNEL(tl_ew_ne_b8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -722,9 +600,7 @@ TL_EW_KERNEL(tl_ew_ne_b8) {
     }
 }
 TL_EW_KERNEL(tl_ew_ne_u8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -733,9 +609,7 @@ TL_EW_KERNEL(tl_ew_ne_u8) {
     }
 }
 TL_EW_KERNEL(tl_ew_ne_i8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -744,9 +618,7 @@ TL_EW_KERNEL(tl_ew_ne_i8) {
     }
 }
 TL_EW_KERNEL(tl_ew_ne_i16) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -755,9 +627,7 @@ TL_EW_KERNEL(tl_ew_ne_i16) {
     }
 }
 TL_EW_KERNEL(tl_ew_ne_i32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -766,9 +636,7 @@ TL_EW_KERNEL(tl_ew_ne_i32) {
     }
 }
 TL_EW_KERNEL(tl_ew_ne_i64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -777,9 +645,7 @@ TL_EW_KERNEL(tl_ew_ne_i64) {
     }
 }
 TL_EW_KERNEL(tl_ew_ne_f32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -788,9 +654,7 @@ TL_EW_KERNEL(tl_ew_ne_f32) {
     }
 }
 TL_EW_KERNEL(tl_ew_ne_f64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -801,9 +665,7 @@ TL_EW_KERNEL(tl_ew_ne_f64) {
 
 // ---- lt
 TL_EW_KERNEL(tl_ew_lt_b8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -812,9 +674,7 @@ TL_EW_KERNEL(tl_ew_lt_b8) {
     }
 }
 TL_EW_KERNEL(tl_ew_lt_u8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -823,9 +683,7 @@ TL_EW_KERNEL(tl_ew_lt_u8) {
     }
 }
 TL_EW_KERNEL(tl_ew_lt_i8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -834,9 +692,7 @@ TL_EW_KERNEL(tl_ew_lt_i8) {
     }
 }
 TL_EW_KERNEL(tl_ew_lt_i16) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -845,9 +701,7 @@ TL_EW_KERNEL(tl_ew_lt_i16) {
     }
 }
 TL_EW_KERNEL(tl_ew_lt_i32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -856,9 +710,7 @@ TL_EW_KERNEL(tl_ew_lt_i32) {
     }
 }
 TL_EW_KERNEL(tl_ew_lt_i64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -867,9 +719,7 @@ TL_EW_KERNEL(tl_ew_lt_i64) {
     }
 }
 TL_EW_KERNEL(tl_ew_lt_f32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -878,9 +728,7 @@ TL_EW_KERNEL(tl_ew_lt_f32) {
     }
 }
 TL_EW_KERNEL(tl_ew_lt_f64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -891,9 +739,7 @@ TL_EW_KERNEL(tl_ew_lt_f64) {
 
 // ---- le
 TL_EW_KERNEL(tl_ew_le_b8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -902,9 +748,7 @@ TL_EW_KERNEL(tl_ew_le_b8) {
     }
 }
 TL_EW_KERNEL(tl_ew_le_u8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -913,9 +757,7 @@ TL_EW_KERNEL(tl_ew_le_u8) {
     }
 }
 TL_EW_KERNEL(tl_ew_le_i8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -924,9 +766,7 @@ TL_EW_KERNEL(tl_ew_le_i8) {
     }
 }
 TL_EW_KERNEL(tl_ew_le_i16) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -935,9 +775,7 @@ TL_EW_KERNEL(tl_ew_le_i16) {
     }
 }
 TL_EW_KERNEL(tl_ew_le_i32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -946,9 +784,7 @@ TL_EW_KERNEL(tl_ew_le_i32) {
     }
 }
 TL_EW_KERNEL(tl_ew_le_i64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -957,9 +793,7 @@ TL_EW_KERNEL(tl_ew_le_i64) {
     }
 }
 TL_EW_KERNEL(tl_ew_le_f32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -968,9 +802,7 @@ TL_EW_KERNEL(tl_ew_le_f32) {
     }
 }
 TL_EW_KERNEL(tl_ew_le_f64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -981,9 +813,7 @@ TL_EW_KERNEL(tl_ew_le_f64) {
 
 // ---- gt
 TL_EW_KERNEL(tl_ew_gt_b8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -992,9 +822,7 @@ TL_EW_KERNEL(tl_ew_gt_b8) {
     }
 }
 TL_EW_KERNEL(tl_ew_gt_u8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1003,9 +831,7 @@ TL_EW_KERNEL(tl_ew_gt_u8) {
     }
 }
 TL_EW_KERNEL(tl_ew_gt_i8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1014,9 +840,7 @@ TL_EW_KERNEL(tl_ew_gt_i8) {
     }
 }
 TL_EW_KERNEL(tl_ew_gt_i16) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1025,9 +849,7 @@ TL_EW_KERNEL(tl_ew_gt_i16) {
     }
 }
 TL_EW_KERNEL(tl_ew_gt_i32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1036,9 +858,7 @@ TL_EW_KERNEL(tl_ew_gt_i32) {
     }
 }
 TL_EW_KERNEL(tl_ew_gt_i64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1047,9 +867,7 @@ TL_EW_KERNEL(tl_ew_gt_i64) {
     }
 }
 TL_EW_KERNEL(tl_ew_gt_f32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1058,9 +876,7 @@ TL_EW_KERNEL(tl_ew_gt_f32) {
     }
 }
 TL_EW_KERNEL(tl_ew_gt_f64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1071,9 +887,7 @@ TL_EW_KERNEL(tl_ew_gt_f64) {
 
 // ---- ge
 TL_EW_KERNEL(tl_ew_ge_b8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1082,9 +896,7 @@ TL_EW_KERNEL(tl_ew_ge_b8) {
     }
 }
 TL_EW_KERNEL(tl_ew_ge_u8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1093,9 +905,7 @@ TL_EW_KERNEL(tl_ew_ge_u8) {
     }
 }
 TL_EW_KERNEL(tl_ew_ge_i8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1104,9 +914,7 @@ TL_EW_KERNEL(tl_ew_ge_i8) {
     }
 }
 TL_EW_KERNEL(tl_ew_ge_i16) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1115,9 +923,7 @@ TL_EW_KERNEL(tl_ew_ge_i16) {
     }
 }
 TL_EW_KERNEL(tl_ew_ge_i32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1126,9 +932,7 @@ TL_EW_KERNEL(tl_ew_ge_i32) {
     }
 }
 TL_EW_KERNEL(tl_ew_ge_i64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1137,9 +941,7 @@ TL_EW_KERNEL(tl_ew_ge_i64) {
     }
 }
 TL_EW_KERNEL(tl_ew_ge_f32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1148,9 +950,7 @@ TL_EW_KERNEL(tl_ew_ge_f32) {
     }
 }
 TL_EW_KERNEL(tl_ew_ge_f64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1161,9 +961,7 @@ TL_EW_KERNEL(tl_ew_ge_f64) {
 
 // ---- logical_and
 TL_EW_KERNEL(tl_ew_logical_and_b8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1172,9 +970,7 @@ TL_EW_KERNEL(tl_ew_logical_and_b8) {
     }
 }
 TL_EW_KERNEL(tl_ew_logical_and_u8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1183,9 +979,7 @@ TL_EW_KERNEL(tl_ew_logical_and_u8) {
     }
 }
 TL_EW_KERNEL(tl_ew_logical_and_i8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1194,9 +988,7 @@ TL_EW_KERNEL(tl_ew_logical_and_i8) {
     }
 }
 TL_EW_KERNEL(tl_ew_logical_and_i16) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1205,9 +997,7 @@ TL_EW_KERNEL(tl_ew_logical_and_i16) {
     }
 }
 TL_EW_KERNEL(tl_ew_logical_and_i32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1216,9 +1006,7 @@ TL_EW_KERNEL(tl_ew_logical_and_i32) {
     }
 }
 TL_EW_KERNEL(tl_ew_logical_and_i64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1227,9 +1015,7 @@ TL_EW_KERNEL(tl_ew_logical_and_i64) {
     }
 }
 TL_EW_KERNEL(tl_ew_logical_and_f32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1238,9 +1024,7 @@ TL_EW_KERNEL(tl_ew_logical_and_f32) {
     }
 }
 TL_EW_KERNEL(tl_ew_logical_and_f64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1251,9 +1035,7 @@ TL_EW_KERNEL(tl_ew_logical_and_f64) {
 
 // ---- logical_or
 TL_EW_KERNEL(tl_ew_logical_or_b8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1262,9 +1044,7 @@ TL_EW_KERNEL(tl_ew_logical_or_b8) {
     }
 }
 TL_EW_KERNEL(tl_ew_logical_or_u8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1273,9 +1053,7 @@ TL_EW_KERNEL(tl_ew_logical_or_u8) {
     }
 }
 TL_EW_KERNEL(tl_ew_logical_or_i8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1284,9 +1062,7 @@ TL_EW_KERNEL(tl_ew_logical_or_i8) {
     }
 }
 TL_EW_KERNEL(tl_ew_logical_or_i16) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1295,9 +1071,7 @@ TL_EW_KERNEL(tl_ew_logical_or_i16) {
     }
 }
 TL_EW_KERNEL(tl_ew_logical_or_i32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1306,9 +1080,7 @@ TL_EW_KERNEL(tl_ew_logical_or_i32) {
     }
 }
 TL_EW_KERNEL(tl_ew_logical_or_i64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1317,9 +1089,7 @@ TL_EW_KERNEL(tl_ew_logical_or_i64) {
     }
 }
 TL_EW_KERNEL(tl_ew_logical_or_f32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1328,9 +1098,7 @@ TL_EW_KERNEL(tl_ew_logical_or_f32) {
     }
 }
 TL_EW_KERNEL(tl_ew_logical_or_f64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1341,9 +1109,7 @@ TL_EW_KERNEL(tl_ew_logical_or_f64) {
 
 // ---- logical_xor
 TL_EW_KERNEL(tl_ew_logical_xor_b8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1352,9 +1118,7 @@ TL_EW_KERNEL(tl_ew_logical_xor_b8) {
     }
 }
 TL_EW_KERNEL(tl_ew_logical_xor_u8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1363,9 +1127,7 @@ TL_EW_KERNEL(tl_ew_logical_xor_u8) {
     }
 }
 TL_EW_KERNEL(tl_ew_logical_xor_i8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1374,9 +1136,7 @@ TL_EW_KERNEL(tl_ew_logical_xor_i8) {
     }
 }
 TL_EW_KERNEL(tl_ew_logical_xor_i16) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1385,9 +1145,7 @@ TL_EW_KERNEL(tl_ew_logical_xor_i16) {
     }
 }
 TL_EW_KERNEL(tl_ew_logical_xor_i32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1396,9 +1154,7 @@ TL_EW_KERNEL(tl_ew_logical_xor_i32) {
     }
 }
 TL_EW_KERNEL(tl_ew_logical_xor_i64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1407,9 +1163,7 @@ TL_EW_KERNEL(tl_ew_logical_xor_i64) {
     }
 }
 TL_EW_KERNEL(tl_ew_logical_xor_f32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1418,9 +1172,7 @@ TL_EW_KERNEL(tl_ew_logical_xor_f32) {
     }
 }
 TL_EW_KERNEL(tl_ew_logical_xor_f64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1431,9 +1183,7 @@ TL_EW_KERNEL(tl_ew_logical_xor_f64) {
 
 // ---- neg
 TL_EW_KERNEL(tl_ew_neg_u8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1442,9 +1192,7 @@ TL_EW_KERNEL(tl_ew_neg_u8) {
     }
 }
 TL_EW_KERNEL(tl_ew_neg_i8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1453,9 +1201,7 @@ TL_EW_KERNEL(tl_ew_neg_i8) {
     }
 }
 TL_EW_KERNEL(tl_ew_neg_i16) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1464,9 +1210,7 @@ TL_EW_KERNEL(tl_ew_neg_i16) {
     }
 }
 TL_EW_KERNEL(tl_ew_neg_i32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1475,9 +1219,7 @@ TL_EW_KERNEL(tl_ew_neg_i32) {
     }
 }
 TL_EW_KERNEL(tl_ew_neg_i64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1486,9 +1228,7 @@ TL_EW_KERNEL(tl_ew_neg_i64) {
     }
 }
 TL_EW_KERNEL(tl_ew_neg_f32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1497,9 +1237,7 @@ TL_EW_KERNEL(tl_ew_neg_f32) {
     }
 }
 TL_EW_KERNEL(tl_ew_neg_f64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1510,9 +1248,7 @@ TL_EW_KERNEL(tl_ew_neg_f64) {
 
 // ---- abs
 TL_EW_KERNEL(tl_ew_abs_u8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1521,9 +1257,7 @@ TL_EW_KERNEL(tl_ew_abs_u8) {
     }
 }
 TL_EW_KERNEL(tl_ew_abs_i8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1532,9 +1266,7 @@ TL_EW_KERNEL(tl_ew_abs_i8) {
     }
 }
 TL_EW_KERNEL(tl_ew_abs_i16) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1543,9 +1275,7 @@ TL_EW_KERNEL(tl_ew_abs_i16) {
     }
 }
 TL_EW_KERNEL(tl_ew_abs_i32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1554,9 +1284,7 @@ TL_EW_KERNEL(tl_ew_abs_i32) {
     }
 }
 TL_EW_KERNEL(tl_ew_abs_i64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1565,9 +1293,7 @@ TL_EW_KERNEL(tl_ew_abs_i64) {
     }
 }
 TL_EW_KERNEL(tl_ew_abs_f32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1576,9 +1302,7 @@ TL_EW_KERNEL(tl_ew_abs_f32) {
     }
 }
 TL_EW_KERNEL(tl_ew_abs_f64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1589,9 +1313,7 @@ TL_EW_KERNEL(tl_ew_abs_f64) {
 
 // ---- sign
 TL_EW_KERNEL(tl_ew_sign_b8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1600,9 +1322,7 @@ TL_EW_KERNEL(tl_ew_sign_b8) {
     }
 }
 TL_EW_KERNEL(tl_ew_sign_u8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1611,9 +1331,7 @@ TL_EW_KERNEL(tl_ew_sign_u8) {
     }
 }
 TL_EW_KERNEL(tl_ew_sign_i8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1622,9 +1340,7 @@ TL_EW_KERNEL(tl_ew_sign_i8) {
     }
 }
 TL_EW_KERNEL(tl_ew_sign_i16) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1633,9 +1349,7 @@ TL_EW_KERNEL(tl_ew_sign_i16) {
     }
 }
 TL_EW_KERNEL(tl_ew_sign_i32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1644,9 +1358,7 @@ TL_EW_KERNEL(tl_ew_sign_i32) {
     }
 }
 TL_EW_KERNEL(tl_ew_sign_i64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1655,9 +1367,7 @@ TL_EW_KERNEL(tl_ew_sign_i64) {
     }
 }
 TL_EW_KERNEL(tl_ew_sign_f32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1666,9 +1376,7 @@ TL_EW_KERNEL(tl_ew_sign_f32) {
     }
 }
 TL_EW_KERNEL(tl_ew_sign_f64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1679,9 +1387,7 @@ TL_EW_KERNEL(tl_ew_sign_f64) {
 
 // ---- reciprocal
 TL_EW_KERNEL(tl_ew_reciprocal_f32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1690,9 +1396,7 @@ TL_EW_KERNEL(tl_ew_reciprocal_f32) {
     }
 }
 TL_EW_KERNEL(tl_ew_reciprocal_f64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1703,9 +1407,7 @@ TL_EW_KERNEL(tl_ew_reciprocal_f64) {
 
 // ---- square
 TL_EW_KERNEL(tl_ew_square_b8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1714,9 +1416,7 @@ TL_EW_KERNEL(tl_ew_square_b8) {
     }
 }
 TL_EW_KERNEL(tl_ew_square_u8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1725,9 +1425,7 @@ TL_EW_KERNEL(tl_ew_square_u8) {
     }
 }
 TL_EW_KERNEL(tl_ew_square_i8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1736,9 +1434,7 @@ TL_EW_KERNEL(tl_ew_square_i8) {
     }
 }
 TL_EW_KERNEL(tl_ew_square_i16) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1747,9 +1443,7 @@ TL_EW_KERNEL(tl_ew_square_i16) {
     }
 }
 TL_EW_KERNEL(tl_ew_square_i32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1758,9 +1452,7 @@ TL_EW_KERNEL(tl_ew_square_i32) {
     }
 }
 TL_EW_KERNEL(tl_ew_square_i64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1769,9 +1461,7 @@ TL_EW_KERNEL(tl_ew_square_i64) {
     }
 }
 TL_EW_KERNEL(tl_ew_square_f32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1780,9 +1470,7 @@ TL_EW_KERNEL(tl_ew_square_f32) {
     }
 }
 TL_EW_KERNEL(tl_ew_square_f64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1793,9 +1481,7 @@ TL_EW_KERNEL(tl_ew_square_f64) {
 
 // ---- exp
 TL_EW_KERNEL(tl_ew_exp_f32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1804,9 +1490,7 @@ TL_EW_KERNEL(tl_ew_exp_f32) {
     }
 }
 TL_EW_KERNEL(tl_ew_exp_f64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1817,9 +1501,7 @@ TL_EW_KERNEL(tl_ew_exp_f64) {
 
 // ---- exp2
 TL_EW_KERNEL(tl_ew_exp2_f32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1828,9 +1510,7 @@ TL_EW_KERNEL(tl_ew_exp2_f32) {
     }
 }
 TL_EW_KERNEL(tl_ew_exp2_f64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1841,9 +1521,7 @@ TL_EW_KERNEL(tl_ew_exp2_f64) {
 
 // ---- expm1
 TL_EW_KERNEL(tl_ew_expm1_f32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1852,9 +1530,7 @@ TL_EW_KERNEL(tl_ew_expm1_f32) {
     }
 }
 TL_EW_KERNEL(tl_ew_expm1_f64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1865,9 +1541,7 @@ TL_EW_KERNEL(tl_ew_expm1_f64) {
 
 // ---- log
 TL_EW_KERNEL(tl_ew_log_f32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1876,9 +1550,7 @@ TL_EW_KERNEL(tl_ew_log_f32) {
     }
 }
 TL_EW_KERNEL(tl_ew_log_f64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1889,9 +1561,7 @@ TL_EW_KERNEL(tl_ew_log_f64) {
 
 // ---- log2
 TL_EW_KERNEL(tl_ew_log2_f32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1900,9 +1570,7 @@ TL_EW_KERNEL(tl_ew_log2_f32) {
     }
 }
 TL_EW_KERNEL(tl_ew_log2_f64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1913,9 +1581,7 @@ TL_EW_KERNEL(tl_ew_log2_f64) {
 
 // ---- log10
 TL_EW_KERNEL(tl_ew_log10_f32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1924,9 +1590,7 @@ TL_EW_KERNEL(tl_ew_log10_f32) {
     }
 }
 TL_EW_KERNEL(tl_ew_log10_f64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1937,9 +1601,7 @@ TL_EW_KERNEL(tl_ew_log10_f64) {
 
 // ---- log1p
 TL_EW_KERNEL(tl_ew_log1p_f32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1948,9 +1610,7 @@ TL_EW_KERNEL(tl_ew_log1p_f32) {
     }
 }
 TL_EW_KERNEL(tl_ew_log1p_f64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1961,9 +1621,7 @@ TL_EW_KERNEL(tl_ew_log1p_f64) {
 
 // ---- sqrt
 TL_EW_KERNEL(tl_ew_sqrt_f32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1972,9 +1630,7 @@ TL_EW_KERNEL(tl_ew_sqrt_f32) {
     }
 }
 TL_EW_KERNEL(tl_ew_sqrt_f64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1985,9 +1641,7 @@ TL_EW_KERNEL(tl_ew_sqrt_f64) {
 
 // ---- rsqrt
 TL_EW_KERNEL(tl_ew_rsqrt_f32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1996,9 +1650,7 @@ TL_EW_KERNEL(tl_ew_rsqrt_f32) {
     }
 }
 TL_EW_KERNEL(tl_ew_rsqrt_f64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2009,9 +1661,7 @@ TL_EW_KERNEL(tl_ew_rsqrt_f64) {
 
 // ---- sin
 TL_EW_KERNEL(tl_ew_sin_f32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2020,9 +1670,7 @@ TL_EW_KERNEL(tl_ew_sin_f32) {
     }
 }
 TL_EW_KERNEL(tl_ew_sin_f64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2033,9 +1681,7 @@ TL_EW_KERNEL(tl_ew_sin_f64) {
 
 // ---- cos
 TL_EW_KERNEL(tl_ew_cos_f32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2044,9 +1690,7 @@ TL_EW_KERNEL(tl_ew_cos_f32) {
     }
 }
 TL_EW_KERNEL(tl_ew_cos_f64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2057,9 +1701,7 @@ TL_EW_KERNEL(tl_ew_cos_f64) {
 
 // ---- tan
 TL_EW_KERNEL(tl_ew_tan_f32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2068,9 +1710,7 @@ TL_EW_KERNEL(tl_ew_tan_f32) {
     }
 }
 TL_EW_KERNEL(tl_ew_tan_f64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2081,9 +1721,7 @@ TL_EW_KERNEL(tl_ew_tan_f64) {
 
 // ---- asin
 TL_EW_KERNEL(tl_ew_asin_f32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2092,9 +1730,7 @@ TL_EW_KERNEL(tl_ew_asin_f32) {
     }
 }
 TL_EW_KERNEL(tl_ew_asin_f64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2105,9 +1741,7 @@ TL_EW_KERNEL(tl_ew_asin_f64) {
 
 // ---- acos
 TL_EW_KERNEL(tl_ew_acos_f32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2116,9 +1750,7 @@ TL_EW_KERNEL(tl_ew_acos_f32) {
     }
 }
 TL_EW_KERNEL(tl_ew_acos_f64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2129,9 +1761,7 @@ TL_EW_KERNEL(tl_ew_acos_f64) {
 
 // ---- atan
 TL_EW_KERNEL(tl_ew_atan_f32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2140,9 +1770,7 @@ TL_EW_KERNEL(tl_ew_atan_f32) {
     }
 }
 TL_EW_KERNEL(tl_ew_atan_f64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2153,9 +1781,7 @@ TL_EW_KERNEL(tl_ew_atan_f64) {
 
 // ---- sinh
 TL_EW_KERNEL(tl_ew_sinh_f32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2164,9 +1790,7 @@ TL_EW_KERNEL(tl_ew_sinh_f32) {
     }
 }
 TL_EW_KERNEL(tl_ew_sinh_f64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2177,9 +1801,7 @@ TL_EW_KERNEL(tl_ew_sinh_f64) {
 
 // ---- cosh
 TL_EW_KERNEL(tl_ew_cosh_f32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2188,9 +1810,7 @@ TL_EW_KERNEL(tl_ew_cosh_f32) {
     }
 }
 TL_EW_KERNEL(tl_ew_cosh_f64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2201,9 +1821,7 @@ TL_EW_KERNEL(tl_ew_cosh_f64) {
 
 // ---- asinh
 TL_EW_KERNEL(tl_ew_asinh_f32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2212,9 +1830,7 @@ TL_EW_KERNEL(tl_ew_asinh_f32) {
     }
 }
 TL_EW_KERNEL(tl_ew_asinh_f64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2225,9 +1841,7 @@ TL_EW_KERNEL(tl_ew_asinh_f64) {
 
 // ---- acosh
 TL_EW_KERNEL(tl_ew_acosh_f32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2236,9 +1850,7 @@ TL_EW_KERNEL(tl_ew_acosh_f32) {
     }
 }
 TL_EW_KERNEL(tl_ew_acosh_f64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2249,9 +1861,7 @@ TL_EW_KERNEL(tl_ew_acosh_f64) {
 
 // ---- atanh
 TL_EW_KERNEL(tl_ew_atanh_f32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2260,9 +1870,7 @@ TL_EW_KERNEL(tl_ew_atanh_f32) {
     }
 }
 TL_EW_KERNEL(tl_ew_atanh_f64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2273,9 +1881,7 @@ TL_EW_KERNEL(tl_ew_atanh_f64) {
 
 // ---- tanh
 TL_EW_KERNEL(tl_ew_tanh_f32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2284,9 +1890,7 @@ TL_EW_KERNEL(tl_ew_tanh_f32) {
     }
 }
 TL_EW_KERNEL(tl_ew_tanh_f64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2297,9 +1901,7 @@ TL_EW_KERNEL(tl_ew_tanh_f64) {
 
 // ---- sigmoid
 TL_EW_KERNEL(tl_ew_sigmoid_f32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2308,9 +1910,7 @@ TL_EW_KERNEL(tl_ew_sigmoid_f32) {
     }
 }
 TL_EW_KERNEL(tl_ew_sigmoid_f64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2321,9 +1921,7 @@ TL_EW_KERNEL(tl_ew_sigmoid_f64) {
 
 // ---- erf
 TL_EW_KERNEL(tl_ew_erf_f32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2332,9 +1930,7 @@ TL_EW_KERNEL(tl_ew_erf_f32) {
     }
 }
 TL_EW_KERNEL(tl_ew_erf_f64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2345,9 +1941,7 @@ TL_EW_KERNEL(tl_ew_erf_f64) {
 
 // ---- erfc
 TL_EW_KERNEL(tl_ew_erfc_f32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2356,9 +1950,7 @@ TL_EW_KERNEL(tl_ew_erfc_f32) {
     }
 }
 TL_EW_KERNEL(tl_ew_erfc_f64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2369,9 +1961,7 @@ TL_EW_KERNEL(tl_ew_erfc_f64) {
 
 // ---- relu
 TL_EW_KERNEL(tl_ew_relu_u8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2380,9 +1970,7 @@ TL_EW_KERNEL(tl_ew_relu_u8) {
     }
 }
 TL_EW_KERNEL(tl_ew_relu_i8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2391,9 +1979,7 @@ TL_EW_KERNEL(tl_ew_relu_i8) {
     }
 }
 TL_EW_KERNEL(tl_ew_relu_i16) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2402,9 +1988,7 @@ TL_EW_KERNEL(tl_ew_relu_i16) {
     }
 }
 TL_EW_KERNEL(tl_ew_relu_i32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2413,9 +1997,7 @@ TL_EW_KERNEL(tl_ew_relu_i32) {
     }
 }
 TL_EW_KERNEL(tl_ew_relu_i64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2424,9 +2006,7 @@ TL_EW_KERNEL(tl_ew_relu_i64) {
     }
 }
 TL_EW_KERNEL(tl_ew_relu_f32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2435,9 +2015,7 @@ TL_EW_KERNEL(tl_ew_relu_f32) {
     }
 }
 TL_EW_KERNEL(tl_ew_relu_f64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2448,9 +2026,7 @@ TL_EW_KERNEL(tl_ew_relu_f64) {
 
 // ---- silu
 TL_EW_KERNEL(tl_ew_silu_f32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2459,9 +2035,7 @@ TL_EW_KERNEL(tl_ew_silu_f32) {
     }
 }
 TL_EW_KERNEL(tl_ew_silu_f64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2472,9 +2046,7 @@ TL_EW_KERNEL(tl_ew_silu_f64) {
 
 // ---- floor
 TL_EW_KERNEL(tl_ew_floor_u8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2483,9 +2055,7 @@ TL_EW_KERNEL(tl_ew_floor_u8) {
     }
 }
 TL_EW_KERNEL(tl_ew_floor_i8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2494,9 +2064,7 @@ TL_EW_KERNEL(tl_ew_floor_i8) {
     }
 }
 TL_EW_KERNEL(tl_ew_floor_i16) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2505,9 +2073,7 @@ TL_EW_KERNEL(tl_ew_floor_i16) {
     }
 }
 TL_EW_KERNEL(tl_ew_floor_i32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2516,9 +2082,7 @@ TL_EW_KERNEL(tl_ew_floor_i32) {
     }
 }
 TL_EW_KERNEL(tl_ew_floor_i64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2527,9 +2091,7 @@ TL_EW_KERNEL(tl_ew_floor_i64) {
     }
 }
 TL_EW_KERNEL(tl_ew_floor_f32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2538,9 +2100,7 @@ TL_EW_KERNEL(tl_ew_floor_f32) {
     }
 }
 TL_EW_KERNEL(tl_ew_floor_f64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2551,9 +2111,7 @@ TL_EW_KERNEL(tl_ew_floor_f64) {
 
 // ---- ceil
 TL_EW_KERNEL(tl_ew_ceil_u8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2562,9 +2120,7 @@ TL_EW_KERNEL(tl_ew_ceil_u8) {
     }
 }
 TL_EW_KERNEL(tl_ew_ceil_i8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2573,9 +2129,7 @@ TL_EW_KERNEL(tl_ew_ceil_i8) {
     }
 }
 TL_EW_KERNEL(tl_ew_ceil_i16) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2584,9 +2138,7 @@ TL_EW_KERNEL(tl_ew_ceil_i16) {
     }
 }
 TL_EW_KERNEL(tl_ew_ceil_i32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2595,9 +2147,7 @@ TL_EW_KERNEL(tl_ew_ceil_i32) {
     }
 }
 TL_EW_KERNEL(tl_ew_ceil_i64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2606,9 +2156,7 @@ TL_EW_KERNEL(tl_ew_ceil_i64) {
     }
 }
 TL_EW_KERNEL(tl_ew_ceil_f32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2617,9 +2165,7 @@ TL_EW_KERNEL(tl_ew_ceil_f32) {
     }
 }
 TL_EW_KERNEL(tl_ew_ceil_f64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2630,9 +2176,7 @@ TL_EW_KERNEL(tl_ew_ceil_f64) {
 
 // ---- trunc
 TL_EW_KERNEL(tl_ew_trunc_u8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2641,9 +2185,7 @@ TL_EW_KERNEL(tl_ew_trunc_u8) {
     }
 }
 TL_EW_KERNEL(tl_ew_trunc_i8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2652,9 +2194,7 @@ TL_EW_KERNEL(tl_ew_trunc_i8) {
     }
 }
 TL_EW_KERNEL(tl_ew_trunc_i16) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2663,9 +2203,7 @@ TL_EW_KERNEL(tl_ew_trunc_i16) {
     }
 }
 TL_EW_KERNEL(tl_ew_trunc_i32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2674,9 +2212,7 @@ TL_EW_KERNEL(tl_ew_trunc_i32) {
     }
 }
 TL_EW_KERNEL(tl_ew_trunc_i64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2685,9 +2221,7 @@ TL_EW_KERNEL(tl_ew_trunc_i64) {
     }
 }
 TL_EW_KERNEL(tl_ew_trunc_f32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2696,9 +2230,7 @@ TL_EW_KERNEL(tl_ew_trunc_f32) {
     }
 }
 TL_EW_KERNEL(tl_ew_trunc_f64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2709,9 +2241,7 @@ TL_EW_KERNEL(tl_ew_trunc_f64) {
 
 // ---- isnan
 TL_EW_KERNEL(tl_ew_isnan_b8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2720,9 +2250,7 @@ TL_EW_KERNEL(tl_ew_isnan_b8) {
     }
 }
 TL_EW_KERNEL(tl_ew_isnan_u8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2731,9 +2259,7 @@ TL_EW_KERNEL(tl_ew_isnan_u8) {
     }
 }
 TL_EW_KERNEL(tl_ew_isnan_i8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2742,9 +2268,7 @@ TL_EW_KERNEL(tl_ew_isnan_i8) {
     }
 }
 TL_EW_KERNEL(tl_ew_isnan_i16) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2753,9 +2277,7 @@ TL_EW_KERNEL(tl_ew_isnan_i16) {
     }
 }
 TL_EW_KERNEL(tl_ew_isnan_i32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2764,9 +2286,7 @@ TL_EW_KERNEL(tl_ew_isnan_i32) {
     }
 }
 TL_EW_KERNEL(tl_ew_isnan_i64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2775,9 +2295,7 @@ TL_EW_KERNEL(tl_ew_isnan_i64) {
     }
 }
 TL_EW_KERNEL(tl_ew_isnan_f32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2786,9 +2304,7 @@ TL_EW_KERNEL(tl_ew_isnan_f32) {
     }
 }
 TL_EW_KERNEL(tl_ew_isnan_f64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2799,9 +2315,7 @@ TL_EW_KERNEL(tl_ew_isnan_f64) {
 
 // ---- isinf
 TL_EW_KERNEL(tl_ew_isinf_b8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2810,9 +2324,7 @@ TL_EW_KERNEL(tl_ew_isinf_b8) {
     }
 }
 TL_EW_KERNEL(tl_ew_isinf_u8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2821,9 +2333,7 @@ TL_EW_KERNEL(tl_ew_isinf_u8) {
     }
 }
 TL_EW_KERNEL(tl_ew_isinf_i8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2832,9 +2342,7 @@ TL_EW_KERNEL(tl_ew_isinf_i8) {
     }
 }
 TL_EW_KERNEL(tl_ew_isinf_i16) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2843,9 +2351,7 @@ TL_EW_KERNEL(tl_ew_isinf_i16) {
     }
 }
 TL_EW_KERNEL(tl_ew_isinf_i32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2854,9 +2360,7 @@ TL_EW_KERNEL(tl_ew_isinf_i32) {
     }
 }
 TL_EW_KERNEL(tl_ew_isinf_i64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2865,9 +2369,7 @@ TL_EW_KERNEL(tl_ew_isinf_i64) {
     }
 }
 TL_EW_KERNEL(tl_ew_isinf_f32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2876,9 +2378,7 @@ TL_EW_KERNEL(tl_ew_isinf_f32) {
     }
 }
 TL_EW_KERNEL(tl_ew_isinf_f64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2889,9 +2389,7 @@ TL_EW_KERNEL(tl_ew_isinf_f64) {
 
 // ---- isfinite
 TL_EW_KERNEL(tl_ew_isfinite_b8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2900,9 +2398,7 @@ TL_EW_KERNEL(tl_ew_isfinite_b8) {
     }
 }
 TL_EW_KERNEL(tl_ew_isfinite_u8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2911,9 +2407,7 @@ TL_EW_KERNEL(tl_ew_isfinite_u8) {
     }
 }
 TL_EW_KERNEL(tl_ew_isfinite_i8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2922,9 +2416,7 @@ TL_EW_KERNEL(tl_ew_isfinite_i8) {
     }
 }
 TL_EW_KERNEL(tl_ew_isfinite_i16) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2933,9 +2425,7 @@ TL_EW_KERNEL(tl_ew_isfinite_i16) {
     }
 }
 TL_EW_KERNEL(tl_ew_isfinite_i32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2944,9 +2434,7 @@ TL_EW_KERNEL(tl_ew_isfinite_i32) {
     }
 }
 TL_EW_KERNEL(tl_ew_isfinite_i64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2955,9 +2443,7 @@ TL_EW_KERNEL(tl_ew_isfinite_i64) {
     }
 }
 TL_EW_KERNEL(tl_ew_isfinite_f32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2966,9 +2452,7 @@ TL_EW_KERNEL(tl_ew_isfinite_f32) {
     }
 }
 TL_EW_KERNEL(tl_ew_isfinite_f64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2979,9 +2463,7 @@ TL_EW_KERNEL(tl_ew_isfinite_f64) {
 
 // ---- signbit
 TL_EW_KERNEL(tl_ew_signbit_b8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2990,9 +2472,7 @@ TL_EW_KERNEL(tl_ew_signbit_b8) {
     }
 }
 TL_EW_KERNEL(tl_ew_signbit_u8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3001,9 +2481,7 @@ TL_EW_KERNEL(tl_ew_signbit_u8) {
     }
 }
 TL_EW_KERNEL(tl_ew_signbit_i8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3012,9 +2490,7 @@ TL_EW_KERNEL(tl_ew_signbit_i8) {
     }
 }
 TL_EW_KERNEL(tl_ew_signbit_i16) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3023,9 +2499,7 @@ TL_EW_KERNEL(tl_ew_signbit_i16) {
     }
 }
 TL_EW_KERNEL(tl_ew_signbit_i32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3034,9 +2508,7 @@ TL_EW_KERNEL(tl_ew_signbit_i32) {
     }
 }
 TL_EW_KERNEL(tl_ew_signbit_i64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3045,9 +2517,7 @@ TL_EW_KERNEL(tl_ew_signbit_i64) {
     }
 }
 TL_EW_KERNEL(tl_ew_signbit_f32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3056,9 +2526,7 @@ TL_EW_KERNEL(tl_ew_signbit_f32) {
     }
 }
 TL_EW_KERNEL(tl_ew_signbit_f64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3069,9 +2537,7 @@ TL_EW_KERNEL(tl_ew_signbit_f64) {
 
 // ---- logical_not
 TL_EW_KERNEL(tl_ew_logical_not_b8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3080,9 +2546,7 @@ TL_EW_KERNEL(tl_ew_logical_not_b8) {
     }
 }
 TL_EW_KERNEL(tl_ew_logical_not_u8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3091,9 +2555,7 @@ TL_EW_KERNEL(tl_ew_logical_not_u8) {
     }
 }
 TL_EW_KERNEL(tl_ew_logical_not_i8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3102,9 +2564,7 @@ TL_EW_KERNEL(tl_ew_logical_not_i8) {
     }
 }
 TL_EW_KERNEL(tl_ew_logical_not_i16) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3113,9 +2573,7 @@ TL_EW_KERNEL(tl_ew_logical_not_i16) {
     }
 }
 TL_EW_KERNEL(tl_ew_logical_not_i32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3124,9 +2582,7 @@ TL_EW_KERNEL(tl_ew_logical_not_i32) {
     }
 }
 TL_EW_KERNEL(tl_ew_logical_not_i64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3135,9 +2591,7 @@ TL_EW_KERNEL(tl_ew_logical_not_i64) {
     }
 }
 TL_EW_KERNEL(tl_ew_logical_not_f32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3146,9 +2600,7 @@ TL_EW_KERNEL(tl_ew_logical_not_f32) {
     }
 }
 TL_EW_KERNEL(tl_ew_logical_not_f64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3159,9 +2611,7 @@ TL_EW_KERNEL(tl_ew_logical_not_f64) {
 
 // ---- bitwise_not
 TL_EW_KERNEL(tl_ew_bitwise_not_b8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3170,9 +2620,7 @@ TL_EW_KERNEL(tl_ew_bitwise_not_b8) {
     }
 }
 TL_EW_KERNEL(tl_ew_bitwise_not_u8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3181,9 +2629,7 @@ TL_EW_KERNEL(tl_ew_bitwise_not_u8) {
     }
 }
 TL_EW_KERNEL(tl_ew_bitwise_not_i8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3192,9 +2638,7 @@ TL_EW_KERNEL(tl_ew_bitwise_not_i8) {
     }
 }
 TL_EW_KERNEL(tl_ew_bitwise_not_i16) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3203,9 +2647,7 @@ TL_EW_KERNEL(tl_ew_bitwise_not_i16) {
     }
 }
 TL_EW_KERNEL(tl_ew_bitwise_not_i32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3214,9 +2656,7 @@ TL_EW_KERNEL(tl_ew_bitwise_not_i32) {
     }
 }
 TL_EW_KERNEL(tl_ew_bitwise_not_i64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3227,9 +2667,7 @@ TL_EW_KERNEL(tl_ew_bitwise_not_i64) {
 
 // ---- add
 TL_EW_KERNEL(tl_ew_add_b8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3240,7 +2678,7 @@ TL_EW_KERNEL(tl_ew_add_b8) {
 TL_EW_KERNEL(tl_ew_add_u8) {
     const void* extra = d.has_extra ? (const void*)d.extra : 0;
     ALPHA(u8);
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3251,7 +2689,7 @@ TL_EW_KERNEL(tl_ew_add_u8) {
 TL_EW_KERNEL(tl_ew_add_i8) {
     const void* extra = d.has_extra ? (const void*)d.extra : 0;
     ALPHA(i8);
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3262,7 +2700,7 @@ TL_EW_KERNEL(tl_ew_add_i8) {
 TL_EW_KERNEL(tl_ew_add_i16) {
     const void* extra = d.has_extra ? (const void*)d.extra : 0;
     ALPHA(i16);
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3273,7 +2711,7 @@ TL_EW_KERNEL(tl_ew_add_i16) {
 TL_EW_KERNEL(tl_ew_add_i32) {
     const void* extra = d.has_extra ? (const void*)d.extra : 0;
     ALPHA(i32);
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3284,7 +2722,7 @@ TL_EW_KERNEL(tl_ew_add_i32) {
 TL_EW_KERNEL(tl_ew_add_i64) {
     const void* extra = d.has_extra ? (const void*)d.extra : 0;
     ALPHA(i64);
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3295,7 +2733,7 @@ TL_EW_KERNEL(tl_ew_add_i64) {
 TL_EW_KERNEL(tl_ew_add_f32) {
     const void* extra = d.has_extra ? (const void*)d.extra : 0;
     ALPHA(f32);
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3306,7 +2744,7 @@ TL_EW_KERNEL(tl_ew_add_f32) {
 TL_EW_KERNEL(tl_ew_add_f64) {
     const void* extra = d.has_extra ? (const void*)d.extra : 0;
     ALPHA(f64);
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3319,7 +2757,7 @@ TL_EW_KERNEL(tl_ew_add_f64) {
 TL_EW_KERNEL(tl_ew_sub_u8) {
     const void* extra = d.has_extra ? (const void*)d.extra : 0;
     ALPHA(u8);
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3330,7 +2768,7 @@ TL_EW_KERNEL(tl_ew_sub_u8) {
 TL_EW_KERNEL(tl_ew_sub_i8) {
     const void* extra = d.has_extra ? (const void*)d.extra : 0;
     ALPHA(i8);
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3341,7 +2779,7 @@ TL_EW_KERNEL(tl_ew_sub_i8) {
 TL_EW_KERNEL(tl_ew_sub_i16) {
     const void* extra = d.has_extra ? (const void*)d.extra : 0;
     ALPHA(i16);
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3352,7 +2790,7 @@ TL_EW_KERNEL(tl_ew_sub_i16) {
 TL_EW_KERNEL(tl_ew_sub_i32) {
     const void* extra = d.has_extra ? (const void*)d.extra : 0;
     ALPHA(i32);
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3363,7 +2801,7 @@ TL_EW_KERNEL(tl_ew_sub_i32) {
 TL_EW_KERNEL(tl_ew_sub_i64) {
     const void* extra = d.has_extra ? (const void*)d.extra : 0;
     ALPHA(i64);
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3374,7 +2812,7 @@ TL_EW_KERNEL(tl_ew_sub_i64) {
 TL_EW_KERNEL(tl_ew_sub_f32) {
     const void* extra = d.has_extra ? (const void*)d.extra : 0;
     ALPHA(f32);
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3385,7 +2823,7 @@ TL_EW_KERNEL(tl_ew_sub_f32) {
 TL_EW_KERNEL(tl_ew_sub_f64) {
     const void* extra = d.has_extra ? (const void*)d.extra : 0;
     ALPHA(f64);
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3396,9 +2834,7 @@ TL_EW_KERNEL(tl_ew_sub_f64) {
 
 // ---- div
 TL_EW_KERNEL(tl_ew_div_f32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3407,9 +2843,7 @@ TL_EW_KERNEL(tl_ew_div_f32) {
     }
 }
 TL_EW_KERNEL(tl_ew_div_f64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3420,9 +2854,7 @@ TL_EW_KERNEL(tl_ew_div_f64) {
 
 // ---- div_trunc
 TL_EW_KERNEL(tl_ew_div_trunc_u8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3431,9 +2863,7 @@ TL_EW_KERNEL(tl_ew_div_trunc_u8) {
     }
 }
 TL_EW_KERNEL(tl_ew_div_trunc_i8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3442,9 +2872,7 @@ TL_EW_KERNEL(tl_ew_div_trunc_i8) {
     }
 }
 TL_EW_KERNEL(tl_ew_div_trunc_i16) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3453,9 +2881,7 @@ TL_EW_KERNEL(tl_ew_div_trunc_i16) {
     }
 }
 TL_EW_KERNEL(tl_ew_div_trunc_i32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3464,9 +2890,7 @@ TL_EW_KERNEL(tl_ew_div_trunc_i32) {
     }
 }
 TL_EW_KERNEL(tl_ew_div_trunc_i64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3475,9 +2899,7 @@ TL_EW_KERNEL(tl_ew_div_trunc_i64) {
     }
 }
 TL_EW_KERNEL(tl_ew_div_trunc_f32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3486,9 +2908,7 @@ TL_EW_KERNEL(tl_ew_div_trunc_f32) {
     }
 }
 TL_EW_KERNEL(tl_ew_div_trunc_f64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3499,9 +2919,7 @@ TL_EW_KERNEL(tl_ew_div_trunc_f64) {
 
 // ---- div_floor
 TL_EW_KERNEL(tl_ew_div_floor_u8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3510,9 +2928,7 @@ TL_EW_KERNEL(tl_ew_div_floor_u8) {
     }
 }
 TL_EW_KERNEL(tl_ew_div_floor_i8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3521,9 +2937,7 @@ TL_EW_KERNEL(tl_ew_div_floor_i8) {
     }
 }
 TL_EW_KERNEL(tl_ew_div_floor_i16) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3532,9 +2946,7 @@ TL_EW_KERNEL(tl_ew_div_floor_i16) {
     }
 }
 TL_EW_KERNEL(tl_ew_div_floor_i32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3543,9 +2955,7 @@ TL_EW_KERNEL(tl_ew_div_floor_i32) {
     }
 }
 TL_EW_KERNEL(tl_ew_div_floor_i64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3554,9 +2964,7 @@ TL_EW_KERNEL(tl_ew_div_floor_i64) {
     }
 }
 TL_EW_KERNEL(tl_ew_div_floor_f32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3565,9 +2973,7 @@ TL_EW_KERNEL(tl_ew_div_floor_f32) {
     }
 }
 TL_EW_KERNEL(tl_ew_div_floor_f64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3578,9 +2984,7 @@ TL_EW_KERNEL(tl_ew_div_floor_f64) {
 
 // ---- remainder
 TL_EW_KERNEL(tl_ew_remainder_u8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3589,9 +2993,7 @@ TL_EW_KERNEL(tl_ew_remainder_u8) {
     }
 }
 TL_EW_KERNEL(tl_ew_remainder_i8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3600,9 +3002,7 @@ TL_EW_KERNEL(tl_ew_remainder_i8) {
     }
 }
 TL_EW_KERNEL(tl_ew_remainder_i16) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3611,9 +3011,7 @@ TL_EW_KERNEL(tl_ew_remainder_i16) {
     }
 }
 TL_EW_KERNEL(tl_ew_remainder_i32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3622,9 +3020,7 @@ TL_EW_KERNEL(tl_ew_remainder_i32) {
     }
 }
 TL_EW_KERNEL(tl_ew_remainder_i64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3633,9 +3029,7 @@ TL_EW_KERNEL(tl_ew_remainder_i64) {
     }
 }
 TL_EW_KERNEL(tl_ew_remainder_f32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3644,9 +3038,7 @@ TL_EW_KERNEL(tl_ew_remainder_f32) {
     }
 }
 TL_EW_KERNEL(tl_ew_remainder_f64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3657,9 +3049,7 @@ TL_EW_KERNEL(tl_ew_remainder_f64) {
 
 // ---- fmod
 TL_EW_KERNEL(tl_ew_fmod_u8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3668,9 +3058,7 @@ TL_EW_KERNEL(tl_ew_fmod_u8) {
     }
 }
 TL_EW_KERNEL(tl_ew_fmod_i8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3679,9 +3067,7 @@ TL_EW_KERNEL(tl_ew_fmod_i8) {
     }
 }
 TL_EW_KERNEL(tl_ew_fmod_i16) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3690,9 +3076,7 @@ TL_EW_KERNEL(tl_ew_fmod_i16) {
     }
 }
 TL_EW_KERNEL(tl_ew_fmod_i32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3701,9 +3085,7 @@ TL_EW_KERNEL(tl_ew_fmod_i32) {
     }
 }
 TL_EW_KERNEL(tl_ew_fmod_i64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3712,9 +3094,7 @@ TL_EW_KERNEL(tl_ew_fmod_i64) {
     }
 }
 TL_EW_KERNEL(tl_ew_fmod_f32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3723,9 +3103,7 @@ TL_EW_KERNEL(tl_ew_fmod_f32) {
     }
 }
 TL_EW_KERNEL(tl_ew_fmod_f64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3736,9 +3114,7 @@ TL_EW_KERNEL(tl_ew_fmod_f64) {
 
 // ---- pow
 TL_EW_KERNEL(tl_ew_pow_u8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3747,9 +3123,7 @@ TL_EW_KERNEL(tl_ew_pow_u8) {
     }
 }
 TL_EW_KERNEL(tl_ew_pow_i8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3758,9 +3132,7 @@ TL_EW_KERNEL(tl_ew_pow_i8) {
     }
 }
 TL_EW_KERNEL(tl_ew_pow_i16) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3769,9 +3141,7 @@ TL_EW_KERNEL(tl_ew_pow_i16) {
     }
 }
 TL_EW_KERNEL(tl_ew_pow_i32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3780,9 +3150,7 @@ TL_EW_KERNEL(tl_ew_pow_i32) {
     }
 }
 TL_EW_KERNEL(tl_ew_pow_i64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3791,9 +3159,7 @@ TL_EW_KERNEL(tl_ew_pow_i64) {
     }
 }
 TL_EW_KERNEL(tl_ew_pow_f32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3802,9 +3168,7 @@ TL_EW_KERNEL(tl_ew_pow_f32) {
     }
 }
 TL_EW_KERNEL(tl_ew_pow_f64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3815,9 +3179,7 @@ TL_EW_KERNEL(tl_ew_pow_f64) {
 
 // ---- round
 TL_EW_KERNEL(tl_ew_round_u8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3826,9 +3188,7 @@ TL_EW_KERNEL(tl_ew_round_u8) {
     }
 }
 TL_EW_KERNEL(tl_ew_round_i8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3837,9 +3197,7 @@ TL_EW_KERNEL(tl_ew_round_i8) {
     }
 }
 TL_EW_KERNEL(tl_ew_round_i16) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3848,9 +3206,7 @@ TL_EW_KERNEL(tl_ew_round_i16) {
     }
 }
 TL_EW_KERNEL(tl_ew_round_i32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3859,9 +3215,7 @@ TL_EW_KERNEL(tl_ew_round_i32) {
     }
 }
 TL_EW_KERNEL(tl_ew_round_i64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3870,9 +3224,7 @@ TL_EW_KERNEL(tl_ew_round_i64) {
     }
 }
 TL_EW_KERNEL(tl_ew_round_f32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3881,9 +3233,7 @@ TL_EW_KERNEL(tl_ew_round_f32) {
     }
 }
 TL_EW_KERNEL(tl_ew_round_f64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3896,7 +3246,7 @@ TL_EW_KERNEL(tl_ew_round_f64) {
 TL_EW_KERNEL(tl_ew_round_decimals_f32) {
     const void* extra = d.has_extra ? (const void*)d.extra : 0;
     const f32 ten = (f32)P(0); const int neg = P(1) != 0;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3907,7 +3257,7 @@ TL_EW_KERNEL(tl_ew_round_decimals_f32) {
 TL_EW_KERNEL(tl_ew_round_decimals_f64) {
     const void* extra = d.has_extra ? (const void*)d.extra : 0;
     const f64 ten = P(0); const int neg = P(1) != 0;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3918,9 +3268,7 @@ TL_EW_KERNEL(tl_ew_round_decimals_f64) {
 
 // ---- frac
 TL_EW_KERNEL(tl_ew_frac_f32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3929,9 +3277,7 @@ TL_EW_KERNEL(tl_ew_frac_f32) {
     }
 }
 TL_EW_KERNEL(tl_ew_frac_f64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3944,7 +3290,7 @@ TL_EW_KERNEL(tl_ew_frac_f64) {
 TL_EW_KERNEL(tl_ew_logit_f32) {
     const void* extra = d.has_extra ? (const void*)d.extra : 0;
     const f32 lo = (f32)P(0); const f32 hi = (f32)P(1);
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3955,7 +3301,7 @@ TL_EW_KERNEL(tl_ew_logit_f32) {
 TL_EW_KERNEL(tl_ew_logit_f64) {
     const void* extra = d.has_extra ? (const void*)d.extra : 0;
     const f64 lo = P(0); const f64 hi = P(1);
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3968,7 +3314,7 @@ TL_EW_KERNEL(tl_ew_logit_f64) {
 TL_EW_KERNEL(tl_ew_nan_to_num_f32) {
     const void* extra = d.has_extra ? (const void*)d.extra : 0;
     const f32 nv = (f32)P(0); const f32 pv = (f32)P(1); const f32 mv = (f32)P(2);
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3979,7 +3325,7 @@ TL_EW_KERNEL(tl_ew_nan_to_num_f32) {
 TL_EW_KERNEL(tl_ew_nan_to_num_f64) {
     const void* extra = d.has_extra ? (const void*)d.extra : 0;
     const f64 nv = P(0); const f64 pv = P(1); const f64 mv = P(2);
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3992,7 +3338,7 @@ TL_EW_KERNEL(tl_ew_nan_to_num_f64) {
 TL_EW_KERNEL(tl_ew_leaky_relu_f32) {
     const void* extra = d.has_extra ? (const void*)d.extra : 0;
     const f32 slope = (f32)P(0);
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -4003,7 +3349,7 @@ TL_EW_KERNEL(tl_ew_leaky_relu_f32) {
 TL_EW_KERNEL(tl_ew_leaky_relu_f64) {
     const void* extra = d.has_extra ? (const void*)d.extra : 0;
     const f64 slope = P(0);
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -4016,7 +3362,7 @@ TL_EW_KERNEL(tl_ew_leaky_relu_f64) {
 TL_EW_KERNEL(tl_ew_elu_f32) {
     const void* extra = d.has_extra ? (const void*)d.extra : 0;
     const f32 al = (f32)P(0); const f32 sc = (f32)P(1); const f32 is = (f32)P(2);
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -4027,7 +3373,7 @@ TL_EW_KERNEL(tl_ew_elu_f32) {
 TL_EW_KERNEL(tl_ew_elu_f64) {
     const void* extra = d.has_extra ? (const void*)d.extra : 0;
     const f64 al = P(0); const f64 sc = P(1); const f64 is = P(2);
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -4038,9 +3384,7 @@ TL_EW_KERNEL(tl_ew_elu_f64) {
 
 // ---- gelu
 TL_EW_KERNEL(tl_ew_gelu_f32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -4049,9 +3393,7 @@ TL_EW_KERNEL(tl_ew_gelu_f32) {
     }
 }
 TL_EW_KERNEL(tl_ew_gelu_f64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -4062,9 +3404,7 @@ TL_EW_KERNEL(tl_ew_gelu_f64) {
 
 // ---- gelu_tanh
 TL_EW_KERNEL(tl_ew_gelu_tanh_f32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -4073,9 +3413,7 @@ TL_EW_KERNEL(tl_ew_gelu_tanh_f32) {
     }
 }
 TL_EW_KERNEL(tl_ew_gelu_tanh_f64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -4088,7 +3426,7 @@ TL_EW_KERNEL(tl_ew_gelu_tanh_f64) {
 TL_EW_KERNEL(tl_ew_softplus_f32) {
     const void* extra = d.has_extra ? (const void*)d.extra : 0;
     const f32 beta = (f32)P(0); const f32 th = (f32)P(1);
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -4099,7 +3437,7 @@ TL_EW_KERNEL(tl_ew_softplus_f32) {
 TL_EW_KERNEL(tl_ew_softplus_f64) {
     const void* extra = d.has_extra ? (const void*)d.extra : 0;
     const f64 beta = P(0); const f64 th = P(1);
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -4112,7 +3450,7 @@ TL_EW_KERNEL(tl_ew_softplus_f64) {
 TL_EW_KERNEL(tl_ew_hardtanh_f32) {
     const void* extra = d.has_extra ? (const void*)d.extra : 0;
     const f32 lo = (f32)P(0); const f32 hi = (f32)P(1);
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -4123,7 +3461,7 @@ TL_EW_KERNEL(tl_ew_hardtanh_f32) {
 TL_EW_KERNEL(tl_ew_hardtanh_f64) {
     const void* extra = d.has_extra ? (const void*)d.extra : 0;
     const f64 lo = P(0); const f64 hi = P(1);
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -4136,7 +3474,7 @@ TL_EW_KERNEL(tl_ew_hardtanh_f64) {
 TL_EW_KERNEL(tl_ew_clamp_scalar_u8) {
     const void* extra = d.has_extra ? (const void*)d.extra : 0;
     CLAMP_I(u8);
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -4147,7 +3485,7 @@ TL_EW_KERNEL(tl_ew_clamp_scalar_u8) {
 TL_EW_KERNEL(tl_ew_clamp_scalar_i8) {
     const void* extra = d.has_extra ? (const void*)d.extra : 0;
     CLAMP_I(i8);
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -4158,7 +3496,7 @@ TL_EW_KERNEL(tl_ew_clamp_scalar_i8) {
 TL_EW_KERNEL(tl_ew_clamp_scalar_i16) {
     const void* extra = d.has_extra ? (const void*)d.extra : 0;
     CLAMP_I(i16);
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -4169,7 +3507,7 @@ TL_EW_KERNEL(tl_ew_clamp_scalar_i16) {
 TL_EW_KERNEL(tl_ew_clamp_scalar_i32) {
     const void* extra = d.has_extra ? (const void*)d.extra : 0;
     CLAMP_I(i32);
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -4180,7 +3518,7 @@ TL_EW_KERNEL(tl_ew_clamp_scalar_i32) {
 TL_EW_KERNEL(tl_ew_clamp_scalar_i64) {
     const void* extra = d.has_extra ? (const void*)d.extra : 0;
     CLAMP_I(i64);
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -4191,7 +3529,7 @@ TL_EW_KERNEL(tl_ew_clamp_scalar_i64) {
 TL_EW_KERNEL(tl_ew_clamp_scalar_f32) {
     const void* extra = d.has_extra ? (const void*)d.extra : 0;
     CLAMP_F(f32);
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -4202,7 +3540,7 @@ TL_EW_KERNEL(tl_ew_clamp_scalar_f32) {
 TL_EW_KERNEL(tl_ew_clamp_scalar_f64) {
     const void* extra = d.has_extra ? (const void*)d.extra : 0;
     CLAMP_F(f64);
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -4211,9 +3549,7 @@ TL_EW_KERNEL(tl_ew_clamp_scalar_f64) {
     }
 }
 TL_EW_KERNEL(tl_ew_where_b8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -4222,9 +3558,7 @@ TL_EW_KERNEL(tl_ew_where_b8) {
     }
 }
 TL_EW_KERNEL(tl_ew_where_u8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -4233,9 +3567,7 @@ TL_EW_KERNEL(tl_ew_where_u8) {
     }
 }
 TL_EW_KERNEL(tl_ew_where_i8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -4244,9 +3576,7 @@ TL_EW_KERNEL(tl_ew_where_i8) {
     }
 }
 TL_EW_KERNEL(tl_ew_where_i16) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -4255,9 +3585,7 @@ TL_EW_KERNEL(tl_ew_where_i16) {
     }
 }
 TL_EW_KERNEL(tl_ew_where_i32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -4266,9 +3594,7 @@ TL_EW_KERNEL(tl_ew_where_i32) {
     }
 }
 TL_EW_KERNEL(tl_ew_where_i64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -4277,9 +3603,7 @@ TL_EW_KERNEL(tl_ew_where_i64) {
     }
 }
 TL_EW_KERNEL(tl_ew_where_f32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -4288,9 +3612,7 @@ TL_EW_KERNEL(tl_ew_where_f32) {
     }
 }
 TL_EW_KERNEL(tl_ew_where_f64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -4299,9 +3621,7 @@ TL_EW_KERNEL(tl_ew_where_f64) {
     }
 }
 TL_EW_KERNEL(tl_ew_clamp_b8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -4310,9 +3630,7 @@ TL_EW_KERNEL(tl_ew_clamp_b8) {
     }
 }
 TL_EW_KERNEL(tl_ew_clamp_u8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -4321,9 +3639,7 @@ TL_EW_KERNEL(tl_ew_clamp_u8) {
     }
 }
 TL_EW_KERNEL(tl_ew_clamp_i8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -4332,9 +3648,7 @@ TL_EW_KERNEL(tl_ew_clamp_i8) {
     }
 }
 TL_EW_KERNEL(tl_ew_clamp_i16) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -4343,9 +3657,7 @@ TL_EW_KERNEL(tl_ew_clamp_i16) {
     }
 }
 TL_EW_KERNEL(tl_ew_clamp_i32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -4354,9 +3666,7 @@ TL_EW_KERNEL(tl_ew_clamp_i32) {
     }
 }
 TL_EW_KERNEL(tl_ew_clamp_i64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -4365,9 +3675,7 @@ TL_EW_KERNEL(tl_ew_clamp_i64) {
     }
 }
 TL_EW_KERNEL(tl_ew_clamp_f32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -4376,9 +3684,7 @@ TL_EW_KERNEL(tl_ew_clamp_f32) {
     }
 }
 TL_EW_KERNEL(tl_ew_clamp_f64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -4387,9 +3693,7 @@ TL_EW_KERNEL(tl_ew_clamp_f64) {
     }
 }
 TL_EW_KERNEL(tl_ew_lerp_f32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -4398,9 +3702,7 @@ TL_EW_KERNEL(tl_ew_lerp_f32) {
     }
 }
 TL_EW_KERNEL(tl_ew_lerp_f64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
-    NONE;
-    (void)extra; (void)a; (void)b; (void)c;
+    (void)a; (void)b; (void)c;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);

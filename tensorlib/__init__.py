@@ -56,6 +56,27 @@ def get_include():
     return _os.path.dirname(_os.path.dirname(_os.path.abspath(__file__)))
 
 
+def set_default_device(device):
+    """Make ``device`` where factory functions (``zeros``, ``tensor``, ``arange``, ...) put
+    tensors when they are given no ``device=``; ``None`` restores the CPU.
+
+    >>> tensorlib.set_default_device("meta"); tensorlib.zeros(2).device
+    device(type='meta')
+    >>> tensorlib.set_default_device(None); tensorlib.zeros(2).device
+    device(type='cpu')
+    """
+    _C._set_default_device(device)
+
+
+def get_default_device():
+    """The device factory functions use when given none (the CPU unless changed).
+
+    >>> tensorlib.get_default_device()
+    device(type='cpu')
+    """
+    return _C._get_default_device()
+
+
 def typename(obj):
     """The name of ``obj``'s type as PyTorch spells it in messages: a tensor's legacy type
     name, otherwise the class's qualified name (builtins unqualified).

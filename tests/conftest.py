@@ -6,6 +6,12 @@ import os
 import pytest
 from hypothesis import HealthCheck, settings
 
+# CUDA devices are tested on the emulator (two of them, so multi-device code runs) unless the
+# caller chose otherwise (on a GPU machine: TENSORLIB_CUDA=pycuda). Set before tensorlib
+# picks its runtime, which it does at the first use of a CUDA device.
+os.environ.setdefault("TENSORLIB_CUDA", "emulate")
+os.environ.setdefault("TENSORLIB_CUDA_DEVICES", "2")
+
 # The tests import tensorlib the ordinary way: the installed package under `pytest`, or the
 # checkout's in-place build under `python -m pytest` run from the checkout (which puts the
 # checkout first on sys.path). Say which of the two is missing rather than failing every
@@ -32,10 +38,10 @@ def torch():
     return pytest.importorskip("torch")
 
 
-@pytest.fixture(params=["cpu", "meta"])
+@pytest.fixture(params=["cpu", "meta", "cuda"])
 def device(request):
-    """Each device a test that reads no values runs on (``strided_refs.DEVICES``); a back end
-    added later (the CUDA emulator) joins by adding its name here and there."""
+    """Each device a test that reads no values runs on (``strided_refs.DEVICES``); cuda is
+    the emulator unless TENSORLIB_CUDA says otherwise."""
     return request.param
 
 

@@ -64,8 +64,9 @@ def distinct_values(shape, name):
     return np.asarray(v, dtype=np_dtype(name)).reshape(shape)
 
 
-# the devices the device-neutral tests run on (values are read only where a device has data)
-DEVICES = ("cpu", "meta")
+# the devices the device-neutral tests run on (values are read only where a device has data;
+# cuda: the emulator, see conftest.py)
+DEVICES = ("cpu", "meta", "cuda")
 
 
 def make_tensor(a, name, device="cpu"):
@@ -88,14 +89,17 @@ def to_numpy(t):
         t = t.float()
     if hasattr(t, "detach"):
         t = t.detach()
+    if getattr(t, "is_cuda", False):
+        t = t.cpu()      # the host reads a device's values through a copy
     return np.array(t.numpy(), copy=True)
 
 
 def raw_numpy(t):
-    """An ndarray over the tensorlib tensor's own memory (bfloat16 seen as int16)."""
+    """An ndarray over the tensorlib tensor's own memory (bfloat16 seen as int16); for a
+    CUDA tensor, over a host copy of its values."""
     if t.dtype == tl.bfloat16:
         t = t.view(tl.int16)
-    return t.numpy()
+    return t.cpu().numpy() if t.is_cuda else t.numpy()
 
 
 def assert_values(t, expected):
@@ -130,7 +134,7 @@ def check_view(tv, nv, troot, nroot):
                 assert tv.stride(d) == np_strides(nv)[d], (tv.stride(), np_strides(nv))
     if nv.size > 0:
         assert tv.storage_offset() == np_offset(nv, nroot), (tv.storage_offset(), np_offset(nv, nroot))
-        if not tv.is_meta:
+        if not (tv.is_meta or tv.is_cuda):
             assert np.shares_memory(raw_numpy(tv), raw_numpy(troot))
         assert tv.data_ptr() == troot.data_ptr() + tv.storage_offset() * tv.element_size()
     assert tv.untyped_storage() is troot.untyped_storage()

@@ -125,7 +125,7 @@ def test_functions_agree_with_memory_stats():
     assert memory.memory_stats("cpu") == memory.memory_stats(tensorlib.device("cpu")) == s
     for fn in (memory.memory_reserved, memory.max_memory_reserved, memory.empty_cache):
         with pytest.raises(RuntimeError):
-            fn("cuda")
+            fn("cuda:9")                # (the emulated devices are cuda:0 and cuda:1)
     del keep
 
 
@@ -462,7 +462,7 @@ def test_limit_arguments():
     with pytest.raises(TypeError):
         memory.set_per_process_memory_limit(True)
     with pytest.raises(RuntimeError):
-        memory.set_per_process_memory_limit(10, "cuda")
+        memory.set_per_process_memory_limit(10, "cuda:9")
 
 
 def _oom_numbers(msg):

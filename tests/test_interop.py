@@ -585,7 +585,7 @@ def test_to_errors():
     with pytest.raises(RuntimeError):
         t.to("foo")
     with pytest.raises(RuntimeError):
-        t.to("cuda")
+        t.to("cuda:9")
     with pytest.raises(RuntimeError):
         t.to(5)
 

@@ -84,7 +84,7 @@ def test_device_arguments():
     assert memory.memory_allocated(None) == a
     assert memory.memory_stats("cpu") == memory.memory_stats()
     with pytest.raises(RuntimeError):
-        memory.memory_allocated("cuda")
+        memory.memory_allocated("cuda:9")     # (the emulated devices are cuda:0 and cuda:1)
     with pytest.raises(RuntimeError):
         memory.memory_allocated("foo")
 

@@ -46,15 +46,20 @@ def test_packages_exist_as_attributes(torch, name):
     importlib.import_module(name.replace("tensorlib", "torch"))
 
 
-def test_cuda_not_available(torch):
-    assert tensorlib.cuda.is_available() is False
-    assert tensorlib.cuda.device_count() == 0
-    assert type(tensorlib.cuda.device_count()) is int
+def test_cuda_not_available_without_a_runtime(torch):
+    """Without pycuda and a driver (and TENSORLIB_CUDA unset), no CUDA device, as a CPU build
+    of PyTorch says; the test session itself runs the emulator (conftest.py)."""
+    import subprocess
+    import sys
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TENSORLIB_CUDA")}
+    code = ("import tensorlib; d = 'cuda' if tensorlib.cuda.is_available() else 'cpu'; "
+            "print(tensorlib.cuda.is_available(), type(tensorlib.cuda.device_count()).__name__, "
+            "tensorlib.cuda.device_count(), tensorlib.ones(2, device=d).tolist())")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                       cwd=os.path.dirname(os.path.dirname(tensorlib.__file__)), timeout=120)
+    assert r.returncode == 0, r.stderr
     if not torch.cuda.is_available():       # the torch installed for the tests is a CPU build
-        assert tensorlib.cuda.is_available() == torch.cuda.is_available()
-        assert tensorlib.cuda.device_count() == torch.cuda.device_count()
-    device = "cuda" if tensorlib.cuda.is_available() else "cpu"
-    assert tensorlib.ones(2, device=device).tolist() == [1.0, 1.0]
+        assert r.stdout.split() == ["False", "int", "0", "[1.0,", "1.0]"]
 
 
 

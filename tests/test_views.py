@@ -122,7 +122,7 @@ def test_view_follows_the_compatibility_rule(device, data):
         if device == "meta":
             return                               # (no values on meta)
         assert_values(r, case.n.reshape(full))
-        if r.numel() > 0:
+        if r.numel() > 0 and device == "cpu":
             assert not np.shares_memory(raw_numpy(r), raw_numpy(case.root))
         return
     v = case.x.view(*new) if new else case.x.view(new)
@@ -250,7 +250,8 @@ def test_view_dtype_reinterprets_bytes(data):
                 if x.stride(-1) == 1 else _np_bits(case).view(RAW[new_size])
             got = raw_numpy(v).view(RAW[new_size])
             np.testing.assert_array_equal(got, want.reshape(got.shape))
-        assert np.shares_memory(raw_numpy(v), raw_numpy(case.root))
+        if not x.is_cuda:
+            assert np.shares_memory(raw_numpy(v), raw_numpy(case.root))
 
 
 @WITH_FIXTURE
@@ -936,7 +937,7 @@ def run_contiguous_metadata(data, torch, device="cpu"):
         assert x.size(d) == n.shape[d] and x.stride(d) == x.stride()[d]
     with pytest.raises(IndexError):
         x.size(n.ndim)
-    if n.size and not x.is_meta:
+    if n.size and x.is_cpu:
         assert x.data_ptr() == raw_numpy(x).__array_interface__["data"][0]
     if torch is not None:
         p = case.p

@@ -62,6 +62,16 @@ cdef int _run_index(TensorBase on, tuple reads, int nd, const int64_t* shape, ch
                                 dtype, op)
 
 
+cdef int _no_device_index(TensorBase t) except -1:
+    """Advanced indexing computes and checks its offsets on the host: not on a CUDA device
+    (yet)."""
+    if t is None or t._storage.device.type == "cuda":
+        raise NotImplementedError("advanced indexing (index tensors, gather/scatter, index_*, "
+                                  "masked ops, take/put) is not implemented on the CUDA back "
+                                  "end yet; index on the CPU")
+    return 0
+
+
 cdef TensorBase _offsets(tuple B, list idxs, list sizes, list muls, bint wrap, object on_error,
                          bint check_only=False, Device dev=None):
     """Validated element offsets: out[j] = sum_k idx_k[j] * muls[k] over the broadcast shape B
@@ -74,6 +84,10 @@ cdef TensorBase _offsets(tuple B, list idxs, list sizes, list muls, bint wrap, o
     cdef tl_index_src* srcs
     if dev is None:
         dev = CPU
+    for x in idxs:
+        _no_device_index(<TensorBase>x)
+    if dev.type == "cuda":
+        _no_device_index(None)
     for x in idxs:
         if not has_data(<TensorBase>x):
             dev = (<TensorBase>x)._storage.device
@@ -584,6 +598,8 @@ cdef TensorBase _take1(TensorBase r, TensorBase idx):
     cdef const char* ps = tensor_data(r)
     cdef int64_t sst = r._strides[0], size = r._shape[0]
     cdef int isz = r._dtype.itemsize
+    _no_device_index(r)
+    _no_device_index(idx)
     if not has_data(idx) and has_data(r):
         same_device(r, idx, "index")
     if not has_data(r) or not has_data(idx):

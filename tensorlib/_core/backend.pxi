@@ -542,6 +542,16 @@ cdef str _cuda_kernel_name(tl_loop_fn fn):
     return _cuda_ew_names.get(<uintptr_t>fn)
 
 
+# the kernels of Backend.nn (cpu_nn.h's TL_NN_* order), for error messages
+_CUDA_NN_NAMES = ("im2col", "col2im", "bias_add", "bias_grad", "accumulate", "max_pool",
+                  "avg_pool", "avg_pool_backward", "adaptive_avg_pool",
+                  "adaptive_avg_pool_backward", "adaptive_max_pool", "index_add", "index_set",
+                  "batch_norm", "batch_norm_backward", "layer_norm/group_norm",
+                  "layer_norm/group_norm_backward", "lstm_cell", "lstm_cell_backward",
+                  "gru_cell", "gru_cell_backward", "cross_entropy", "cross_entropy_backward",
+                  "masked_softmax", "masked_softmax_backward")
+
+
 cdef class CUDABackend(Backend):
     """CUDA devices: each method queues one kernel of cuda/*.cu on the current stream of the
     output's device, through tensorlib.cuda._ops and the runtime (pycuda or the emulator).
@@ -596,6 +606,26 @@ cdef class CUDABackend(Backend):
                         <uintptr_t>(a._storage.data + ga.off * isz), (ga.sb, ga.sr, ga.sc),
                         <uintptr_t>(b._storage.data + gb.off * isz), (gb.sb, gb.sr, gb.sc))
         return 0
+
+    cdef int random(self, TensorBase t, int kind, object generator, double a, double b,
+                    int64_t lo, uint64_t span) except -1:
+        # Drawn by the CPU's Philox from the same generator, then copied: the device gets
+        # exactly the CPU's numbers for a seed (the Philox kernel is not written yet)
+        cdef TensorBase h = empty_tensor(t._ndim, t._shape, t._dtype, CPU)
+        _cpu_random_fill(h, kind, generator, a, b, lo, span)
+        if h._numel:
+            _cuda_ops().memcpy_htod(<uintptr_t>tensor_data(t), _byte_view(h),
+                                    t._storage.device.index)
+        return 0
+
+    cdef int nn(self, int op, tl_nn_args* a, bint big) except -1:
+        name = _CUDA_NN_NAMES[op] if 0 <= op < len(_CUDA_NN_NAMES) else str(op)
+        raise NotImplementedError(f"the fused nn kernel '{name}' is not implemented on the "
+                                  f"CUDA back end yet (run the layer on the CPU)")
+
+    cdef int optim(self, const tl_optim_args* a, bint big) except -1:
+        raise NotImplementedError("the fused optimizer updates (tensorlib.optim) are not "
+                                  "implemented on the CUDA back end yet")
 
     cdef int fill(self, TensorBase t, const char* value, int value_dtype) except -1:
         cdef int i

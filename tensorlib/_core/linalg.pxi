@@ -599,6 +599,11 @@ cdef TensorBase _la_addprod(str op, TensorBase inp, TensorBase a, LaMat ga, Tens
     _la_pad3(nd, S, ystr, sh3, sy3)
     if not has_data(p):
         pass                          # (meta: no epilogue to run)
+    elif p._storage.device.type == "cuda":
+        # the host cannot touch device memory (and the product may not have run yet): the
+        # epilogue is queued after it as elementwise kernels, on the same stream
+        _la_device_axpby(p, y, fa if cc != DT_INT64 else ia, fb if cc != DT_INT64 else ib,
+                         use_x, use_y, tuple([S[i] for i in range(nd)]))
     elif cc == DT_FLOAT32:
         host_axpby_f32(sh3, <float*>tensor_data(p), sp3, <float*>tensor_data(p), sp3,
                      <float*>tensor_data(y), sy3, <float>fa, <float>fb, use_x, use_y)
@@ -616,6 +621,19 @@ cdef TensorBase _la_addprod(str op, TensorBase inp, TensorBase a, LaMat ga, Tens
     r = empty_tensor(nd, S, dt, a._storage.device)
     backend_of(p).copy(nd, S, tensor_data(r), r._strides, code, tensor_data(p), p._strides, cc)
     return r
+
+
+cdef int _la_device_axpby(TensorBase p, TensorBase y, object alpha, object beta, bint use_x,
+                          bint use_y, tuple shape) except -1:
+    """p = alpha * p + beta * y (y broadcast to p's shape) with the device's elementwise
+    kernels; p is fresh (no graph), y is read detached."""
+    if not use_x:
+        p.zero_()
+    elif alpha != 1:
+        p.mul_(alpha)
+    if use_y:
+        p.add_(y.detach().expand(*shape), alpha=beta)
+    return 0
 
 
 cdef TensorBase _addmm(TensorBase inp, TensorBase m1, TensorBase m2, object beta, object alpha,

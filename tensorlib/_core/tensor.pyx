@@ -496,9 +496,24 @@ cdef object _dtarg(object x, str op, str name):
         raise TypeError(f"{op}(): argument '{name}' must be tensorlib.dtype, not {_tname(x)}") from None
 
 
+# the device of factories called without one (tensorlib.set_default_device); None: the CPU
+cdef Device _DEFAULT_DEVICE = None
+
+
+def _set_default_device(dev):
+    global _DEFAULT_DEVICE
+    _DEFAULT_DEVICE = None if dev is None else as_device(dev)
+
+
+def _get_default_device():
+    return CPU if _DEFAULT_DEVICE is None else _DEFAULT_DEVICE
+
+
 cdef Device _devarg(object x):
     if isinstance(x, TensorBase):
         raise TypeError("expected a device, but got Tensor")
+    if x is None and _DEFAULT_DEVICE is not None:
+        return _DEFAULT_DEVICE
     return as_device(x)
 
 

@@ -236,16 +236,16 @@ class PycudaRuntime(Runtime):
             import pycuda.driver as drv
         except ImportError as e:
             raise CudaUnavailable(
-                f"TENSORLIB_CUDA=pycuda: pycuda cannot be imported ({e}); install the 'cuda' "
-                f"extra (pip install 'tensorlib[cuda]') on a machine with an NVIDIA driver")
+                f"pycuda cannot be imported ({e}); install the 'cuda' extra (pip install "
+                f"'tensorlib[cuda]') on a machine with an NVIDIA driver")
         try:
             drv.init()
             n = drv.Device.count()
         except Exception as e:  # pycuda's LogicError/RuntimeError carry the driver's words
-            raise CudaUnavailable(f"TENSORLIB_CUDA=pycuda: the CUDA driver cannot be "
-                                  f"initialized ({type(e).__name__}: {e})")
+            raise CudaUnavailable(f"the CUDA driver cannot be initialized through pycuda "
+                                  f"({type(e).__name__}: {e})")
         if n == 0:
-            raise CudaUnavailable("TENSORLIB_CUDA=pycuda: the driver reports no CUDA device")
+            raise CudaUnavailable("the CUDA driver reports no device")
         self._drv = drv
         self._n = n
         self._contexts = {}
@@ -379,7 +379,10 @@ def _choose():
     if mode == "emulate":
         return EmulatorRuntime()
     if mode == "pycuda":
-        return PycudaRuntime()
+        try:
+            return PycudaRuntime()
+        except CudaUnavailable as e:
+            raise CudaUnavailable(f"TENSORLIB_CUDA=pycuda: {e}") from None
     if mode == "off":
         raise CudaUnavailable("CUDA is turned off (TENSORLIB_CUDA=off)")
     try:

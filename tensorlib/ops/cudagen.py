@@ -30,6 +30,10 @@ _HEAD = """\
 // One kernel per elementwise op and loop dtype: tl_ew_<op>_<t>(out, a, b, c, desc), the
 // operands' dtypes, strides and host scalars in desc (tl_ew4, tl_ew_device.h).
 #include "tl_ew_device.h"
+#ifdef __CUDACC__
+// one expression serves every integer type: `x < 0` is always false for uint8, on purpose
+#pragma nv_diag_suppress 186
+#endif
 
 #define TL_EW_KERNEL(NAME) \\
     extern "C" __global__ void NAME(void* o, const void* a, const void* b, const void* c, \\
@@ -69,10 +73,12 @@ def _kernel(name, t, out_t, pre, expr, nin, in_types=None):
     ptrs = "abc"
     loads = "; ".join(f"const {it} {v} = {_load(it, i + 1, ptrs[i])}"
                       for i, (v, it) in enumerate(zip(names, in_types)))
+    params = ("" if pre == "NONE" else
+              f"    const void* extra = d.has_extra ? (const void*)d.extra : 0;\n"
+              f"    {pre};\n")
     return (f"TL_EW_KERNEL(tl_ew_{name}_{t}) {{\n"
-            f"    const void* extra = d.has_extra ? (const void*)d.extra : 0;\n"
-            f"    {pre};\n"
-            f"    (void)extra; (void)a; (void)b; (void)c;\n"
+            f"{params}"
+            f"    (void)a; (void)b; (void)c;\n"
             f"    TL_FOR_EACH(i, d.n) {{\n"
             f"        long long off[4];\n"
             f"        tl_ew4_offsets(i, d, off);\n"

@@ -1,0 +1,130 @@
+"""tensorlib's CUDA kernels side by side with PyTorch's on the same GPU, in one process.
+
+Prints, per case, tensorlib's time, torch's time, the ratio (tensorlib / torch: below 1 is
+faster) and the bandwidth tensorlib achieved. Times are per call, the median of several
+runs, each bracketed by CUDA events on the current stream after a warm-up (so kernel
+compilation and the allocators' first requests are not timed).
+
+    TENSORLIB_CUDA=pycuda python bench/bench_cuda.py            # on a GPU machine
+    TENSORLIB_CUDA=emulate python bench/bench_cuda.py --rehearse  # anywhere: small sizes,
+                                                                  # torch on the CPU
+
+Cases and the issue's goals: elementwise add of 2^28 float32 (<= 1.1x, >= 80% of the copy
+bandwidth), float32 sum (<= 1.2x), softmax 4096x4096 (<= 1.3x), 4096^2 float32 GEMM
+(<= 2.0x cuBLAS), conv2d forward (<= 2.5x) and a small MLP train step. A case tensorlib
+cannot run on the device yet prints its NotImplementedError instead of a figure.
+"""
+import argparse
+import statistics
+import time
+
+import numpy as np
+
+
+def _timer_tl(tl, fn, reps):
+    cuda = tl.cuda
+    fn()
+    cuda.synchronize()
+    out = []
+    for _ in range(reps):
+        a, b = cuda.Event(enable_timing=True), cuda.Event(enable_timing=True)
+        a.record()
+        fn()
+        b.record()
+        b.synchronize()
+        out.append(a.elapsed_time(b) / 1e3)
+    return statistics.median(out)
+
+
+def _timer_torch(torch, fn, reps, on_gpu):
+    fn()
+    if on_gpu:
+        torch.cuda.synchronize()
+    out = []
+    for _ in range(reps):
+        if on_gpu:
+            a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            a.record()
+            fn()
+            b.record()
+            b.synchronize()
+            out.append(a.elapsed_time(b) / 1e3)
+        else:
+            t0 = time.perf_counter()
+            fn()
+            out.append(time.perf_counter() - t0)
+    return statistics.median(out)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rehearse", action="store_true",
+                    help="small sizes, for the emulator (figures mean nothing)")
+    ap.add_argument("--reps", type=int, default=20)
+    args = ap.parse_args(argv)
+    import tensorlib as tl
+    import torch
+    if not tl.cuda.is_available():
+        raise SystemExit("no CUDA device for tensorlib: set TENSORLIB_CUDA=pycuda (GPU) or "
+                         "TENSORLIB_CUDA=emulate with --rehearse")
+    on_gpu = torch.cuda.is_available() and not args.rehearse
+    tdev = "cuda" if on_gpu else "cpu"
+    small = args.rehearse
+    reps = 3 if small else args.reps
+    n_add = 1 << (16 if small else 28)
+    sm = 64 if small else 4096
+    print(f"tensorlib runtime: {tl.cuda.backend_name()} on {tl.cuda.get_device_name()}; "
+          f"torch {torch.__version__} on {torch.cuda.get_device_name() if on_gpu else 'cpu'}; "
+          f"{time.strftime('%Y-%m-%d')}")
+    print(f"{'case':34s} {'tensorlib':>12s} {'torch':>12s} {'ratio':>7s} {'GB/s':>8s}")
+    rng = np.random.default_rng(0)
+
+    def row(name, tl_fn, torch_fn, nbytes=None):
+        try:
+            t_tl = _timer_tl(tl, tl_fn, reps)
+        except NotImplementedError as e:
+            print(f"{name:34s} not on the device yet: {e}")
+            return
+        t_th = _timer_torch(torch, torch_fn, reps, on_gpu)
+        bw = f"{nbytes / t_tl / 1e9:8.1f}" if nbytes else f"{'':8s}"
+        print(f"{name:34s} {t_tl * 1e3:10.3f}ms {t_th * 1e3:10.3f}ms {t_tl / t_th:7.2f} {bw}")
+
+    a = rng.standard_normal(n_add, dtype=np.float32)
+    x, y = tl.tensor(a, device="cuda"), tl.tensor(a, device="cuda")
+    px, py = torch.tensor(a, device=tdev), torch.tensor(a, device=tdev)
+    out, pout = tl.empty_like(x), torch.empty_like(px)
+    row(f"copy 2^{n_add.bit_length() - 1} f32", lambda: out.copy_(x),
+        lambda: pout.copy_(px), 2 * 4 * n_add)
+    row(f"add 2^{n_add.bit_length() - 1} f32", lambda: tl.add(x, y, out=out),
+        lambda: torch.add(px, py, out=pout), 3 * 4 * n_add)
+    row(f"sum 2^{n_add.bit_length() - 1} f32", lambda: x.sum(), lambda: px.sum(), 4 * n_add)
+    s = rng.standard_normal((sm, sm), dtype=np.float32)
+    xs, ps = tl.tensor(s, device="cuda"), torch.tensor(s, device=tdev)
+    row(f"softmax {sm}x{sm} f32", lambda: tl.softmax(xs, 1), lambda: torch.softmax(ps, 1),
+        2 * 4 * sm * sm)
+    row(f"matmul {sm}^2 f32", lambda: xs @ xs, lambda: ps @ ps)
+    img = rng.standard_normal((8 if small else 64, 3, 32, 32), dtype=np.float32)
+    w = rng.standard_normal((16, 3, 3, 3), dtype=np.float32)
+    xi, wi = tl.tensor(img, device="cuda"), tl.tensor(w, device="cuda")
+    pi, pw = torch.tensor(img, device=tdev), torch.tensor(w, device=tdev)
+    row("conv2d forward 3->16 3x3", lambda: tl.nn.functional.conv2d(xi, wi),
+        lambda: torch.nn.functional.conv2d(pi, pw))
+
+    def mlp(lib, dev):
+        m = lib.nn.Sequential(lib.nn.Linear(256, 512), lib.nn.ReLU(), lib.nn.Linear(512, 10))
+        m = m.to(dev)
+        opt = lib.optim.SGD(m.parameters(), lr=0.01)
+        xb = lib.randn(128, 256, device=dev)
+        yb = lib.randint(0, 10, (128,), device=dev)
+
+        def step():
+            opt.zero_grad()
+            lib.nn.functional.cross_entropy(m(xb), yb).backward()
+            opt.step()
+        return step
+
+    row("MLP train step 256-512-10, b=128", mlp(tl, "cuda"), mlp(torch, tdev))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,540 @@
+"""The CUDA device end to end, on the emulator (conftest sets TENSORLIB_CUDA=emulate and two
+devices): tensors on cuda, every declared elementwise op against the CPU, reductions, softmax,
+scans, matrix products, copies between devices, memory counters, streams and events, and the
+errors PyTorch raises. On a GPU machine the same file runs on the real device
+(TENSORLIB_CUDA=pycuda)."""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from hypothesis import given, strategies as st
+
+import tensorlib
+import tensorlib.ops.decl.elementwise as EW
+from tensorlib.ops import cudagen
+
+cuda = tensorlib.cuda
+pytestmark = pytest.mark.skipif(not cuda.is_available(), reason="no CUDA device (emulator off)")
+RUN_DIR = os.path.dirname(os.path.dirname(tensorlib.__file__))
+DTYPES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16",
+          "float32", "float64"]
+
+
+def _dt(name):
+    return getattr(tensorlib, name)
+
+
+def host(t):
+    """Values of a tensor as a NumPy array (device tensors through .cpu())."""
+    t = t.detach().cpu()
+    if t.dtype == tensorlib.bfloat16:
+        t = t.float()
+    return t.numpy()
+
+
+def same(got, want, rtol=0.0, atol=0.0):
+    """Device result against the CPU result: shape, dtype, values (NaN where NaN)."""
+    assert got.device.type == "cuda"
+    assert tuple(got.shape) == tuple(want.shape) and got.dtype == want.dtype
+    g, w = host(got), host(want)
+    if rtol == 0 and atol == 0 and g.dtype.kind != "f":
+        np.testing.assert_array_equal(g, w)
+    else:
+        np.testing.assert_allclose(g.astype(np.float64), w.astype(np.float64), rtol=rtol,
+                                   atol=atol, equal_nan=True)
+
+
+def tol(dtype):
+    """CUDA's float32 functions are not the CPU's hand-written ones: a few ulp apart."""
+    return {"float16": (2e-3, 1e-3), "bfloat16": (1.6e-2, 1e-2), "float32": (2e-6, 1e-6),
+            "float64": (1e-12, 1e-14)}.get(dtype, (0, 0))
+
+
+def test_generated_kernels_are_up_to_date():
+    """cuda/ew_ops.cu is what cudagen writes from the declarations today."""
+    path = os.path.join(cuda.kernel_dir(), "ew_ops.cu")
+    with open(path) as f:
+        assert f.read() == cudagen.generate(), "run python -m tensorlib.ops.cudagen"
+
+
+# ---- devices and tensors ------------------------------------------------------------------
+
+def test_devices_and_placement():
+    assert cuda.is_available() and cuda.device_count() == 2
+    assert cuda.backend_name() == "emulator"
+    x = tensorlib.ones(3, device="cuda")
+    assert x.is_cuda and x.device == tensorlib.device("cuda", 0) and str(x.device) == "cuda:0"
+    assert tensorlib.zeros(2, device="cuda:1").device.index == 1
+    assert tensorlib.zeros(2, device=1).device == tensorlib.device("cuda:1")
+    with cuda.device(1):
+        assert cuda.current_device() == 1
+        assert tensorlib.empty(2, device="cuda").device.index == 1
+    assert cuda.current_device() == 0
+    assert tensorlib.ones(2).cuda().is_cuda and tensorlib.ones(2).cuda(1).device.index == 1
+    y = tensorlib.arange(4.0).to("cuda")
+    assert y.to("cuda") is y and y.cuda() is y and y.cpu().device.type == "cpu"
+    assert repr(y) == "tensor([0., 1., 2., 3.], device='cuda:0')"
+    p = cuda.get_device_properties(0)
+    assert p.total_memory > 0 and cuda.get_device_capability(0) == (p.major, p.minor)
+    assert "emulator" in cuda.get_device_name()
+
+
+@pytest.mark.parametrize("name", DTYPES)
+def test_round_trip_every_dtype(name):
+    a = np.arange(-6, 18).reshape(4, 6) % 7
+    x = tensorlib.tensor(a).to(_dt(name))
+    d = x.cuda()
+    assert d.dtype == x.dtype and d.shape == x.shape and d.stride() == x.stride()
+    same(d, x)
+    # strided both ways: a transposed slice up, a strided view down, into strided memory
+    v = x.t()[1:, ::2]
+    same(v.cuda(), v.contiguous())
+    dst = tensorlib.zeros(6, 8).to(_dt(name))[:, ::2]
+    dst.copy_(d.t())
+    np.testing.assert_array_equal(host(dst), host(x.t()))
+    # between the two devices, and a dtype change on the way
+    e = d.to("cuda:1")
+    assert e.device.index == 1
+    same(e.to("cuda:0"), d)
+    same(d.to(tensorlib.float64), x.to(tensorlib.float64).cuda())
+
+
+def test_creation_on_the_device():
+    same(tensorlib.arange(7, device="cuda"), tensorlib.arange(7).cuda())
+    same(tensorlib.arange(0.5, 3, 0.25, device="cuda"), tensorlib.arange(0.5, 3, 0.25).cuda())
+    same(tensorlib.linspace(-1, 1, 9, device="cuda"), tensorlib.linspace(-1, 1, 9).cuda())
+    same(tensorlib.eye(3, 4, device="cuda"), tensorlib.eye(3, 4).cuda())
+    same(tensorlib.full((2, 3), 7, device="cuda"), tensorlib.full((2, 3), 7).cuda())
+    same(tensorlib.tensor([[1, 2], [3, 4]], device="cuda"), tensorlib.tensor([[1, 2], [3, 4]]).cuda())
+    z = tensorlib.zeros(5, dtype=tensorlib.int32, device="cuda")
+    z.fill_(3)
+    z[1:3] = 9
+    assert z.tolist() == [3, 9, 9, 3, 3] and z.sum().item() == 27
+    assert tensorlib.ones(2, 3, device="cuda")[1, 2].item() == 1.0
+    assert tensorlib.zeros_like(z).device == z.device
+
+
+def test_random_matches_the_cpu_stream():
+    """Device random numbers come from the same Philox stream as the CPU's."""
+    tensorlib.manual_seed(7)
+    a = tensorlib.randn(100)
+    b = tensorlib.rand(50)
+    tensorlib.manual_seed(7)
+    same(tensorlib.randn(100, device="cuda"), a.cuda())
+    same(tensorlib.rand(50, device="cuda"), b.cuda())
+
+
+# ---- every declared elementwise op against the CPU -----------------------------------------
+
+def _inputs(name, binary):
+    """Values every op accepts without raising on the CPU: integers away from zero for the
+    divisor, floats spread over signs and magnitudes."""
+    if name == "bool":
+        a = np.array([True, False, True, True, False, False])
+        b = np.array([True, True, False, True, False, True])
+    elif name in ("float16", "bfloat16", "float32", "float64"):
+        a = np.array([-2.5, -0.75, -0.0, 0.3, 1.0, 2.25])
+        b = np.array([1.5, -0.5, 2.0, 0.7, -3.0, 0.25])
+    else:
+        a = np.array([-7, -2, 0, 1, 5, 9]) if name != "uint8" else np.array([0, 1, 5, 9, 200, 3])
+        b = np.array([3, -2, 1, 4, 2, 7]) if name != "uint8" else np.array([3, 2, 1, 4, 2, 7])
+    dt = _dt(name)
+    x = tensorlib.tensor(a).to(dt).view(2, 3)
+    y = tensorlib.tensor(b).to(dt).view(2, 3)
+    return (x, y) if binary else (x,)
+
+
+def _cpu_outcome(fn, args):
+    try:
+        return fn(*args), None
+    except Exception as e:  # noqa: BLE001 - the device must raise the same class
+        return None, type(e)
+
+
+@pytest.mark.parametrize("op", EW.UNARY_OPS)
+def test_unary_ops_match_the_cpu(op):
+    fn = getattr(tensorlib, op)
+    checked = 0
+    for name in DTYPES:
+        args = _inputs(name, False)
+        want, err = _cpu_outcome(fn, args)
+        dev = [a.cuda() for a in args]
+        if err is not None:
+            with pytest.raises(err):
+                fn(*dev)
+            continue
+        rtol, atol = tol(want.dtype.__str__().split(".")[-1])
+        same(fn(*dev), want, rtol, atol)
+        # the transposed (non-contiguous) input and out= into a strided tensor
+        same(fn(dev[0].t()), fn(args[0].t()), rtol, atol)
+        checked += 1
+    assert checked, f"{op}: no dtype ran"
+
+
+@pytest.mark.parametrize("op", EW.BINARY_OPS)
+def test_binary_ops_match_the_cpu(op):
+    fn = getattr(tensorlib, op)
+    for name in DTYPES:
+        x, y = _inputs(name, True)
+        want, err = _cpu_outcome(fn, (x, y))
+        dx, dy = x.cuda(), y.cuda()
+        if err is not None:
+            with pytest.raises(err):
+                fn(dx, dy)
+            continue
+        rtol, atol = tol(str(want.dtype).split(".")[-1])
+        same(fn(dx, dy), want, rtol, atol)
+        # broadcasting a row, and a Python number
+        same(fn(dx, dy[1]), fn(x, y[1]), rtol, atol)
+        scalar = 2 if name != "bool" else True
+        w2, e2 = _cpu_outcome(fn, (x, scalar))
+        if e2 is None:
+            same(fn(dx, scalar), w2, rtol, atol)
+
+
+def test_mixed_dtypes_scalars_and_in_place():
+    x = tensorlib.tensor([[1, 2, 3], [4, 5, 6]], dtype=tensorlib.int32)
+    y = tensorlib.tensor([0.5, 1.5, 2.5], dtype=tensorlib.float16)
+    dx, dy = x.cuda(), y.cuda()
+    same(dx * dy, x * y, 1e-3)
+    same(dx + 2.5, x + 2.5)
+    same(dx + tensorlib.tensor(3.0), x + 3.0)           # a 0-d CPU tensor joins
+    same(tensorlib.add(dx, dx, alpha=3), tensorlib.add(x, x, alpha=3))
+    same(dx.clamp(2, 5), x.clamp(2, 5))
+    same(tensorlib.where(dx > 3, dx, -dx), tensorlib.where(x > 3, x, -x))
+    f = tensorlib.tensor([0.0, 0.25, 1.0]).cuda()
+    same(tensorlib.lerp(f, f + 10, 0.3), tensorlib.lerp(f.cpu(), f.cpu() + 10, 0.3), 1e-6)
+    same(tensorlib.nn.functional.leaky_relu(f - 0.5, 0.2),
+         tensorlib.nn.functional.leaky_relu(f.cpu() - 0.5, 0.2), 1e-7)
+    v = dx._version
+    dx.mul_(2)
+    dx[:, 1].add_(100)
+    assert dx._version == v + 2
+    assert dx.tolist() == [[2, 104, 6], [8, 110, 12]]
+    out = tensorlib.empty(2, 3, device="cuda")
+    tensorlib.mul(dx, 0.5, out=out)
+    assert out.tolist() == [[1.0, 52.0, 3.0], [4.0, 55.0, 6.0]]
+
+
+def test_integer_division_by_zero_gives_minus_one_on_the_device():
+    """The GPU does not trap and PyTorch's CUDA kernels do not check (the CPU raises)."""
+    x = tensorlib.tensor([7, -7, 3]).cuda()
+    z = tensorlib.tensor([0, 0, 2]).cuda()
+    assert (x // z).tolist() == [-1, -1, 1]
+    with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+        x.cpu() // z.cpu()
+
+
+# ---- reductions, softmax, scans, products ---------------------------------------------------
+
+@given(st.integers(1, 5), st.integers(1, 70), st.sampled_from(["float32", "float64", "int64"]),
+       st.integers(0, 2), st.booleans())
+def test_reductions_match_the_cpu(rows, cols, name, dim, transpose):
+    rng = np.random.default_rng(rows * 100 + cols)
+    a = rng.standard_normal((rows, cols, 3)) * 4
+    x = tensorlib.tensor(a).to(_dt(name))
+    if transpose:
+        x = x.transpose(0, 2)
+    d = x.cuda()
+    dim = dim % x.ndim
+    rtol = 1e-5 if name == "float32" else 1e-12
+    same(d.sum(), x.sum(), rtol, 1e-6)
+    same(d.sum(dim), x.sum(dim), rtol, 1e-6)
+    same(d.amax(dim, keepdim=True), x.amax(dim, keepdim=True))
+    same(d.amin(), x.amin())
+    same(d.argmax(dim), x.argmax(dim))
+    same(d.argmin(), x.argmin())
+    v, i = d.max(dim)
+    same(v, x.max(dim).values)
+    same(i, x.max(dim).indices)
+    same((d > 0).any(dim), (x > 0).any(dim))
+    same((d > -100).all(), (x > -100).all())
+    same(tensorlib.count_nonzero(d > 1, dim), tensorlib.count_nonzero(x > 1, dim))
+    if name != "int64":
+        same(d.mean(dim), x.mean(dim), rtol, 1e-6)
+        same(d.var(dim, correction=0), x.var(dim, correction=0), rtol * 10, 1e-6)
+        same(d.std(), x.std(), rtol * 10, 1e-6)
+        same(d.norm(), x.norm(), rtol, 1e-6)
+        same(d.norm(1, dim), x.norm(1, dim), rtol, 1e-6)
+        same(d.norm(float("inf")), x.norm(float("inf")))
+        same(d.logsumexp(dim), x.logsumexp(dim), rtol, 1e-6)
+        same(d.prod(dim), x.prod(dim), rtol * 10, 1e-6)
+        same(tensorlib.softmax(d, dim), tensorlib.softmax(x, dim), rtol * 10, 1e-7)
+        same(tensorlib.log_softmax(d, dim), tensorlib.log_softmax(x, dim), rtol * 10, 1e-6)
+    same(d.cumsum(dim), x.cumsum(dim), rtol, 1e-5)
+
+
+def test_reduction_exactness_and_ties():
+    ones = tensorlib.ones(1 << 20, device="cuda")
+    assert ones.sum().item() == float(1 << 20)
+    x = tensorlib.tensor([[1.0, 3.0, 3.0, float("nan"), float("nan")], [2, 2, 1, 0, 2]]).cuda()
+    assert x.argmax(1).tolist() == [3, 0]       # the first NaN; the first of tied maxima
+    assert x.argmin(1).tolist() == [3, 4 - 1]
+    assert tensorlib.isnan(x.max(1).values).tolist() == [True, False]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_matrix_products_match_the_cpu(dtype):
+    rng = np.random.default_rng(3)
+    a = tensorlib.tensor(rng.standard_normal((3, 20, 33))).to(_dt(dtype))
+    b = tensorlib.tensor(rng.standard_normal((3, 33, 17))).to(_dt(dtype))
+    rtol = 1e-5 if dtype == "float32" else 1e-12
+    same(a.cuda() @ b.cuda(), a @ b, rtol, 1e-5)
+    same(a[0].cuda() @ b[0].cuda(), a[0] @ b[0], rtol, 1e-5)
+    same(a[0].cuda().t() @ a[0].cuda(), a[0].t() @ a[0], rtol, 1e-5)       # strided operand
+    same(a.cuda() @ b[0].cuda(), a @ b[0], rtol, 1e-5)                      # broadcast batch
+    w, bias = b[0, :, :5].t().contiguous(), tensorlib.ones(5).to(_dt(dtype))
+    same(tensorlib.nn.functional.linear(a[1].cuda(), w.cuda(), bias.cuda()),
+         tensorlib.nn.functional.linear(a[1], w, bias), rtol, 1e-5)
+    h = a[0].half()
+    same(h.cuda() @ h.cuda().t(), h @ h.t(), 2e-3, 1e-2)
+
+
+# ---- autograd and modules on the device ----------------------------------------------------
+
+def test_autograd_on_the_device_matches_the_cpu():
+    tensorlib.manual_seed(0)
+    w1, w2 = tensorlib.randn(8, 16), tensorlib.randn(16, 3)
+    x = tensorlib.randn(5, 8)
+    grads = []
+    for dev in ("cpu", "cuda"):
+        a = w1.detach().to(dev).requires_grad_()
+        b = w2.detach().to(dev).requires_grad_()
+        h = (x.to(dev) @ a).tanh()
+        loss = tensorlib.log_softmax(h @ b, 1).sum(1).mean() + (a * a).sum() * 0.01
+        loss.backward()
+        assert a.grad.device.type == dev
+        grads.append((loss.item(), host(a.grad), host(b.grad)))
+    (l0, ga0, gb0), (l1, ga1, gb1) = grads
+    assert abs(l0 - l1) < 1e-5
+    np.testing.assert_allclose(ga1, ga0, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(gb1, gb0, rtol=1e-5, atol=1e-6)
+
+
+def test_module_to_device():
+    m = tensorlib.nn.Sequential(tensorlib.nn.Linear(4, 6), tensorlib.nn.GELU(),
+                                tensorlib.nn.Linear(6, 2))
+    x = tensorlib.randn(3, 4)
+    want = m(x)
+    m.cuda()
+    assert all(p.is_cuda for p in m.parameters())
+    same(m(x.cuda()), want, 1e-5, 1e-6)
+    assert m.to("cpu")(x).device.type == "cpu"
+
+
+def test_unported_kernels_raise_naming_the_op():
+    x = tensorlib.randn(2, 3, device="cuda")
+    with pytest.raises(NotImplementedError, match="cross_entropy.*CUDA"):
+        tensorlib.nn.functional.cross_entropy(x, tensorlib.tensor([0, 2], device="cuda"))
+    with pytest.raises(NotImplementedError, match="nonzero.*CUDA"):
+        x.nonzero()
+    p = tensorlib.nn.Parameter(tensorlib.ones(2, device="cuda"))
+    p.grad = tensorlib.ones(2, device="cuda")
+    with pytest.raises(NotImplementedError, match="optimizer.*CUDA"):
+        tensorlib.optim.SGD([p], lr=0.1).step()
+
+
+# ---- memory ---------------------------------------------------------------------------------
+
+def test_device_memory_is_counted_exactly():
+    cuda.synchronize()
+    base_gpu, base_cpu = cuda.memory_allocated(), tensorlib.memory.memory_allocated()
+    x = tensorlib.empty(1000, device="cuda")           # 4000 bytes -> 4096 rounded
+    assert cuda.memory_allocated() - base_gpu == 4096
+    assert tensorlib.memory.memory_allocated("cuda:0") == cuda.memory_allocated()
+    y = x * 2
+    assert cuda.memory_allocated() - base_gpu == 8192
+    assert tensorlib.memory.memory_allocated() == base_cpu       # no host memory held
+    assert cuda.max_memory_allocated() >= cuda.memory_allocated()
+    assert cuda.memory_stats()["allocation.all.current"] >= 2
+    on1 = cuda.memory_allocated(1)
+    z = tensorlib.empty(10, device="cuda:1")
+    assert cuda.memory_allocated(1) - on1 == 512 and cuda.memory_allocated() - base_gpu == 8192
+    del x, y, z
+    assert cuda.memory_allocated() == base_gpu and cuda.memory_allocated(1) == on1
+    assert cuda.memory_reserved() >= cuda.memory_allocated()
+    cuda.empty_cache()
+    free, total = cuda.mem_get_info()
+    assert 0 < free <= total
+    assert "CUDA" in cuda.memory_summary() or "cuda" in cuda.memory_summary()
+
+
+def test_out_of_device_memory_is_recoverable():
+    cuda.synchronize()
+    keep = tensorlib.ones(1 << 16, device="cuda")
+    total = cuda.get_device_properties().total_memory
+    try:
+        cuda.set_per_process_memory_fraction((cuda.memory_reserved() + (1 << 20)) / total)
+        with pytest.raises(cuda.OutOfMemoryError, match="CUDA"):
+            tensorlib.empty(1 << 24, device="cuda")
+        assert keep.sum().item() == 1 << 16                # nothing already there is lost
+        assert tensorlib.empty(1000, device="cuda").numel() == 1000
+    finally:
+        tensorlib.memory.set_per_process_memory_limit(None, "cuda:0")
+    assert tensorlib.empty(1 << 22, device="cuda").numel() == 1 << 22
+
+
+def test_profiler_sees_device_memory():
+    from tensorlib.memory import profile
+    x = tensorlib.ones(256, device="cuda")
+    with profile() as prof:
+        y = (x * 2).exp()
+        del y
+    got = [(e.kind, e.bytes, str(e.device), e.op) for e in prof.events]
+    assert got == [("alloc", 1024, "cuda:0", "mul"), ("alloc", 1024, "cuda:0", "exp"),
+                   ("free", 1024, "cuda:0", "mul"), ("free", 1024, "cuda:0", "exp")]
+
+
+def test_planner_replays_a_device_inference_loop_in_one_arena():
+    from tensorlib.memory import plan
+    w = tensorlib.randn(64, 64, device="cuda")
+
+    @plan
+    def f(inp):
+        h = (inp @ w).relu()
+        return (h @ w).sum(1)
+
+    inp = tensorlib.randn(8, 64, device="cuda")
+    want = ((inp.cpu() @ w.cpu()).relu() @ w.cpu()).sum(1)
+    for _ in range(3):
+        r = f(inp)
+    p = f.last_plan
+    assert str(p.device) == "cuda:0" and p.num_requests >= 3
+    assert p.arena_bytes <= 1.05 * p.lower_bound_bytes
+    calls = cuda.memory_stats()["allocation.all.allocated"]
+    for _ in range(5):
+        r = f(inp)
+    # only the result (it outlives the call) comes from the allocator
+    assert cuda.memory_stats()["allocation.all.allocated"] - calls == 5 * p.num_escaping
+    np.testing.assert_allclose(host(r), want.numpy(), rtol=1e-4, atol=1e-4)
+
+
+# ---- streams and events ---------------------------------------------------------------------
+
+def test_work_is_asynchronous_and_a_missing_wait_reads_stale_values():
+    s = cuda.Stream()
+    y = tensorlib.zeros(4, device="cuda")
+    cuda.synchronize()
+    gate = s._native.hold()                     # the emulator's stream waits before the op
+    with cuda.stream(s):
+        y.add_(1)                               # queued on s, not run yet
+    assert not s.query()
+    stale = y.cpu()                             # the default stream does not wait for s
+    assert stale.tolist() == [0.0, 0.0, 0.0, 0.0]
+    gate.release()
+    cuda.current_stream().wait_stream(s)        # the fix: order the streams
+    assert y.cpu().tolist() == [1.0, 1.0, 1.0, 1.0]
+    assert s.query()
+
+
+def test_events_order_and_time_streams():
+    s1, s2 = cuda.Stream(), cuda.Stream()
+    a = tensorlib.ones(1000, device="cuda")
+    start, mid = cuda.Event(enable_timing=True), cuda.Event(enable_timing=True)
+    gate = s1._native.hold()
+    with cuda.stream(s1):
+        start.record()
+        b = a * 3
+        mid.record()
+    s2.wait_event(mid)
+    with cuda.stream(s2):
+        c = b + 1
+    assert not mid.query()
+    gate.release()
+    s2.synchronize()
+    assert c.sum().item() == 4000.0 and mid.query()
+    assert start.elapsed_time(mid) >= 0
+    with pytest.raises(RuntimeError, match="enable_timing"):
+        cuda.Event().elapsed_time(mid)
+    cuda.synchronize()
+
+
+def test_stream_api_shapes():
+    s = cuda.Stream(priority=-1)
+    assert s.device == tensorlib.device("cuda", 0) and s.priority == -1
+    assert cuda.current_stream() == cuda.default_stream()
+    with cuda.stream(s):
+        assert cuda.current_stream() is s
+    assert cuda.current_stream() == cuda.default_stream()
+    e = s.record_event()
+    e.synchronize()
+    assert e.query() and s.query()
+    s1 = cuda.Stream(device=1)
+    assert s1.device.index == 1
+    with cuda.stream(s1):
+        assert cuda.current_device() == 1
+    assert cuda.current_device() == 0
+
+
+# ---- errors ---------------------------------------------------------------------------------
+
+def test_errors():
+    x = tensorlib.ones(2, device="cuda")
+    with pytest.raises(RuntimeError, match="same device.*cuda:0.*cpu|same device.*cpu.*cuda:0"):
+        x + tensorlib.ones(2)
+    with pytest.raises(RuntimeError, match="same device"):
+        x + tensorlib.ones(2, device="cuda:1")
+    with pytest.raises(RuntimeError, match="invalid device ordinal"):
+        tensorlib.ones(2, device="cuda:5")
+    with pytest.raises(RuntimeError, match="invalid device ordinal"):
+        cuda.set_device(7)
+    with pytest.raises(TypeError, match="can't convert cuda:0 device type tensor to numpy"):
+        x.numpy()
+    assert x.numpy(force=True).tolist() == [1.0, 1.0]
+    with pytest.raises(RuntimeError, match="must be cuda"):
+        tensorlib.ones(2).cuda("cpu")
+
+
+def _run(code, **env):
+    e = dict(os.environ)
+    e.pop("TENSORLIB_CUDA", None)
+    e.update(env)
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=RUN_DIR, env=e, timeout=300)
+
+
+def test_runtime_choice_and_its_errors():
+    probe = ("import tensorlib; print(tensorlib.cuda.is_available(), "
+             "tensorlib.cuda.device_count())")
+    r = _run(probe, TENSORLIB_CUDA="off")
+    assert r.returncode == 0 and r.stdout.split() == ["False", "0"], r.stderr
+    r = _run("import tensorlib; tensorlib.ones(1, device='cuda')", TENSORLIB_CUDA="off")
+    assert r.returncode != 0 and "RuntimeError" in r.stderr and "turned off" in r.stderr
+    r = _run("import tensorlib; tensorlib.cuda.is_available()", TENSORLIB_CUDA="bogus")
+    assert "ValueError" in r.stderr and "TENSORLIB_CUDA='bogus'" in r.stderr
+    # pycuda is not installed here (or has no driver): a clear error, never a crash
+    r = _run("import tensorlib; tensorlib.ones(1, device='cuda')", TENSORLIB_CUDA="pycuda")
+    assert r.returncode == 1 and "RuntimeError" in r.stderr and "pycuda" in r.stderr
+    # import never picks a runtime
+    r = _run("import tensorlib, tensorlib.cuda as c; print(c.is_initialized())",
+             TENSORLIB_CUDA="emulate")
+    assert r.stdout.strip() == "False", r.stderr
+
+
+# ---- DataParallel ---------------------------------------------------------------------------
+
+def test_data_parallel_on_two_devices_equals_one_device():
+    tensorlib.manual_seed(1)
+    nn = tensorlib.nn
+    m = nn.Sequential(nn.Linear(6, 8), nn.Tanh(), nn.Linear(8, 3)).cuda()
+    x = tensorlib.randn(10, 6, device="cuda")
+    out1 = m(x)
+    (out1 * out1).sum().backward()
+    want = [p.grad.cpu() for p in m.parameters()]
+    m.zero_grad()
+    dp = nn.DataParallel(m)
+    assert dp.device_ids == [0, 1] and dp.output_device == 0
+    cuda.synchronize(1)
+    cuda.reset_peak_memory_stats(1)
+    out2 = dp(x)
+    assert out2.device == tensorlib.device("cuda", 0) and out2.shape == (10, 3)
+    assert cuda.max_memory_allocated(1) > 0              # a replica ran on cuda:1
+    same(out2, out1.detach(), 1e-6, 1e-6)
+    (out2 * out2).sum().backward()
+    for p, g in zip(m.parameters(), want):
+        assert p.grad.device == tensorlib.device("cuda", 0)
+        np.testing.assert_allclose(host(p.grad), g.numpy(), rtol=1e-5, atol=1e-6)
+    with pytest.raises(RuntimeError, match="device_ids\\[0\\]"):
+        nn.DataParallel(nn.Linear(2, 2))(tensorlib.ones(4, 2, device="cuda"))
