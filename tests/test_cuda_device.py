@@ -429,6 +429,48 @@ def test_work_is_asynchronous_and_a_missing_wait_reads_stale_values():
     assert s.query()
 
 
+def test_blocks_belong_to_their_stream_and_record_stream_delays_reuse():
+    cuda.synchronize()
+    s = cuda.Stream()
+    x = tensorlib.empty(4096, device="cuda")
+    addr = x.data_ptr()
+    del x
+    with cuda.stream(s):                        # another stream's pool: not x's block
+        assert tensorlib.empty(4096, device="cuda").data_ptr() != addr
+    y = tensorlib.empty(4096, device="cuda")    # the same stream's pool: x's block again
+    assert y.data_ptr() == addr
+    gate = s._native.hold()
+    with cuda.stream(s):
+        z = y * 2                               # s reads y, not run yet
+    y.record_stream(s)
+    del y
+    # while s may still read it, the block is not handed out again
+    assert tensorlib.empty(4096, device="cuda").data_ptr() != addr
+    gate.release()
+    s.synchronize()
+    w = tensorlib.empty(4096, device="cuda")
+    assert w.data_ptr() == addr                  # after s's work, back in the pool
+    assert z.shape == (4096,)
+    with pytest.raises(RuntimeError, match="CUDA tensor"):
+        tensorlib.ones(2).record_stream(s)
+
+
+def test_planned_device_memory_leaves_the_counters():
+    from tensorlib.memory import plan
+    cuda.synchronize()
+    base = cuda.memory_allocated()
+
+    @plan
+    def f(x):
+        return ((x * 2).exp() + 1).sum()
+
+    x = tensorlib.ones(1000, device="cuda")
+    for _ in range(4):
+        r = f(x)
+    del r
+    assert cuda.memory_allocated() == base + 4096           # only x is left
+
+
 def test_events_order_and_time_streams():
     s1, s2 = cuda.Stream(), cuda.Stream()
     a = tensorlib.ones(1000, device="cuda")

@@ -51,6 +51,9 @@ cdef class Storage:
     cdef public object site          # the profiler's source-site record (opaque)
     cdef public object op            # name of the op that made it (opaque)
     cdef readonly int64_t alloc_id   # per-process increasing id; 0 for borrowed memory
+    # CUDA: the streams other than its own that used the memory (Tensor.record_stream); the
+    # block returns to its stream's pool only after their work queued before the free is done
+    cdef public object cuda_streams
 
 
 cdef class MemoryHook:

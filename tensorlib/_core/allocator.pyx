@@ -269,6 +269,61 @@ cdef void _cuda_release(void* ctx, void* ptr, int64_t size) noexcept with gil:
         fprintf(stderr, b"tensorlib: releasing CUDA memory failed\n")
 
 
+cdef object _cuda_allocator_or_none(device dev):
+    """The allocator of a CUDA device that has one (no lookup that could raise)."""
+    if dev.kind == DEVICE_CUDA and dev.index is not None and dev.index < len(_CUDA_ALLOCATORS):
+        return _CUDA_ALLOCATORS[dev.index]
+    return None
+
+
+cdef object _cuda_mod = None
+
+
+cdef int32_t _cuda_current_stream_id(int index) except? -1:
+    global _cuda_mod
+    if _cuda_mod is None:
+        import tensorlib.cuda
+        _cuda_mod = tensorlib.cuda
+    return _cuda_mod.current_stream(index)._id
+
+
+# Frees waiting for other streams (record_stream): (allocator, address, rounded, nbytes,
+# events recorded on those streams at the free). Released, in order, once their events have
+# completed: checked at every device allocation and empty_cache().
+cdef list _CUDA_DEFERRED = []
+
+
+cdef void _cuda_defer_free(Allocator a, char* data, int64_t rounded, int64_t nbytes,
+                           object streams) noexcept:
+    cdef object events
+    try:
+        events = [s.record_event() for s in streams]
+        _CUDA_DEFERRED.append((a, <uintptr_t>data, rounded, nbytes, events))
+    except BaseException:
+        # (interpreter exit, or a stream that cannot record): wait instead of risking reuse
+        try:
+            for s in streams:
+                s.synchronize()
+        except BaseException:
+            pass
+        a.free(data, rounded, nbytes)
+
+
+cdef int _cuda_release_deferred() except -1:
+    cdef Allocator a
+    if not _CUDA_DEFERRED:
+        return 0
+    keep = []
+    for item in _CUDA_DEFERRED:
+        if all(e.query() for e in item[4]):
+            a = <Allocator>item[0]
+            a.free(<char*><uintptr_t>item[1], item[2], item[3])
+        else:
+            keep.append(item)
+    _CUDA_DEFERRED[:] = keep
+    return 0
+
+
 cdef Allocator _cuda_allocator(device dev):
     cdef tl_alloc_backend* seg
     cdef Allocator a
@@ -429,7 +484,12 @@ cdef class Allocator:
 
     cdef char* malloc(self, int64_t nbytes, int64_t* rounded) except NULL:
         cdef void* p = NULL
-        cdef int rc = tl_alloc_malloc(_impl(self), nbytes, 0, TL_KIND_TENSOR, &p, rounded)
+        cdef int32_t stream = 0
+        if self.device.kind == DEVICE_CUDA:
+            # a device block belongs to the pool of the stream current at its allocation
+            _cuda_release_deferred()
+            stream = _cuda_current_stream_id(self.device.index)
+        cdef int rc = tl_alloc_malloc(_impl(self), nbytes, stream, TL_KIND_TENSOR, &p, rounded)
         if rc != TL_ALLOC_OK:
             _raise_alloc_error(self, rc, nbytes)
         return <char*>p
@@ -458,6 +518,8 @@ cdef class Allocator:
 
     def empty_cache(self):
         """Return every entirely free segment to the system; the number of bytes released."""
+        if self.device.kind == DEVICE_CUDA:
+            _cuda_release_deferred()
         return tl_alloc_empty_cache(_impl(self))
 
     def set_memory_limit(self, limit):
@@ -1033,7 +1095,10 @@ cdef class Storage:
                                    or (_n_hook_threads > 0 and tl_mem_hooks != NULL)):
             _tell_pure_free(self)       # pure hooks: they keep nothing, so here is safe
         if self.data != NULL:
-            if self.allocator is not None:
+            if self.cuda_streams:
+                _cuda_defer_free(self.allocator, self.data, self.alloc_size, self._nbytes,
+                                 self.cuda_streams)
+            elif self.allocator is not None:
                 self.allocator.free(self.data, self.alloc_size, self._nbytes)
             elif self.planned_by is not None:
                 # (the sole hook is pure: skip the type check in the common case)
@@ -1042,7 +1107,7 @@ cdef class Storage:
                 # an arena slice: its bytes leave the device's counters (no lookup that could
                 # raise here; the module's allocator may already be gone at interpreter exit)
                 a = CPU_ALLOCATOR if self.device is CPU else (
-                    META_ALLOCATOR if self.device is META else None)
+                    META_ALLOCATOR if self.device is META else _cuda_allocator_or_none(self.device))
                 if a is not None:
                     (<Allocator>a).note_external(self.alloc_size, self._nbytes, -1)
             elif self.alloc_size > 0:

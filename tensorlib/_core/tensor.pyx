@@ -962,6 +962,22 @@ cdef class TensorBase:
             return self
         return _to_device(self, CPU, self._dtype)
 
+    def record_stream(self, stream):
+        """Tell the allocator that ``stream`` (a ``tensorlib.cuda.Stream``) uses this CUDA
+        tensor's memory: when the memory is freed it goes back to its pool only after the
+        work queued on ``stream`` by then has run.
+
+        >>> if tensorlib.cuda.is_available():
+        ...     x = tensorlib.ones(4, device="cuda"); s = tensorlib.cuda.Stream()
+        ...     x.record_stream(s)
+        """
+        if self._storage.device.kind != DEVICE_CUDA:
+            raise RuntimeError(f"record_stream: expected a CUDA tensor, got one on "
+                               f"{self._storage.device}")
+        if self._storage.cuda_streams is None:
+            self._storage.cuda_streams = set()
+        self._storage.cuda_streams.add(stream)
+
     def cuda(self, device=None, non_blocking=False, memory_format=None):
         """This tensor on a CUDA device (the current one by default; self when already
         there). ``non_blocking`` is accepted; host-to-device copies are always queued on the

@@ -16,7 +16,7 @@ reading values on the host (``.cpu()``, ``.item()``, ``print``) waits for that s
 ``synchronize()`` waits for every stream of a device.
 """
 
-import contextlib as _contextlib
+import itertools as _itertools
 import os as _os
 import threading as _threading
 
@@ -103,6 +103,7 @@ def device_count():
 
 
 _tls = _threading.local()
+_stream_ids = _itertools.count(1)
 
 
 def _index(dev=None, optional=True):
@@ -219,9 +220,11 @@ class Stream:
         if _device_index is not None:
             self.device_index = _device_index
             self._native = _native
+            self._id = 0                     # a device's default stream
         else:
             self.device_index = _index(device)
             self._native = _runtime.get_runtime().new_stream(self.device_index, priority)
+            self._id = next(_stream_ids)     # the allocator's pool of this stream
         self.priority = priority
 
     @property
