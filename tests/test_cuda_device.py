@@ -548,7 +548,11 @@ def test_runtime_choice_and_its_errors():
     assert "ValueError" in r.stderr and "TENSORLIB_CUDA='bogus'" in r.stderr
     # pycuda is not installed here (or has no driver): a clear error, never a crash
     r = _run("import tensorlib; tensorlib.ones(1, device='cuda')", TENSORLIB_CUDA="pycuda")
-    assert r.returncode == 1 and "RuntimeError" in r.stderr and "pycuda" in r.stderr
+    assert r.returncode == 1 and "CudaDriverMissing" in r.stderr and "pycuda" in r.stderr
+    r = _run("import tensorlib\ntry:\n tensorlib.ones(1, device='cuda')\n"
+             "except ImportError as e:\n print('ImportError', isinstance(e, RuntimeError))",
+             TENSORLIB_CUDA="pycuda")
+    assert r.stdout.strip() == "ImportError True", r.stderr
     # import never picks a runtime
     r = _run("import tensorlib, tensorlib.cuda as c; print(c.is_initialized())",
              TENSORLIB_CUDA="emulate")
@@ -580,3 +584,118 @@ def test_data_parallel_on_two_devices_equals_one_device():
         np.testing.assert_allclose(host(p.grad), g.numpy(), rtol=1e-5, atol=1e-6)
     with pytest.raises(RuntimeError, match="device_ids\\[0\\]"):
         nn.DataParallel(nn.Linear(2, 2))(tensorlib.ones(4, 2, device="cuda"))
+
+
+# ---- the pycuda back end's own logic, on a stand-in driver ----------------------------------
+
+def test_pycuda_runtime_bookkeeping_on_a_stand_in_driver(monkeypatch):
+    """Without a GPU, PycudaRuntime runs on a fake ``pycuda.driver``/``pycuda.compiler`` that
+    records every call: segments and address lookup, contexts pushed and popped around each
+    call, launch arguments (device addresses as sized ints), the module cache."""
+    import types
+    from tensorlib.cuda import _runtime as rt_mod
+    calls = []
+    addr = iter(range(1 << 32, 1 << 40, 1 << 24))
+
+    class Alloc:
+        def __init__(self, n):
+            self.a, self.n = next(addr), n
+
+        def __int__(self):
+            return self.a
+
+        def free(self):
+            calls.append(("free", self.a))
+
+    class Ctx:
+        def __init__(self, i):
+            self.i = i
+
+        def push(self):
+            calls.append(("push", self.i))
+
+        def pop(self):
+            calls.append(("pop", self.i))
+
+    class Device:
+        def __init__(self, i):
+            self.i = i
+
+        @staticmethod
+        def count():
+            return 2
+
+        def retain_primary_context(self):
+            return Ctx(self.i)
+
+        def name(self):
+            return f"Fake GPU {self.i}"
+
+        def compute_capability(self):
+            return (9, 0)
+
+        def total_memory(self):
+            return 80 << 30
+
+        def get_attribute(self, a):
+            return {16: 132}.get(a, -1)
+
+    drv = types.SimpleNamespace(
+        init=lambda: None, Device=Device, MemoryError=MemoryError,
+        mem_alloc=lambda n: Alloc(n),
+        memcpy_htod_async=lambda d, h, s: calls.append(("htod", d, h.nbytes, s)),
+        memcpy_dtoh_async=lambda h, d, s: calls.append(("dtoh", d, h.nbytes, s)),
+        memcpy_dtod_async=lambda d, s_, n, s: calls.append(("dtod", d, s_, n, s)),
+        Stream=lambda: "stream", Event=lambda flags=0: ("event", flags),
+        event_flags=types.SimpleNamespace(DISABLE_TIMING=2),
+        device_attribute=types.SimpleNamespace(MULTIPROCESSOR_COUNT=16),
+        Context=types.SimpleNamespace(synchronize=lambda: calls.append(("sync",))))
+    compiled = []
+
+    class Module:
+        def get_function(self, name):
+            def fn(*args, grid, block, shared, stream):
+                calls.append(("launch", name, args, grid, block, shared, stream))
+            return fn
+
+    def SourceModule(src, options, no_extern_c, include_dirs):
+        compiled.append((len(src), tuple(options), no_extern_c))
+        return Module()
+
+    pkg = types.ModuleType("pycuda")
+    pkg.driver = drv
+    comp = types.ModuleType("pycuda.compiler")
+    comp.SourceModule = SourceModule
+    monkeypatch.setitem(sys.modules, "pycuda", pkg)
+    monkeypatch.setitem(sys.modules, "pycuda.driver", drv)
+    monkeypatch.setitem(sys.modules, "pycuda.compiler", comp)
+    rt = rt_mod.PycudaRuntime()
+    assert rt.device_count() == 2 and rt.device_name(1) == "Fake GPU 1"
+    assert rt.properties(0)["major"] == 9 and rt.properties(0)["multi_processor_count"] == 132
+    a0 = rt.reserve(0, 1000)
+    a1 = rt.reserve(1, 4096)
+    assert rt.device_of(a0 + 999) == 0 and rt.device_of(a1) == 1
+    assert rt.device_of(a0 + 5000) is None and rt.device_of(12345) is None
+    assert calls[-2:] == [("push", 1), ("pop", 1)]
+    calls.clear()
+    rt.htod(a1 + 8, np.zeros(4, np.float32), "s")
+    assert calls == [("push", 1), ("htod", a1 + 8, 16, "s"), ("pop", 1)]
+    calls.clear()
+    desc = cudagen  # any object passes through untouched
+    rt.launch("ew_ops", "tl_ew_add_f32", 7, 256,
+              [rt_mod.ptr(a1), np.float32(2), desc], "s")
+    rt.launch("ew_ops", "tl_ew_mul_f32", (2, 3), (16, 16), [rt_mod.ptr(a1 + 64)], None, 128)
+    assert len(compiled) == 1 and compiled[0][2] is True      # one module per (device, file)
+    (_, n1, args1, g1, b1, sh1, s1), = [c for c in calls if c[0] == "launch"][:1]
+    assert n1 == "tl_ew_add_f32" and g1 == (7, 1, 1) and b1 == (256, 1, 1) and s1 == "s"
+    assert type(args1[0]) is np.uintp and int(args1[0]) == a1 and args1[2] is desc
+    launches = [c for c in calls if c[0] == "launch"]
+    assert launches[1][3] == (2, 3, 1) and launches[1][4] == (16, 16, 1) and launches[1][5] == 128
+    assert ("push", 1) in calls and ("push", 0) not in calls  # launched where its pointer lives
+    with pytest.raises(RuntimeError, match="not in device memory"):
+        rt.htod(7, np.zeros(1), None)
+    with pytest.raises(RuntimeError, match="invalid device ordinal"):
+        rt.reserve(2, 16)
+    rt.release(1, a1)
+    assert ("free", a1) in calls and rt.device_of(a1) is None
+    assert rt.new_event(False) == ("event", 2) and rt.new_event(True) == ("event", 0)

@@ -240,6 +240,8 @@ cdef device _cuda_device(object index):
     if not _CUDA_DEVICES:
         try:
             n = _cuda_rt().device_count()
+        except ImportError:
+            raise           # TENSORLIB_CUDA=pycuda without pycuda or a driver: says what
         except RuntimeError as e:
             raise RuntimeError(f"device 'cuda' is not available: {e}") from None
         for i in range(n):

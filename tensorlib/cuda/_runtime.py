@@ -29,7 +29,7 @@ import threading
 import numpy as np
 
 __all__ = ["Runtime", "EmulatorRuntime", "PycudaRuntime", "get_runtime", "runtime_or_none",
-           "CudaUnavailable", "MODES"]
+           "CudaUnavailable", "CudaDriverMissing", "MODES"]
 
 MODES = ("auto", "emulate", "pycuda", "off")
 
@@ -39,6 +39,15 @@ class CudaUnavailable(RuntimeError):
     Its message says what is missing; PyTorch raises RuntimeError/AssertionError here.
 
     >>> issubclass(CudaUnavailable, RuntimeError)
+    True
+    """
+
+
+class CudaDriverMissing(CudaUnavailable, ImportError):
+    """``TENSORLIB_CUDA=pycuda`` asked for the real GPU, but pycuda or the NVIDIA driver is
+    missing: an ImportError (what is missing is a library) as well as a RuntimeError.
+
+    >>> issubclass(CudaDriverMissing, ImportError)
     True
     """
 
@@ -235,6 +244,9 @@ class PycudaRuntime(Runtime):
         try:
             import pycuda.driver as drv
         except ImportError as e:
+            if "libcuda" in str(e):
+                raise CudaUnavailable(f"pycuda is installed but the NVIDIA driver is not "
+                                      f"({e})")
             raise CudaUnavailable(
                 f"pycuda cannot be imported ({e}); install the 'cuda' extra (pip install "
                 f"'tensorlib[cuda]') on a machine with an NVIDIA driver")
@@ -316,8 +328,9 @@ class PycudaRuntime(Runtime):
             path = os.path.join(kernel_dir(), family + ".cu")
             with open(path) as f:
                 src = f.read()
-            mod = self._in(index, SourceModule, src, options=["-std=c++17"],
-                           no_extern_c=True, include_dirs=[kernel_dir()])
+            mod = self._in(index, lambda: SourceModule(src, options=["-std=c++17"],
+                                                       no_extern_c=True,
+                                                       include_dirs=[kernel_dir()]))
             self._modules[key] = mod
         return mod
 
@@ -382,7 +395,7 @@ def _choose():
         try:
             return PycudaRuntime()
         except CudaUnavailable as e:
-            raise CudaUnavailable(f"TENSORLIB_CUDA=pycuda: {e}") from None
+            raise CudaDriverMissing(f"TENSORLIB_CUDA=pycuda: {e}") from None
     if mode == "off":
         raise CudaUnavailable("CUDA is turned off (TENSORLIB_CUDA=off)")
     try:
@@ -402,7 +415,7 @@ def get_runtime():
     with _lock:
         if _runtime is None:
             if _runtime_error is not None:
-                raise CudaUnavailable(str(_runtime_error))
+                raise type(_runtime_error)(str(_runtime_error))
             try:
                 _runtime = _choose()
             except CudaUnavailable as e:
