@@ -50,6 +50,7 @@ CFLAGS = (["-O0", "-g"] if DEV else OPT) + COMMON
 GLUE_OPT = {"-O3": "-O2"}
 CORE = os.path.join("tensorlib", "_core")
 CPU = os.path.join(CORE, "cpu")      # the CPU back end's C kernels
+INCLUDE = os.path.join("tensorlib", "include")   # the public C API (tensorlib.h)
 CYTHON_BUILD_DIR = os.path.join("build", "cython")
 CYTHON_OPTIONS = dict(
     language_level=3,
@@ -77,7 +78,7 @@ def core(name, *c_sources, cflags=CFLAGS):
     return Extension(
         f"tensorlib._core.{name}",
         [os.path.join(CORE, f"{name}.pyx")] + [os.path.join(CPU, s) for s in c_sources],
-        include_dirs=[CORE, CPU, GENERATED, numpy.get_include()],
+        include_dirs=[CORE, CPU, GENERATED, INCLUDE, numpy.get_include()],
         # rebuild when a C header changes (e.g. cpu_math.h, inlined into the kernels)
         depends=HEADERS,
         extra_compile_args=cflags,
@@ -90,6 +91,7 @@ extensions = [
     core("allocator", "cpu_alloc.c"),
     core("random", "cpu_random.c"),
     core("memplan"),          # the planner's replay hook (tensorlib/memory/planner.py)
+    core("capi"),             # the C API of `cimport tensorlib` and tensorlib.h's capsule
     # TensorBase, the iterator, autograd recording, the back ends and every CPU kernel: one
     # module, so C kernels can call each other and share one thread pool.
     core("tensor", "cpu_copy.c", "cpu_pool.c", "cpu_elementwise.c", "cpu_linalg.c", "cpu_sort.c",
