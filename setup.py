@@ -175,10 +175,16 @@ class ParallelBuildExt(build_ext):
             plat = f"{sysconfig.get_platform()}-{sys.implementation.cache_tag}"
             self.build_temp = os.path.join("build", f"temp.{plat}")
 
+    def run(self):
+        # setuptools clears inplace while it builds (it copies the modules over afterwards)
+        self._inplace_requested = bool(self.inplace)
+        super().run()
+
     def build_extensions(self):
         self.check_extensions_list(self.extensions)
         cythonize_changed(self.extensions)
         flags_file = self._write_flags_file()
+        self._write_build_info()
         for ext in self.extensions:
             if flags_file not in ext.depends:
                 ext.depends = list(ext.depends) + [flags_file]
@@ -234,6 +240,28 @@ class ParallelBuildExt(build_ext):
             return True
         t = os.path.getmtime(target)
         return any(os.path.getmtime(p) > t for p in inputs)
+
+    def _write_build_info(self):
+        """tensorlib/_build_info.py beside the built modules: the flags and versions this build
+        used, which ``python -m tensorlib.collect_env`` reports. No paths or times: two builds
+        of one tree with one toolchain write the same file."""
+        import Cython
+        # the wheel's tree, and the checkout too when the modules are copied there (--inplace,
+        # pip install -e)
+        pkgs = [os.path.join(self.build_lib, "tensorlib")]
+        if getattr(self, "_inplace_requested", False) or getattr(self, "editable_mode", False):
+            pkgs.append(os.path.join(HERE, "tensorlib"))
+        info = dict(compiler=os.path.basename(self.compiler.compiler_so[0]),
+                    cflags=CFLAGS, cython_glue=[GLUE_OPT.get(f, f) for f in CFLAGS], dev=DEV,
+                    cython=Cython.__version__, numpy=numpy.__version__)
+        text = ("# Written by setup.py when the extension modules are built (not in git).\n"
+                f"BUILD_INFO = {info!r}\n")
+        for pkg in pkgs:
+            path = os.path.join(pkg, "_build_info.py")
+            if not os.path.exists(path) or open(path).read() != text:
+                os.makedirs(pkg, exist_ok=True)
+                with open(path, "w") as f:
+                    f.write(text)
 
     def _write_flags_file(self):
         """A file naming every module's compiler and flags, rewritten only when they change."""

@@ -357,3 +357,17 @@ def test_extension_imports_in_a_fresh_process(ext):
     r = _run(ext, "import tl_fused, tensorlib\n"
                   "print(tl_fused.scale_add(tensorlib.ones(2), tensorlib.ones(2), 1.0).tolist())")
     assert r.returncode == 0 and r.stdout.strip() == "[2.0, 2.0]", r.stderr[-2000:]
+
+
+def test_docstring_examples():
+    import doctest
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    attempted = 0
+    finder = doctest.DocTestFinder(recurse=False)
+    for obj in (capi, capi._version_error, tensorlib.get_include):
+        for test in finder.find(obj, "x", globs=dict(vars(capi), tensorlib=tensorlib)):
+            out = []
+            result = runner.run(test, out=out.append)
+            assert result.failed == 0, "".join(out)
+            attempted += result.attempted
+    assert attempted >= 4
