@@ -78,9 +78,13 @@ static PyObject *c_scale_add(PyObject *self, PyObject *args)
     out = tl_empty(tl_ndim(x), tl_shape(x), tl_dtype(x), TL_DEVICE_CPU);
     if (out == NULL)
         return NULL;
-    Py_BEGIN_ALLOW_THREADS
-    scale_add_into(out, x, y, a);
-    Py_END_ALLOW_THREADS
+    if (tl_numel(x) < 32768) {      /* releasing the GIL costs more than a small loop */
+        scale_add_into(out, x, y, a);
+    } else {
+        Py_BEGIN_ALLOW_THREADS
+        scale_add_into(out, x, y, a);
+        Py_END_ALLOW_THREADS
+    }
     return out;
 }
 
