@@ -35,7 +35,8 @@ def _compiler():
 def ext(tmp_path_factory):
     if _compiler() is None:
         pytest.skip("no C compiler: the example extension cannot be built")
-    pytest.importorskip("Cython")
+    pytest.importorskip("Cython", reason="Cython is not installed in the test environment "
+                                          "(the example extension is built with it)")
     tmp = tmp_path_factory.mktemp("cython_extension")
     src, target = tmp / "src", tmp / "target"
     shutil.copytree(EXAMPLE, src, ignore=shutil.ignore_patterns("build", "*.so", "*.egg-info",
@@ -173,6 +174,16 @@ def test_constants_agree(ext):
     pxd = open(os.path.join(os.path.dirname(capi.__file__), "capi.pxd")).read()
     assert f"cdef class ABI_{capi.ABI_VERSION}_API_{capi.API_VERSION}:" in pxd
     assert ext.built_against() == ext.c_built_against() == (capi.ABI_VERSION, capi.API_VERSION)
+
+
+def test_the_api_files_ship_with_the_package():
+    """What an extension build reads is installed beside the package (package data)."""
+    pkg = os.path.dirname(tensorlib.__file__)
+    assert os.path.exists(os.path.join(pkg, "__init__.pxd"))
+    for name in ("capi", "tensor", "allocator", "dtype", "kernels"):
+        assert os.path.exists(os.path.join(pkg, "_core", f"{name}.pxd"))
+    assert os.path.samefile(INCLUDE, os.path.join(pkg, "include"))
+    assert os.path.exists(os.path.join(INCLUDE, "tensorlib.h"))
 
 
 def test_every_header_the_pxd_files_name_is_in_get_include():
