@@ -82,3 +82,6 @@ cdef inline void bump_version(Tensor t) noexcept nogil:
 cdef inline char* storage_data(Storage s) noexcept nogil:
     """The bytes of a storage, such as one from ``scratch``."""
     return s.data
+
+cdef inline int64_t storage_nbytes(Storage s) noexcept nogil:
+    return s._nbytes

@@ -164,8 +164,12 @@ static inline void tl_bump_version(PyObject *t)
 {
     TL__AT(TL__AT(t, off_vc, PyObject *), off_vc_version, int64_t) += 1;
 }
-/* the bytes of a storage returned by tl_scratch */
+/* the bytes of a storage returned by tl_scratch, and their number */
 static inline char *tl_storage_data(PyObject *s) { return TL__AT(s, off_storage_data, char *); }
+static inline int64_t tl_storage_nbytes(PyObject *s)
+{
+    return TL__AT(s, off_storage_nbytes, int64_t);
+}
 
 /* ---- creation and the doors: the GIL held; a new reference or NULL with an exception ---- */
 /* a new contiguous, uninitialized tensor from the device's allocator (counted) */

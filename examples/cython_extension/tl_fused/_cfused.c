@@ -153,7 +153,14 @@ static PyObject *c_scratch(PyObject *self, PyObject *arg)
     if (n == -1 && PyErr_Occurred())
         return NULL;
     s = tl_scratch(n, TL_ROLE_TEMPORARY, TL_DEVICE_CPU, "c_scratch");
-    if (s != NULL && n > 0)
+    if (s == NULL)
+        return NULL;
+    if (tl_storage_nbytes(s) != n) {
+        Py_DECREF(s);
+        PyErr_SetString(PyExc_AssertionError, "c_scratch: tl_storage_nbytes disagrees");
+        return NULL;
+    }
+    if (n > 0)
         memset(tl_storage_data(s), 0, (size_t)n);
     return s;
 }

@@ -177,7 +177,9 @@ def softmax_rows(ctl.Tensor x not None):
 def hold_scratch(int64_t nbytes):
     """``nbytes`` of scratch memory (role ``temporary``, op ``hold_scratch``) as a Storage
     that gives it back when it dies."""
-    return ctl.scratch(nbytes, ctl.ROLE_TEMPORARY, ctl.DEVICE_CPU, b"hold_scratch")
+    s = ctl.scratch(nbytes, ctl.ROLE_TEMPORARY, ctl.DEVICE_CPU, b"hold_scratch")
+    assert ctl.storage_nbytes(s) == nbytes
+    return s
 
 
 def wrap(double[::1] buf not None, owner):
