@@ -14,6 +14,7 @@ import weakref
 
 import numpy as np
 import pytest
+from hypothesis import given, strategies as st
 
 import tensorlib
 from tensorlib._core import capi
@@ -93,6 +94,19 @@ def test_strided_inputs(ext):
     big = tensorlib.randn(200, 200)          # above the size where the raw loop drops the GIL
     np.testing.assert_allclose(ext.scale_add(big, big, 2.0).numpy(), 3.0 * big.numpy(),
                                rtol=1e-6)
+
+
+@given(rows=st.integers(0, 40), cols=st.integers(0, 12), step=st.integers(1, 3),
+       transpose=st.booleans(), a=st.floats(-4, 4))
+def test_rows_on_random_layouts(ext, rows, cols, step, transpose, a):
+    base = tensorlib.randn(cols, rows * step, dtype=tensorlib.float64) if transpose else \
+        tensorlib.randn(rows, cols * step, dtype=tensorlib.float64)
+    x = base[:, ::step].t() if transpose else base[:, ::step]
+    y = tensorlib.randn(rows, cols, dtype=tensorlib.float64)
+    assert x.shape == (rows, cols)
+    want = a * x.numpy() + y.numpy()
+    np.testing.assert_allclose(ext.scale_add_rows(x, y, a).numpy(), want, rtol=1e-12, atol=0)
+    np.testing.assert_allclose(ext.scale_add(x, y, a).numpy(), want, rtol=1e-12, atol=0)
 
 
 @pytest.mark.parametrize("dtype, tol", [(tensorlib.float32, 1e-6), (tensorlib.float64, 1e-12)])
