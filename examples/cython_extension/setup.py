@@ -8,7 +8,12 @@ it (probed below; TL_FUSED_NO_OPENMP=1 turns it off); without it the same code r
 import os
 import tempfile
 
-import tensorlib
+try:
+    import tensorlib
+except ImportError as e:
+    raise SystemExit(f"tl_fused is compiled against the tensorlib it runs with, which this "
+                     f"build cannot import ({e}): install tensorlib, then build with "
+                     f"`pip install --no-build-isolation .`") from e
 from Cython.Build import cythonize
 from setuptools import Extension, setup
 from setuptools._distutils.ccompiler import new_compiler
