@@ -207,7 +207,8 @@ def test_every_header_the_pxd_files_name_is_in_get_include():
     named = set()
     for f in os.listdir(core):
         if f.endswith(".pxd"):
-            named |= set(re.findall(r'cdef extern from "([^"]+)"', open(os.path.join(core, f)).read()))
+            text = open(os.path.join(core, f)).read()
+            named |= set(re.findall(r'cdef extern from "([^"]+)"', text))
     missing = [h for h in named if not os.path.exists(os.path.join(INCLUDE, h))]
     assert not missing, f"add forwarding headers to tensorlib/include for {missing}"
 
