@@ -26,14 +26,16 @@ cdef int _check_float_cpu(ctl.Tensor t, str fn) except -1:
 
 cdef int _check_pair(ctl.Tensor x, ctl.Tensor y, str fn) except -1:
     cdef int i
+    cdef bint same = ctl.ndim(x) == ctl.ndim(y)
     _check_float_cpu(x, fn)
     _check_float_cpu(y, fn)
     if ctl.dtype(x) != ctl.dtype(y):
         raise TypeError(f"{fn}: x and y must have one dtype (codes {ctl.dtype(x)} and "
                         f"{ctl.dtype(y)})")
-    same = ctl.ndim(x) == ctl.ndim(y)
-    for i in range(ctl.ndim(x) if same else 0):
-        same = same and ctl.shape(x)[i] == ctl.shape(y)[i]
+    i = 0
+    while same and i < ctl.ndim(x):
+        same = ctl.shape(x)[i] == ctl.shape(y)[i]
+        i += 1
     if not same:
         raise ValueError(f"{fn}: shapes {_shape_str(x)} and {_shape_str(y)} differ")
     return 0
