@@ -10,8 +10,7 @@ it (Cython imports it when such an extension loads; C through ``tensorlib_import
 >>> (capi.ABI_VERSION, capi.API_VERSION) >= (1, 1)
 True
 """
-cimport cython
-from cpython.object cimport PyObject, PyTypeObject
+from cpython.object cimport PyTypeObject
 from cpython.pycapsule cimport PyCapsule_New
 from libc.stdint cimport int64_t, uintptr_t
 
@@ -20,7 +19,7 @@ from tensorlib._core.allocator cimport (
     Storage, device as Device, CPU, META, DEVICE_CPU, DEVICE_META, DEVICE_CUDA, as_device,
     new_storage, borrow_storage, storage_set_role)
 from tensorlib._core.tensor cimport (
-    TensorBase, VersionCounter, MAX_DIMS, empty_tensor, _empty_preserving, _alloc_object,
+    TensorBase, MAX_DIMS, empty_tensor, _empty_preserving, _alloc_object,
     _set_geometry, _new_vc, prepare_write as _prepare_write, _op_enter, _op_exit)
 
 import re as _re
