@@ -50,6 +50,7 @@ CFLAGS = (["-O0", "-g"] if DEV else OPT) + COMMON
 GLUE_OPT = {"-O3": "-O2"}
 CORE = os.path.join("tensorlib", "_core")
 CPU = os.path.join(CORE, "cpu")      # the CPU back end's C kernels
+INCLUDE = os.path.join("tensorlib", "include")   # the public C API (tensorlib.h)
 CYTHON_BUILD_DIR = os.path.join("build", "cython")
 CYTHON_OPTIONS = dict(
     language_level=3,
@@ -77,7 +78,7 @@ def core(name, *c_sources, cflags=CFLAGS):
     return Extension(
         f"tensorlib._core.{name}",
         [os.path.join(CORE, f"{name}.pyx")] + [os.path.join(CPU, s) for s in c_sources],
-        include_dirs=[CORE, CPU, GENERATED, numpy.get_include()],
+        include_dirs=[CORE, CPU, GENERATED, INCLUDE, numpy.get_include()],
         # rebuild when a C header changes (e.g. cpu_math.h, inlined into the kernels)
         depends=HEADERS,
         extra_compile_args=cflags,
@@ -90,6 +91,7 @@ extensions = [
     core("allocator", "cpu_alloc.c"),
     core("random", "cpu_random.c"),
     core("memplan"),          # the planner's replay hook (tensorlib/memory/planner.py)
+    core("capi"),             # the C API of `cimport tensorlib` and tensorlib.h's capsule
     # TensorBase, the iterator, autograd recording, the back ends and every CPU kernel: one
     # module, so C kernels can call each other and share one thread pool.
     core("tensor", "cpu_copy.c", "cpu_pool.c", "cpu_elementwise.c", "cpu_linalg.c", "cpu_sort.c",
@@ -173,10 +175,16 @@ class ParallelBuildExt(build_ext):
             plat = f"{sysconfig.get_platform()}-{sys.implementation.cache_tag}"
             self.build_temp = os.path.join("build", f"temp.{plat}")
 
+    def run(self):
+        # setuptools clears inplace while it builds (it copies the modules over afterwards)
+        self._inplace_requested = bool(self.inplace)
+        super().run()
+
     def build_extensions(self):
         self.check_extensions_list(self.extensions)
         cythonize_changed(self.extensions)
         flags_file = self._write_flags_file()
+        self._write_build_info()
         for ext in self.extensions:
             if flags_file not in ext.depends:
                 ext.depends = list(ext.depends) + [flags_file]
@@ -232,6 +240,28 @@ class ParallelBuildExt(build_ext):
             return True
         t = os.path.getmtime(target)
         return any(os.path.getmtime(p) > t for p in inputs)
+
+    def _write_build_info(self):
+        """tensorlib/_build_info.py beside the built modules: the flags and versions this build
+        used, which ``python -m tensorlib.collect_env`` reports. No paths or times: two builds
+        of one tree with one toolchain write the same file."""
+        import Cython
+        # the wheel's tree, and the checkout too when the modules are copied there (--inplace,
+        # pip install -e)
+        pkgs = [os.path.join(self.build_lib, "tensorlib")]
+        if getattr(self, "_inplace_requested", False) or getattr(self, "editable_mode", False):
+            pkgs.append(os.path.join(HERE, "tensorlib"))
+        info = dict(compiler=os.path.basename(self.compiler.compiler_so[0]),
+                    cflags=CFLAGS, cython_glue=[GLUE_OPT.get(f, f) for f in CFLAGS], dev=DEV,
+                    cython=Cython.__version__, numpy=numpy.__version__)
+        text = ("# Written by setup.py when the extension modules are built (not in git).\n"
+                f"BUILD_INFO = {info!r}\n")
+        for pkg in pkgs:
+            path = os.path.join(pkg, "_build_info.py")
+            if not os.path.exists(path) or open(path).read() != text:
+                os.makedirs(pkg, exist_ok=True)
+                with open(path, "w") as f:
+                    f.write(text)
 
     def _write_flags_file(self):
         """A file naming every module's compiler and flags, rewritten only when they change."""

@@ -45,15 +45,16 @@ __version__ = "0.1.0"
 
 
 def get_include():
-    """Directory holding tensorlib's .pxd files, for Cython projects that ``cimport`` it.
+    """The folder of tensorlib's C headers, for extensions built against it: ``tensorlib.h``
+    (the C API: ``tensorlib_import()``, the accessors, ``tl_empty``, ``tl_from_pointer``, ...)
+    and the headers that the published ``.pxd`` files name. A Cython extension that does
+    ``cimport tensorlib`` needs ``include_dirs=[tensorlib.get_include()]`` and nothing else:
+    Cython finds ``tensorlib/__init__.pxd`` beside the installed package, as NumPy's.
 
-    Their C compiler also needs ``<this>/tensorlib/_core/cpu`` on its include path: tensor.pxd
-    declares the back-end interface, whose descriptors are the kernels' C structs.
-
-    >>> import os; os.path.exists(os.path.join(tensorlib.get_include(), "tensorlib", "_core", "tensor.pxd"))
+    >>> import os; os.path.exists(os.path.join(tensorlib.get_include(), "tensorlib.h"))
     True
     """
-    return _os.path.dirname(_os.path.dirname(_os.path.abspath(__file__)))
+    return _os.path.join(_os.path.dirname(_os.path.abspath(__file__)), "include")
 
 
 def set_default_device(device):
