@@ -326,3 +326,8 @@ cdef int _la_bmm_into(TensorBase out, int64_t B, int64_t M, int64_t N, int64_t K
 
 # what a node keeps of output number output_nr of a tuple result (graph.pxi)
 cdef object _save_output(object x, int output_nr)
+
+# op tracing (graph.pxi): the generated wrappers report top-level op calls to the tracer
+cdef bint _trace_on() noexcept nogil
+cdef object _trace_enter()
+cdef int _trace_exit(object tracer, str name, tuple names, tuple args, object result) except -1

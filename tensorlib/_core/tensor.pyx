@@ -807,12 +807,22 @@ cdef class TensorBase:
         _release_buffer(self, buffer)
 
     def __getitem__(self, index):
+        if tl_trace_on:             # a tracer is told of the subscript as one op
+            tr = _trace_enter()
+            r = self[index]
+            _trace_exit(tr, "getitem", ("self", "index"), (self, index), r)
+            return r
         r = _getitem(self, index)
         if tl_grad_enabled and self._requires_grad:
             _record_getitem(self, r, index)
         return r
 
     def __setitem__(self, index, value):
+        if tl_trace_on:
+            tr = _trace_enter()
+            self[index] = value
+            _trace_exit(tr, "setitem", ("self", "index", "value"), (self, index, value), self)
+            return
         if tl_grad_enabled and (self._requires_grad or _req(value)):
             if not _is_basic_only(index if type(index) is tuple else (index,)):
                 # an advanced index: recorded as index_put_, as PyTorch does (advindex.pxi)

@@ -1,0 +1,358 @@
+"""tensorlib.onnx.export: the exported models run in onnxruntime (an independent
+implementation of every op) and give tensorlib's outputs, for each layer family; dynamic axes,
+opsets, names, targets and errors."""
+import io
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import tensorlib
+import tensorlib.nn as nn
+import tensorlib.onnx as tonnx
+
+onnx = pytest.importorskip("onnx")
+ort = pytest.importorskip("onnxruntime")
+
+
+def _flat(x, out):
+    if isinstance(x, (list, tuple)):
+        for v in x:
+            _flat(v, out)
+    elif x is not None:
+        out.append(x)
+    return out
+
+
+def export_and_run(model, args, run_args=None, rtol=1e-5, atol=1e-5, **kw):
+    """Export ``model(*args)``, run the ONNX model on ``run_args`` (default ``args``) in
+    onnxruntime and compare every output with tensorlib's on the same inputs."""
+    args = args if isinstance(args, tuple) else (args,)
+    run_args = args if run_args is None else run_args
+    buf = io.BytesIO()
+    proto = tonnx.export(model, args, buf, **kw)
+    sess = ort.InferenceSession(buf.getvalue(), providers=["CPUExecutionProvider"])
+    feeds = {i.name: a.numpy() for i, a in zip(sess.get_inputs(), run_args)}
+    got = sess.run(None, feeds)
+    was_training = model.training
+    model.eval()            # the export traced the eval forward
+    with tensorlib.no_grad():
+        want = _flat(model(*run_args), [])
+    model.train(was_training)
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        assert g.shape == tuple(w.shape)
+        np.testing.assert_allclose(g, w.numpy(), rtol=rtol, atol=atol)
+    return proto, sess
+
+
+@pytest.fixture(autouse=True)
+def _seed():
+    tensorlib.manual_seed(0)
+
+
+def _op_types(proto):
+    return [n.op_type for n in proto.graph.node]
+
+
+# ---- layer families -----------------------------------------------------------------------
+
+def test_linear_and_mlp():
+    export_and_run(nn.Linear(4, 3), tensorlib.randn(2, 4))
+    export_and_run(nn.Linear(4, 3, bias=False), tensorlib.randn(2, 4))
+    mlp = nn.Sequential(nn.Linear(6, 16), nn.ReLU(), nn.Linear(16, 8), nn.Tanh(),
+                        nn.Linear(8, 2))
+    proto, _ = export_and_run(mlp, tensorlib.randn(5, 6))
+    # the weights are initializers, not inputs
+    assert [i.name for i in proto.graph.input] == ["input"]
+    assert "Gemm" in _op_types(proto)
+    # a 3-d input goes through the flattened product
+    export_and_run(nn.Linear(4, 3), tensorlib.randn(2, 5, 4))
+
+
+def test_conv_pool_batchnorm():
+    bn = nn.BatchNorm2d(4)
+    with tensorlib.no_grad():
+        bn.running_mean.copy_(tensorlib.randn(4))
+        bn.running_var.copy_(tensorlib.rand(4) + 0.5)
+        bn.weight.copy_(tensorlib.randn(4))
+        bn.bias.copy_(tensorlib.randn(4))
+    model = nn.Sequential(nn.Conv2d(3, 4, 3, padding=1), bn, nn.ReLU(),
+                          nn.MaxPool2d(2), nn.Conv2d(4, 4, 3, stride=2, dilation=1, groups=2),
+                          nn.AvgPool2d(2, ceil_mode=True), nn.AdaptiveAvgPool2d(1),
+                          nn.Flatten(), nn.Linear(4, 2))
+    model.train()
+    x = tensorlib.randn(2, 3, 16, 16)
+    proto, _ = export_and_run(model, x)
+    # exported in eval mode, and the model gets its training mode back
+    assert model.training and bn.training
+    types = _op_types(proto)
+    for op in ("Conv", "BatchNormalization", "MaxPool", "AveragePool", "GlobalAveragePool"):
+        assert op in types
+
+
+def test_pooling_variants():
+    class Pools(nn.Module):
+        def forward(self, x):
+            a = tensorlib.nn.functional.max_pool2d(x, 3, stride=2, padding=1, dilation=1)
+            b = tensorlib.nn.functional.avg_pool2d(x, 2, count_include_pad=False, padding=1)
+            c = tensorlib.nn.functional.adaptive_max_pool2d(x, (2, 2))
+            d = tensorlib.nn.functional.conv_transpose2d(x, tensorlib.ones(3, 2, 2, 2), stride=2)
+            return a, b, c, d
+    export_and_run(Pools(), tensorlib.randn(1, 3, 8, 8))
+
+
+def test_layer_norm_and_group_norm():
+    export_and_run(nn.LayerNorm(6), tensorlib.randn(3, 4, 6))
+    export_and_run(nn.LayerNorm((4, 6), elementwise_affine=False), tensorlib.randn(3, 4, 6))
+    gn = nn.GroupNorm(2, 4)
+    with tensorlib.no_grad():
+        gn.weight.copy_(tensorlib.randn(4))
+    export_and_run(gn, tensorlib.randn(2, 4, 3, 3), dynamic_axes={"input": {0: "n"}},
+                   run_args=(tensorlib.randn(5, 4, 3, 3),))
+    # opset 13 has no LayerNormalization: it is spelt out
+    proto, _ = export_and_run(nn.LayerNorm(6), tensorlib.randn(3, 6), opset_version=13)
+    assert "LayerNormalization" not in _op_types(proto)
+
+
+@pytest.mark.parametrize("act", [
+    nn.ReLU(), nn.GELU(), nn.GELU(approximate="tanh"), nn.Sigmoid(), nn.Tanh(),
+    nn.Softmax(dim=-1), nn.LogSoftmax(dim=1), nn.SiLU(), nn.LeakyReLU(0.2), nn.ELU(0.7),
+    nn.Softplus(beta=2.0, threshold=3.0), nn.Hardtanh(-0.5, 0.25), nn.ReLU6()],
+    ids=lambda m: type(m).__name__)
+def test_activations(act):
+    x = tensorlib.randn(4, 5) * 3
+    export_and_run(act, x)
+
+
+def test_elementwise_and_reductions():
+    class F(nn.Module):
+        def forward(self, x, y):
+            a = (x * 2 - y / 3 + 1).exp().log() + x.abs().sqrt() * y.rsqrt().clamp(max=2.0)
+            b = tensorlib.where(x > y, x, y - 1).sum(1, keepdim=True) + x.mean()
+            c = x.amax(0) + x.max(1).values.sum() + x.argmax(1).float().sum()
+            d = x.var(1, keepdim=True) + x.std() + (x ** 2).pow(0.5).square()
+            e = x.masked_fill(x < 0, 0.5).transpose(0, 1).reshape(-1)
+            f = tensorlib.cat([x, y], 1).unsqueeze(0).permute(2, 0, 1).flatten(1)
+            g = tensorlib.stack([x, y]).sum(0)[1:, ::2] + x[0, ::2] + x[None, -1, 1:3]
+            return a, b, c, d, e, f, g
+    x = tensorlib.randn(3, 4)
+    y = tensorlib.rand(3, 4) + 0.5
+    export_and_run(F(), (x, y), rtol=1e-4)
+
+
+def test_embedding():
+    emb = nn.Embedding(10, 4)
+    idx = tensorlib.tensor([[1, 2, 9], [3, 4, 0]])
+    export_and_run(emb, idx, dynamic_axes={"input": {0: "batch", 1: "seq"}},
+                   run_args=(tensorlib.tensor([[5, 6], [7, 8], [0, 1], [2, 3]]),))
+    proto, _ = export_and_run(nn.Embedding(10, 4, padding_idx=0), idx)
+    assert "Gather" in _op_types(proto)
+
+
+@pytest.mark.parametrize("kind", ["LSTM", "GRU", "RNN"])
+@pytest.mark.parametrize("layers,bidir,batch_first", [(1, False, False), (2, True, False),
+                                                      (2, False, True)])
+def test_recurrent(kind, layers, bidir, batch_first):
+    m = getattr(nn, kind)(4, 5, num_layers=layers, bidirectional=bidir, batch_first=batch_first)
+    x = tensorlib.randn(3, 6, 4) if batch_first else tensorlib.randn(6, 3, 4)
+    axis = 0 if batch_first else 1
+    x2 = tensorlib.randn(5, 6, 4) if batch_first else tensorlib.randn(6, 5, 4)
+    proto, _ = export_and_run(m, x, run_args=(x2,), dynamic_axes={"input": {axis: "batch"}})
+    assert {"LSTM": "LSTM", "GRU": "GRU", "RNN": "RNN"}[kind] in _op_types(proto)
+
+
+def test_lstm_with_initial_state():
+    m = nn.LSTM(3, 4, num_layers=2)
+    x = tensorlib.randn(5, 2, 3)
+    h0, c0 = tensorlib.randn(2, 2, 4), tensorlib.randn(2, 2, 4)
+
+    class Wrap(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lstm = m
+
+        def forward(self, x, h, c):
+            return self.lstm(x, (h, c))
+    export_and_run(Wrap(), (x, h0, c0), input_names=["x", "h0", "c0"])
+    gru = nn.GRU(3, 4)
+    export_and_run(gru, (x, tensorlib.randn(1, 2, 4)))
+
+
+@pytest.mark.parametrize("batch_first", [False, True])
+def test_transformer_encoder_layer(batch_first):
+    layer = nn.TransformerEncoderLayer(8, 2, 16, dropout=0.1, batch_first=batch_first)
+    x = tensorlib.randn(3, 5, 8) if batch_first else tensorlib.randn(5, 3, 8)
+    x2 = tensorlib.randn(6, 5, 8) if batch_first else tensorlib.randn(5, 6, 8)
+    axis = 0 if batch_first else 1
+    export_and_run(layer, x, run_args=(x2,), dynamic_axes={"input": {axis: "batch"}},
+                   rtol=1e-4, atol=1e-5)
+    enc = nn.TransformerEncoder(nn.TransformerEncoderLayer(8, 2, 16, norm_first=True,
+                                                           activation="gelu"), 2,
+                                enable_nested_tensor=False)
+    export_and_run(enc, tensorlib.randn(4, 2, 8), rtol=1e-4)
+
+
+def test_multihead_attention():
+    mha = nn.MultiheadAttention(8, 2)
+    q, k, v = tensorlib.randn(4, 3, 8), tensorlib.randn(6, 3, 8), tensorlib.randn(6, 3, 8)
+    proto, sess = export_and_run(mha, (q, k, v), input_names=["q", "k", "v"],
+                                 output_names=["out", "weights"], rtol=1e-4)
+    assert [o.name for o in sess.get_outputs()] == ["out", "weights"]
+    mask = tensorlib.triu(tensorlib.ones(4, 4, dtype=tensorlib.bool), 1)
+
+    class Causal(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.mha = nn.MultiheadAttention(8, 2, batch_first=True)
+
+        def forward(self, x):
+            return self.mha(x, x, x, attn_mask=mask, need_weights=False)[0]
+    export_and_run(Causal(), tensorlib.randn(2, 4, 8), rtol=1e-4,
+                   dynamic_axes={"input": {0: "batch"}},
+                   run_args=(tensorlib.randn(3, 4, 8),))
+
+
+# ---- the exporter's interface -------------------------------------------------------------
+
+def test_dynamic_axes_batch_varies():
+    mlp = nn.Sequential(nn.Linear(4, 8), nn.GELU(), nn.Linear(8, 3), nn.Softmax(-1))
+    buf = io.BytesIO()
+    proto = tonnx.export(mlp, tensorlib.randn(2, 4), buf, input_names=["x"],
+                         output_names=["y"], dynamic_axes={"x": {0: "batch"}, "y": [0]})
+    assert proto.graph.input[0].type.tensor_type.shape.dim[0].dim_param == "batch"
+    assert proto.graph.output[0].type.tensor_type.shape.dim[0].dim_param == "y_dynamic_axes_1"
+    sess = ort.InferenceSession(buf.getvalue(), providers=["CPUExecutionProvider"])
+    for n in (1, 2, 7, 32):
+        x = tensorlib.randn(n, 4)
+        (got,) = sess.run(None, {"x": x.numpy()})
+        with tensorlib.no_grad():
+            np.testing.assert_allclose(got, mlp(x).numpy(), rtol=1e-5, atol=1e-6)
+    # without dynamic axes the batch size is fixed
+    buf = io.BytesIO()
+    tonnx.export(mlp, tensorlib.randn(2, 4), buf)
+    sess = ort.InferenceSession(buf.getvalue(), providers=["CPUExecutionProvider"])
+    with pytest.raises(Exception):
+        sess.run(None, {"input": np.zeros((3, 4), np.float32)})
+
+
+def test_file_and_bytesio_targets(tmp_path):
+    m = nn.Linear(3, 2)
+    x = tensorlib.randn(4, 3)
+    path = tmp_path / "m.onnx"
+    tonnx.export(m, x, str(path))
+    tonnx.export(m, x, tmp_path / "p.onnx")          # a PathLike too
+    buf = io.BytesIO()
+    tonnx.export(m, x, buf)
+    assert path.read_bytes() == buf.getvalue() == (tmp_path / "p.onnx").read_bytes()
+    loaded = onnx.load(str(path))
+    onnx.checker.check_model(loaded)
+    sess = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    with tensorlib.no_grad():
+        np.testing.assert_allclose(sess.run(None, {"input": x.numpy()})[0], m(x).numpy(),
+                                   rtol=1e-6)
+    with pytest.raises(TypeError, match="path or a binary file"):
+        tonnx.export(m, x, 3)
+
+
+def test_input_output_names():
+    class Two(nn.Module):
+        def forward(self, a, b):
+            return a + b, a * b
+    proto, sess = export_and_run(Two(), (tensorlib.randn(2), tensorlib.randn(2)),
+                                 input_names=["a", "b"], output_names=["s", "p"])
+    assert [i.name for i in sess.get_inputs()] == ["a", "b"]
+    assert [o.name for o in sess.get_outputs()] == ["s", "p"]
+    # default names
+    proto, sess = export_and_run(Two(), (tensorlib.randn(2), tensorlib.randn(2)))
+    assert [i.name for i in sess.get_inputs()] == ["input_0", "input_1"]
+    assert [o.name for o in sess.get_outputs()] == ["output_0", "output_1"]
+    with pytest.raises(ValueError, match="not one of the input or output names"):
+        tonnx.export(Two(), (tensorlib.randn(2), tensorlib.randn(2)), io.BytesIO(),
+                     dynamic_axes={"nope": [0]})
+
+
+@pytest.mark.parametrize("opset", [13, 17, 18, 20])
+def test_opset_version_honoured(opset):
+    m = nn.Sequential(nn.LayerNorm(4), nn.GELU(), nn.Linear(4, 2))
+    x = tensorlib.randn(3, 4)
+    proto, _ = export_and_run(m, x, opset_version=opset)
+    assert [o.version for o in proto.opset_import if o.domain == ""] == [opset]
+    assert ("Gelu" in _op_types(proto)) == (opset >= 20)
+
+    class Mean(nn.Module):
+        # ReduceMean takes its axes as an attribute before opset 18, as an input from it
+        def forward(self, x):
+            return x.mean(1), x.amax(0, keepdim=True)
+    export_and_run(Mean(), x, opset_version=opset)
+
+
+@pytest.mark.parametrize("bad", [12, 22, 0, "17", 17.0, True])
+def test_unsupported_opset_refused(bad):
+    with pytest.raises(ValueError, match="opset_version"):
+        tonnx.export(nn.Linear(2, 2), tensorlib.randn(1, 2), io.BytesIO(), opset_version=bad)
+
+
+def test_unmapped_op_raises_naming_it():
+    class Cum(nn.Module):
+        def forward(self, x):
+            return tensorlib.cumsum(x, 0) + 1
+    with pytest.raises(tonnx.UnsupportedOperatorError, match="'cumsum'") as info:
+        tonnx.export(Cum(), tensorlib.randn(3), io.BytesIO())
+    assert isinstance(info.value, NotImplementedError)
+    assert info.value.op == "cumsum"
+    # an op applied to parameters only is folded into a constant, not refused
+    class Folded(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = nn.Parameter(tensorlib.randn(3))
+
+        def forward(self, x):
+            return x + tensorlib.cumsum(self.w, 0)
+    export_and_run(Folded(), tensorlib.randn(3))
+
+
+def test_export_errors():
+    with pytest.raises(tonnx.UnsupportedOperatorError, match="training"):
+        class BN(nn.Module):
+            def forward(self, x):
+                return tensorlib.nn.functional.batch_norm(x, None, None, training=True)
+        tonnx.export(BN(), tensorlib.randn(3, 2), io.BytesIO())
+    # a batch-dependent constant cannot follow a dynamic batch
+    class Zeros(nn.Module):
+        def forward(self, x):
+            return x + tensorlib.zeros(x.shape[0], 1)
+    export_and_run(Zeros(), tensorlib.randn(2, 3))
+    with pytest.raises(tonnx.OnnxExporterError, match="dynamic axis"):
+        tonnx.export(Zeros(), tensorlib.randn(2, 3), io.BytesIO(),
+                     dynamic_axes={"input": {0: "b"}})
+
+
+def test_import_without_onnx():
+    """``import tensorlib.onnx`` works with onnx missing; export names the package."""
+    root = os.path.dirname(os.path.dirname(tensorlib.__file__))
+    code = textwrap.dedent("""
+        import sys
+        class Block:
+            def find_spec(self, name, path=None, target=None):
+                if name == "onnx" or name.startswith("onnx."):
+                    raise ModuleNotFoundError("No module named 'onnx'", name="onnx")
+        sys.meta_path.insert(0, Block())
+        import tensorlib, tensorlib.onnx
+        assert "onnx" not in sys.modules
+        try:
+            tensorlib.onnx.export(tensorlib.nn.Linear(2, 2), tensorlib.ones(1, 2), "x.onnx")
+        except ImportError as e:
+            print("ImportError:", e)
+        else:
+            print("no error")
+    """)
+    env = dict(os.environ)
+    env.pop("PYTHONPATH", None)
+    r = subprocess.run([sys.executable, "-c", code], cwd=root, env=env, capture_output=True,
+                       text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert "ImportError:" in r.stdout and "'onnx'" in r.stdout
