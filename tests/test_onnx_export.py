@@ -182,6 +182,31 @@ def test_lstm_with_initial_state():
     export_and_run(gru, (x, tensorlib.randn(1, 2, 4)))
 
 
+def test_recurrent_cells():
+    """LSTMCell/GRUCell run the fused gate ops, spelt out in elementwise ONNX."""
+    class Cells(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lstm, self.gru = nn.LSTMCell(3, 4), nn.GRUCell(3, 4)
+
+        def forward(self, x, h, c):
+            h1, c1 = self.lstm(x, (h, c))
+            return h1, c1, self.gru(x, h1), self.gru(x)
+    args = (tensorlib.randn(2, 3), tensorlib.randn(2, 4), tensorlib.randn(2, 4))
+    grown = (tensorlib.randn(5, 3), tensorlib.randn(5, 4), tensorlib.randn(5, 4))
+    export_and_run(Cells(), args, run_args=grown, input_names=["x", "h", "c"],
+                   dynamic_axes={"x": {0: "b"}, "h": {0: "b"}, "c": {0: "b"}})
+
+
+def test_rnn_subclass_and_unbatched():
+    class MyLSTM(nn.LSTM):
+        pass
+    m = MyLSTM(3, 4)
+    export_and_run(m, tensorlib.randn(5, 2, 3))
+    with pytest.raises(tonnx.UnsupportedOperatorError, match="unbatched"):
+        tonnx.export(m, tensorlib.randn(5, 3), io.BytesIO())
+
+
 @pytest.mark.parametrize("batch_first", [False, True])
 def test_transformer_encoder_layer(batch_first):
     layer = nn.TransformerEncoderLayer(8, 2, 16, dropout=0.1, batch_first=batch_first)
@@ -237,6 +262,37 @@ def test_dynamic_axes_batch_varies():
     sess = ort.InferenceSession(buf.getvalue(), providers=["CPUExecutionProvider"])
     with pytest.raises(Exception):
         sess.run(None, {"input": np.zeros((3, 4), np.float32)})
+
+
+def test_float64_and_integer_inputs():
+    m = nn.Sequential(nn.Linear(3, 4), nn.Tanh()).double()
+    proto, _ = export_and_run(m, tensorlib.randn(2, 3, dtype=tensorlib.float64), rtol=1e-12,
+                              atol=1e-12)
+    assert proto.graph.input[0].type.tensor_type.elem_type == onnx.TensorProto.DOUBLE
+
+    class Ints(nn.Module):
+        def forward(self, i):
+            return (i * 3 + 1) % 5, i > 2, (i.float() / 2).sum(1)
+    export_and_run(Ints(), tensorlib.tensor([[1, 2, 3], [4, 5, 6]]))
+
+
+def test_tracing_is_per_thread():
+    """Ops another thread runs while a model is traced are not part of the model."""
+    import threading
+    stop = threading.Event()
+
+    def busy():
+        y = tensorlib.ones(3)
+        while not stop.is_set():
+            y = y.cumsum(0) * 0       # cumsum has no ONNX translation
+    th = threading.Thread(target=busy)
+    th.start()
+    try:
+        for _ in range(20):
+            export_and_run(nn.Linear(3, 2), tensorlib.randn(2, 3))
+    finally:
+        stop.set()
+        th.join()
 
 
 def test_file_and_bytesio_targets(tmp_path):
@@ -321,14 +377,39 @@ def test_export_errors():
             def forward(self, x):
                 return tensorlib.nn.functional.batch_norm(x, None, None, training=True)
         tonnx.export(BN(), tensorlib.randn(3, 2), io.BytesIO())
-    # a batch-dependent constant cannot follow a dynamic batch
-    class Zeros(nn.Module):
+    # a tensor filled from the batch size follows the batch at run time
+    class Filled(nn.Module):
         def forward(self, x):
-            return x + tensorlib.zeros(x.shape[0], 1)
-    export_and_run(Zeros(), tensorlib.randn(2, 3))
+            n = x.shape[0]
+            return (x + tensorlib.ones(n, 1) * 2 + tensorlib.full((1, n * 2, 3), 0.5)
+                    .reshape(n, 2, 3).sum(1) + x.new_zeros(n, 3) + tensorlib.zeros_like(x))
+    export_and_run(Filled(), tensorlib.randn(2, 3), dynamic_axes={"input": {0: "b"}},
+                   run_args=(tensorlib.randn(7, 3),))
+    # other batch-dependent constants cannot follow a dynamic batch
+    class Arange(nn.Module):
+        def forward(self, x):
+            return x + tensorlib.arange(x.shape[0]).unsqueeze(1)
+    export_and_run(Arange(), tensorlib.randn(2, 3))
     with pytest.raises(tonnx.OnnxExporterError, match="dynamic axis"):
-        tonnx.export(Zeros(), tensorlib.randn(2, 3), io.BytesIO(),
+        tonnx.export(Arange(), tensorlib.randn(2, 3), io.BytesIO(),
                      dynamic_axes={"input": {0: "b"}})
+    # an op the exporter did not see would freeze an input-dependent value: refused
+    from tensorlib._core import tensor as core
+
+    class Unseen(nn.Module):
+        def forward(self, x):
+            y = x * 2
+            was_on = core._tracing_suspended(True)     # as if `t` were not reported
+            t = y.t()
+            core._tracing_suspended(not was_on)
+            return y + t
+    with pytest.raises(tonnx.OnnxExporterError, match="shares memory with a traced value"):
+        tonnx.export(Unseen(), tensorlib.randn(3, 3), io.BytesIO())
+    # values reached through .data, .T, .mT and iteration are seen
+    class Seen(nn.Module):
+        def forward(self, x):
+            return x.data * 2 + x.T.mT + sum(r for r in x) + x.mH.H
+    export_and_run(Seen(), tensorlib.randn(3, 3))
 
 
 def test_import_without_onnx():

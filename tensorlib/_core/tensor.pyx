@@ -697,6 +697,11 @@ cdef class TensorBase:
     @property
     def data(self):
         """The same data, outside autograd, with a fresh version counter."""
+        if tl_trace_on:
+            tr = _trace_enter()
+            r = self.data
+            _trace_exit(tr, "alias", ("self",), (self,), r)
+            return r
         return _alias(self, _new_vc())
 
     @data.setter
@@ -716,6 +721,9 @@ cdef class TensorBase:
     def __iter__(self):
         if self._ndim == 0:
             raise TypeError("iteration over a 0-d tensor")
+        if tl_trace_on:             # a tracer sees each row as one select
+            return iter([_GENERATED_FUNCTIONS["select"](self, 0, i)
+                         for i in range(self._shape[0])])
         return iter([_select(self, 0, i) for i in range(self._shape[0])])
 
     def __bool__(self):
@@ -1102,7 +1110,7 @@ cdef class TensorBase:
     # (T: PermuteBackward0; mT, H, mH: TransposeBackward0)
     @property
     def T(self):
-        if self._requires_grad:
+        if self._requires_grad or tl_trace_on:
             return _GENERATED_FUNCTIONS["permute"](self, tuple(range(self._ndim - 1, -1, -1)))
         return _reverse_dims(self)
 
@@ -1111,7 +1119,7 @@ cdef class TensorBase:
         if self._ndim < 2:
             raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. "
                                f"Got {self._ndim}-D tensor.")
-        if self._requires_grad:
+        if self._requires_grad or tl_trace_on:
             return _GENERATED_FUNCTIONS["transpose"](self, -2, -1)
         return _transpose(self, -2, -1)
 
@@ -1120,7 +1128,7 @@ cdef class TensorBase:
         if self._ndim != 2:
             raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). "
                                f"Got {self._ndim}-D tensor.")
-        if self._requires_grad:
+        if self._requires_grad or tl_trace_on:
             return _GENERATED_FUNCTIONS["transpose"](self, 0, 1)
         return _reverse_dims(self)
 

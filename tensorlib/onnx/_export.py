@@ -6,7 +6,6 @@ traces is a constant of the graph; one that differs depends on a dynamic axis an
 at run time (copied from the input's dim with Reshape's 0, inferred with -1, or read with
 Shape). Both traces must run the same ops.
 """
-import io
 import os
 
 import tensorlib as _t
@@ -16,8 +15,6 @@ from tensorlib.onnx import (OnnxExporterError, UnsupportedOperatorError, MIN_OPS
 from tensorlib.onnx import _trace
 
 __all__ = ["export"]
-
-RNN_MODULES = ("LSTM", "GRU", "RNN")
 
 
 def _import_onnx():
@@ -77,7 +74,7 @@ class _RnnHooks:
         self.rec, self.handles, self.stack = rec, [], []
         mods = model.modules() if isinstance(model, _t.nn.Module) else ()
         for m in mods:
-            if type(m).__name__ in RNN_MODULES and isinstance(m, _t.nn.RNNBase):
+            if isinstance(m, (_t.nn.LSTM, _t.nn.GRU, _t.nn.RNN)):
                 self.handles.append(m.register_forward_pre_hook(self.pre, with_kwargs=True))
                 self.handles.append(m.register_forward_hook(self.post, with_kwargs=True))
 
@@ -88,7 +85,8 @@ class _RnnHooks:
     def post(self, module, args, kwargs, output):
         x, hx, was_on = self.stack.pop()
         if was_on:
-            mode = type(module).__name__.lower()
+            mode = ("lstm" if isinstance(module, _t.nn.LSTM) else
+                    "gru" if isinstance(module, _t.nn.GRU) else "rnn")
             self.rec.record(mode, ("input", "hx"), (x, hx), output, module=module)
         _C._tracing_suspended(not was_on)
 

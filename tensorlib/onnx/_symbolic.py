@@ -11,7 +11,7 @@ import numpy as np
 
 import tensorlib as _t
 from tensorlib.onnx import OnnxExporterError, UnsupportedOperatorError
-from tensorlib.onnx._trace import Ref, INPUT, PARAM, CONST, OP
+from tensorlib.onnx._trace import Ref, INPUT, PARAM
 
 __all__ = ["Graph", "SYMBOLIC"]
 
@@ -83,11 +83,18 @@ class Graph:
         if v.dynamic:
             raise OnnxExporterError("export: a traced value is read before it is computed")
         v2 = self.rec2.values[idx]
-        if v2.shape != v.shape:
-            raise OnnxExporterError(
-                f"export: a tensor of shape {list(v.shape)} computed from no input depends on "
-                f"the size of a dynamic axis (it is {list(v2.shape)} in the other trace); "
-                f"make it from an input (e.g. zeros_like) to export with dynamic axes")
+        if self.varying(idx):
+            n = self._filled(idx, v, v2)
+            if n is None:
+                op = self.producer.get(idx)
+                raise OnnxExporterError(
+                    f"export: a tensor of shape {list(v.shape)}"
+                    + (f" made by '{op}'" if op else "") + " from no input depends on the "
+                    f"size of a dynamic axis (it is {list(v2.shape)} or holds other values in "
+                    f"the other trace); make it from an input (e.g. zeros_like) to export "
+                    f"with dynamic axes")
+            self.names[idx] = n
+            return n
         if v.data is None:
             raise OnnxExporterError("export: a constant has no recorded value")
         hint = v.name if v.kind == PARAM else "const"
@@ -99,6 +106,33 @@ class Graph:
             n = self.const(v.data, hint)
         self.names[idx] = n
         return n
+
+    def varying(self, idx):
+        """Whether a value computed from no input differs between the two traces (it then
+        depends on the size of a dynamic axis and cannot be a constant)."""
+        if self.rec2 is self.rec1:
+            return False
+        v, v2 = self.rec1.values[idx], self.rec2.values[idx]
+        if v.shape != v2.shape:
+            return True
+        return v.data is not None and v2.data is not None and not np.array_equal(
+            v.data, v2.data, equal_nan=v.data.dtype.kind == "f")
+
+    def _filled(self, idx, v, v2):
+        """``zeros(x.shape[0], ...)`` and kin: a tensor filled with one value whose shape
+        follows the inputs' dims, made at run time (None when ``idx`` is not one)."""
+        if self.producer.get(idx) not in _FILLS or v.data is None or v2.data is None:
+            return None
+        f1, f2 = np.asarray(v.data).reshape(-1), np.asarray(v2.data).reshape(-1)
+        empty = self.producer[idx] in ("empty", "new_empty", "empty_like")
+        if not empty:
+            if not (f1.size and f2.size and (f1 == f1[0]).all() and (f2 == f1[0]).all()):
+                return None
+        fill = 0 if empty else f1[0]
+        value = self.onnx.numpy_helper.from_array(
+            np.asarray([fill], dtype=np.asarray(v.data).dtype), "value")
+        shape = self.shape_tensor(v.shape, v2.shape, fill_unknown=None)
+        return self.node("ConstantOfShape", [shape], value=value, hint="filled")
 
     # ---- shapes that may depend on dynamic axes ---------------------------------------------
     def shape_tensor(self, s1, s2, src=None, src1=None, src2=None, fill_unknown=-1):
@@ -168,16 +202,27 @@ class Graph:
         self.used.update(output_names)
         live = set(outs1)
         calls = self.rec1.calls
+        self.producer = {i: c.op for c in calls for i in c.out_refs()}
         todo = []
         for k in range(len(calls) - 1, -1, -1):
             c = calls[k]
-            if c.static or not any(i in live for i in c.out_refs()):
+            if not any(i in live for i in c.out_refs()):
+                continue
+            # a call on constants only is folded, unless what it makes follows a dynamic axis
+            # (mm of zeros(batch, H) and a weight); filled tensors are made by name()
+            if c.static and (c.op in _FILLS or not any(self.varying(i)
+                                                       for i in c.out_refs())):
                 continue
             todo.append(k)
             live.update(c.refs())
         for k in reversed(todo):
             c1, c2 = calls[k], self.rec2.calls[k]
             fn = SYMBOLIC.get(c1.op)
+            if fn is None and c1.static:
+                raise OnnxExporterError(
+                    f"export: '{c1.op}' makes a tensor from Python numbers that depends on the "
+                    f"size of a dynamic axis; make it from an input to export with dynamic "
+                    f"axes")
             if fn is None:
                 raise UnsupportedOperatorError(c1.op)
             ctx = Ctx(self, c1, c2, live)
@@ -206,6 +251,10 @@ class Graph:
         # still load the file
         m.ir_version = max(helper.find_min_ir_version_for(opsets), 8)
         return m
+
+
+_FILLS = ("zeros", "ones", "full", "empty", "new_zeros", "new_ones", "new_full",
+          "new_empty", "zeros_like", "ones_like", "full_like", "empty_like")
 
 
 class Ctx:
@@ -671,6 +720,16 @@ def _div(c):
     c.node("Mul", [c.g.node("Floor", [c.g.node("Abs", [q])]), c.g.node("Sign", [q])])
 
 
+@sym("remainder")
+def _remainder(c):
+    dt = c.out_val().dtype
+    a, b = c.operand("self", dt), c.operand("other", dt)
+    if not dt.is_floating_point:
+        return c.node("Mod", [a, b], fmod=0)     # the result takes the divisor's sign
+    g = c.g
+    c.node("Sub", [a, g.node("Mul", [g.node("Floor", [g.node("Div", [a, b])]), b])])
+
+
 @sym("where")
 def _where(c):
     dt = c.out_val().dtype
@@ -956,14 +1015,57 @@ def _index_select(c):
     c.node("Gather", [c.x("self"), c.x("index")], axis=_dim(c.a("dim"), n))
 
 
-@sym("zeros_like", "ones_like", "full_like")
+@sym("new_zeros", "new_ones", "new_full", "new_empty")
+def _new_filled(c):
+    g, v1, v2 = c.g, c.out_val(), c.out_val2()
+    fill = {"new_zeros": 0, "new_ones": 1, "new_empty": 0}.get(c.op)
+    if fill is None:
+        fill = c.a("fill_value")
+    value = g.onnx.helper.make_tensor("value", g.elem(v1.dtype), [1], [fill])
+    shape = g.shape_tensor(v1.shape, v2.shape, fill_unknown=None)
+    c.node("ConstantOfShape", [shape], value=value)
+
+
+@sym("zeros_like", "ones_like", "full_like", "empty_like")
 def _fill_like(c):
     g, dt = c.g, c.out_val().dtype
-    value = {"zeros_like": 0, "ones_like": 1}.get(c.op)
+    value = {"zeros_like": 0, "ones_like": 1, "empty_like": 0}.get(c.op)
     if value is None:
         value = c.a("fill_value")
     tensor = g.onnx.helper.make_tensor("value", g.elem(dt), [1], [value])
     c.node("ConstantOfShape", [g.node("Shape", [c.x("self")])], value=tensor)
+
+
+@sym("_thnn_fused_lstm_cell", "_thnn_fused_gru_cell")
+def _fused_cell(c):
+    """One LSTM/GRU step's gate arithmetic (the cells, and layers traced op by op), spelt out
+    in elementwise ONNX; the workspace output is for backward only."""
+    lstm = c.op == "_thnn_fused_lstm_cell"
+    if c.is_live(len(c.outs()) - 1):
+        c.fail("its workspace output is used")
+    g = c.g
+    n = 4 if lstm else 3
+    ig, hg = c.x("input_gates"), c.x("hidden_gates")
+    if c.has("input_bias"):
+        ig = g.node("Add", [ig, c.x("input_bias")])
+    if c.has("hidden_bias"):
+        hg = g.node("Add", [hg, c.x("hidden_bias")])
+    H = c.val("input_gates").shape[1] // n
+    sizes = g.i64([H] * n)
+    if lstm:
+        i, f, gg, o = g.node("Split", [g.node("Add", [ig, hg]), sizes], n_out=4, axis=1)
+        cy = g.node("Add", [g.node("Mul", [g.node("Sigmoid", [f]), c.x("cx")]),
+                            g.node("Mul", [g.node("Sigmoid", [i]), g.node("Tanh", [gg])])])
+        c.set_out(cy, 1)
+        c.node("Mul", [g.node("Sigmoid", [o]), g.node("Tanh", [cy])], k=0)
+        return
+    xr, xz, xn = g.node("Split", [ig, sizes], n_out=3, axis=1)
+    hr, hz, hn = g.node("Split", [hg, sizes], n_out=3, axis=1)
+    r = g.node("Sigmoid", [g.node("Add", [xr, hr])])
+    z = g.node("Sigmoid", [g.node("Add", [xz, hz])])
+    nn_ = g.node("Tanh", [g.node("Add", [xn, g.node("Mul", [r, hn])])])
+    # (1 - z) * n + z * hx = n + z * (hx - n)
+    c.node("Add", [nn_, g.node("Mul", [z, g.node("Sub", [c.x("hx"), nn_])])], k=0)
 
 
 # ---- recurrent layers (whole modules: ONNX has them as ops) ----------------------------------

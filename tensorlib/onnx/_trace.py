@@ -43,6 +43,10 @@ class Value:
         self.data = _snapshot(t) if snapshot else None
 
 
+def _storage_ptr(t):
+    return t.untyped_storage().data_ptr()
+
+
 def _snapshot(t):
     return _np.array(t.detach().cpu().numpy(), copy=True)
 
@@ -89,9 +93,12 @@ class Recorder:
         self.values = []
         self.cur = {}                   # id(tensor) -> index of its current value
         self.calls = []
+        self.dynamic_storage = set()    # storages holding values computed from the inputs
 
     # ---- values ---------------------------------------------------------------------------
     def _new(self, value):
+        if value.dynamic and value.tensor.numel():
+            self.dynamic_storage.add(_storage_ptr(value.tensor))
         self.values.append(value)
         self.cur[id(value.tensor)] = len(self.values) - 1
         return Ref(len(self.values) - 1)
@@ -106,13 +113,13 @@ class Recorder:
         name = self.params.get(id(t))
         if name is not None:
             return self._new(Value(PARAM, t, name, snapshot=True))
-        base = t._base
-        if base is not None and id(base) in self.cur and self.values[self.cur[id(base)]].dynamic:
-            # a view of a traced value made by something the op layer did not report
+        if t.numel() and _storage_ptr(t) in self.dynamic_storage:
+            # it shares memory with a value computed from the inputs, yet no reported op made
+            # it: taking it as a constant would freeze an input-dependent value
             from tensorlib.onnx import OnnxExporterError
             raise OnnxExporterError(
-                "a tensor of shape " + str(list(t.shape)) + " is a view of a traced value but "
-                "was not made by a reported op; it cannot be exported")
+                f"export: a tensor of shape {list(t.shape)} shares memory with a traced value "
+                f"but was not made by an op the exporter saw; it cannot be exported")
         return self._new(Value(CONST, t, snapshot=True))
 
     def _arg(self, x):

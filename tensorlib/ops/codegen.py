@@ -264,7 +264,7 @@ def emit_call(decl, params):
     # while a memory profile is active on this thread, name the op for attribution
     lines.append(f"    _prev_op_ = _op_enter('{op}') if _prof_on() else None")
     lines.append("    _tr_ = None")
-    lines.append(f"    if _trace_on(): _tr_ = _trace_enter()")
+    lines.append("    if _trace_on(): _tr_ = _trace_enter()")
     lines.append(f"    result = {impl.format(**names)}")
     lines.append("    if _prof_on(): _op_exit(_prev_op_)")
     names_t = "".join(f"'{p.name}', " for p in params)
