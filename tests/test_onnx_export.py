@@ -9,6 +9,7 @@ import textwrap
 
 import numpy as np
 import pytest
+from hypothesis import assume, given, settings, strategies as st
 
 import tensorlib
 import tensorlib.nn as nn
@@ -103,6 +104,31 @@ def test_pooling_variants():
             d = tensorlib.nn.functional.conv_transpose2d(x, tensorlib.ones(3, 2, 2, 2), stride=2)
             return a, b, c, d
     export_and_run(Pools(), tensorlib.randn(1, 3, 8, 8))
+
+
+@settings(max_examples=15)
+@given(k=st.integers(1, 3), stride=st.integers(1, 3), pad=st.integers(0, 1),
+       dil=st.integers(1, 2), pk=st.integers(1, 3), ps=st.integers(1, 3),
+       ceil=st.booleans(), incl=st.booleans(), hw=st.integers(7, 11), n=st.integers(1, 3))
+def test_conv_pool_attributes(k, stride, pad, dil, pk, ps, ceil, incl, hw, n):
+    """Kernel, stride, padding, dilation and ceil_mode of conv and pooling map one to one."""
+    pp = min(pad, pk // 2)
+    F = tensorlib.nn.functional
+    conv = nn.Conv2d(2, 3, k, stride=stride, padding=pad, dilation=dil)
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv = conv
+
+        def forward(self, x):
+            y = self.conv(x)
+            return (F.max_pool2d(y, pk, ps, pp, ceil_mode=ceil),
+                    F.avg_pool2d(y, pk, ps, pp, ceil_mode=ceil, count_include_pad=incl))
+    x = tensorlib.randn(n, 2, hw, hw)
+    assume((hw + 2 * pad - dil * (k - 1) - 1) // stride + 1 >= pk)    # the window fits
+    export_and_run(Net(), x, dynamic_axes={"input": {0: "n"}},
+                   run_args=(tensorlib.randn(n + 2, 2, hw, hw),))
 
 
 def test_layer_norm_and_group_norm():
@@ -412,6 +438,27 @@ def test_export_errors():
     export_and_run(Seen(), tensorlib.randn(3, 3))
 
 
+def test_in_place_ops():
+    """In-place ops are new values of their tensor; a view read after its memory was
+    written in place is refused (ONNX values cannot alias), never exported stale."""
+    class InPlace(nn.Module):
+        def forward(self, x):
+            y = x.clone()
+            y.add_(1).mul_(2)
+            y += x
+            return y.relu_(), x
+    export_and_run(InPlace(), tensorlib.randn(3, 2))
+
+    class Stale(nn.Module):
+        def forward(self, x):
+            y = x.clone()
+            v = y[0]
+            y.add_(1)
+            return v * 2
+    with pytest.raises(tonnx.OnnxExporterError, match="in-place op \\('add'\\)"):
+        tonnx.export(Stale(), tensorlib.randn(3, 2), io.BytesIO())
+
+
 def test_import_without_onnx():
     """``import tensorlib.onnx`` works with onnx missing; export names the package."""
     root = os.path.dirname(os.path.dirname(tensorlib.__file__))
@@ -437,3 +484,12 @@ def test_import_without_onnx():
                        text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     assert "ImportError:" in r.stdout and "'onnx'" in r.stdout
+
+
+def test_docstrings():
+    import doctest
+    from tensorlib.onnx import _export, _symbolic, _trace
+    failed = 0
+    for mod in (tonnx, _export, _symbolic, _trace):
+        failed += doctest.testmod(mod, extraglobs={"tensorlib": tensorlib}).failed
+    assert failed == 0

@@ -94,6 +94,7 @@ class Recorder:
         self.cur = {}                   # id(tensor) -> index of its current value
         self.calls = []
         self.dynamic_storage = set()    # storages holding values computed from the inputs
+        self.stale = {}                 # value index -> the in-place op that overwrote it
 
     # ---- values ---------------------------------------------------------------------------
     def _new(self, value):
@@ -109,6 +110,12 @@ class Recorder:
     def ref(self, t):
         idx = self.cur.get(id(t))
         if idx is not None:
+            if idx in self.stale:
+                from tensorlib.onnx import OnnxExporterError
+                raise OnnxExporterError(
+                    f"export: a tensor of shape {list(t.shape)} is read after an in-place op "
+                    f"('{self.stale[idx]}') wrote to memory it shares; ONNX values cannot "
+                    f"alias, clone before writing in place to export this")
             return Ref(idx)
         name = self.params.get(id(t))
         if name is not None:
@@ -142,5 +149,12 @@ class Recorder:
         refs = []
         _collect(conv, refs)
         static = not any(self.values[i].dynamic for i in refs)
+        if isinstance(result, _C.TensorBase) and any(a is result for a in args):
+            # an in-place op (or out=): the other values over this memory are now stale
+            ptr = _storage_ptr(result) if result.numel() else None
+            for i, v in enumerate(self.values):
+                if ptr is not None and v.tensor is not result and v.tensor.numel() and \
+                        _storage_ptr(v.tensor) == ptr:
+                    self.stale[i] = op
         outs = self._out(result, static)
         self.calls.append(Call(op, conv, outs, static, module))
