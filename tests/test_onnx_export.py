@@ -302,6 +302,17 @@ def test_float64_and_integer_inputs():
     export_and_run(Ints(), tensorlib.tensor([[1, 2, 3], [4, 5, 6]]))
 
 
+def test_is_in_onnx_export():
+    seen = []
+
+    class Probe(nn.Module):
+        def forward(self, x):
+            seen.append(tonnx.is_in_onnx_export())
+            return x + 1
+    export_and_run(Probe(), tensorlib.randn(2))
+    assert seen == [True, False] and not tonnx.is_in_onnx_export()
+
+
 def test_tracing_is_per_thread():
     """Ops another thread runs while a model is traced are not part of the model."""
     import threading

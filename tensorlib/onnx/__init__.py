@@ -10,8 +10,12 @@ depend on no input are folded. An op with no ONNX translation raises
 >>> tensorlib.onnx.UnsupportedOperatorError.__mro__[1].__name__
 'OnnxExporterError'
 """
-__all__ = ["export", "OnnxExporterError", "UnsupportedOperatorError", "DEFAULT_OPSET",
-           "MIN_OPSET", "MAX_OPSET"]
+import threading as _threading
+
+__all__ = ["export", "is_in_onnx_export", "OnnxExporterError", "UnsupportedOperatorError",
+           "DEFAULT_OPSET", "MIN_OPSET", "MAX_OPSET"]
+
+_state = _threading.local()
 
 DEFAULT_OPSET = 17
 MIN_OPSET = 13
@@ -39,6 +43,16 @@ class UnsupportedOperatorError(OnnxExporterError, NotImplementedError):
         msg = (f"tensorlib.onnx: exporting the operator '{op}' to ONNX is not supported"
                + (f" ({detail})" if detail else ""))
         super().__init__(msg)
+
+
+def is_in_onnx_export():
+    """Whether an export is tracing a forward on this thread (a forward may take another path
+    while exported).
+
+    >>> tensorlib.onnx.is_in_onnx_export()
+    False
+    """
+    return getattr(_state, "exporting", 0) > 0
 
 
 def export(model, args, f, input_names=None, output_names=None, dynamic_axes=None,

@@ -11,7 +11,7 @@ import os
 import tensorlib as _t
 from tensorlib._core import tensor as _C
 from tensorlib.onnx import (OnnxExporterError, UnsupportedOperatorError, MIN_OPSET, MAX_OPSET,
-                            DEFAULT_OPSET)
+                            DEFAULT_OPSET, _state)
 from tensorlib.onnx import _trace
 
 __all__ = ["export"]
@@ -101,12 +101,14 @@ def _run_traced(model, args, params, input_names):
         if isinstance(t, _C.TensorBase):
             rec.add_input(t, name)
     hooks = _RnnHooks(model, rec)
+    _state.exporting = getattr(_state, "exporting", 0) + 1
     prev = _C._set_tracer(rec)
     try:
         with _t.no_grad():
             result = model(*args)
     finally:
         _C._set_tracer(prev)
+        _state.exporting -= 1
         hooks.remove()
     outs = _flatten(result, [])
     out_refs = [rec.ref(o).idx for o in outs]
