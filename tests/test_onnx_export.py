@@ -332,6 +332,33 @@ def test_tracing_is_per_thread():
         th.join()
 
 
+def test_numbers_that_follow_a_dynamic_axis():
+    """A Python number computed from a dynamic size would be fixed at the traced size: it is
+    refused, except where the exporter computes it at run time (shapes of views, fills,
+    slices to the end)."""
+    class ToEnd(nn.Module):
+        def forward(self, x):
+            n = x.shape[0]
+            return x[:n, 1:] + x[-1, 1:], x.reshape(n * 2, -1).view(n, 2, -1).flatten(1)
+    export_and_run(ToEnd(), tensorlib.randn(3, 4), dynamic_axes={"input": {0: "b"}},
+                   run_args=(tensorlib.randn(6, 4),))
+
+    class Short(nn.Module):
+        def forward(self, x):
+            return x[: x.shape[0] - 1]
+
+    class Narrow(nn.Module):
+        def forward(self, x):
+            return x.narrow(0, 0, x.shape[0] - 1)
+    with pytest.raises(tonnx.OnnxExporterError, match="follows a dynamic axis"):
+        tonnx.export(Short(), tensorlib.randn(3, 4), io.BytesIO(), dynamic_axes={"input": [0]})
+    with pytest.raises(tonnx.OnnxExporterError, match="'length' of 'narrow'"):
+        tonnx.export(Narrow(), tensorlib.randn(3, 4), io.BytesIO(), dynamic_axes={"input": [0]})
+    # without dynamic axes both are plain constants
+    export_and_run(Short(), tensorlib.randn(3, 4))
+    export_and_run(Narrow(), tensorlib.randn(3, 4))
+
+
 def test_file_and_bytesio_targets(tmp_path):
     m = nn.Linear(3, 2)
     x = tensorlib.randn(4, 3)

@@ -134,6 +134,17 @@ class Graph:
         shape = self.shape_tensor(v.shape, v2.shape, fill_unknown=None)
         return self.node("ConstantOfShape", [shape], value=value, hint="filled")
 
+    def _same_numbers(self, c1, c2):
+        """The Python numbers of a call must not change with a dynamic axis: the graph would
+        fix them at the traced size."""
+        for name, a in c1.args.items():
+            b = c2.args.get(name)
+            if _numbers(a) != _numbers(b):
+                raise OnnxExporterError(
+                    f"export: the argument '{name}' of '{c1.op}' depends on the size of a "
+                    f"dynamic axis ({_numbers(a)} in one trace, {_numbers(b)} in the other); "
+                    f"the graph would fix it at the traced size")
+
     # ---- shapes that may depend on dynamic axes ---------------------------------------------
     def shape_tensor(self, s1, s2, src=None, src1=None, src2=None, fill_unknown=-1):
         """An int64 shape of entries ``s1`` (first trace) / ``s2`` (second): equal entries
@@ -225,6 +236,8 @@ class Graph:
                     f"axes")
             if fn is None:
                 raise UnsupportedOperatorError(c1.op)
+            if c1.op not in _SHAPE_ARGS_OK:
+                self._same_numbers(c1, c2)
             ctx = Ctx(self, c1, c2, live)
             fn(ctx)
             for j, idx in enumerate(c1.out_refs()):
@@ -255,6 +268,25 @@ class Graph:
 
 _FILLS = ("zeros", "ones", "full", "empty", "new_zeros", "new_ones", "new_full",
           "new_empty", "zeros_like", "ones_like", "full_like", "empty_like")
+
+
+# ops whose number arguments may follow a dynamic axis: their shapes are taken from the two
+# traces' outputs (or checked by the translation itself)
+_SHAPE_ARGS_OK = ("reshape", "view", "flatten", "unflatten", "squeeze", "unsqueeze", "squeeze_",
+                  "unsqueeze_", "_unsafe_view", "view_as", "reshape_as", "expand", "new_zeros",
+                  "new_ones", "new_full", "new_empty", "getitem", "lstm", "gru", "rnn",
+                  "native_group_norm")
+
+
+def _numbers(x):
+    """The non-tensor part of an argument (tensors as a placeholder)."""
+    if isinstance(x, Ref):
+        return "<tensor>"
+    if isinstance(x, (list, tuple)):
+        return tuple(_numbers(v) for v in x)
+    if isinstance(x, slice):
+        return ("slice", x.start, x.stop, x.step)
+    return x
 
 
 class Ctx:
@@ -518,8 +550,39 @@ def _getitem(c):
             expanded += [slice(None)] * (len(shape) - n_real)
         else:
             expanded.append(i)
+    items2 = c.a2("index")
+    items2 = items2 if isinstance(items2, tuple) else (items2,)
+    if len(items2) != len(items):
+        c.fail("an index that changes with a dynamic axis")
+    shape2 = c.val2("self").shape
+    dims_of = {}
+    d = 0
+    for k, i in enumerate(expanded):
+        if i is not None:
+            dims_of[k] = d
+            d += 1
+    # the items of the second trace, lined up with the first's
+    exp2, it2 = [], iter(items2)
+    for i in items:
+        j = next(it2)
+        if i is Ellipsis:
+            exp2 += [slice(None)] * (len(shape) - n_real)
+        else:
+            exp2.append(j)
     x, dim = c.x("self"), 0
-    for i in expanded:
+    fixed = []
+    for k, (i, j) in enumerate(zip(expanded, exp2)):
+        if i == j or i is None:
+            fixed.append(i)
+            continue
+        n1, n2 = shape[dims_of[k]], shape2[dims_of[k]]
+        # x[:n] with n the dim's size is x[:]; other bounds would be fixed at the traced size
+        if isinstance(i, slice) and isinstance(j, slice) and i.start == j.start and \
+                i.step == j.step and i.stop == n1 and j.stop == n2:
+            fixed.append(slice(i.start, None, i.step))
+            continue
+        c.fail(f"an index ({i} in one trace, {j} in the other) that follows a dynamic axis")
+    for i in fixed:
         if i is None:
             x = c.g.node("Unsqueeze", [x, c.g.i64([dim])])
             dim += 1
