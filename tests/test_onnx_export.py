@@ -497,6 +497,25 @@ def test_in_place_ops():
         tonnx.export(Stale(), tensorlib.randn(3, 2), io.BytesIO())
 
 
+def test_setitem():
+    class Set(nn.Module):
+        def forward(self, x, v):
+            y = x.clone()
+            y[0] = 5.0
+            y[1:, ::2] = v
+            y[..., -1] = v[0, 0] * 2
+            return y
+    export_and_run(Set(), (tensorlib.randn(3, 4), tensorlib.randn(1, 2)))
+
+    class Adv(nn.Module):
+        def forward(self, x):
+            y = x.clone()
+            y[x > 0] = 0.0
+            return y
+    with pytest.raises(tonnx.UnsupportedOperatorError, match="'setitem'.*advanced"):
+        tonnx.export(Adv(), tensorlib.randn(3, 4), io.BytesIO())
+
+
 def test_import_without_onnx():
     """``import tensorlib.onnx`` works with onnx missing; export names the package."""
     root = os.path.dirname(os.path.dirname(tensorlib.__file__))

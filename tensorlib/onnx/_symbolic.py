@@ -602,6 +602,28 @@ def _getitem(c):
     c.node("Identity", [x])
 
 
+@sym("setitem")
+def _setitem(c):
+    """``x[index] = value`` with a basic index: the written positions are found at export
+    time (an index grid of x's static shape), then one ScatterElements on the flat data."""
+    index = c.a("index")
+    items = index if isinstance(index, tuple) else (index,)
+    if any(isinstance(i, (Ref, list, bool)) for i in items):
+        c.fail("an advanced (tensor or list) index")
+    shape, shape2 = c.val("self").shape, c.val2("self").shape
+    if shape != shape2:
+        c.fail("a write into a tensor whose shape follows a dynamic axis")
+    g, dt = c.g, c.val("self").dtype
+    positions = np.arange(int(np.prod(shape, dtype=np.int64))).reshape(shape)[index]
+    region = list(np.shape(positions))
+    value = c.operand("value", dt)
+    updates = g.node("Reshape", [g.node("Expand", [value, g.i64(region)]), g.i64([-1])])
+    flat = g.node("Reshape", [c.x("self"), g.i64([-1])])
+    written = g.node("ScatterElements", [flat, g.i64(np.reshape(positions, -1)), updates],
+                     axis=0)
+    c.node("Reshape", [written, g.i64(list(shape))])
+
+
 # ---- products ------------------------------------------------------------------------------
 
 @sym("mm", "matmul", "bmm")
