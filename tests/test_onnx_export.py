@@ -170,6 +170,18 @@ def test_elementwise_and_reductions():
     export_and_run(F(), (x, y), rtol=1e-4)
 
 
+def test_norms_and_more_activations():
+    class More(nn.Module):
+        def forward(self, x, y):
+            return (tensorlib.nn.functional.cosine_similarity(x, y), x.norm(), x.norm(1, dim=1),
+                    tensorlib.nn.functional.normalize(x, dim=1), x.clamp(y, y + 1),
+                    x.clamp_min(0.5), x.clamp(max=y[0]))
+    export_and_run(More(), (tensorlib.randn(3, 4), tensorlib.randn(3, 4)))
+    for act in (nn.PReLU(), nn.Hardswish(), nn.Hardsigmoid(), nn.Mish(), nn.GLU(),
+                nn.LogSigmoid(), nn.SELU(), nn.CELU(), nn.Softsign(), nn.Threshold(0.1, 2.0)):
+        export_and_run(act, tensorlib.randn(3, 4) * 3)
+
+
 def test_embedding():
     emb = nn.Embedding(10, 4)
     idx = tensorlib.tensor([[1, 2, 9], [3, 4, 0]])
@@ -229,8 +241,10 @@ def test_rnn_subclass_and_unbatched():
         pass
     m = MyLSTM(3, 4)
     export_and_run(m, tensorlib.randn(5, 2, 3))
-    with pytest.raises(tonnx.UnsupportedOperatorError, match="unbatched"):
-        tonnx.export(m, tensorlib.randn(5, 3), io.BytesIO())
+    # an unbatched sequence, with and without a state
+    export_and_run(m, tensorlib.randn(5, 3))
+    export_and_run(nn.GRU(3, 4, num_layers=2, bidirectional=True, batch_first=True),
+                   (tensorlib.randn(5, 3), tensorlib.randn(4, 4)))
 
 
 @pytest.mark.parametrize("batch_first", [False, True])

@@ -744,10 +744,18 @@ def _softplus(c):
     c.node("Where", [g.node("Greater", [bx, g.scalar(thr, dt)]), x, soft])
 
 
-@sym("clamp", "clip")
+@sym("clamp", "clip", "clamp_min", "clamp_max")
 def _clamp(c):
     dt = c.out_val().dtype
     lo, hi = c.c1.args.get("min"), c.c1.args.get("max")
+    if isinstance(lo, Ref) or isinstance(hi, Ref):
+        # tensor bounds broadcast: Clip takes scalars only
+        y = c.x("self")
+        if lo is not None:
+            y = c.g.node("Max", [y, c.operand("min", dt)])
+        if hi is not None:
+            y = c.g.node("Min", [y, c.operand("max", dt)])
+        return c.node("Identity", [y])
     ins = [c.x("self"), "" if lo is None else c.operand("min", dt),
            "" if hi is None else c.operand("max", dt)]
     while ins[-1] == "":
@@ -840,7 +848,7 @@ def _axes(c):
 
 def _reduce(g, onnx_op, x, axes, keepdims):
     """``onnx_op`` over ``axes`` (given as an input from the opset where it became one)."""
-    as_input = onnx_op == "ReduceSum" or g.opset >= 18
+    as_input = onnx_op == "ReduceSum" or g.opset >= 18     # (L1/L2 as ReduceMean)
     if as_input:
         return g.node(onnx_op, [x, g.i64(axes)], keepdims=int(keepdims))
     return g.node(onnx_op, [x], axes=list(axes), keepdims=int(keepdims))
@@ -858,6 +866,16 @@ SYMBOLIC["sum"] = _reduction("ReduceSum")
 SYMBOLIC["mean"] = _reduction("ReduceMean")
 SYMBOLIC["amax"] = _reduction("ReduceMax")
 SYMBOLIC["amin"] = _reduction("ReduceMin")
+
+
+@sym("norm")
+def _norm(c):
+    p = c.a("p", "fro")
+    ops = {2: "ReduceL2", 2.0: "ReduceL2", "fro": "ReduceL2", 1: "ReduceL1", 1.0: "ReduceL1"}
+    if p not in ops:
+        c.fail(f"p={p!r}")
+    dt = c.out_val().dtype
+    c.set_out(_reduce(c.g, ops[p], c.operand("self", dt), _axes(c), c.a("keepdim", False)))
 
 
 @sym("any", "all")
@@ -1172,15 +1190,19 @@ def _rnn(c):
     if getattr(m, "proj_size", 0):
         c.fail("LSTM with proj_size")
     x_val = c.val("input")
-    if len(x_val.shape) != 3:
-        c.fail("an unbatched or packed input")
+    if len(x_val.shape) not in (2, 3):
+        c.fail("a packed input")
+    unbatched = len(x_val.shape) == 2          # (L, H_in): one sequence, batch dim added
+    batch_first = m.batch_first and not unbatched
     n_gates, order = _GATES[kind]
     dirs = 2 if m.bidirectional else 1
     H, L = m.hidden_size, m.num_layers
     dt = x_val.dtype
     npdt = _NP[_dtname(dt)]
     x = c.x("input")
-    if m.batch_first:
+    if unbatched:
+        x = g.node("Unsqueeze", [x, g.i64([1])])
+    if batch_first:
         x = g.node("Transpose", [x], perm=[1, 0, 2])
     hx = c.c1.args.get("hx")
     h0 = c0 = None
@@ -1189,6 +1211,9 @@ def _rnn(c):
     elif isinstance(hx, (list, tuple)) and hx:
         h0 = g.name(hx[0].idx)
         c0 = g.name(hx[1].idx) if len(hx) > 1 else None
+    if unbatched:
+        h0 = None if h0 is None else g.node("Unsqueeze", [h0, g.i64([1])])
+        c0 = None if c0 is None else g.node("Unsqueeze", [c0, g.i64([1])])
     attrs = {"hidden_size": H, "direction": "bidirectional" if dirs == 2 else "forward"}
     if kind == "gru":
         attrs["linear_before_reset"] = 1
@@ -1227,9 +1252,11 @@ def _rnn(c):
         hs.append(outs[1])
         if kind == "lstm":
             cs.append(outs[2])
-    out = g.node("Transpose", [x], perm=[1, 0, 2]) if m.batch_first else x
-    c.set_out(out, 0)
-    h_n = hs[0] if L == 1 else g.node("Concat", hs, axis=0)
-    c.set_out(h_n, 1)
-    if kind == "lstm":
-        c.set_out(cs[0] if L == 1 else g.node("Concat", cs, axis=0), 2)
+    out = g.node("Transpose", [x], perm=[1, 0, 2]) if batch_first else x
+    states = [hs] + ([cs] if kind == "lstm" else [])
+    states = [s[0] if L == 1 else g.node("Concat", s, axis=0) for s in states]
+    if unbatched:
+        out = g.node("Squeeze", [out, g.i64([1])])
+        states = [g.node("Squeeze", [s, g.i64([1])]) for s in states]
+    for k, v in enumerate([out] + states):
+        c.set_out(v, k)
