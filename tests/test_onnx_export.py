@@ -261,6 +261,30 @@ def test_transformer_encoder_layer(batch_first):
     export_and_run(enc, tensorlib.randn(4, 2, 8), rtol=1e-4)
 
 
+def test_text_classifier_dynamic_batch_and_length():
+    """Embedding, a two-layer encoder with a key padding mask, mean pooling and a head, with
+    batch and sequence length both dynamic."""
+    class Classifier(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.emb = nn.Embedding(20, 8)
+            layer = nn.TransformerEncoderLayer(8, 2, 16, batch_first=True)
+            self.enc = nn.TransformerEncoder(layer, 2, enable_nested_tensor=False)
+            self.head = nn.Linear(8, 3)
+
+        def forward(self, ids, pad):
+            return self.head(self.enc(self.emb(ids), src_key_padding_mask=pad).mean(1))
+    ids = tensorlib.randint(0, 20, (2, 5))
+    pad = tensorlib.zeros(2, 5, dtype=tensorlib.bool)
+    pad[0, 3:] = True
+    ids2 = tensorlib.randint(0, 20, (4, 7))
+    pad2 = tensorlib.zeros(4, 7, dtype=tensorlib.bool)
+    pad2[1, 2:] = True
+    axes = {0: "batch", 1: "length"}
+    export_and_run(Classifier(), (ids, pad), run_args=(ids2, pad2), rtol=1e-4,
+                   input_names=["ids", "pad"], dynamic_axes={"ids": axes, "pad": axes})
+
+
 def test_multihead_attention():
     mha = nn.MultiheadAttention(8, 2)
     q, k, v = tensorlib.randn(4, 3, 8), tensorlib.randn(6, 3, 8), tensorlib.randn(6, 3, 8)
