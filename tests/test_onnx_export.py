@@ -74,6 +74,24 @@ def test_linear_and_mlp():
     export_and_run(nn.Linear(4, 3), tensorlib.randn(2, 5, 4))
 
 
+_ACTS = [nn.ReLU, nn.GELU, nn.Tanh, nn.Sigmoid, nn.SiLU, nn.ELU, nn.LeakyReLU, nn.Softplus]
+
+
+@settings(max_examples=10)
+@given(widths=st.lists(st.integers(1, 9), min_size=2, max_size=4),
+       acts=st.lists(st.integers(0, len(_ACTS) - 1), min_size=3, max_size=3),
+       batch=st.integers(1, 4), run_batch=st.integers(1, 9), lead=st.booleans())
+def test_random_mlps_with_dynamic_batch(widths, acts, batch, run_batch, lead):
+    layers = []
+    for i in range(len(widths) - 1):
+        layers += [nn.Linear(widths[i], widths[i + 1]), _ACTS[acts[i % 3]]()]
+    mlp = nn.Sequential(*layers)
+    shape = (batch, 2, widths[0]) if lead else (batch, widths[0])
+    run = (run_batch, 2, widths[0]) if lead else (run_batch, widths[0])
+    export_and_run(mlp, tensorlib.randn(*shape), run_args=(tensorlib.randn(*run),),
+                   dynamic_axes={"input": {0: "batch"}})
+
+
 def test_conv_pool_batchnorm():
     bn = nn.BatchNorm2d(4)
     with tensorlib.no_grad():

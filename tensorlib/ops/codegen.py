@@ -284,13 +284,15 @@ def emit_call(decl, params):
 
 def trace_lines(op, params, call, indent="    "):
     """The op call with the tracer's hook around it: while a tracer (tensorlib.onnx) is on,
-    the op is run with tracing off and reported with its arguments and result; otherwise one
-    C thread-local test."""
+    the op is run with tracing off and reported with its arguments and result (named for a
+    memory profile too); otherwise one C thread-local test."""
     names = ", ".join(f"'{p.name}'" for p in params)
     args = ", ".join(p.c_name for p in params)
     return [f"{indent}if _trace_on():",
             f"{indent}    _tr_ = _trace_enter()",
+            f"{indent}    _prev_op_ = _op_enter('{op}') if _prof_on() else None",
             f"{indent}    result = {call}",
+            f"{indent}    if _prof_on(): _op_exit(_prev_op_)",
             f"{indent}    _trace_exit(_tr_, '{op}', ({names}{',' if params else ''}), "
             f"({args}{',' if params else ''}), result)",
             f"{indent}    return result"]
