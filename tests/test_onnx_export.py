@@ -70,6 +70,9 @@ def test_linear_and_mlp():
     # the weights are initializers, not inputs
     assert [i.name for i in proto.graph.input] == ["input"]
     assert "Gemm" in _op_types(proto)
+    # initializers keep the parameters' names (a folded transpose is named after its source)
+    inits = sorted(i.name.rsplit("_", 1)[0] for i in proto.graph.initializer)
+    assert inits == ["0.bias", "0.weight_t", "2.bias", "2.weight_t", "4.bias", "4.weight_t"]
     # a 3-d input goes through the flattened product
     export_and_run(nn.Linear(4, 3), tensorlib.randn(2, 5, 4))
 

@@ -62,7 +62,10 @@ class Graph:
         return self.const(np.asarray(values, dtype=np.int64), hint)
 
     def scalar(self, value, dtype, hint="scalar"):
-        return self.const(np.asarray(value, dtype=_NP[_dtname(dtype)]), hint)
+        npdt = _NP.get(_dtname(dtype))
+        if npdt is None:
+            raise OnnxExporterError(f"export: constants of dtype {dtype} are not supported")
+        return self.const(np.asarray(value, dtype=npdt), hint)
 
     def node(self, op_type, inputs, n_out=1, hint=None, outputs=None, **attrs):
         if outputs is None:
@@ -97,7 +100,7 @@ class Graph:
             return n
         if v.data is None:
             raise OnnxExporterError("export: a constant has no recorded value")
-        hint = v.name if v.kind == PARAM else "const"
+        hint = v.name if v.kind == PARAM else self._const_hint(idx)
         if v.kind == PARAM and v.name not in self.used:
             n = v.name
             self.used.add(n)
@@ -106,6 +109,16 @@ class Graph:
             n = self.const(v.data, hint)
         self.names[idx] = n
         return n
+
+    def _const_hint(self, idx):
+        """A folded value made from a parameter is named after it (``0.weight_t``)."""
+        call = self.producer_call.get(idx)
+        if call is not None:
+            for i in call.refs():
+                src = self.rec1.values[i]
+                if src.kind == PARAM:
+                    return f"{src.name}_{call.op}"
+        return "const"
 
     def varying(self, idx):
         """Whether a value computed from no input differs between the two traces (it then
@@ -213,7 +226,8 @@ class Graph:
         self.used.update(output_names)
         live = set(outs1)
         calls = self.rec1.calls
-        self.producer = {i: c.op for c in calls for i in c.out_refs()}
+        self.producer_call = {i: c for c in calls for i in c.out_refs()}
+        self.producer = {i: c.op for i, c in self.producer_call.items()}
         todo = []
         for k in range(len(calls) - 1, -1, -1):
             c = calls[k]
