@@ -1002,6 +1002,194 @@ def _masked_softmax(c):
     c.node("Identity", [y])
 
 
+# ---- more ops with a direct ONNX form -----------------------------------------------------
+
+@sym("cumsum")
+def _cumsum(c):
+    dt = c.out_val().dtype
+    n = len(c.val("self").shape)
+    c.node("CumSum", [c.operand("self", dt), c.g.i64(_dim(c.a("dim"), max(n, 1)))])
+
+
+@sym("flip")
+def _flip(c):
+    n = len(c.val("self").shape)
+    dims = [_dim(d, n) for d in _ints(c.a("dims"))]
+    x = c.x("self")
+    if dims:
+        g = c.g
+        x = g.node("Slice", [x, g.i64([-1] * len(dims)), g.i64([-I64_MAX] * len(dims)),
+                             g.i64(dims), g.i64([-1] * len(dims))])
+    c.node("Identity", [x])
+
+
+@sym("tril", "triu")
+def _trilu(c):
+    c.node("Trilu", [c.x("self"), c.g.i64(int(c.a("diagonal", 0)))],
+           upper=int(c.op == "triu"))
+
+
+@sym("gather")
+def _gather(c):
+    n = len(c.val("self").shape)
+    c.node("GatherElements", [c.x("self"), c.x("index")], axis=_dim(c.a("dim"), n))
+
+
+@sym("exp2", "log2", "log10", "erfc", "trunc", "frac", "isinf", "isfinite", "bitwise_not")
+def _more_unary(c):
+    g, x = c.g, c.x("self")
+    dt = c.val("self").dtype
+    if c.op == "exp2":
+        return c.node("Pow", [g.scalar(2.0, dt), x])
+    if c.op in ("log2", "log10"):
+        base = 2.0 if c.op == "log2" else 10.0
+        return c.node("Div", [g.node("Log", [x]), g.scalar(math.log(base), dt)])
+    if c.op == "erfc":
+        return c.node("Sub", [g.scalar(1.0, dt), g.node("Erf", [x])])
+    if c.op in ("trunc", "frac"):
+        if not dt.is_floating_point:
+            return c.node("Identity" if c.op == "trunc" else "Sub", [x] if c.op == "trunc"
+                          else [x, x])
+        t = g.node("Mul", [g.node("Floor", [g.node("Abs", [x])]), g.node("Sign", [x])])
+        return c.node("Identity", [t]) if c.op == "trunc" else c.node("Sub", [x, t])
+    if c.op == "bitwise_not":
+        if _dtname(dt) == "bool":
+            return c.node("Not", [x])
+        if g.opset < 18:
+            c.fail("bitwise_not of integers before opset 18")
+        return c.node("BitwiseNot", [x])
+    if not dt.is_floating_point:        # integers are finite
+        return c.node("ConstantOfShape", [g.node("Shape", [x])], value=g.onnx.helper.make_tensor(
+            "value", g.elem(_t.bool), [1], [c.op == "isfinite"]))
+    inf = g.node("IsInf", [x])
+    if c.op == "isinf":
+        return c.node("Identity", [inf])
+    c.node("Not", [g.node("Or", [inf, g.node("IsNaN", [x])])])
+
+
+@sym("mv", "dot")
+def _mv(c):
+    c.node("MatMul", [c.x("self"), c.x("vec" if c.op == "mv" else "tensor")])
+
+
+@sym("outer")
+def _outer(c):
+    g = c.g
+    c.node("Mul", [g.node("Unsqueeze", [c.x("self"), g.i64([1])]),
+                   g.node("Unsqueeze", [c.x("vec2"), g.i64([0])])])
+
+
+@sym("addmv")
+def _addmv(c):
+    g, dt = c.g, c.out_val().dtype
+    prod = g.node("MatMul", [c.x("mat"), c.x("vec")])
+    alpha, beta = c.a("alpha", 1), c.a("beta", 1)
+    if alpha != 1:
+        prod = g.node("Mul", [prod, g.scalar(alpha, dt)])
+    base = c.operand("self", dt)
+    if beta != 1:
+        base = g.node("Mul", [base, g.scalar(beta, dt)])
+    c.node("Add", [base, prod])
+
+
+@sym("einsum")
+def _einsum(c):
+    args = list(c.a("args"))
+    if not args or not isinstance(args[0], str):
+        c.fail("the sublist form")
+    eq = args[0].replace(" ", "")
+    ops = args[1:]
+    if len(ops) == 1 and isinstance(ops[0], (list, tuple)):
+        ops = list(ops[0])
+    if not all(isinstance(r, Ref) for r in ops):
+        c.fail("non-tensor operands")
+    if "..." in eq:
+        c.fail("an ellipsis in the equation")
+    c.node("Einsum", [c.g.name(r.idx) for r in ops], equation=eq)
+
+
+@sym("prod", "logsumexp")
+def _prod(c):
+    dt = c.out_val().dtype
+    onnx_op = "ReduceProd" if c.op == "prod" else "ReduceLogSumExp"
+    c.set_out(_reduce(c.g, onnx_op, c.operand("self", dt), _axes(c), c.a("keepdim", False)))
+
+
+@sym("rsub")
+def _rsub(c):
+    dt = c.out_val().dtype
+    x = c.operand("self", dt)
+    if c.a("alpha", 1) != 1:
+        x = c.g.node("Mul", [x, c.g.scalar(c.a("alpha"), dt)])
+    c.node("Sub", [c.operand("other", dt), x])
+
+
+@sym("lerp")
+def _lerp(c):
+    g, dt = c.g, c.out_val().dtype
+    x = c.operand("self", dt)
+    diff = g.node("Sub", [c.operand("end", dt), x])
+    c.node("Add", [x, g.node("Mul", [c.operand("weight", dt), diff])])
+
+
+@sym("fmod")
+def _fmod(c):
+    dt = c.out_val().dtype
+    c.node("Mod", [c.operand("self", dt), c.operand("other", dt)], fmod=1)
+
+
+@sym("floor_divide")
+def _floor_divide(c):
+    dt = c.out_val().dtype
+    if not dt.is_floating_point:
+        c.fail(f"floor division of {dt} tensors")
+    c.node("Floor", [c.g.node("Div", [c.operand("self", dt), c.operand("other", dt)])])
+
+
+@sym("topk", "sort", "argsort")
+def _topk(c):
+    g = c.g
+    shape = c.val("self").shape
+    n = len(shape)
+    d = _dim(c.a("dim", -1), max(n, 1))
+    if c.op == "topk":
+        k, largest = int(c.a("k")), bool(c.a("largest", True))
+    else:
+        k, largest = _static_size(c, "self", d), bool(c.a("descending", False))
+    vals, idx = g.node("TopK", [c.x("self"), g.i64([k])], n_out=2, axis=d,
+                       largest=int(largest), sorted=1)
+    if c.op == "argsort":
+        return c.set_out(idx)
+    c.set_out(vals, 0)
+    c.set_out(idx, 1)
+
+
+@sym("broadcast_to")
+def _broadcast_to(c):
+    _expand(c)
+
+
+@sym("tile")
+def _tile(c):
+    reps = _ints(c.a("dims"))
+    n = len(c.val("self").shape)
+    reps = [1] * (n - len(reps)) + reps
+    c.c1.args["repeats"] = reps
+    _repeat(c)
+
+
+@sym("movedim")
+def _movedim(c):
+    n = len(c.val("self").shape)
+    src = [_dim(d, n) for d in _ints(c.a("source"))]
+    dst = [_dim(d, n) for d in _ints(c.a("destination"))]
+    perm = [None] * n
+    for a, b in zip(src, dst):
+        perm[b] = a
+    rest = iter(d for d in range(n) if d not in src)
+    c.node("Transpose", [c.x("self")], perm=[next(rest) if p is None else p for p in perm])
+
+
 # ---- nn ------------------------------------------------------------------------------------
 
 def _live_only_first(c):
