@@ -450,6 +450,25 @@ def test_numbers_that_follow_a_dynamic_axis():
     export_and_run(Narrow(), tensorlib.randn(3, 4))
 
 
+def test_plain_function_and_non_tensor_args():
+    """A function can be exported too; tensors it closes over are constants, and non-tensor
+    arguments are fixed in the graph."""
+    w = tensorlib.randn(4, 2)
+
+    def fn(x, scale, y):
+        return (x @ w) * scale + y
+    x, y = tensorlib.randn(3, 4), tensorlib.randn(3, 2)
+    buf = io.BytesIO()
+    proto = tonnx.export(fn, (x, 2.5, y), buf, input_names=["x", "y"])
+    assert [i.name for i in proto.graph.input] == ["x", "y"]
+    sess = ort.InferenceSession(buf.getvalue(), providers=["CPUExecutionProvider"])
+    (got,) = sess.run(None, {"x": x.numpy(), "y": y.numpy()})
+    np.testing.assert_allclose(got, fn(x, 2.5, y).numpy(), rtol=1e-6)
+    # every initializer is used by a node
+    used = {i for n in proto.graph.node for i in n.input}
+    assert all(init.name in used for init in proto.graph.initializer)
+
+
 def test_file_and_bytesio_targets(tmp_path):
     m = nn.Linear(3, 2)
     x = tensorlib.randn(4, 3)
