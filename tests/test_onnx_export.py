@@ -222,6 +222,15 @@ _MORE = {
     "shape": lambda x, y: (x.broadcast_to((2, 3, 4)), x.tile((2,)), x.movedim(0, 1),
                            x.unsqueeze(0).movedim((0, 1), (2, 0))),
     "not": lambda x, y: ((x > 0).bitwise_not(), ~(x > 0)),
+    "scatter": lambda x, y: (
+        x.scatter(1, tensorlib.tensor([[0, 2], [1, 3], [3, 0]]), y[:, :2]),
+        x.scatter(0, tensorlib.tensor([[2, 0, 1, 1]]), 7.0),
+        x.scatter_add(1, tensorlib.tensor([[0, 0], [1, 1], [3, 3]]), y[:, :2]),
+        x.scatter_reduce(1, tensorlib.tensor([[0, 0], [1, 1], [3, 3]]), y[:, :2], "amax"),
+        x.scatter_reduce(1, tensorlib.tensor([[0, 0], [1, 1], [3, 3]]), y[:, :2], "prod",
+                         include_self=False),
+        x.index_add(0, tensorlib.tensor([2, 0, 2]), y, alpha=0.5),
+        x.index_copy(1, tensorlib.tensor([3, 1]), y[:, :2])),
 }
 
 
@@ -232,7 +241,13 @@ def test_more_ops(name):
             return _MORE[name](x, y)
     x = tensorlib.randn(3, 4)
     y = tensorlib.rand(3, 4) + 0.5
-    export_and_run(M(), (x, y), rtol=1e-5, atol=1e-5)
+    export_and_run(M(), (x, y), rtol=1e-5, atol=1e-5, opset_version=18)
+
+
+@pytest.mark.parametrize("mode", ["sum", "mean", "max"])
+def test_embedding_bag(mode):
+    bag = nn.EmbeddingBag(10, 3, mode=mode)
+    export_and_run(bag, tensorlib.tensor([[1, 2, 2], [3, 4, 9]]), opset_version=18)
 
 
 def test_embedding():

@@ -1190,6 +1190,72 @@ def _movedim(c):
     c.node("Transpose", [c.x("self")], perm=[next(rest) if p is None else p for p in perm])
 
 
+def _index_along(c, index, like, dim):
+    """A 1-D ``index`` along ``dim`` made an index of ``like``'s shape (ScatterElements'
+    form of index_add/index_copy)."""
+    g = c.g
+    n = len(c.g.rec1.values[c.c1.args[like].idx].shape)
+    shape = [1] * n
+    shape[dim] = -1
+    idx = g.node("Reshape", [c.x(index), g.i64(shape)])
+    return g.node("Expand", [idx, g.node("Shape", [c.x(like)])])
+
+
+_SCATTER_REDUCE = {"sum": ("add", 0.0, 16), "add": ("add", 0.0, 16), "prod": ("mul", 1.0, 16),
+                   "multiply": ("mul", 1.0, 16), "amax": ("max", -np.inf, 18),
+                   "amin": ("min", np.inf, 18)}
+
+
+def _scatter_into(c, x, idx, src, d, reduce, include_self=True):
+    g = c.g
+    if reduce is None:
+        return g.node("ScatterElements", [x, idx, src], axis=d)
+    if reduce not in _SCATTER_REDUCE:
+        c.fail(f"reduce={reduce!r}")
+    how, identity, opset = _SCATTER_REDUCE[reduce]
+    if g.opset < opset:
+        c.fail(f"reduce={reduce!r} before opset {opset}")
+    if not include_self:
+        # the scattered positions start from the reduction's identity instead of self
+        dt = c.out_val().dtype
+        if not dt.is_floating_point and identity in (np.inf, -np.inf):
+            info = np.iinfo(_NP[_dtname(dt)])
+            identity = info.min if identity < 0 else info.max
+        fill = g.node("Expand", [g.scalar(identity, dt), g.node("Shape", [src])])
+        x = g.node("ScatterElements", [x, idx, fill], axis=d)
+    return g.node("ScatterElements", [x, idx, src], axis=d, reduction=how)
+
+
+@sym("scatter", "scatter_add", "scatter_reduce")
+def _scatter(c):
+    n = len(c.val("self").shape)
+    d = _dim(c.a("dim"), n)
+    dt = c.out_val().dtype
+    src = c.c1.args.get("src")
+    if not isinstance(src, Ref):
+        # a number (src= or value=) written at every index
+        value = c.g.scalar(c.a("value") if src is None else src, dt)
+        src = c.g.node("Expand", [value, c.g.node("Shape", [c.x("index")])])
+    else:
+        src = c.operand("src", dt)
+    reduce = {"scatter_add": "sum"}.get(c.op, c.a("reduce"))
+    c.set_out(_scatter_into(c, c.x("self"), c.x("index"), src, d, reduce,
+                            bool(c.a("include_self", True))))
+
+
+@sym("index_add", "index_copy")
+def _index_add(c):
+    n = len(c.val("self").shape)
+    d = _dim(c.a("dim"), n)
+    dt = c.out_val().dtype
+    src = c.operand("source", dt)
+    if c.a("alpha", 1) != 1:
+        src = c.g.node("Mul", [src, c.g.scalar(c.a("alpha"), dt)])
+    idx = _index_along(c, "index", "source", d)
+    c.set_out(_scatter_into(c, c.x("self"), idx, src, d,
+                            "sum" if c.op == "index_add" else None))
+
+
 # ---- nn ------------------------------------------------------------------------------------
 
 def _live_only_first(c):
