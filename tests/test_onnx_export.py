@@ -222,6 +222,8 @@ _MORE = {
     "shape": lambda x, y: (x.broadcast_to((2, 3, 4)), x.tile((2,)), x.movedim(0, 1),
                            x.unsqueeze(0).movedim((0, 1), (2, 0))),
     "not": lambda x, y: ((x > 0).bitwise_not(), ~(x > 0)),
+    "take": lambda x, y: (x[tensorlib.tensor([2, 0, 2])], x[:, tensorlib.tensor([[1], [3]])],
+                          x[..., [0, 3]], y[tensorlib.tensor(1)]),
     "scatter": lambda x, y: (
         x.scatter(1, tensorlib.tensor([[0, 2], [1, 3], [3, 0]]), y[:, :2]),
         x.scatter(0, tensorlib.tensor([[2, 0, 1, 1]]), 7.0),
@@ -639,6 +641,12 @@ def test_setitem():
             return y
     with pytest.raises(tonnx.UnsupportedOperatorError, match="'setitem'.*advanced"):
         tonnx.export(Adv(), tensorlib.randn(3, 4), io.BytesIO())
+
+    class Mask(nn.Module):
+        def forward(self, x):
+            return x[x > 0]
+    with pytest.raises(tonnx.UnsupportedOperatorError, match="'getitem'.*boolean mask"):
+        tonnx.export(Mask(), tensorlib.randn(3, 4), io.BytesIO())
 
 
 def test_import_without_onnx():

@@ -557,7 +557,7 @@ def _getitem(c):
     n_real = sum(1 for i in items if i is not None and i is not Ellipsis
                  and not isinstance(i, bool))
     if any(isinstance(i, Ref) or isinstance(i, (list, bool)) for i in items):
-        c.fail("advanced (tensor or list) indexing")
+        return _advanced_getitem(c, items, shape)
     expanded = []
     for i in items:
         if i is Ellipsis:
@@ -636,6 +636,36 @@ def _setitem(c):
     written = g.node("ScatterElements", [flat, g.i64(np.reshape(positions, -1)), updates],
                      axis=0)
     c.node("Reshape", [written, g.i64(list(shape))])
+
+
+def _advanced_getitem(c, items, shape):
+    """``x[..., idx, ...]`` with one integer tensor (or list) index and full slices elsewhere:
+    a Gather along that dim. Boolean masks (a shape that depends on values) and several
+    tensor indices are refused."""
+    adv = [k for k, i in enumerate(items) if isinstance(i, (Ref, list))]
+    if len(adv) != 1 or any(isinstance(i, bool) for i in items):
+        c.fail("advanced indexing with more than one tensor index")
+    k = adv[0]
+    rest = items[:k] + items[k + 1:]
+    if any(i is not Ellipsis and i != slice(None) for i in rest):
+        c.fail("a tensor index mixed with other indices")
+    if Ellipsis in items[k + 1:]:
+        c.fail("a tensor index before an ellipsis")
+    if Ellipsis in items[:k]:
+        dim = len(shape) - len(items[k + 1:]) - 1
+    else:
+        dim = k
+    idx = items[k]
+    if isinstance(idx, Ref):
+        dt = c.g.rec1.values[idx.idx].dtype
+        if _dtname(dt) not in ("int64", "int32", "int16", "int8", "uint8"):
+            c.fail(f"a {dt} index (a boolean mask gives a shape that depends on its values)")
+        name = c.g.name(idx.idx)
+    else:
+        if any(isinstance(v, Ref) or isinstance(v, bool) for v in idx):
+            c.fail("a list index of tensors or booleans")
+        name = c.g.i64(idx)
+    c.node("Gather", [c.x("self"), name], axis=dim)
 
 
 # ---- products ------------------------------------------------------------------------------

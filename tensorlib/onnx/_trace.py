@@ -133,7 +133,9 @@ class Recorder:
         if isinstance(x, _C.TensorBase):
             return self.ref(x)
         if isinstance(x, (list, tuple)) and any(isinstance(v, _C.TensorBase) for v in x):
-            return [self._arg(v) for v in x]
+            # (a subscript's tuple stays a tuple: x[:, t] is not x[[..., t]])
+            conv = [self._arg(v) for v in x]
+            return tuple(conv) if isinstance(x, tuple) else conv
         return x
 
     def _out(self, x, static):
