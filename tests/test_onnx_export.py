@@ -116,6 +116,18 @@ def test_conv_pool_batchnorm():
         assert op in types
 
 
+def test_one_d_layers_and_other_norms():
+    model = nn.Sequential(nn.Conv1d(2, 4, 3, padding=1), nn.BatchNorm1d(4), nn.ReLU(),
+                          nn.MaxPool1d(2), nn.ConvTranspose1d(4, 2, 3, stride=2),
+                          nn.AdaptiveAvgPool1d(1), nn.Flatten())
+    export_and_run(model, tensorlib.randn(3, 2, 9), dynamic_axes={"input": {0: "n"}},
+                   run_args=(tensorlib.randn(5, 2, 9),))
+    export_and_run(nn.InstanceNorm2d(3, affine=True), tensorlib.randn(2, 3, 4, 4))
+    export_and_run(nn.RMSNorm(4), tensorlib.randn(2, 4))
+    export_and_run(nn.Sequential(nn.Upsample(scale_factor=2), nn.PixelShuffle(2)),
+                   tensorlib.randn(1, 4, 3, 3))
+
+
 def test_pooling_variants():
     class Pools(nn.Module):
         def forward(self, x):
@@ -311,6 +323,8 @@ def test_rnn_subclass_and_unbatched():
         pass
     m = MyLSTM(3, 4)
     export_and_run(m, tensorlib.randn(5, 2, 3))
+    with pytest.raises(tonnx.UnsupportedOperatorError, match="proj_size"):
+        tonnx.export(nn.LSTM(3, 4, proj_size=2), tensorlib.randn(5, 2, 3), io.BytesIO())
     # an unbatched sequence, with and without a state
     export_and_run(m, tensorlib.randn(5, 3))
     export_and_run(nn.GRU(3, 4, num_layers=2, bidirectional=True, batch_first=True),
@@ -353,6 +367,25 @@ def test_text_classifier_dynamic_batch_and_length():
     axes = {0: "batch", 1: "length"}
     export_and_run(Classifier(), (ids, pad), run_args=(ids2, pad2), rtol=1e-4,
                    input_names=["ids", "pad"], dynamic_axes={"ids": axes, "pad": axes})
+
+
+def test_transformer_decoder_and_full_model():
+    dec = nn.TransformerDecoderLayer(8, 2, 16, batch_first=True)
+    tgt, mem = tensorlib.randn(2, 5, 8), tensorlib.randn(2, 6, 8)
+    mask = nn.Transformer.generate_square_subsequent_mask(5)
+
+    class Dec(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.dec = dec
+
+        def forward(self, tgt, mem):
+            return self.dec(tgt, mem, tgt_mask=mask)
+    export_and_run(Dec(), (tgt, mem), rtol=1e-4, input_names=["tgt", "mem"],
+                   dynamic_axes={"tgt": {0: "b"}, "mem": {0: "b"}},
+                   run_args=(tensorlib.randn(3, 5, 8), tensorlib.randn(3, 6, 8)))
+    model = nn.Transformer(8, 2, 1, 1, 16, batch_first=True)
+    export_and_run(model, (tensorlib.randn(2, 5, 8), tensorlib.randn(2, 4, 8)), rtol=1e-4)
 
 
 def test_multihead_attention():
