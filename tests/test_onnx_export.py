@@ -550,6 +550,10 @@ def test_input_output_names():
     proto, sess = export_and_run(Two(), (tensorlib.randn(2), tensorlib.randn(2)))
     assert [i.name for i in sess.get_inputs()] == ["input_0", "input_1"]
     assert [o.name for o in sess.get_outputs()] == ["output_0", "output_1"]
+    for axes in ({"input_0": [2]}, {"output_1": {-2: "n"}}):
+        with pytest.raises(ValueError, match="out of range"):
+            tonnx.export(Two(), (tensorlib.randn(2), tensorlib.randn(2)), io.BytesIO(),
+                         dynamic_axes=axes)
     with pytest.raises(ValueError, match="not one of the input or output names"):
         tonnx.export(Two(), (tensorlib.randn(2), tensorlib.randn(2)), io.BytesIO(),
                      dynamic_axes={"nope": [0]})

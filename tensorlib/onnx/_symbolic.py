@@ -262,6 +262,10 @@ class Graph:
             self.node("Identity", [self.name(idx)], outputs=[name])
             v1, v2 = self.rec1.values[idx], self.rec2.values[idx2]
             named = self.spec.get(name, {})
+            for a in named:
+                if not -len(v1.shape) <= a < len(v1.shape):
+                    raise ValueError(f"dynamic_axes: axis {a} of '{name}' is out of range for "
+                                     f"its {len(v1.shape)} dims")
             named = {a % max(len(v1.shape), 1): s for a, s in named.items()}
             dims = []
             for j, (a, b) in enumerate(zip(v1.shape, v2.shape)):
