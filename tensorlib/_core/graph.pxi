@@ -10,6 +10,7 @@
 # (included into tensor.pyx)
 import weakref as _weakref
 import traceback as _traceback
+from threading import local as _threading_local
 
 cdef extern from *:
     """
@@ -69,6 +70,60 @@ cdef object _op_enter(str name):
 cdef int _op_exit(object prev) except -1:
     _alloc_set_op(prev)
     return 0
+
+
+# ---- op tracing (tensorlib.onnx) -------------------------------------------------------------
+# While a tracer is installed on a thread (tl_trace_on), the generated op wrappers report each
+# top-level op call (its name, its arguments, its result) to it. Tracing is switched off for
+# the duration of a reported op, so the ops it runs inside are its own business. One C
+# thread-local test otherwise.
+cdef extern from *:
+    """
+    static __thread int tl_trace_on = 0;
+    """
+    int tl_trace_on
+
+_trace_state = _threading_local()
+
+
+cdef bint _trace_on() noexcept nogil:
+    """Whether a tracer wants this thread's op calls."""
+    return tl_trace_on
+
+
+cdef object _trace_enter():
+    """The thread's tracer, with tracing off until ``_trace_exit`` (ops run inside an op are
+    not reported)."""
+    global tl_trace_on
+    tl_trace_on = 0
+    return _trace_state.tracer
+
+
+cdef int _trace_exit(object tracer, str name, tuple names, tuple args, object result) except -1:
+    global tl_trace_on
+    tracer.record(name, names, args, result)     # (its own ops are not reported)
+    tl_trace_on = 1
+    return 0
+
+
+def _set_tracer(tracer):
+    """Install ``tracer`` on this thread (None removes it); returns the previous one. While
+    installed, each top-level op call is reported as ``tracer.record(op, names, args,
+    result)``."""
+    global tl_trace_on
+    prev = getattr(_trace_state, "tracer", None)
+    _trace_state.tracer = tracer
+    tl_trace_on = tracer is not None
+    return prev
+
+
+def _tracing_suspended(bint off):
+    """Switch op reporting off (True) or back on (False) while a tracer is installed; returns
+    whether it was on."""
+    global tl_trace_on
+    cdef bint prev = tl_trace_on
+    tl_trace_on = (not off) and getattr(_trace_state, "tracer", None) is not None
+    return prev
 
 
 def _is_grad_enabled():

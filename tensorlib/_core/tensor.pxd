@@ -329,3 +329,8 @@ cdef object _save_output(object x, int output_nr)
 
 # a device tensor's values on the host (the tensor itself on the CPU), waited for
 cdef TensorBase host_copy(TensorBase t)
+
+# op tracing (graph.pxi): the generated wrappers report top-level op calls to the tracer
+cdef bint _trace_on() noexcept nogil
+cdef object _trace_enter()
+cdef int _trace_exit(object tracer, str name, tuple names, tuple args, object result) except -1

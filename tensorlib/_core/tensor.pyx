@@ -749,6 +749,11 @@ cdef class TensorBase:
     @property
     def data(self):
         """The same data, outside autograd, with a fresh version counter."""
+        if tl_trace_on:
+            tr = _trace_enter()
+            r = self.data
+            _trace_exit(tr, "alias", ("self",), (self,), r)
+            return r
         return _alias(self, _new_vc())
 
     @data.setter
@@ -768,6 +773,9 @@ cdef class TensorBase:
     def __iter__(self):
         if self._ndim == 0:
             raise TypeError("iteration over a 0-d tensor")
+        if tl_trace_on:             # a tracer sees each row as one select
+            return iter([_GENERATED_FUNCTIONS["select"](self, 0, i)
+                         for i in range(self._shape[0])])
         return iter([_select(self, 0, i) for i in range(self._shape[0])])
 
     def __bool__(self):
@@ -859,12 +867,22 @@ cdef class TensorBase:
         _release_buffer(self, buffer)
 
     def __getitem__(self, index):
+        if tl_trace_on:             # a tracer is told of the subscript as one op
+            tr = _trace_enter()
+            r = self[index]
+            _trace_exit(tr, "getitem", ("self", "index"), (self, index), r)
+            return r
         r = _getitem(self, index)
         if tl_grad_enabled and self._requires_grad:
             _record_getitem(self, r, index)
         return r
 
     def __setitem__(self, index, value):
+        if tl_trace_on:
+            tr = _trace_enter()
+            self[index] = value
+            _trace_exit(tr, "setitem", ("self", "index", "value"), (self, index, value), self)
+            return
         if tl_grad_enabled and (self._requires_grad or _req(value)):
             if not _is_basic_only(index if type(index) is tuple else (index,)):
                 # an advanced index: recorded as index_put_, as PyTorch does (advindex.pxi)
@@ -1178,7 +1196,7 @@ cdef class TensorBase:
     # (T: PermuteBackward0; mT, H, mH: TransposeBackward0)
     @property
     def T(self):
-        if self._requires_grad:
+        if self._requires_grad or tl_trace_on:
             return _GENERATED_FUNCTIONS["permute"](self, tuple(range(self._ndim - 1, -1, -1)))
         return _reverse_dims(self)
 
@@ -1187,7 +1205,7 @@ cdef class TensorBase:
         if self._ndim < 2:
             raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. "
                                f"Got {self._ndim}-D tensor.")
-        if self._requires_grad:
+        if self._requires_grad or tl_trace_on:
             return _GENERATED_FUNCTIONS["transpose"](self, -2, -1)
         return _transpose(self, -2, -1)
 
@@ -1196,7 +1214,7 @@ cdef class TensorBase:
         if self._ndim != 2:
             raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). "
                                f"Got {self._ndim}-D tensor.")
-        if self._requires_grad:
+        if self._requires_grad or tl_trace_on:
             return _GENERATED_FUNCTIONS["transpose"](self, 0, 1)
         return _reverse_dims(self)
 

@@ -174,6 +174,7 @@ def emit_def(defname, decl, params, method, inplace=False):
         lines.append(f"    return _call_{decl['name']}({', '.join(args)}, "
                      f"{'True' if flag else (inplace_arg or 'False')})")
     else:
+        lines += trace_lines(decl["name"], params, call)
         # while a memory profile is active on this thread, name the op for attribution
         lines.append("    if _prof_on():")
         lines.append(f"        _prev_op_ = _op_enter('{decl['name']}')")
@@ -262,8 +263,14 @@ def emit_call(decl, params):
         lines.append("    _orig_self = None")
     # while a memory profile is active on this thread, name the op for attribution
     lines.append(f"    _prev_op_ = _op_enter('{op}') if _prof_on() else None")
+    lines.append("    _tr_ = None")
+    lines.append("    if _trace_on(): _tr_ = _trace_enter()")
     lines.append(f"    result = {impl.format(**names)}")
     lines.append("    if _prof_on(): _op_exit(_prev_op_)")
+    names_t = "".join(f"'{p.name}', " for p in params)
+    args_t = "".join(f"{p.c_name}, " for p in params)
+    lines.append(f"    if _tr_ is not None: _trace_exit(_tr_, '{op}', ({names_t}'_inplace_'), "
+                 f"({args_t}_inplace_), result)")
     args = ", ".join(cnames[p.name] for p in params if p.name != "out")
     # an op that may hand back its input unchanged (contiguous, to) records nothing then:
     # the input keeps its own history (a leaf stays a leaf)
@@ -273,6 +280,22 @@ def emit_call(decl, params):
     lines.append(f"    if _rec{same}: _rec_{op}(result, {args}{', ' if args else ''}_inplace_, _orig_self)")
     lines.append("    return result")
     return "\n".join(lines) + "\n"
+
+
+def trace_lines(op, params, call, indent="    "):
+    """The op call with the tracer's hook around it: while a tracer (tensorlib.onnx) is on,
+    the op is run with tracing off and reported with its arguments and result (named for a
+    memory profile too); otherwise one C thread-local test."""
+    names = ", ".join(f"'{p.name}'" for p in params)
+    args = ", ".join(p.c_name for p in params)
+    return [f"{indent}if _trace_on():",
+            f"{indent}    _tr_ = _trace_enter()",
+            f"{indent}    _prev_op_ = _op_enter('{op}') if _prof_on() else None",
+            f"{indent}    result = {call}",
+            f"{indent}    if _prof_on(): _op_exit(_prev_op_)",
+            f"{indent}    _trace_exit(_tr_, '{op}', ({names}{',' if params else ''}), "
+            f"({args}{',' if params else ''}), result)",
+            f"{indent}    return result"]
 
 
 def call_signature(decl, params):
@@ -296,6 +319,7 @@ def emit_plain_call(decl, params):
     sig = call_signature(decl, params)
     return "\n".join([
         f"cdef object _call_{op}({sig}{', ' if sig else ''}bint _inplace_):",
+        *trace_lines(op, params, call),
         "    if _prof_on():",
         f"        _prev_op_ = _op_enter('{op}')",
         f"        result = {call}",
