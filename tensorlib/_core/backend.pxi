@@ -627,6 +627,25 @@ cdef class CUDABackend(Backend):
         raise NotImplementedError("the fused optimizer updates (tensorlib.optim) are not "
                                   "implemented on the CUDA back end yet")
 
+    cdef int igemm(self, tl_igemm_args* g, bint big) except -1:
+        raise NotImplementedError("integer matrix products (mm/bmm/matmul of integer "
+                                  "tensors) are not implemented on the CUDA back end yet")
+
+    cdef int rows(self, int op, const tl_rows_t* r, int flag, int64_t k, bint big) except -1:
+        raise NotImplementedError("sort, argsort, topk, kthvalue, median and mode are not "
+                                  "implemented on the CUDA back end yet")
+
+    cdef int index(self, int nd, const int64_t* shape, char* dst, const int64_t* dst_st,
+                   const char* src, const int64_t* src_st, const int64_t* idx,
+                   const int64_t* idx_st, int64_t idx_mul, int side, int dtype,
+                   int op) except -1:
+        raise NotImplementedError("indexing kernels (gather/scatter/index_*) are not "
+                                  "implemented on the CUDA back end yet")
+
+    cdef int scale(self, TensorBase t, double alpha_d, int64_t alpha_i) except -1:
+        raise NotImplementedError("scatter_reduce's mean and index accumulation are not "
+                                  "implemented on the CUDA back end yet")
+
     cdef int fill(self, TensorBase t, const char* value, int value_dtype) except -1:
         cdef int i
         _cuda_ops().copy(t._ndim, [t._shape[i] for i in range(t._ndim)],
