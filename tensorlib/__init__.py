@@ -95,3 +95,12 @@ from tensorlib import nn  # noqa: E402  (after the ops it re-exports exist)
 from tensorlib import cuda, optim, serialization, utils  # noqa: E402
 from tensorlib.serialization import save, load  # noqa: E402
 from tensorlib import safetensors  # noqa: E402
+
+
+def __getattr__(name):
+    # tensorlib.onnx after a plain `import tensorlib`, as torch.onnx; imported on first use so
+    # that importing tensorlib does not load the exporter
+    if name == "onnx":
+        import importlib
+        return importlib.import_module("tensorlib.onnx")
+    raise AttributeError(f"module 'tensorlib' has no attribute '{name}'")
