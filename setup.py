@@ -258,10 +258,26 @@ class BuildPyWithKernels(build_py):
         patterns = ("*.cu", "*.cuh", "*.h", "README.md", "emu/*.h", "emu/*.cpp")
         sources = [p for pattern in patterns
                    for p in glob.glob(os.path.join(HERE, "cuda", pattern))]
+        kept = set()
         for src in sorted(sources):
             rel = os.path.relpath(src, os.path.join(HERE, "cuda"))
             self.mkpath(os.path.dirname(os.path.join(dest, rel)))
             self.copy_file(src, os.path.join(dest, rel))
+            kept.add(os.path.normpath(os.path.join(dest, rel)))
+        self._prune_stale(kept | {os.path.normpath(p) for p in self.get_outputs()})
+
+    def _prune_stale(self, outputs):
+        """Remove from the build folder what this build no longer puts there (a file since
+        deleted or excluded from the package data): a wheel packs the whole folder, and it
+        must hold what a build from a clean tree holds. The compiled modules stay: build_ext
+        keeps them up to date."""
+        suffix = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
+        root = os.path.join(self.build_lib, "tensorlib")
+        for folder, _, files in os.walk(root):
+            for name in files:
+                path = os.path.normpath(os.path.join(folder, name))
+                if path not in outputs and not name.endswith(suffix):
+                    os.remove(path)
 
 
 setup(ext_modules=extensions,
