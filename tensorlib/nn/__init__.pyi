@@ -1,7 +1,7 @@
 """Type stubs of tensorlib.nn: the layers (tensorlib/nn/modules/__init__.pyi), Parameter,
 functional, init, utils and DataParallel."""
 from tensorlib.nn import (functional as functional, init as init, modules as modules,
-                          parallel as parallel, utils as utils)
+                          parallel as parallel, parameter as parameter, utils as utils)
 from tensorlib.nn.parameter import Parameter as Parameter, Buffer as Buffer
 from tensorlib.nn.parallel import DataParallel as DataParallel
 from tensorlib.nn.modules import (
