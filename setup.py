@@ -29,6 +29,7 @@ from setuptools.command.build_py import build_py
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "tensorlib", "ops"))
 import codegen  # noqa: E402  (tensorlib/ops/codegen.py: reads tensorlib/ops/decl/)
+import stubgen  # noqa: E402  (tensorlib/ops/stubgen.py: the type stubs of the declared ops)
 
 # generated sources (op wrappers, elementwise loops and tables) live in the build directory
 GENERATED = codegen.main(os.path.join(HERE, "build", "generated"))
@@ -248,10 +249,13 @@ class ParallelBuildExt(build_ext):
 class BuildPyWithKernels(build_py):
     """Also ship the top-level cuda/ folder (the .cu kernels, compiled at run time by pycuda
     or the emulator) as package data: tensorlib/cuda/kernels/ in the wheel, found by
-    ``tensorlib.cuda.kernel_dir()``."""
+    ``tensorlib.cuda.kernel_dir()``; and write the type stubs of the declared ops from the
+    declarations (the checked-in copies are the same: tests/test_typing.py)."""
 
     def run(self):
         super().run()
+        for name, text in stubgen.generate().items():
+            codegen.write_if_changed(os.path.join(self.build_lib, "tensorlib", name), text)
         dest = os.path.join(self.build_lib, "tensorlib", "cuda", "kernels")
         # the kernels, their headers and the emulator's shim (cuda/emu/): sources only,
         # compiled at first use, never at install

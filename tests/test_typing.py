@@ -190,7 +190,7 @@ def test_nn_optim_data_stubs_match_the_runtime():
     for name in ("tensorlib.nn", "tensorlib.nn.modules", "tensorlib.nn.functional",
                  "tensorlib.nn.init", "tensorlib.nn.utils", "tensorlib.optim",
                  "tensorlib.utils.data", "tensorlib.return_types", "tensorlib.nn.parameter",
-                 "tensorlib.nn.parallel"):
+                 "tensorlib.nn.parallel", "tensorlib.optim.lr_scheduler"):
         module, tree = _stub_tree(name)
         problems += check_against_runtime(module, tree.body, False, name)
         # each class: its constructor, forward and public methods (inherited stubs count)

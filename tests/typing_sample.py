@@ -53,6 +53,7 @@ def train(epochs: int) -> float:
     loader = DataLoader(TensorDataset(x, y), batch_size=8, shuffle=True)
     model = Net(4, 16, 2)
     opt = optim.Adam(model.parameters(), lr=1e-2)
+    sched = optim.lr_scheduler.StepLR(opt, step_size=1, gamma=0.5)
     loss_fn = nn.CrossEntropyLoss()
     total = 0.0
     for _ in range(epochs):
@@ -63,6 +64,8 @@ def train(epochs: int) -> float:
             loss.backward()
             opt.step()
             total += float(loss.item())
+        sched.step()
+    assert sched.get_last_lr()[0] < 1e-2
     return total
 
 
