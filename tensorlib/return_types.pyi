@@ -9,7 +9,9 @@ class kthvalue(tuple[Tensor, Tensor]):
     n_fields: int
     n_sequence_fields: int
     n_unnamed_fields: int
-    def __new__(cls, sequence: tuple[Tensor, Tensor] | list[Tensor], dict: object = None) -> kthvalue: ...
+    def __new__(
+        cls, sequence: tuple[Tensor, Tensor] | list[Tensor], dict: object = None,
+    ) -> kthvalue: ...
     @property
     def values(self) -> Tensor: ...
     @property
@@ -19,7 +21,9 @@ class max(tuple[Tensor, Tensor]):
     n_fields: int
     n_sequence_fields: int
     n_unnamed_fields: int
-    def __new__(cls, sequence: tuple[Tensor, Tensor] | list[Tensor], dict: object = None) -> max: ...
+    def __new__(
+        cls, sequence: tuple[Tensor, Tensor] | list[Tensor], dict: object = None,
+    ) -> max: ...
     @property
     def values(self) -> Tensor: ...
     @property
@@ -29,7 +33,9 @@ class median(tuple[Tensor, Tensor]):
     n_fields: int
     n_sequence_fields: int
     n_unnamed_fields: int
-    def __new__(cls, sequence: tuple[Tensor, Tensor] | list[Tensor], dict: object = None) -> median: ...
+    def __new__(
+        cls, sequence: tuple[Tensor, Tensor] | list[Tensor], dict: object = None,
+    ) -> median: ...
     @property
     def values(self) -> Tensor: ...
     @property
@@ -39,7 +45,9 @@ class min(tuple[Tensor, Tensor]):
     n_fields: int
     n_sequence_fields: int
     n_unnamed_fields: int
-    def __new__(cls, sequence: tuple[Tensor, Tensor] | list[Tensor], dict: object = None) -> min: ...
+    def __new__(
+        cls, sequence: tuple[Tensor, Tensor] | list[Tensor], dict: object = None,
+    ) -> min: ...
     @property
     def values(self) -> Tensor: ...
     @property
@@ -49,7 +57,9 @@ class mode(tuple[Tensor, Tensor]):
     n_fields: int
     n_sequence_fields: int
     n_unnamed_fields: int
-    def __new__(cls, sequence: tuple[Tensor, Tensor] | list[Tensor], dict: object = None) -> mode: ...
+    def __new__(
+        cls, sequence: tuple[Tensor, Tensor] | list[Tensor], dict: object = None,
+    ) -> mode: ...
     @property
     def values(self) -> Tensor: ...
     @property
@@ -59,7 +69,9 @@ class nanmedian(tuple[Tensor, Tensor]):
     n_fields: int
     n_sequence_fields: int
     n_unnamed_fields: int
-    def __new__(cls, sequence: tuple[Tensor, Tensor] | list[Tensor], dict: object = None) -> nanmedian: ...
+    def __new__(
+        cls, sequence: tuple[Tensor, Tensor] | list[Tensor], dict: object = None,
+    ) -> nanmedian: ...
     @property
     def values(self) -> Tensor: ...
     @property
@@ -69,7 +81,9 @@ class sort(tuple[Tensor, Tensor]):
     n_fields: int
     n_sequence_fields: int
     n_unnamed_fields: int
-    def __new__(cls, sequence: tuple[Tensor, Tensor] | list[Tensor], dict: object = None) -> sort: ...
+    def __new__(
+        cls, sequence: tuple[Tensor, Tensor] | list[Tensor], dict: object = None,
+    ) -> sort: ...
     @property
     def values(self) -> Tensor: ...
     @property
@@ -79,7 +93,9 @@ class topk(tuple[Tensor, Tensor]):
     n_fields: int
     n_sequence_fields: int
     n_unnamed_fields: int
-    def __new__(cls, sequence: tuple[Tensor, Tensor] | list[Tensor], dict: object = None) -> topk: ...
+    def __new__(
+        cls, sequence: tuple[Tensor, Tensor] | list[Tensor], dict: object = None,
+    ) -> topk: ...
     @property
     def values(self) -> Tensor: ...
     @property

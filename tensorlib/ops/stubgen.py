@@ -21,6 +21,7 @@ the type its name stands for in ``OBJECT_TYPES`` (``out``, ``dim``, ``other`` ..
 import os
 import re
 import sys
+import textwrap
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PACKAGE = os.path.dirname(HERE)
@@ -124,36 +125,55 @@ OVERLOADS = {
     @overload
     def max(self) -> Tensor: ...
     @overload
-    def max(self, dim: _int, keepdim: _bool = False, *, out: Sequence[Tensor] | None = None) -> _rt.max: ...
+    def max(
+        self, dim: _int, keepdim: _bool = False, *, out: Sequence[Tensor] | None = None,
+    ) -> _rt.max: ...
     @overload
     def max(self, other: Tensor, *, out: Tensor | None = None) -> Tensor: ...""",
     "min": """
     @overload
     def min(self) -> Tensor: ...
     @overload
-    def min(self, dim: _int, keepdim: _bool = False, *, out: Sequence[Tensor] | None = None) -> _rt.min: ...
+    def min(
+        self, dim: _int, keepdim: _bool = False, *, out: Sequence[Tensor] | None = None,
+    ) -> _rt.min: ...
     @overload
     def min(self, other: Tensor, *, out: Tensor | None = None) -> Tensor: ...""",
     "median": """
     @overload
     def median(self) -> Tensor: ...
     @overload
-    def median(self, dim: _int, keepdim: _bool = False, *, out: Sequence[Tensor] | None = None) -> _rt.median: ...""",
+    def median(
+        self, dim: _int, keepdim: _bool = False, *, out: Sequence[Tensor] | None = None,
+    ) -> _rt.median: ...""",
     "nanmedian": """
     @overload
     def nanmedian(self) -> Tensor: ...
     @overload
-    def nanmedian(self, dim: _int, keepdim: _bool = False, *, out: Sequence[Tensor] | None = None) -> _rt.nanmedian: ...""",
+    def nanmedian(
+        self, dim: _int, keepdim: _bool = False, *, out: Sequence[Tensor] | None = None,
+    ) -> _rt.nanmedian: ...""",
     "unique": """
     @overload
-    def unique(self, sorted: _bool = True, return_inverse: Literal[False] = False, return_counts: Literal[False] = False, dim: _int | None = None) -> Tensor: ...
+    def unique(
+        self, sorted: _bool = True, return_inverse: Literal[False] = False,
+        return_counts: Literal[False] = False, dim: _int | None = None,
+    ) -> Tensor: ...
     @overload
-    def unique(self, sorted: _bool = True, return_inverse: _bool = False, return_counts: _bool = False, dim: _int | None = None) -> tuple[Tensor, ...]: ...""",
+    def unique(
+        self, sorted: _bool = True, return_inverse: _bool = False, return_counts: _bool = False,
+        dim: _int | None = None,
+    ) -> tuple[Tensor, ...]: ...""",
     "unique_consecutive": """
     @overload
-    def unique_consecutive(self, return_inverse: Literal[False] = False, return_counts: Literal[False] = False, dim: _int | None = None) -> Tensor: ...
+    def unique_consecutive(
+        self, return_inverse: Literal[False] = False, return_counts: Literal[False] = False,
+        dim: _int | None = None,
+    ) -> Tensor: ...
     @overload
-    def unique_consecutive(self, return_inverse: _bool = False, return_counts: _bool = False, dim: _int | None = None) -> tuple[Tensor, ...]: ...""",
+    def unique_consecutive(
+        self, return_inverse: _bool = False, return_counts: _bool = False, dim: _int | None = None,
+    ) -> tuple[Tensor, ...]: ...""",
     "nonzero": """
     @overload
     def nonzero(self, *, as_tuple: Literal[False] = False) -> Tensor: ...
@@ -240,15 +260,12 @@ def stub_def(codegen, decl, method, inplace=False, indent=""):
 
 
 def _overload_for(name, method, indent):
-    text = OVERLOADS[name].strip("\n")
-    lines = []
-    for line in text.splitlines():
-        line = line.strip()
-        if not method:
-            line = re.sub(r"\(self(, )?", lambda m: "(input: Tensor" + (", " if m.group(1) else ""),
-                          line)
-        lines.append(indent + line)
-    return "\n".join(lines)
+    text = textwrap.dedent(OVERLOADS[name].strip("\n"))
+    # one line per def (``generate`` wraps the long ones)
+    text = re.sub(r",\n\s*\)", ")", re.sub(r"([(,])\n\s*", r"\1 ", text)).replace("( ", "(")
+    if not method:
+        text = re.sub(r"\((\s*)self\b", r"(\1input: Tensor", text)
+    return textwrap.indent(text, indent)
 
 
 def tensor_methods(codegen, decl_mod):
@@ -433,14 +450,27 @@ class Tensor:
     def item(self) -> _Number: ...
     def tolist(self) -> _NestedList: ...
     def numpy(self, *, force: _bool = False) -> _NDArray[_np.generic]: ...
-    def __array__(self, dtype: object = None, copy: _bool | None = None) -> _NDArray[_np.generic]: ...
-    def __array_wrap__(self, array: _NDArray[_np.generic], context: object = None, return_scalar: _bool = False) -> Tensor: ...
-    def __dlpack__(self, *, stream: object = None, max_version: tuple[_int, _int] | None = None, dl_device: tuple[_int, _int] | None = None, copy: _bool | None = None) -> object: ...
+    def __array__(
+        self, dtype: object = None, copy: _bool | None = None,
+    ) -> _NDArray[_np.generic]: ...
+    def __array_wrap__(
+        self, array: _NDArray[_np.generic], context: object = None, return_scalar: _bool = False,
+    ) -> Tensor: ...
+    def __dlpack__(
+        self, *, stream: object = None, max_version: tuple[_int, _int] | None = None,
+        dl_device: tuple[_int, _int] | None = None, copy: _bool | None = None,
+    ) -> object: ...
     def __dlpack_device__(self) -> tuple[_int, _int]: ...
     @overload
-    def to(self, dtype: _dtype, non_blocking: _bool = False, copy: _bool = False, *, memory_format: object = None) -> Tensor: ...
+    def to(
+        self, dtype: _dtype, non_blocking: _bool = False, copy: _bool = False, *,
+        memory_format: object = None,
+    ) -> Tensor: ...
     @overload
-    def to(self, device: _device = None, dtype: _dtype | None = None, non_blocking: _bool = False, copy: _bool = False, *, memory_format: object = None) -> Tensor: ...
+    def to(
+        self, device: _device = None, dtype: _dtype | None = None, non_blocking: _bool = False,
+        copy: _bool = False, *, memory_format: object = None,
+    ) -> Tensor: ...
     @overload
     def to(self, other: Tensor, non_blocking: _bool = False, copy: _bool = False) -> Tensor: ...
     @overload
@@ -461,7 +491,10 @@ class Tensor:
     def long(self, memory_format: object = None) -> Tensor: ...
 
     # autograd
-    def backward(self, gradient: Tensor | None = None, retain_graph: _bool | None = None, create_graph: _bool = False, inputs: Sequence[Tensor] | None = None) -> None: ...
+    def backward(
+        self, gradient: Tensor | None = None, retain_graph: _bool | None = None,
+        create_graph: _bool = False, inputs: Sequence[Tensor] | None = None,
+    ) -> None: ...
     def requires_grad_(self, requires_grad: _bool = True) -> Tensor: ...
     def register_hook(self, hook: Callable[[Tensor], Tensor | None]) -> _RemovableHandle: ...
     def retain_grad(self) -> None: ...
@@ -605,7 +638,10 @@ class Generator:
 
 class _GradMode:
     def __enter__(self) -> None: ...
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None: ...
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None: ...
     def __call__(self, func: _F) -> _F: ...
     def clone(self) -> _GradMode: ...
 
@@ -668,10 +704,15 @@ def numel(input: Tensor) -> _int: ...
 def get_num_threads() -> _int: ...
 def set_num_threads(n: _int) -> None: ...
 def from_numpy(ndarray: _NDArray[_np.generic]) -> Tensor: ...
-def from_dlpack(ext_tensor: object, *, device: _device = None, copy: _bool | None = None) -> Tensor: ...
+def from_dlpack(
+    ext_tensor: object, *, device: _device = None, copy: _bool | None = None,
+) -> Tensor: ...
 def get_include() -> str: ...
 def typename(obj: object) -> str: ...
-def set_printoptions(precision: _int | None = None, threshold: _int | None = None, edgeitems: _int | None = None, linewidth: _int | None = None, profile: str | None = None, sci_mode: _bool | None = None) -> None: ...
+def set_printoptions(
+    precision: _int | None = None, threshold: _int | None = None, edgeitems: _int | None = None,
+    linewidth: _int | None = None, profile: str | None = None, sci_mode: _bool | None = None,
+) -> None: ...
 def get_printoptions() -> dict[str, object]: ...
 def is_grad_enabled() -> _bool: ...
 def is_inference_mode_enabled() -> _bool: ...
@@ -680,11 +721,58 @@ def seed() -> _int: ...
 def initial_seed() -> _int: ...
 def get_rng_state() -> Tensor: ...
 def set_rng_state(new_state: Tensor) -> None: ...
-def save(obj: object, f: str | os.PathLike[str] | IO[bytes], pickle_module: object = ..., pickle_protocol: _int = 2, _use_new_zipfile_serialization: _bool = True, _disable_byteorder_record: _bool = False) -> None: ...
-def load(f: str | os.PathLike[str] | IO[bytes], map_location: object = None, pickle_module: object = None, *, weights_only: _bool = True, mmap: _bool | None = None, **pickle_load_args: object) -> object: ...
+def save(
+    obj: object, f: str | os.PathLike[str] | IO[bytes], pickle_module: object = ...,
+    pickle_protocol: _int = 2, _use_new_zipfile_serialization: _bool = True,
+    _disable_byteorder_record: _bool = False,
+) -> None: ...
+def load(
+    f: str | os.PathLike[str] | IO[bytes], map_location: object = None,
+    pickle_module: object = None, *, weights_only: _bool = True, mmap: _bool | None = None,
+    **pickle_load_args: object,
+) -> object: ...
 
 # the function variants of the declared ops
 '''
+
+
+def _split_top(text):
+    """``text`` split at its commas outside brackets."""
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            parts.append(text[start:i].strip())
+            start = i + 1
+    parts.append(text[start:].strip())
+    return [p for p in parts if p]
+
+
+def wrap(line, width=100):
+    """A one-line ``def`` longer than ``width``, with its parameters filled into lines of
+    ``width`` columns (a ``# type: ignore`` stays on the ``def`` line, where mypy reads it)."""
+    m = re.fullmatch(r"(\s*)def (\w+)\((.*)\) -> (.+?): \.\.\.(  # type: ignore\[\w+\])?", line)
+    if len(line) <= width or not m:
+        return line
+    indent, name, params, ret, ignore = m.groups()
+    lines, current = [f"{indent}def {name}({ignore or ''}"], indent + "    "
+    for part in _split_top(params):
+        piece = part + ","
+        if len(current) + len(piece) + 1 > width and current.strip():
+            lines.append(current.rstrip())
+            current = indent + "    "
+        current += piece + " "
+    lines.append(current.rstrip())
+    lines.append(f"{indent}) -> {ret}: ...")
+    return "\n".join(lines)
+
+
+def wrap_all(text, width=100):
+    """Every long ``def`` line of a stub wrapped (see ``wrap``)."""
+    return "\n".join(wrap(line, width) for line in text.split("\n"))
 
 
 def generate():
@@ -693,7 +781,7 @@ def generate():
     tensor = HEADER + TENSOR_HEAD + "\n    # the declared ops\n" + "\n".join(
         tensor_methods(codegen, decl_mod)) + "\n"
     init = HEADER + INIT_HEAD + "\n".join(functions(codegen, decl_mod)) + "\n"
-    return {"_tensor.pyi": tensor, "__init__.pyi": init}
+    return {"_tensor.pyi": wrap_all(tensor), "__init__.pyi": wrap_all(init)}
 
 
 def main(argv=()):

@@ -6,5 +6,8 @@ __all__ = ["DataParallel"]
 
 class DataParallel(Module):
     module: Module
-    def __init__(self, module: Module, device_ids: list[int | _device] | None = None, output_device: _device = None, dim: int = 0) -> None: ...
+    def __init__(
+        self, module: Module, device_ids: list[int | _device] | None = None,
+        output_device: _device = None, dim: int = 0,
+    ) -> None: ...
     def forward(self, *inputs: object, **kwargs: object) -> object: ...

@@ -71,7 +71,9 @@ class Subset(Dataset[_T_co]):
     def __len__(self) -> int: ...
 
 
-def random_split(dataset: Dataset[_T], lengths: Sequence[int | float], generator: Generator | None = None) -> list[Subset[_T]]: ...
+def random_split(
+    dataset: Dataset[_T], lengths: Sequence[int | float], generator: Generator | None = None,
+) -> list[Subset[_T]]: ...
 
 
 class Sampler(Generic[_T_co]):
@@ -87,7 +89,10 @@ class SequentialSampler(Sampler[int]):
 
 class RandomSampler(Sampler[int]):
     replacement: bool
-    def __init__(self, data_source: Sequence[object] | Dataset[object], replacement: bool = False, num_samples: int | None = None, generator: Generator | None = None) -> None: ...
+    def __init__(
+        self, data_source: Sequence[object] | Dataset[object], replacement: bool = False,
+        num_samples: int | None = None, generator: Generator | None = None,
+    ) -> None: ...
     @property
     def num_samples(self) -> int: ...
     def __iter__(self) -> Iterator[int]: ...
@@ -101,19 +106,27 @@ class SubsetRandomSampler(Sampler[int]):
 
 
 class WeightedRandomSampler(Sampler[int]):
-    def __init__(self, weights: Sequence[float] | Tensor, num_samples: int, replacement: bool = True, generator: Generator | None = None) -> None: ...
+    def __init__(
+        self, weights: Sequence[float] | Tensor, num_samples: int, replacement: bool = True,
+        generator: Generator | None = None,
+    ) -> None: ...
     def __iter__(self) -> Iterator[int]: ...
     def __len__(self) -> int: ...
 
 
 class BatchSampler(Sampler[list[int]]):
-    def __init__(self, sampler: Sampler[int] | Iterable[int], batch_size: int, drop_last: bool) -> None: ...
+    def __init__(
+        self, sampler: Sampler[int] | Iterable[int], batch_size: int, drop_last: bool,
+    ) -> None: ...
     def __iter__(self) -> Iterator[list[int]]: ...
     def __len__(self) -> int: ...
 
 
 class DistributedSampler(Sampler[int]):
-    def __init__(self, dataset: Dataset[object], num_replicas: int | None = None, rank: int | None = None, shuffle: bool = True, seed: int = 0, drop_last: bool = False) -> None: ...
+    def __init__(
+        self, dataset: Dataset[object], num_replicas: int | None = None, rank: int | None = None,
+        shuffle: bool = True, seed: int = 0, drop_last: bool = False,
+    ) -> None: ...
     def __iter__(self) -> Iterator[int]: ...
     def __len__(self) -> int: ...
     def set_epoch(self, epoch: int) -> None: ...
@@ -144,13 +157,54 @@ class DataLoader(Generic[_B]):
     @property
     def multiprocessing_context(self) -> object: ...
     @overload
-    def __init__(self: DataLoader[list[Tensor]], dataset: Dataset[tuple[Tensor, ...]] | Dataset[list[Tensor]], batch_size: int | None = 1, shuffle: bool | None = None, sampler: Sampler[int] | Iterable[int] | None = None, batch_sampler: Sampler[list[int]] | Iterable[list[int]] | None = None, num_workers: int = 0, collate_fn: None = None, pin_memory: bool = False, drop_last: bool = False, timeout: float = 0, worker_init_fn: Callable[[int], None] | None = None, multiprocessing_context: object = None, generator: Generator | None = None, *, prefetch_factor: int | None = None, persistent_workers: bool = False, pin_memory_device: str = '', in_order: bool = True) -> None: ...
+    def __init__(
+        self: DataLoader[list[Tensor]],
+        dataset: Dataset[tuple[Tensor, ...]] | Dataset[list[Tensor]], batch_size: int | None = 1,
+        shuffle: bool | None = None, sampler: Sampler[int] | Iterable[int] | None = None,
+        batch_sampler: Sampler[list[int]] | Iterable[list[int]] | None = None,
+        num_workers: int = 0, collate_fn: None = None, pin_memory: bool = False,
+        drop_last: bool = False, timeout: float = 0,
+        worker_init_fn: Callable[[int], None] | None = None,
+        multiprocessing_context: object = None, generator: Generator | None = None, *,
+        prefetch_factor: int | None = None, persistent_workers: bool = False,
+        pin_memory_device: str = '', in_order: bool = True,
+    ) -> None: ...
     @overload
-    def __init__(self: DataLoader[Tensor], dataset: Dataset[Tensor], batch_size: int | None = 1, shuffle: bool | None = None, sampler: Sampler[int] | Iterable[int] | None = None, batch_sampler: Sampler[list[int]] | Iterable[list[int]] | None = None, num_workers: int = 0, collate_fn: None = None, pin_memory: bool = False, drop_last: bool = False, timeout: float = 0, worker_init_fn: Callable[[int], None] | None = None, multiprocessing_context: object = None, generator: Generator | None = None, *, prefetch_factor: int | None = None, persistent_workers: bool = False, pin_memory_device: str = '', in_order: bool = True) -> None: ...
+    def __init__(
+        self: DataLoader[Tensor], dataset: Dataset[Tensor], batch_size: int | None = 1,
+        shuffle: bool | None = None, sampler: Sampler[int] | Iterable[int] | None = None,
+        batch_sampler: Sampler[list[int]] | Iterable[list[int]] | None = None,
+        num_workers: int = 0, collate_fn: None = None, pin_memory: bool = False,
+        drop_last: bool = False, timeout: float = 0,
+        worker_init_fn: Callable[[int], None] | None = None,
+        multiprocessing_context: object = None, generator: Generator | None = None, *,
+        prefetch_factor: int | None = None, persistent_workers: bool = False,
+        pin_memory_device: str = '', in_order: bool = True,
+    ) -> None: ...
     @overload
-    def __init__(self, dataset: Dataset[_T] | Iterable[_T], batch_size: int | None = 1, shuffle: bool | None = None, sampler: Sampler[int] | Iterable[int] | None = None, batch_sampler: Sampler[list[int]] | Iterable[list[int]] | None = None, num_workers: int = 0, pin_memory: bool = False, drop_last: bool = False, timeout: float = 0, worker_init_fn: Callable[[int], None] | None = None, multiprocessing_context: object = None, generator: Generator | None = None, *, collate_fn: Callable[[list[_T]], _B], prefetch_factor: int | None = None, persistent_workers: bool = False, pin_memory_device: str = '', in_order: bool = True) -> None: ...
+    def __init__(
+        self, dataset: Dataset[_T] | Iterable[_T], batch_size: int | None = 1,
+        shuffle: bool | None = None, sampler: Sampler[int] | Iterable[int] | None = None,
+        batch_sampler: Sampler[list[int]] | Iterable[list[int]] | None = None,
+        num_workers: int = 0, pin_memory: bool = False, drop_last: bool = False,
+        timeout: float = 0, worker_init_fn: Callable[[int], None] | None = None,
+        multiprocessing_context: object = None, generator: Generator | None = None, *,
+        collate_fn: Callable[[list[_T]], _B], prefetch_factor: int | None = None,
+        persistent_workers: bool = False, pin_memory_device: str = '', in_order: bool = True,
+    ) -> None: ...
     @overload
-    def __init__(self: DataLoader[object], dataset: Dataset[object] | Iterable[object], batch_size: int | None = 1, shuffle: bool | None = None, sampler: Sampler[int] | Iterable[int] | None = None, batch_sampler: Sampler[list[int]] | Iterable[list[int]] | None = None, num_workers: int = 0, collate_fn: None = None, pin_memory: bool = False, drop_last: bool = False, timeout: float = 0, worker_init_fn: Callable[[int], None] | None = None, multiprocessing_context: object = None, generator: Generator | None = None, *, prefetch_factor: int | None = None, persistent_workers: bool = False, pin_memory_device: str = '', in_order: bool = True) -> None: ...
+    def __init__(
+        self: DataLoader[object], dataset: Dataset[object] | Iterable[object],
+        batch_size: int | None = 1, shuffle: bool | None = None,
+        sampler: Sampler[int] | Iterable[int] | None = None,
+        batch_sampler: Sampler[list[int]] | Iterable[list[int]] | None = None,
+        num_workers: int = 0, collate_fn: None = None, pin_memory: bool = False,
+        drop_last: bool = False, timeout: float = 0,
+        worker_init_fn: Callable[[int], None] | None = None,
+        multiprocessing_context: object = None, generator: Generator | None = None, *,
+        prefetch_factor: int | None = None, persistent_workers: bool = False,
+        pin_memory_device: str = '', in_order: bool = True,
+    ) -> None: ...
     def __iter__(self) -> Iterator[_B]: ...
     def __len__(self) -> int: ...
     def check_worker_number_rationality(self) -> None: ...
