@@ -29,6 +29,7 @@ from setuptools.command.build_py import build_py
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "tensorlib", "ops"))
 import codegen  # noqa: E402  (tensorlib/ops/codegen.py: reads tensorlib/ops/decl/)
+import stubgen  # noqa: E402  (tensorlib/ops/stubgen.py: the type stubs of the declared ops)
 
 # generated sources (op wrappers, elementwise loops and tables) live in the build directory
 GENERATED = codegen.main(os.path.join(HERE, "build", "generated"))
@@ -278,20 +279,39 @@ class ParallelBuildExt(build_ext):
 class BuildPyWithKernels(build_py):
     """Also ship the top-level cuda/ folder (the .cu kernels, compiled at run time by pycuda
     or the emulator) as package data: tensorlib/cuda/kernels/ in the wheel, found by
-    ``tensorlib.cuda.kernel_dir()``."""
+    ``tensorlib.cuda.kernel_dir()``; and write the type stubs of the declared ops from the
+    declarations (the checked-in copies are the same: tests/test_typing.py)."""
 
     def run(self):
         super().run()
+        for name, text in stubgen.generate().items():
+            codegen.write_if_changed(os.path.join(self.build_lib, "tensorlib", name), text)
         dest = os.path.join(self.build_lib, "tensorlib", "cuda", "kernels")
         # the kernels, their headers and the emulator's shim (cuda/emu/): sources only,
         # compiled at first use, never at install
         patterns = ("*.cu", "*.cuh", "*.h", "README.md", "emu/*.h", "emu/*.cpp")
         sources = [p for pattern in patterns
                    for p in glob.glob(os.path.join(HERE, "cuda", pattern))]
+        kept = set()
         for src in sorted(sources):
             rel = os.path.relpath(src, os.path.join(HERE, "cuda"))
             self.mkpath(os.path.dirname(os.path.join(dest, rel)))
             self.copy_file(src, os.path.join(dest, rel))
+            kept.add(os.path.normpath(os.path.join(dest, rel)))
+        self._prune_stale(kept | {os.path.normpath(p) for p in self.get_outputs()})
+
+    def _prune_stale(self, outputs):
+        """Remove from the build folder what this build no longer puts there (a file since
+        deleted or excluded from the package data): a wheel packs the whole folder, and it
+        must hold what a build from a clean tree holds. The compiled modules stay: build_ext
+        keeps them up to date."""
+        suffix = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
+        root = os.path.join(self.build_lib, "tensorlib")
+        for folder, _, files in os.walk(root):
+            for name in files:
+                path = os.path.normpath(os.path.join(folder, name))
+                if path not in outputs and not name.endswith(suffix):
+                    os.remove(path)
 
 
 setup(ext_modules=extensions,
