@@ -11,9 +11,9 @@ import numpy as _np
 from numpy.typing import NDArray as _NDArray
 
 from tensorlib import (autograd as autograd, cuda as cuda, memory as memory, nn as nn,
-                       optim as optim, random as random, return_types as return_types,
-                       safetensors as safetensors, serialization as serialization,
-                       utils as utils)
+                       onnx as onnx, optim as optim, random as random,
+                       return_types as return_types, safetensors as safetensors,
+                       serialization as serialization, utils as utils)
 from tensorlib import return_types as _rt
 from tensorlib._tensor import (Tensor as Tensor, Size as Size, strided as strided,
                                contiguous_format as contiguous_format,
@@ -161,6 +161,8 @@ default_generator: Generator
 
 
 def get_default_dtype() -> dtype: ...
+def set_default_device(device: device | str | int | None) -> None: ...
+def get_default_device() -> device: ...
 def set_default_dtype(d: dtype) -> None: ...
 def promote_types(type1: dtype, type2: dtype) -> dtype: ...
 def can_cast(from_: dtype, to: dtype) -> _bool: ...
