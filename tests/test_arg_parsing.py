@@ -329,3 +329,31 @@ def test_ops_torch_cannot_be_compared_on_parse_as_strictly(case):
             if got != want:
                 wrong.append(f"{name}({target.name}={bad!r}): {got}, expected {want}")
     assert not wrong, "\n".join(wrong)
+
+
+# The front halves written by hand (not declared ops): the same wrong arguments, the same class
+HAND_WRITTEN = [
+    "x.to(dtype='float32')", "x.to(np.float32)", "x.to(L.float64, non_blocking=1)",
+    "x.to(L.float64, copy=None)", "x.to('float32')", "x.to(device=1.5)",
+    "x.view('float32')", "x.view(np.float32)", "x.view(True, 6)", "x.view(10 ** 20)",
+    "L.set_default_dtype('float32')", "L.set_default_dtype(float)",
+    "L.set_default_dtype(np.float64)", "x.requires_grad_(1)", "x.requires_grad_(None)",
+    "setattr(x, 'requires_grad', 1)", "x.numpy(force=1)", "x.cpu(L.contiguous_format)",
+    "x.double(L.contiguous_format)", "x.is_contiguous(L.contiguous_format)",
+    "L.tensor([1.0], dtype=np.float32)", "L.tensor([1.0], dtype='float32')",
+    "x.new_ones(2, dtype='float32')", "L.zeros(2, dtype='float32')", "L.empty(10 ** 20)",
+    "L.zeros((2, True))", "L.zeros((True, 2))", "L.zeros(2, device=1.5)",
+]
+
+
+@pytest.mark.parametrize("src", HAND_WRITTEN)
+def test_hand_written_front_halves_raise_torchs_class(src):
+    outcomes = []
+    for lib in (tensorlib, torch):
+        default = lib.get_default_dtype()
+        x = lib.ones(2, 3)
+        try:
+            outcomes.append(_outcome(lambda: eval(src, {"L": lib, "np": np, "x": x}), (), {}))
+        finally:
+            lib.set_default_dtype(default)
+    assert outcomes[0] == outcomes[1], f"tensorlib {outcomes[0]}, torch {outcomes[1]}"

@@ -703,7 +703,7 @@ cdef class TensorBase:
         """Bytes per element."""
         return self._dtype.itemsize
 
-    def is_contiguous(self, memory_format=None):
+    def is_contiguous(self, *, memory_format=None):
         """Whether the tensor is C-contiguous (size-1 dims are ignored).
 
         >>> tensorlib.zeros(2, 3).t().is_contiguous()
@@ -736,10 +736,15 @@ cdef class TensorBase:
 
     @requires_grad.setter
     def requires_grad(self, value):
+        if value is not True and value is not False:
+            raise RuntimeError("requires_grad must be a bool")
         _set_requires_grad(self, value)
 
     def requires_grad_(self, requires_grad=True):
         """Set requires_grad in place and return self."""
+        if requires_grad is not True and requires_grad is not False:
+            raise TypeError(f"requires_grad_(): argument 'requires_grad' (position 1) must be "
+                            f"bool, not {_tname(requires_grad)}")
         _set_requires_grad(self, requires_grad)
         return self
 
@@ -931,6 +936,8 @@ cdef class TensorBase:
         >>> t = tensorlib.zeros(3); t.numpy()[0] = 5; t[0].item()
         5.0
         """
+        if force is not True and force is not False:
+            raise TypeError(f"numpy(): argument 'force' must be bool, not {_tname(force)}")
         if self._requires_grad and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. "
                                "Use tensor.detach().numpy() instead.")
@@ -975,7 +982,7 @@ cdef class TensorBase:
         """
         return _to(self, args, kwargs)
 
-    def cpu(self, memory_format=None):
+    def cpu(self, *, memory_format=None):
         """This tensor on the CPU (self when already there).
 
         >>> tensorlib.ones(2).cpu().device
@@ -985,34 +992,34 @@ cdef class TensorBase:
             return self
         return _to_device(self, CPU, self._dtype)
 
-    def float(self, memory_format=None):
+    def float(self, *, memory_format=None):
         return _convert(self, dtype_of(DT_FLOAT32), False)
 
-    def double(self, memory_format=None):
+    def double(self, *, memory_format=None):
         return _convert(self, dtype_of(DT_FLOAT64), False)
 
-    def half(self, memory_format=None):
+    def half(self, *, memory_format=None):
         return _convert(self, dtype_of(DT_FLOAT16), False)
 
-    def bfloat16(self, memory_format=None):
+    def bfloat16(self, *, memory_format=None):
         return _convert(self, dtype_of(DT_BFLOAT16), False)
 
-    def long(self, memory_format=None):
+    def long(self, *, memory_format=None):
         return _convert(self, dtype_of(DT_INT64), False)
 
-    def int(self, memory_format=None):
+    def int(self, *, memory_format=None):
         return _convert(self, dtype_of(DT_INT32), False)
 
-    def short(self, memory_format=None):
+    def short(self, *, memory_format=None):
         return _convert(self, dtype_of(DT_INT16), False)
 
-    def char(self, memory_format=None):
+    def char(self, *, memory_format=None):
         return _convert(self, dtype_of(DT_INT8), False)
 
-    def byte(self, memory_format=None):
+    def byte(self, *, memory_format=None):
         return _convert(self, dtype_of(DT_UINT8), False)
 
-    def bool(self, memory_format=None):
+    def bool(self, *, memory_format=None):
         return _convert(self, dtype_of(DT_BOOL), False)
 
     # -- operators: each slot runs its declared op (tensorlib/ops/decl/: ``operators=``)
