@@ -343,6 +343,8 @@ HAND_WRITTEN = [
     "L.tensor([1.0], dtype=np.float32)", "L.tensor([1.0], dtype='float32')",
     "x.new_ones(2, dtype='float32')", "L.zeros(2, dtype='float32')", "L.empty(10 ** 20)",
     "L.zeros((2, True))", "L.zeros((True, 2))", "L.zeros(2, device=1.5)",
+    "L.set_num_threads(1.5)", "L.set_num_threads(True)", "L.set_num_threads('2')",
+    "L.set_num_threads(0)", "L.manual_seed(2.7)", "L.manual_seed('a')", "L.manual_seed(None)",
 ]
 
 
@@ -350,10 +352,12 @@ HAND_WRITTEN = [
 def test_hand_written_front_halves_raise_torchs_class(src):
     outcomes = []
     for lib in (tensorlib, torch):
-        default = lib.get_default_dtype()
+        default, rng, threads = lib.get_default_dtype(), lib.get_rng_state(), lib.get_num_threads()
         x = lib.ones(2, 3)
         try:
             outcomes.append(_outcome(lambda: eval(src, {"L": lib, "np": np, "x": x}), (), {}))
         finally:
             lib.set_default_dtype(default)
+            lib.set_rng_state(rng)
+            lib.set_num_threads(threads)
     assert outcomes[0] == outcomes[1], f"tensorlib {outcomes[0]}, torch {outcomes[1]}"

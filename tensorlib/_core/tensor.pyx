@@ -1374,13 +1374,17 @@ def get_num_threads():
     return tl_get_num_threads()
 
 
-def set_num_threads(int n):
+def set_num_threads(n):
     """Set the number of threads for CPU kernels. Results never depend on it: work is split
     into fixed chunks whatever the thread count.
 
     >>> tensorlib.set_num_threads(2); tensorlib.get_num_threads()
     2
     """
+    if type(n) is not int:           # (PyTorch's class and message; a bool is refused too)
+        raise RuntimeError(f"set_num_threads expects an int, but got {_tname(n)}")
+    if n > 256:
+        n = 256                      # the pool's cap (TL_MAX_THREADS)
     if n < 1:
         raise RuntimeError(f"set_num_threads expects a positive integer, but got {n}")
     tl_set_num_threads(n)
