@@ -3,15 +3,40 @@ makes) or ``python -m tensorlib.demo [output folder]``.
 
 An inference loop of a small model, first profiled (what is alive at the peak, by role and by
 source line), then planned (one arena, replayed with no allocator traffic, bit-identical
-outputs), then a training-style loop that leaks, and the leak found on its source line. The
-timeline picture (SVG) and a Chrome/Perfetto trace are written to the output folder (the
-current directory by default).
+outputs), then a training-style loop that leaks, and the leak found on its source line. Three
+files are written into the output folder (the current directory by default), which must
+exist: ``FILES``, the timelines of both loops (SVG) and the inference loop's Chrome/Perfetto
+trace.
 """
 import os
 import sys
 
 import tensorlib as torch
 from tensorlib import memory
+
+# what the demo writes into its output folder (the README lists the same three)
+FILES = ("tensorlib_memory_timeline.svg", "tensorlib_leak_timeline.svg",
+         "tensorlib_memory_trace.json")
+
+
+def check_out_dir(out_dir):
+    """The output folder, absolute; OSError with a clear message unless it is an existing,
+    writable folder (checked before the demo prints or computes anything).
+
+    >>> check_out_dir("/no/such/folder")
+    Traceback (most recent call last):
+    ...
+    FileNotFoundError: output folder '/no/such/folder' does not exist
+    """
+    path = os.path.abspath(out_dir)
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"output folder {out_dir!r} does not exist")
+    if not os.path.isdir(path):
+        raise NotADirectoryError(f"output folder {out_dir!r} is not a folder")
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise PermissionError(f"output folder {out_dir!r} is not writable")
+    return path
+
 
 def _title(text):
     print()
@@ -45,14 +70,14 @@ def inference(model, batches):
 
 
 def run(out_dir=None):
-    """Run the demo, printing as it goes; returns what it measured (for tests).
+    """Run the demo, printing as it goes, and write ``FILES`` into ``out_dir`` (an existing
+    folder; default: the current directory); returns what it measured (for tests).
 
     >>> result = run("/tmp")                    # doctest: +SKIP
-    >>> result["same"]                          # planned outputs bit-identical
+    >>> result["same"]                          # doctest: +SKIP
     True
     """
-    out_dir = out_dir or os.getcwd()
-    os.makedirs(out_dir, exist_ok=True)
+    out_dir = check_out_dir(out_dir or os.getcwd())
     sizes = [64, 256, 256, 10]
     model, _ = make_model(sizes)
     g = torch.Generator().manual_seed(1)
@@ -111,11 +136,11 @@ def run(out_dir=None):
     del losses, loss, h
 
     _title("5. Pictures")
-    svg = prof.save_timeline(os.path.join(out_dir, "tensorlib_memory_timeline.svg"),
+    svg = prof.save_timeline(os.path.join(out_dir, FILES[0]),
                              title="inference loop: bytes alive by role")
-    lsvg = lprof.save_timeline(os.path.join(out_dir, "tensorlib_leak_timeline.svg"),
+    lsvg = lprof.save_timeline(os.path.join(out_dir, FILES[1]),
                                title="leaking loop: bytes alive by role")
-    trace = prof.export_chrome_trace(os.path.join(out_dir, "tensorlib_memory_trace.json"))
+    trace = prof.export_chrome_trace(os.path.join(out_dir, FILES[2]))
     print(f"  timeline of the inference loop: {svg}")
     print(f"  timeline of the leaking loop:   {lsvg}")
     print(f"  Chrome/Perfetto trace:          {trace} (open in ui.perfetto.dev)")
@@ -123,19 +148,32 @@ def run(out_dir=None):
             "requests": (plain_reqs, plan_reqs), "files": (svg, lsvg, trace)}
 
 
-def main(argv=None):
-    """The ``tensorlib-demo`` command: ``tensorlib-demo [output folder]``; returns 0.
+USAGE = ("usage: tensorlib-demo [output folder]\n"
+         "Runs the memory demo and writes " + ", ".join(FILES) + "\n"
+         "into the output folder (an existing folder; default: the current directory).")
 
-    >>> main(["/tmp"])                          # doctest: +SKIP
-    tensorlib 0.1.0: memory you can see and plan
-    ...
-    0
+
+def main(argv=None):
+    """The ``tensorlib-demo`` command: ``tensorlib-demo [output folder]``; returns the exit
+    status: 0, or 2 (and a message on stderr, nothing on stdout) for a bad command line or an
+    output folder that does not exist or cannot be written.
+
+    >>> main(["/no/such/folder"])
+    2
     """
     args = sys.argv[1:] if argv is None else list(argv)
-    if len(args) > 1 or args[:1] in (["-h"], ["--help"]):
-        print("usage: tensorlib-demo [output folder]", file=sys.stderr)
-        return 0 if args[:1] in (["-h"], ["--help"]) else 2
-    run(args[0] if args else None)
+    if args[:1] in (["-h"], ["--help"]):
+        print(USAGE)
+        return 0
+    if len(args) > 1 or (args and args[0].startswith("-")):
+        print(USAGE, file=sys.stderr)
+        return 2
+    try:
+        out_dir = check_out_dir(args[0] if args else os.getcwd())
+    except OSError as e:
+        print(f"tensorlib-demo: error: {e}", file=sys.stderr)
+        return 2
+    run(out_dir)
     return 0
 
 

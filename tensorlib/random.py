@@ -52,7 +52,9 @@ def manual_seed(seed):
     >>> tensorlib.manual_seed(1).initial_seed()
     1
     """
-    return default_generator.manual_seed(seed)
+    # int() first, as torch.manual_seed (1.5 seeds 1; "a" and None raise its errors); the
+    # generator's own manual_seed takes ints only
+    return default_generator.manual_seed(int(seed))
 
 
 def seed():

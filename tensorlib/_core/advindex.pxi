@@ -932,6 +932,7 @@ cdef TensorBase _index_fill(TensorBase self, int64_t dim, TensorBase index, obje
                             bint inplace):
     cdef str op = "index_fill_" if inplace else "index_fill"
     cdef TensorBase idx, target, v, s1
+    _sarg(value, op, "value", 3)           # a Number or a Tensor, checked first as PyTorch
     cdef int d = _wrap_dim(dim, self._ndim)
     if index._dtype.code != DT_INT64:
         raise IndexError(f"{op}(): Expected dtype int64 for index.")

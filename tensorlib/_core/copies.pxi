@@ -277,7 +277,10 @@ cdef object _to(TensorBase t, tuple args, dict kwargs):
     dt = kwargs.pop("dtype", None)
     dev = kwargs.pop("device", None)
     copy = kwargs.pop("copy", False)
-    kwargs.pop("non_blocking", None)
+    non_blocking = kwargs.pop("non_blocking", False)
+    for name, v in (("copy", copy), ("non_blocking", non_blocking)):
+        if v is not True and v is not False:        # bools only, as PyTorch's parser
+            raise TypeError(f"to(): argument '{name}' must be bool, not {_tname(v)}")
     kwargs.pop("memory_format", None)
     if kwargs:
         raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")

@@ -196,7 +196,10 @@ def set_default_dtype(d):
     tensorlib.float64
     """
     global _default_dtype
-    cdef dtype dd = as_dtype(d)
+    if not isinstance(d, dtype):            # a dtype object only, as PyTorch (not float, "float64")
+        raise TypeError("invalid dtype object: only floating-point types are supported as the "
+                        "default type")
+    cdef dtype dd = <dtype>d
     if dd.code not in (DT_FLOAT16, DT_BFLOAT16, DT_FLOAT32, DT_FLOAT64):
         raise TypeError(f"only floating-point types are supported as the default type, got {dd!r}")
     _default_dtype = dd

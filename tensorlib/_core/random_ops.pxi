@@ -89,10 +89,12 @@ cdef TensorBase _bernoulli_(TensorBase t, object p, object generator):
     cdef double* pp
     cdef uint8_t* out
     cdef int64_t i
+    cdef double pv
     if not isinstance(p, TensorBase):
+        pv = _farg(p, "bernoulli_", "p", 1)      # (a TypeError before anything is written)
         prepare_write(t, None)
         d = _draw_target(t, DT_BOOL)
-        backend_of(d).random(d, RAND_BERNOULLI, generator, float(p), 0, 0, 0)
+        backend_of(d).random(d, RAND_BERNOULLI, generator, pv, 0, 0, 0)
         return _deliver(t, d)
     # per-element probabilities: draw u ~ U[0, 1) and keep u < p
     pt = _contiguous_copy(_expand(<TensorBase>p, tuple(t.shape)), dtype_of(DT_FLOAT64))

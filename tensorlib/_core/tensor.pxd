@@ -78,6 +78,14 @@ cdef tuple _ivarargs(tuple args, str op, str name)
 cdef double _farg(object x, str op, str name, int pos) except? -1.5
 cdef object _sarg(object x, str op, str name, int pos)
 cdef object _dtarg(object x, str op, str name)
+cdef int _bad_bool(object x, str op, str name) except -1
+cdef str _strarg(object x, str op, str name)
+cdef enum:                      # what _check_kind checks
+    ARG_OUT = 1
+    ARG_LAYOUT = 2
+    ARG_MEMORY_FORMAT = 3
+    ARG_DEVICE = 4
+cdef int _check_kind(object x, int kind, str op, str name) except -1
 cdef Device _devarg(object x)
 cdef int _wrap_dim(int64_t d, int ndim, bint scalar_ok=*) except -1
 cdef object _rtype(str name)

@@ -10,7 +10,7 @@ cimport cython
 from cpython.object cimport PyObject, PyTypeObject
 from cpython.ref cimport Py_INCREF
 from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
-from cpython.long cimport PyLong_FromLongLong
+from cpython.long cimport PyLong_FromLongLong, PyLong_AsLongLongAndOverflow
 from libc.stdint cimport int64_t, uint64_t, uint8_t, uint16_t, INT64_MAX, INT64_MIN, uintptr_t
 from libc.stdlib cimport malloc, free
 from libc.string cimport memcmp, memcpy, memmove, memset
@@ -399,19 +399,46 @@ cdef TensorBase _targ(object x, str op, str name, int pos):
 
 
 cdef int64_t _iarg(object x, str op, str name, int pos) except? -1:
+    cdef int ovf = 0
+    cdef long long v
     if type(x) is int:
-        return x
+        v = PyLong_AsLongLongAndOverflow(x, &ovf)
+        if ovf:
+            raise ValueError("Overflow when unpacking long long")    # PyTorch's class
+        return v
     if isinstance(x, bool) or isinstance(x, float) or x is None:
         raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be int, not {_tname(x)}")
     if isinstance(x, TensorBase):
         if (<TensorBase>x)._numel != 1 or (<TensorBase>x)._dtype.is_floating_point:
             raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be int, not Tensor")
-        return int(x)
+        return _iarg(int(x), op, name, pos)
     try:
-        return x.__index__()
+        index = x.__index__()
     except AttributeError:
         raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be int, "
                         f"not {_tname(x)}") from None
+    return _iarg(index, op, name, pos)
+
+
+cdef int64_t _ielem(object v, str op, str name, int i) except? -1:
+    """Element i (from 0) of an int list, as PyTorch's parser takes it: the first element
+    decides the type (a bool there is refused), a later bool counts as an int, and a value
+    that does not fit int64 is a TypeError naming the element (not an overflow)."""
+    cdef int ovf = 0
+    cdef long long r
+    if isinstance(v, TensorBase):
+        return _iarg(v, op, name, i + 1)
+    if i == 0 and isinstance(v, bool):
+        raise TypeError(f"{op}(): argument '{name}' must be tuple of ints, but found element "
+                        f"of type bool at pos 0")
+    if not (isinstance(v, int) or hasattr(v, "__index__")) or isinstance(v, float):
+        raise TypeError(f"{op}(): argument '{name}' failed to unpack the object at pos {i + 1} "
+                        f"with error \"type must be tuple of ints,but got {_tname(v)}\"")
+    r = PyLong_AsLongLongAndOverflow(v if type(v) is int else v.__index__(), &ovf)
+    if ovf:
+        raise TypeError(f"{op}(): argument '{name}' failed to unpack the object at pos {i + 1} "
+                        f"with error \"Overflow when unpacking long long\"")
+    return r
 
 
 cdef bint _is_size_scalar(object x):
@@ -425,10 +452,15 @@ cdef bint _is_size_scalar(object x):
 
 
 cdef inline bint _all_ints(tuple t):
+    """Every item an int that fits int64 (the common case, checked in C)."""
     # a loop, not all(<genexpr>): a generator expression would make Cython allocate a
     # closure on every call of the function that holds it
+    cdef int ovf = 0
     for v in t:
         if type(v) is not int:
+            return False
+        PyLong_AsLongLongAndOverflow(v, &ovf)
+        if ovf:
             return False
     return True
 
@@ -438,12 +470,15 @@ cdef tuple _ilist(object x, str op, str name, int pos):
     if type(x) is tuple and _all_ints(<tuple>x):
         return <tuple>x
     if _is_size_scalar(x):
-        return (int(x),)
+        return (_iarg(x, op, name, pos),)       # (one int too large: ValueError, as PyTorch)
     if isinstance(x, (tuple, list)) or (isinstance(x, TensorBase) and (<TensorBase>x)._ndim == 1):
-        try:
-            return tuple([_iarg(v, op, name, pos) for v in x])
-        except TypeError:
-            pass
+        if isinstance(x, TensorBase):
+            try:
+                return tuple([_iarg(v, op, name, pos) for v in x])
+            except TypeError:
+                pass
+        else:
+            return tuple([_ielem(v, op, name, i) for i, v in enumerate(x)])
     raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be tuple of ints, "
                     f"not {_tname(x)}")
 
@@ -461,10 +496,12 @@ cdef tuple _ivarargs(tuple args, str op, str name):
     """int[]...: f(2, 3) or f((2, 3)) or f([2, 3]) or f(Size)."""
     if len(args) == 1 and not isinstance(args[0], int):
         return _ilist(args[0], op, name, 1)     # also a single NumPy int / 0-d int tensor
-    for v in args:
-        if type(v) is not int:
-            return tuple([_iarg(v, op, name, i + 1) for i, v in enumerate(args)])
-    return args
+    if _all_ints(args):
+        return args
+    if len(args) == 1 and isinstance(args[0], bool):
+        raise TypeError(f"{op}(): argument '{name}' (position 1) must be tuple of ints, not bool")
+    return tuple([_ielem(v, op, name, i) if not isinstance(v, TensorBase)
+                  else _iarg(v, op, name, i + 1) for i, v in enumerate(args)])
 
 
 cdef double _farg(object x, str op, str name, int pos) except? -1.5:
@@ -488,12 +525,52 @@ cdef object _sarg(object x, str op, str name, int pos):
 
 
 cdef object _dtarg(object x, str op, str name):
-    if x is None:
-        return None
-    try:
+    """dtype?: a tensorlib dtype, or the Python types PyTorch maps (float, int, bool, complex);
+    as in PyTorch, not a name string and not a NumPy dtype."""
+    if x is None or isinstance(x, DType):
+        return x
+    if x is float or x is int or x is bool or x is complex:
         return as_dtype(x)
-    except TypeError:
-        raise TypeError(f"{op}(): argument '{name}' must be tensorlib.dtype, not {_tname(x)}") from None
+    raise TypeError(f"{op}(): argument '{name}' must be tensorlib.dtype, not {_tname(x)}")
+
+
+cdef int _bad_bool(object x, str op, str name) except -1:
+    """bool parameters take True or False only (PyTorch refuses 1, None, numpy.bool_)."""
+    raise TypeError(f"{op}(): argument '{name}' must be bool, not {_tname(x)}")
+
+
+cdef str _strarg(object x, str op, str name):
+    """A str parameter given something else: bytes are decoded (PyTorch takes them)."""
+    if isinstance(x, str):
+        return str(x)
+    if isinstance(x, bytes):
+        return (<bytes>x).decode()
+    raise TypeError(f"{op}(): argument '{name}' must be str, not {_tname(x)}")
+
+
+cdef int _check_kind(object x, int kind, str op, str name) except -1:
+    """The parameters declared ``object`` whose name PyTorch types (``out``, ``layout``,
+    ``memory_format``, ``device``): a TypeError for a value of another type. Called only when
+    the value is not None."""
+    if kind == ARG_OUT:
+        if isinstance(x, (TensorBase, tuple, list)):
+            return 0
+        raise TypeError(f"{op}(): argument '{name}' must be Tensor, not {_tname(x)}")
+    if kind == ARG_LAYOUT:
+        if x is _LAYOUT_STRIDED:
+            return 0
+        what = "tensorlib.memory_format" if type(x) is type(_LAYOUT_STRIDED) else _tname(x)
+        raise TypeError(f"{op}(): argument '{name}' must be tensorlib.layout, not {what}")
+    if kind == ARG_MEMORY_FORMAT:
+        if type(x) is type(_LAYOUT_STRIDED) and x is not _LAYOUT_STRIDED:
+            return 0
+        what = "tensorlib.layout" if x is _LAYOUT_STRIDED else _tname(x)
+        raise TypeError(f"{op}(): argument '{name}' must be tensorlib.memory_format, not {what}")
+    if kind == ARG_DEVICE:
+        if isinstance(x, (Device, str)) or (type(x) is int):
+            return 0
+        raise TypeError(f"{op}(): argument '{name}' must be tensorlib.device, not {_tname(x)}")
+    return 0
 
 
 # the device of factories called without one (tensorlib.set_default_device); None: the CPU
@@ -678,7 +755,7 @@ cdef class TensorBase:
         """Bytes per element."""
         return self._dtype.itemsize
 
-    def is_contiguous(self, memory_format=None):
+    def is_contiguous(self, *, memory_format=None):
         """Whether the tensor is C-contiguous (size-1 dims are ignored).
 
         >>> tensorlib.zeros(2, 3).t().is_contiguous()
@@ -711,10 +788,15 @@ cdef class TensorBase:
 
     @requires_grad.setter
     def requires_grad(self, value):
+        if value is not True and value is not False:
+            raise RuntimeError("requires_grad must be a bool")
         _set_requires_grad(self, value)
 
     def requires_grad_(self, requires_grad=True):
         """Set requires_grad in place and return self."""
+        if requires_grad is not True and requires_grad is not False:
+            raise TypeError(f"requires_grad_(): argument 'requires_grad' (position 1) must be "
+                            f"bool, not {_tname(requires_grad)}")
         _set_requires_grad(self, requires_grad)
         return self
 
@@ -924,6 +1006,8 @@ cdef class TensorBase:
         >>> t = tensorlib.zeros(3); t.numpy()[0] = 5; t[0].item()
         5.0
         """
+        if force is not True and force is not False:
+            raise TypeError(f"numpy(): argument 'force' must be bool, not {_tname(force)}")
         if self._requires_grad and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. "
                                "Use tensor.detach().numpy() instead.")
@@ -970,7 +1054,7 @@ cdef class TensorBase:
         """
         return _to(self, args, kwargs)
 
-    def cpu(self, memory_format=None):
+    def cpu(self, *, memory_format=None):
         """This tensor on the CPU (self when already there).
 
         >>> tensorlib.ones(2).cpu().device
@@ -996,7 +1080,7 @@ cdef class TensorBase:
             self._storage.cuda_streams = set()
         self._storage.cuda_streams.add(stream)
 
-    def cuda(self, device=None, non_blocking=False, memory_format=None):
+    def cuda(self, device=None, non_blocking=False, *, memory_format=None):
         """This tensor on a CUDA device (the current one by default; self when already
         there). ``non_blocking`` is accepted; host-to-device copies are always queued on the
         current stream.
@@ -1012,34 +1096,34 @@ cdef class TensorBase:
             return self
         return _to_device(self, d, self._dtype)
 
-    def float(self, memory_format=None):
+    def float(self, *, memory_format=None):
         return _convert(self, dtype_of(DT_FLOAT32), False)
 
-    def double(self, memory_format=None):
+    def double(self, *, memory_format=None):
         return _convert(self, dtype_of(DT_FLOAT64), False)
 
-    def half(self, memory_format=None):
+    def half(self, *, memory_format=None):
         return _convert(self, dtype_of(DT_FLOAT16), False)
 
-    def bfloat16(self, memory_format=None):
+    def bfloat16(self, *, memory_format=None):
         return _convert(self, dtype_of(DT_BFLOAT16), False)
 
-    def long(self, memory_format=None):
+    def long(self, *, memory_format=None):
         return _convert(self, dtype_of(DT_INT64), False)
 
-    def int(self, memory_format=None):
+    def int(self, *, memory_format=None):
         return _convert(self, dtype_of(DT_INT32), False)
 
-    def short(self, memory_format=None):
+    def short(self, *, memory_format=None):
         return _convert(self, dtype_of(DT_INT16), False)
 
-    def char(self, memory_format=None):
+    def char(self, *, memory_format=None):
         return _convert(self, dtype_of(DT_INT8), False)
 
-    def byte(self, memory_format=None):
+    def byte(self, *, memory_format=None):
         return _convert(self, dtype_of(DT_UINT8), False)
 
-    def bool(self, memory_format=None):
+    def bool(self, *, memory_format=None):
         return _convert(self, dtype_of(DT_BOOL), False)
 
     # -- operators: each slot runs its declared op (tensorlib/ops/decl/: ``operators=``)
@@ -1394,13 +1478,17 @@ def get_num_threads():
     return tl_get_num_threads()
 
 
-def set_num_threads(int n):
+def set_num_threads(n):
     """Set the number of threads for CPU kernels. Results never depend on it: work is split
     into fixed chunks whatever the thread count.
 
     >>> tensorlib.set_num_threads(2); tensorlib.get_num_threads()
     2
     """
+    if type(n) is not int:           # (PyTorch's class and message; a bool is refused too)
+        raise RuntimeError(f"set_num_threads expects an int, but got {_tname(n)}")
+    if n > 256:
+        n = 256                      # the pool's cap (TL_MAX_THREADS)
     if n < 1:
         raise RuntimeError(f"set_num_threads expects a positive integer, but got {n}")
     tl_set_num_threads(n)

@@ -161,12 +161,10 @@ cdef object _view_dispatch(TensorBase t, tuple args):
         raise TypeError("view() received an invalid combination of arguments - got (NoneType), "
                         "but expected one of: (dtype dtype) or (tuple of ints size)")
     if len(args) == 1 and not isinstance(args[0], (int, tuple, list)) and not isinstance(args[0], TensorBase):
-        try:
-            dt = as_dtype(args[0])
-        except TypeError:
-            dt = None
-        if dt is not None:
-            return _view_dtype(t, dt)
+        # a dtype as PyTorch's parser takes one (not a name string, not a NumPy dtype)
+        dt = args[0]
+        if isinstance(dt, DType) or dt is float or dt is int or dt is bool or dt is complex:
+            return _view_dtype(t, as_dtype(dt))
     return _view(t, _ivarargs(args, "view", "size"))
 
 

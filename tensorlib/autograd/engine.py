@@ -84,6 +84,12 @@ def _memory_unshared(g):
             and g.storage_offset() == 0 and storage.nbytes() == g.numel() * g.element_size())
 
 
+# Backward calls from several threads may reach the same leaf: its .grad is read, added to and
+# replaced under this lock (the in-place add of a large gradient runs without the GIL), so no
+# contribution is lost, as PyTorch's AccumulateGrad locks. Waiting for it releases the GIL.
+_ACCUMULATE_LOCK = threading.Lock()
+
+
 def _accumulate_grad(node, grads):
     """AccumulateGrad's step, PyTorch's rules: the first gradient is taken as ``.grad`` when
     nothing else references it and it is laid out like the leaf, else copied (so two leaves
@@ -93,17 +99,18 @@ def _accumulate_grad(node, grads):
     g = grads[0]
     if g is None:
         return ()
-    if _C._is_grad_enabled():                   # create_graph: keep the graph of the gradient
-        var.grad = _fresh_grad(g, var) if var.grad is None else var.grad + g
-    elif var.grad is None:
-        steal = (_sys.getrefcount(g) <= _SOLE_REFS and _dense_like(g, var)
-                 and _memory_unshared(g))
-        var.grad = g.detach() if steal else _fresh_grad(g, var)
-    elif _dense_like(var.grad, var) and not var.grad.requires_grad:
-        var.grad.add_(g)
-    else:
-        var.grad = var.grad + g
-    _mark_gradient(var.grad)
+    with _ACCUMULATE_LOCK:
+        if _C._is_grad_enabled():               # create_graph: keep the graph of the gradient
+            var.grad = _fresh_grad(g, var) if var.grad is None else var.grad + g
+        elif var.grad is None:
+            steal = (_sys.getrefcount(g) <= _SOLE_REFS and _dense_like(g, var)
+                     and _memory_unshared(g))
+            var.grad = g.detach() if steal else _fresh_grad(g, var)
+        elif _dense_like(var.grad, var) and not var.grad.requires_grad:
+            var.grad.add_(g)
+        else:
+            var.grad = var.grad + g
+        _mark_gradient(var.grad)
     return ()
 
 

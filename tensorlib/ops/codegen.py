@@ -21,8 +21,16 @@ Cython turns each ``def`` into C argument parsing; each wrapper converts its arg
 the typed helpers in tensor.pyx (``_targ``, ``_iarg`` ...) and calls the implementation named
 in the declaration. Signature language (a small subset of PyTorch's native_functions.yaml):
 
-    Tensor x | Tensor? x | Tensor[] xs | int x | int? x | int[] x | int[]... x (varargs) |
-    float x | bool x | Scalar x | dtype? x | device? x | object x,   ``*`` starts keyword-only.
+    Tensor x | Tensor? x | Tensor[] xs | int x | int? x | int[] x | int[]! x | int[]... x |
+    float x | float? x | bool x | bool? x | str x | str? x | Scalar x | dtype? x | device? x |
+    object x,   ``*`` starts keyword-only.
+
+Parsing is as strict as PyTorch's. ``int[]`` is PyTorch's ``int[N]`` (one int stands for the
+list), ``int[]!`` its ``int[]`` (a sequence only), ``int[]...`` a size that may also come as
+varargs. A bool takes True/False only (``bool?`` also None); a dtype a dtype (or
+float/int/bool/complex), not a string; a str a str (or bytes); one int that does not fit int64
+is a ValueError (in an int list, a TypeError naming the element); ``object`` parameters named
+``out``, ``layout`` and ``memory_format`` are type-checked (``TYPED_OBJECTS``).
 
 Variants: ``function``, ``method`` and ``inplace`` (a method ``name_``). An ``impl`` template may
 use ``{inplace}`` (True only in the in-place variant) and ``{out}`` (None where absent).
@@ -46,7 +54,7 @@ OUT_DIR = os.path.normpath(os.path.join(HERE, "..", "..", "build", "generated"))
 
 class Param:
     def __init__(self, text, kwonly):
-        m = re.fullmatch(r"\s*([\w\[\]?.]+)\s+(\w+)\s*(?:=\s*(.+?))?\s*", text)
+        m = re.fullmatch(r"\s*([\w\[\]?.!]+)\s+(\w+)\s*(?:=\s*(.+?))?\s*", text)
         if not m:
             raise ValueError(f"bad parameter: {text!r}")
         self.type, self.name, self.default = m.group(1), m.group(2), m.group(3)
@@ -68,6 +76,12 @@ def parse_signature(sig):
     return params
 
 
+# ``object`` parameters that PyTorch's parser types by their name (its schemas declare them
+# ``Tensor(a!) out``, ``Layout? layout``, ``MemoryFormat? memory_format``): the wrappers check
+# the type of a value other than None (a TypeError, as PyTorch's) and pass it on unchanged
+TYPED_OBJECTS = {"out": "ARG_OUT", "layout": "ARG_LAYOUT", "memory_format": "ARG_MEMORY_FORMAT"}
+
+
 def convert(p, op, pos, pyname):
     """Cython lines converting Python argument ``pyname`` into the C local ``p.c_name``."""
     t, c = p.type, p.c_name
@@ -80,8 +94,10 @@ def convert(p, op, pos, pyname):
     if t == "int?":
         return [f"{c} = None if {pyname} is None else _iarg({pyname}, '{op}', '{p.name}', {pos})"]
     if t == "int[]":
+        if p.default == "()":           # None stands for an empty default, as in PyTorch
+            pyname = f"({p.default} if {pyname} is None else {pyname})"
         return [f"cdef tuple {c} = _ilist({pyname}, '{op}', '{p.name}', {pos})"]
-    if t == "int[]!":          # a sequence only (no single-int shorthand)
+    if t == "int[]!":          # a sequence only (PyTorch's int[] without a size: no single int)
         return [f"cdef tuple {c} = _iseq({pyname}, '{op}', '{p.name}', {pos})"]
     if t == "int[]...":
         # required, as in PyTorch: f() raises, f(()) and f(name=()) are the empty list
@@ -92,14 +108,40 @@ def convert(p, op, pos, pyname):
     if t == "float":
         return [f"cdef double {c} = _farg({pyname}, '{op}', '{p.name}', {pos})"]
     if t == "bool":
-        return [f"cdef bint {c} = {pyname}"]
+        # True or False only, as PyTorch (1, None and numpy.bool_ are refused); two pointer
+        # comparisons on the common path
+        return [f"if {pyname} is not True and {pyname} is not False: "
+                f"_bad_bool({pyname}, '{op}', '{p.name}')",
+                f"cdef bint {c} = {pyname} is True"]
+    if t == "bool?":
+        # True, False or None, passed on as the object (None: the op's default)
+        return [f"if {pyname} is not None and {pyname} is not True and {pyname} is not False: "
+                f"_bad_bool({pyname}, '{op}', '{p.name}')",
+                f"{c} = {pyname}"]
     if t == "dtype?":
         return [f"{c} = _dtarg({pyname}, '{op}', '{p.name}')"]
+    if t in ("str", "str?"):
+        # a str (bytes are decoded, as PyTorch's parser takes them); str?: or None
+        none = f"{pyname} is None or " if t == "str?" else ""
+        return [f"{c} = {pyname} if ({none}type({pyname}) is str) "
+                f"else _strarg({pyname}, '{op}', '{p.name}')"]
+    if t == "float?":
+        return [f"{c} = None if {pyname} is None else _farg({pyname}, '{op}', '{p.name}', {pos})"]
     if t == "Scalar":
+        # (an int, the common case, is checked inline)
         if p.default == "None":
-            return [f"{c} = None if {pyname} is None else _sarg({pyname}, '{op}', '{p.name}', {pos})"]
-        return [f"{c} = _sarg({pyname}, '{op}', '{p.name}', {pos})"]
-    if t in ("Tensor[]", "device?", "object", "int[]?", "object..."):
+            return [f"{c} = {pyname} if ({pyname} is None or type({pyname}) is int) "
+                    f"else _sarg({pyname}, '{op}', '{p.name}', {pos})"]
+        return [f"{c} = {pyname} if type({pyname}) is int "
+                f"else _sarg({pyname}, '{op}', '{p.name}', {pos})"]
+    if t == "device?":
+        return [f"if {pyname} is not None: _check_kind({pyname}, ARG_DEVICE, '{op}', '{p.name}')",
+                f"{c} = {pyname}"]
+    if t == "object" and p.name in TYPED_OBJECTS:
+        return [f"if {pyname} is not None: "
+                f"_check_kind({pyname}, {TYPED_OBJECTS[p.name]}, '{op}', '{p.name}')",
+                f"{c} = {pyname}"]
+    if t in ("Tensor[]", "object", "int[]?", "object..."):
         return [f"{c} = {pyname}"]
     raise ValueError(f"{op}: unknown parameter type {t}")
 
@@ -123,6 +165,7 @@ def emit_def(defname, decl, params, method, inplace=False):
         params = [_strict(p) if p.type == "int[]..." else p for p in params]
     sig, body = [], []
     seen_kw = False
+    positional = [p for p in params if not p.kwonly]
     for i, p in enumerate(params):
         name = p.name
         if i == 0 and (p.type == "Tensor" or p.name == "self"):
@@ -131,7 +174,7 @@ def emit_def(defname, decl, params, method, inplace=False):
             sig.append(f"*{p.name}_args")
             seen_kw = True
             continue
-        if p.type == "int[]!" and not seen_kw and not p.kwonly:
+        if p.type == "int[]!" and not seen_kw and not p.kwonly and p is positional[-1]:
             # catch spread ints (torch.reshape(x, 2, 3)) to raise PyTorch's arity message
             sig.append(name if p.default is None else f"{name}={p.default}")
             sig.append("*_spread")

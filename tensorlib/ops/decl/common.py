@@ -5,10 +5,11 @@ F = "function"
 M = "method"
 FM = "function method"
 
-# Keyword tails shared by the factory functions.
-FACTORY = ("dtype? dtype=None, object layout=None, device? device=None, bool requires_grad=False, "
-           "bool pin_memory=False")
-LIKE = ("dtype? dtype=None, object layout=None, device? device=None, bool requires_grad=False, "
+# Keyword tails shared by the factory functions (PyTorch's take None for requires_grad and
+# pin_memory there: ``bool?``).
+FACTORY = ("dtype? dtype=None, object layout=None, device? device=None, bool? requires_grad=False, "
+           "bool? pin_memory=False")
+LIKE = ("dtype? dtype=None, object layout=None, device? device=None, bool? requires_grad=False, "
         "object memory_format=None")
 
 

@@ -15,7 +15,7 @@ OPS = [
             "{out}, 'ones'), {requires_grad})",
        doc="A tensor of ones.\n\n    >>> tensorlib.ones(2, dtype=tensorlib.int64).tolist()\n"
            "    [1, 1]"),
-    op("full", f"int[] size, Scalar fill_value, *, object out=None, {FACTORY}", F,
+    op("full", f"int[]! size, Scalar fill_value, *, object out=None, {FACTORY}", F,
        impl="_finish(_into_out(_full({size}, {fill_value}, {dtype}, {device}), {out}, 'full'), "
             "{requires_grad})",
        doc="A tensor filled with ``fill_value`` (dtype inferred from it).\n\n"
@@ -40,7 +40,7 @@ OPS = [
            "    >>> tensorlib.full_like(tensorlib.zeros(2), 4).tolist()\n    [4.0, 4.0]"),
     op("new_empty",
        "Tensor self, int[]... size, *, dtype? dtype=None, device? device=None, "
-       "bool requires_grad=False", M,
+       "bool? requires_grad=False", M,
        impl="_finish(_new_empty({size}, {dtype} or {self}._dtype, "
             "_devarg({device}) if {device} is not None else {self}._storage.device), "
             "{requires_grad})",
@@ -49,19 +49,19 @@ OPS = [
            "    tensorlib.int32"),
     op("new_zeros",
        "Tensor self, int[]... size, *, dtype? dtype=None, device? device=None, "
-       "bool requires_grad=False", M,
+       "bool? requires_grad=False", M,
        impl="_finish(_zeros({size}, {dtype} or {self}._dtype, {device}), {requires_grad})",
        doc="Zeros with self's dtype.\n\n    >>> tensorlib.ones(1, "
            "dtype=tensorlib.int64).new_zeros(2).tolist()\n    [0, 0]"),
     op("new_ones",
        "Tensor self, int[]... size, *, dtype? dtype=None, device? device=None, "
-       "bool requires_grad=False", M,
+       "bool? requires_grad=False", M,
        impl="_finish(_full({size}, 1, {dtype} or {self}._dtype, {device}), {requires_grad})",
        doc="Ones with self's dtype.\n\n    >>> tensorlib.zeros(1, "
            "dtype=tensorlib.int64).new_ones(2).tolist()\n    [1, 1]"),
     op("new_full",
-       "Tensor self, int[] size, Scalar fill_value, *, dtype? dtype=None, device? device=None, "
-       "bool requires_grad=False", M,
+       "Tensor self, int[]! size, Scalar fill_value, *, dtype? dtype=None, device? device=None, "
+       "bool? requires_grad=False", M,
        impl="_finish(_full({size}, {fill_value}, {dtype} or {self}._dtype, {device}), "
             "{requires_grad})",
        doc="``fill_value`` with self's dtype.\n\n"
@@ -79,12 +79,12 @@ OPS = [
        impl="_finish(_tensor_copy({data}, {dtype}, {device}, 'tensorlib.tensor'), {requires_grad})",
        doc="A tensor copied from nested lists, scalars, NumPy arrays or tensors.\n\n"
            "    >>> tensorlib.tensor([[1, 2], [3, 4]]).dtype\n    tensorlib.int64"),
-    op("as_tensor", "object data, dtype? dtype=None, device? device=None", F,
+    op("as_tensor", "object data, *, dtype? dtype=None, device? device=None", F,
        impl="_as_tensor({data}, {dtype}, {device})",
        doc="Like tensor(), but shares memory with a tensor or ndarray when it can.\n\n"
            "    >>> a = numpy.zeros(2); tensorlib.as_tensor(a).data_ptr() == a.ctypes.data\n"
            "    True"),
-    op("empty_strided", f"int[] size, int[] stride, *, {FACTORY}", F,
+    op("empty_strided", f"int[]! size, int[]! stride, *, {FACTORY}", F,
        impl="_finish(_empty_strided({size}, {stride}, {dtype} or default_float_dtype(), "
             "_devarg({device})), {requires_grad})",
        doc="An uninitialized tensor with the given strides.\n\n"

@@ -26,16 +26,19 @@ _COMPARISONS = {"eq", "ne", "lt", "le", "gt", "ge"}
 
 
 def binary(name, rule, example, result, *, node=None, backward=None, aliases=(),
-           tensor_only=False, kernel_name=None, operators=(), **exprs):
+           tensor_only=False, number_self=False, kernel_name=None, operators=(), **exprs):
     """A binary op ``name(input, other, *, out=None)`` with method, in-place and out= forms,
     running the kernel of the expressions ``exprs`` (``bool=``, ``int=``, ... see ``kernel``).
     ``tensor_only``: ``other`` must be a tensor (maximum/minimum/atan2 in PyTorch);
+    ``number_self``: ``input`` may be a number too (``torch.mul(2, x)``, as PyTorch's parser
+    takes a number for a tensor in these ops);
     ``operators``: its Tensor operator slots (``common.slots``); a comparison has its own."""
     k = kernel(kernel_name or name, "binary", rule, **exprs)
     BINARY_OPS.append(name)
     cmp = name in _COMPARISONS
     other = "Tensor other" if tensor_only else "object other"
-    OPS.append(op(name, f"Tensor self, {other}, *, object out=None", FMI, aliases=aliases,
+    first = "object self" if number_self else "Tensor self"
+    OPS.append(op(name, f"{first}, {other}, *, object out=None", FMI, aliases=aliases,
                   node=f"{name.capitalize()}Backward0" if cmp else node,
                   node_if=((f"{name.capitalize()}Backward1", "isinstance(other, TensorBase)"),)
                   if cmp else (),
@@ -78,7 +81,7 @@ def _all(expr):
 
 # ------------------------------------------------------------------ binary
 binary("mul", "SAME", "tensorlib.tensor([1, 2]).mul(3).tolist()", "[3, 6]",
-       operators=slots("mul", "same"),
+       number_self=True, operators=slots("mul", "same"),
        node="MulBackward0", aliases=("multiply",),
        backward={"self": "grad * other", "other": "grad * self"},
        bool="(x & y) != 0", **_ints_floats("x * y"))
@@ -102,20 +105,20 @@ binary("atan2", "FLOAT",
                  "other": "-grad * self / (self * self + other * other)"},
        float="tl_atan2f(x, y)", double="tl_atan2(x, y)")
 binary("bitwise_and", "INT", "tensorlib.tensor([6]).bitwise_and(3).tolist()", "[2]",
-       operators=slots("and", "same"),
+       number_self=True, operators=slots("and", "same"),
        bool="x & y", int="x & y")
 binary("bitwise_or", "INT", "tensorlib.tensor([6]).bitwise_or(3).tolist()", "[7]",
-       operators=slots("or", "same"),
+       number_self=True, operators=slots("or", "same"),
        bool="x | y", int="x | y")
 binary("bitwise_xor", "INT", "tensorlib.tensor([6]).bitwise_xor(3).tolist()", "[5]",
-       operators=slots("xor", "same"),
+       number_self=True, operators=slots("xor", "same"),
        bool="x ^ y", int="x ^ y")
 # a shift count outside [0, width) gives 0 (left) or the sign fill (right), as PyTorch
 binary("bitwise_left_shift", "INT", "tensorlib.tensor([1]).bitwise_left_shift(3).tolist()", "[8]",
-       operators=slots("lshift", "swap"),
+       number_self=True, operators=slots("lshift", "swap"),
        kernel_name="lshift", uint8="((int)y >= 8 ? 0 : (u8)(x << y))", int="SHL({T}, x, y)")
 binary("bitwise_right_shift", "INT", "tensorlib.tensor([8]).bitwise_right_shift(3).tolist()", "[1]",
-       operators=slots("rshift", "swap"),
+       number_self=True, operators=slots("rshift", "swap"),
        kernel_name="rshift", uint8="((int)y >= 8 ? 0 : (u8)(x >> y))", int="SHR({T}, x, y)")
 binary("eq", "BOOL_OUT", "tensorlib.tensor([1, 2]).eq(2).tolist()", "[False, True]",
        **_all("x == y"))
@@ -254,7 +257,7 @@ unary("bitwise_not", "INT", "tensorlib.tensor([0]).bitwise_not().tolist()", "[-1
       bool="!x", int="~x")
 
 OPS += [
-    op("add", "Tensor self, object other, *, object alpha=1, object out=None", FMI,
+    op("add", "object self, object other, *, Scalar alpha=1, object out=None", FMI,
        operators=slots("add", "same"),
        kernels=[kernel("add", "binary", "SAME", pre="ALPHA", bool="(x | y) != 0",
                        **_ints_floats("x + alpha * y"))],
@@ -263,21 +266,21 @@ OPS += [
        doc="``input + alpha * other`` with broadcasting and type promotion.\n\n"
            "    >>> tensorlib.tensor([1, 2]).add(tensorlib.tensor([10, 20]), alpha=2).tolist()\n"
            "    [21, 42]"),
-    op("sub", "Tensor self, object other, *, object alpha=1, object out=None", FMI,
+    op("sub", "object self, object other, *, Scalar alpha=1, object out=None", FMI,
        operators=slots("sub"),
        kernels=[kernel("sub", "binary", "NO_BOOL", pre="ALPHA", **_ints_floats("x - alpha * y"))],
        aliases=("subtract",),
        impl="_add({self}, {other}, {alpha}, {out}, {inplace}, True)", node="SubBackward0",
        backward={'self': 'grad', 'other': '_scale(grad, -alpha)'},
        doc="``input - alpha * other``.\n\n    >>> tensorlib.tensor([5]).sub(2).tolist()\n    [3]"),
-    op("rsub", "Tensor self, object other, *, object alpha=1", F,
+    op("rsub", "Tensor self, object other, *, Scalar alpha=1", F,
        operators=(("__rsub__", "self, other", False),),
        impl="_add({other}, {self}, {alpha}, None, False, True)", node="RsubBackward0",
        node_if=(("RsubBackward1", "not isinstance(other, TensorBase)"),),
        backward={'self': '_scale(grad, -alpha)', 'other': 'grad'},
        doc="``other - alpha * input``.\n\n"
            "    >>> tensorlib.rsub(tensorlib.tensor([1]), 5).tolist()\n    [4]"),
-    op("div", "object self, object other, *, object rounding_mode=None, object out=None", FMI,
+    op("div", "object self, object other, *, str? rounding_mode=None, object out=None", FMI,
        # (__rtruediv__ is reciprocal then mul, as PyTorch: tensor.pyx)
        operators=(("__truediv__", "self, other", False), ("__itruediv__", "self, other", True)),
        kernels=[kernel("div", "binary", "FLOAT", float="x / y", double="x / y"),
@@ -296,7 +299,7 @@ OPS += [
        doc="True division (integers give floats), "
            "or rounded with ``rounding_mode`` 'trunc'/'floor'.\n\n"
            "    >>> tensorlib.tensor([7, -7]).div(2, rounding_mode='floor').tolist()\n    [3, -4]"),
-    op("floor_divide", "Tensor self, object other, *, object out=None", FMI,
+    op("floor_divide", "object self, object other, *, object out=None", FMI,
        operators=slots("floordiv", "swap"),
        impl="_int_safe_binary(OP_DIV_FLOOR, {self}, {other}, {out}, {inplace})",
        doc="Division rounded toward negative infinity (Python's ``//``).\n\n"
@@ -364,7 +367,7 @@ OPS += [
        doc="``log(x / (1 - x))``, of x clamped to [eps, 1 - eps] when ``eps`` is given.\n\n"
            "    >>> tensorlib.tensor([0.5, 0.75]).logit().tolist()\n    [0.0, 1.0986123085021973]"),
     op("nan_to_num",
-       "Tensor self, object nan=0.0, object posinf=None, object neginf=None, *, object out=None",
+       "Tensor self, float? nan=0.0, float? posinf=None, float? neginf=None, *, object out=None",
        FMI,
        kernels=[kernel("nan_to_num", "unary", "SAME",
                        pre={"float": "const f32 nv = (f32)P(0); const f32 pv = (f32)P(1); "
@@ -437,7 +440,7 @@ OPS += [
            "    >>> tensorlib.allclose(tensorlib.tensor([1.0]), tensorlib.tensor([1.00001]))\n"
            "    True"),
     # activations (also in tensorlib.nn.functional)
-    op("leaky_relu", "Tensor self, float negative_slope=0.01, bool inplace=False", F,
+    op("leaky_relu", "Tensor self, float negative_slope=0.01, object inplace=False", F,
        kernels=[kernel("leaky_relu", "unary", "SAME",
                        pre={"float": "const f32 slope = (f32)P(0)",
                             "double": "const f64 slope = P(0)"},
@@ -447,7 +450,7 @@ OPS += [
        doc="``x`` if x > 0 else ``negative_slope * x``.\n\n"
            "    >>> tensorlib.leaky_relu(tensorlib.tensor([-1., 1.]), 0.1).tolist()\n"
            "    [-0.10000000149011612, 1.0]"),
-    op("elu", "Tensor self, float alpha=1.0, bool inplace=False", F,
+    op("elu", "Tensor self, float alpha=1.0, object inplace=False", F,
        kernels=[kernel("elu", "unary", "SAME",
                        pre={"float": "const f32 al = (f32)P(0); const f32 sc = (f32)P(1); "
                                      "const f32 is = (f32)P(2)",
@@ -459,7 +462,7 @@ OPS += [
        node="EluBackward0", backward={'self': '_elu_backward(grad, self, alpha)'},
        doc="``x`` if x > 0 else ``alpha * (exp(x) - 1)``.\n\n"
            "    >>> tensorlib.elu(tensorlib.tensor([0., 1.])).tolist()\n    [0.0, 1.0]"),
-    op("gelu", "Tensor self, *, object approximate='none'", F,
+    op("gelu", "Tensor self, *, str approximate='none'", F,
        kernels=[kernel("gelu", "unary", "SAME", float="tl_geluf(x)", double="tl_gelu(x)"),
                 kernel("gelu_tanh", "unary", "SAME", error_name="gelu", float="tl_gelu_tanhf(x)",
                        double="tl_gelu_tanh(x)")],
@@ -477,7 +480,7 @@ OPS += [
        backward={'self': '_softplus_backward(grad, self, beta, threshold)'},
        doc="``log(1 + exp(beta * x)) / beta`` (linear above ``threshold``).\n\n"
            "    >>> round(tensorlib.softplus(tensorlib.tensor([0.])).item(), 4)\n    0.6931"),
-    op("hardtanh", "Tensor self, float min_val=-1.0, float max_val=1.0, bool inplace=False", F,
+    op("hardtanh", "Tensor self, float min_val=-1.0, float max_val=1.0, object inplace=False", F,
        kernels=[kernel("hardtanh", "unary", "SAME",
                        pre={"float": "const f32 lo = (f32)P(0); const f32 hi = (f32)P(1)",
                             "double": "const f64 lo = P(0); const f64 hi = P(1)"},

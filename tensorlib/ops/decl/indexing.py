@@ -18,7 +18,7 @@ OPS = [
            "    [[2], [3]]"),
     op("scatter",
        "Tensor self, int dim, Tensor index, object src=None, *, object value=None, "
-       "object reduce=None, object out=None",
+       "str? reduce=None, object out=None",
        "function method inplace",
        impl="_scatter({self}, {dim}, {index}, {src}, {value}, {reduce}, {out}, {inplace})",
        node="ScatterBackward0",
@@ -41,7 +41,7 @@ OPS = [
            "tensorlib.ones(2)).tolist()\n"
            "    [0.0, 2.0]"),
     op("scatter_reduce",
-       "Tensor self, int dim, Tensor index, Tensor src, object reduce, *, bool include_self=True, "
+       "Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True, "
        "object out=None",
        "function method inplace",
        impl="_scatter_reduce({self}, {dim}, {index}, {src}, {reduce}, {include_self}, {out}, "

@@ -31,8 +31,8 @@ _CELL_SIG = ("Tensor input_gates, Tensor hidden_gates, Tensor {h}, Tensor? input
 
 OPS = [
     op("convolution",
-       "Tensor input, Tensor weight, Tensor? bias, int[] stride, int[] padding, int[] dilation, "
-       "bool transposed, int[] output_padding, int groups", F,
+       "Tensor input, Tensor weight, Tensor? bias, int[]! stride, int[]! padding, int[]! dilation, "
+       "bool transposed, int[]! output_padding, int groups", F,
        impl="_nn_convolution({input}, {weight}, {bias}, {stride}, {padding}, {dilation}, "
             "{transposed}, {output_padding}, {groups})",
        node="ConvolutionBackward0",
@@ -94,7 +94,7 @@ OPS = [
            "    [[[[0.0, 0.0], [0.0, 1.0]]]]"),
     op("avg_pool2d",
        "Tensor self, int[] kernel_size, int[] stride=(), int[] padding=0, bool ceil_mode=False, "
-       "bool count_include_pad=True, object divisor_override=None", F,
+       "bool count_include_pad=True, int? divisor_override=None", F,
        impl="_nn_avg_pool2d({self}, {kernel_size}, {stride}, {padding}, {ceil_mode}, "
             "{count_include_pad}, {divisor_override})",
        node="AvgPool2DBackward0",
@@ -191,7 +191,7 @@ OPS = [
            " None, None, m, r, True, 0., (False, True, True))[1:]\n"
            "    (tensor([1.]), tensor([3.]))"),
     op("native_layer_norm",
-       "Tensor input, int[] normalized_shape, Tensor? weight, Tensor? bias, float eps", F,
+       "Tensor input, int[]! normalized_shape, Tensor? weight, Tensor? bias, float eps", F,
        impl="_nn_layer_norm({input}, {normalized_shape}, {weight}, {bias}, {eps})",
        node="NativeLayerNormBackward0", outputs="multi",
        backward={n: f'_nn_norm_grad(1, {k}, grads, input, weight, result1, result2, None, '
@@ -203,7 +203,7 @@ OPS = [
            "0.)[0].tolist()\n"
            "    [[-1.0, 1.0]]"),
     op("native_layer_norm_backward",
-       "Tensor grad_out, Tensor input, int[] normalized_shape, Tensor mean, Tensor rstd, "
+       "Tensor grad_out, Tensor input, int[]! normalized_shape, Tensor mean, Tensor rstd, "
        "Tensor? weight, Tensor? bias, object output_mask", F, input_name="grad_out",
        impl="_nn_layer_norm_backward({grad_out}, {input}, {normalized_shape}, {mean}, {rstd}, "
             "{weight}, {bias}, {output_mask})",

@@ -22,14 +22,14 @@ OPS = [
        doc="Product over all elements or along one dim (bool and integers give int64).\n\n"
            "    >>> tensorlib.tensor([[1, 2], [3, 4]]).prod(1).tolist()\n    [2, 12]"),
     op("var",
-       "Tensor self, object dim=None, object unbiased=None, bool keepdim=False, *, "
+       "Tensor self, object dim=None, bool? unbiased=None, bool keepdim=False, *, "
        "object correction=None, object out=None",
        node="VarBackward0",
        backward={'self': '_var_backward(grad, self, dim, correction, keepdim, unbiased)'},
        doc="Variance, divided by ``N - correction`` (unbiased: correction 1, by default).\n\n"
            "    >>> tensorlib.tensor([1., 2., 3., 4.]).var().item()\n    1.6666666269302368"),
     op("std",
-       "Tensor self, object dim=None, object unbiased=None, bool keepdim=False, *, "
+       "Tensor self, object dim=None, bool? unbiased=None, bool keepdim=False, *, "
        "object correction=None, object out=None",
        node="StdBackward0",
        backward={'self': '_var_backward(grad / (2 * result), self, dim, correction, keepdim, '
@@ -37,7 +37,7 @@ OPS = [
        doc="Standard deviation: the square root of var (unbiased by default).\n\n"
            "    >>> tensorlib.tensor([1., 3.]).std().item()\n    1.4142135381698608"),
     op("var_mean",
-       "Tensor self, object dim=None, object unbiased=None, bool keepdim=False, *, "
+       "Tensor self, object dim=None, bool? unbiased=None, bool keepdim=False, *, "
        "object correction=None", F,
        node="VarMeanBackward0", outputs="multi",
        backward={'self': '_var_mean_backward(grads, self, dim, correction, keepdim, unbiased, '
@@ -46,7 +46,7 @@ OPS = [
            "    >>> [t.item() for t in tensorlib.var_mean(tensorlib.tensor([1., 3.]))]\n"
            "    [2.0, 2.0]"),
     op("std_mean",
-       "Tensor self, object dim=None, object unbiased=None, bool keepdim=False, *, "
+       "Tensor self, object dim=None, bool? unbiased=None, bool keepdim=False, *, "
        "object correction=None", F,
        node="StdMeanBackward0", outputs="multi",
        backward={'self': '_var_mean_backward(grads, self, dim, correction, keepdim, unbiased, '

@@ -3,7 +3,7 @@ from .common import op
 
 OPS = [
     op("sort",
-       "Tensor self, int dim=-1, bool descending=False, *, object stable=None, object out=None",
+       "Tensor self, int dim=-1, bool descending=False, *, bool? stable=None, object out=None",
        impl="_sort({self}, {dim}, {descending}, {stable}, {out})", node="SortBackward0",
        backward={'self': '_take_along_backward(grads[0], self_sizes, dim, indices, True)'},
        outputs="multi",

@@ -54,7 +54,7 @@ OPS = [
        doc="``self.expand(other.shape)``.\n\n"
            "    >>> tensorlib.zeros(1).expand_as(tensorlib.zeros(3)).shape\n"
            "    tensorlib.Size([3])"),
-    op("broadcast_to", "Tensor self, int[] size", impl="_expand({self}, {size})",
+    op("broadcast_to", "Tensor self, int[]... size", impl="_expand({self}, {size})",
        node="ExpandBackward0", backward={'self': 'grad'}, view_of="self",
        doc="A view broadcast to ``size``.\n\n"
            "    >>> tensorlib.broadcast_to(tensorlib.zeros(3), (2, 3)).shape\n"
@@ -87,12 +87,12 @@ OPS = [
        backward={'self': 'grad.reshape(self_sizes)'}, view_of="self",
        doc="Dims ``start_dim..end_dim`` merged into one (a view when possible).\n\n"
            "    >>> tensorlib.zeros(2, 3, 4).flatten(1).shape\n    tensorlib.Size([2, 12])"),
-    op("unflatten", "Tensor self, int dim, int[] sizes", node="ViewBackward0",
+    op("unflatten", "Tensor self, int dim, int[]! sizes", node="ViewBackward0",
        backward={'self': 'grad.reshape(self_sizes)'}, view_of="self",
        doc="Dim ``dim`` split into ``sizes`` (one -1 allowed).\n\n"
            "    >>> tensorlib.zeros(2, 12).unflatten(1, (3, -1)).shape\n"
            "    tensorlib.Size([2, 3, 4])"),
-    op("as_strided", "Tensor self, int[] size, int[] stride, int? storage_offset=None",
+    op("as_strided", "Tensor self, int[]! size, int[]! stride, int? storage_offset=None",
        impl="_as_strided({self}, {size}, {stride}, {storage_offset})",
        node="AsStridedBackward0",
        backward={'self': '_as_strided_backward(grad, self_sizes, self_strides, self_offset, size, '
