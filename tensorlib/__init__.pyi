@@ -210,16 +210,16 @@ def t(input: Tensor) -> Tensor: ...
 def permute(input: Tensor, dims: _size) -> Tensor: ...
 def movedim(input: Tensor, source: _int | _size, destination: _int | _size) -> Tensor: ...
 def moveaxis(input: Tensor, source: _int | _size, destination: _int | _size) -> Tensor: ...
-def broadcast_to(input: Tensor, size: _int | _size) -> Tensor: ...
+def broadcast_to(input: Tensor, size: _size) -> Tensor: ...
 def broadcast_tensors(*tensors_args: Tensor | Sequence[Tensor]) -> tuple[Tensor, ...]: ...
 def narrow(input: Tensor, dim: _int, start: _int, length: _int) -> Tensor: ...
 def select(input: Tensor, dim: _int, index: _int) -> Tensor: ...
 def unsqueeze(input: Tensor, dim: _int) -> Tensor: ...
 def squeeze(input: Tensor, dim: _int | _size | None = None) -> Tensor: ...
 def flatten(input: Tensor, start_dim: _int = 0, end_dim: _int = -1) -> Tensor: ...
-def unflatten(input: Tensor, dim: _int, sizes: _int | _size) -> Tensor: ...
+def unflatten(input: Tensor, dim: _int, sizes: _size) -> Tensor: ...
 def as_strided(
-    input: Tensor, size: _int | _size, stride: _int | _size, storage_offset: _int | None = None,
+    input: Tensor, size: _size, stride: _size, storage_offset: _int | None = None,
 ) -> Tensor: ...
 def diagonal(input: Tensor, offset: _int = 0, dim1: _int = 0, dim2: _int = 1) -> Tensor: ...
 def split(
@@ -248,79 +248,83 @@ def tril(input: Tensor, diagonal: _int = 0, *, out: Tensor | None = None) -> Ten
 def triu(input: Tensor, diagonal: _int = 0, *, out: Tensor | None = None) -> Tensor: ...
 def empty(
     *size_args: _int | _size, out: Tensor | None = None, dtype: _dtype | None = None,
-    layout: object | None = None, device: _device | None = None, requires_grad: _bool = False,
-    pin_memory: _bool = False, memory_format: object | None = None, size: _size | None = None,
+    layout: object | None = None, device: _device | None = None,
+    requires_grad: _bool | None = False, pin_memory: _bool | None = False,
+    memory_format: object | None = None, size: _size | None = None,
 ) -> Tensor: ...
 def zeros(
     *size_args: _int | _size, out: Tensor | None = None, dtype: _dtype | None = None,
-    layout: object | None = None, device: _device | None = None, requires_grad: _bool = False,
-    pin_memory: _bool = False, size: _size | None = None,
+    layout: object | None = None, device: _device | None = None,
+    requires_grad: _bool | None = False, pin_memory: _bool | None = False,
+    size: _size | None = None,
 ) -> Tensor: ...
 def ones(
     *size_args: _int | _size, out: Tensor | None = None, dtype: _dtype | None = None,
-    layout: object | None = None, device: _device | None = None, requires_grad: _bool = False,
-    pin_memory: _bool = False, size: _size | None = None,
+    layout: object | None = None, device: _device | None = None,
+    requires_grad: _bool | None = False, pin_memory: _bool | None = False,
+    size: _size | None = None,
 ) -> Tensor: ...
 def full(
-    size: _int | _size, fill_value: _Number, *, out: Tensor | None = None,
-    dtype: _dtype | None = None, layout: object | None = None, device: _device | None = None,
-    requires_grad: _bool = False, pin_memory: _bool = False,
+    size: _size, fill_value: _Number, *, out: Tensor | None = None, dtype: _dtype | None = None,
+    layout: object | None = None, device: _device | None = None,
+    requires_grad: _bool | None = False, pin_memory: _bool | None = False,
 ) -> Tensor: ...
 def empty_like(
     input: Tensor, *, dtype: _dtype | None = None, layout: object | None = None,
-    device: _device | None = None, requires_grad: _bool = False,
+    device: _device | None = None, requires_grad: _bool | None = False,
     memory_format: object | None = None,
 ) -> Tensor: ...
 def zeros_like(
     input: Tensor, *, dtype: _dtype | None = None, layout: object | None = None,
-    device: _device | None = None, requires_grad: _bool = False,
+    device: _device | None = None, requires_grad: _bool | None = False,
     memory_format: object | None = None,
 ) -> Tensor: ...
 def ones_like(
     input: Tensor, *, dtype: _dtype | None = None, layout: object | None = None,
-    device: _device | None = None, requires_grad: _bool = False,
+    device: _device | None = None, requires_grad: _bool | None = False,
     memory_format: object | None = None,
 ) -> Tensor: ...
 def full_like(
     input: Tensor, fill_value: _Number, *, dtype: _dtype | None = None,
-    layout: object | None = None, device: _device | None = None, requires_grad: _bool = False,
-    memory_format: object | None = None,
+    layout: object | None = None, device: _device | None = None,
+    requires_grad: _bool | None = False, memory_format: object | None = None,
 ) -> Tensor: ...
 def tensor(
     data: object, *, dtype: _dtype | None = None, device: _device | None = None,
     requires_grad: _bool = False, pin_memory: _bool = False,
 ) -> Tensor: ...
 def as_tensor(
-    data: object, dtype: _dtype | None = None, device: _device | None = None,
+    data: object, *, dtype: _dtype | None = None, device: _device | None = None,
 ) -> Tensor: ...
 def empty_strided(
-    size: _int | _size, stride: _int | _size, *, dtype: _dtype | None = None,
-    layout: object | None = None, device: _device | None = None, requires_grad: _bool = False,
-    pin_memory: _bool = False,
+    size: _size, stride: _size, *, dtype: _dtype | None = None, layout: object | None = None,
+    device: _device | None = None, requires_grad: _bool | None = False,
+    pin_memory: _bool | None = False,
 ) -> Tensor: ...
 def scalar_tensor(
     s: _Number, *, dtype: _dtype | None = None, layout: object | None = None,
-    device: _device | None = None, requires_grad: _bool = False, pin_memory: _bool = False,
+    device: _device | None = None, requires_grad: _bool | None = False,
+    pin_memory: _bool | None = False,
 ) -> Tensor: ...
 def arange(
     start: _Number, end: _Number | None = None, step: _Number = 1, *, out: Tensor | None = None,
     dtype: _dtype | None = None, layout: object | None = None, device: _device | None = None,
-    requires_grad: _bool = False, pin_memory: _bool = False,
+    requires_grad: _bool | None = False, pin_memory: _bool | None = False,
 ) -> Tensor: ...
 def linspace(
     start: _Number, end: _Number, steps: _int, *, out: Tensor | None = None,
     dtype: _dtype | None = None, layout: object | None = None, device: _device | None = None,
-    requires_grad: _bool = False, pin_memory: _bool = False,
+    requires_grad: _bool | None = False, pin_memory: _bool | None = False,
 ) -> Tensor: ...
 def logspace(
     start: _Number, end: _Number, steps: _int, base: _float = 10.0, *, out: Tensor | None = None,
     dtype: _dtype | None = None, layout: object | None = None, device: _device | None = None,
-    requires_grad: _bool = False, pin_memory: _bool = False,
+    requires_grad: _bool | None = False, pin_memory: _bool | None = False,
 ) -> Tensor: ...
 def eye(
     n: _int, m: _int | None = None, *, out: Tensor | None = None, dtype: _dtype | None = None,
-    layout: object | None = None, device: _device | None = None, requires_grad: _bool = False,
-    pin_memory: _bool = False,
+    layout: object | None = None, device: _device | None = None,
+    requires_grad: _bool | None = False, pin_memory: _bool | None = False,
 ) -> Tensor: ...
 def meshgrid(
     *tensors_args: Tensor | Sequence[Tensor], indexing: str | None = None,
@@ -328,38 +332,40 @@ def meshgrid(
 def rand(
     *size_args: _int | _size, generator: Generator | None = None, out: Tensor | None = None,
     dtype: _dtype | None = None, layout: object | None = None, device: _device | None = None,
-    requires_grad: _bool = False, pin_memory: _bool = False, size: _size | None = None,
+    requires_grad: _bool | None = False, pin_memory: _bool | None = False,
+    size: _size | None = None,
 ) -> Tensor: ...
 def randn(
     *size_args: _int | _size, generator: Generator | None = None, out: Tensor | None = None,
     dtype: _dtype | None = None, layout: object | None = None, device: _device | None = None,
-    requires_grad: _bool = False, pin_memory: _bool = False, size: _size | None = None,
+    requires_grad: _bool | None = False, pin_memory: _bool | None = False,
+    size: _size | None = None,
 ) -> Tensor: ...
 def randint(
     low: _int, high: _int | None = None, size: _size | None = None, *,
     generator: Generator | None = None, out: Tensor | None = None, dtype: _dtype | None = None,
-    layout: object | None = None, device: _device | None = None, requires_grad: _bool = False,
-    pin_memory: _bool = False,
+    layout: object | None = None, device: _device | None = None,
+    requires_grad: _bool | None = False, pin_memory: _bool | None = False,
 ) -> Tensor: ...
 def randperm(
     n: _int, *, generator: Generator | None = None, out: Tensor | None = None,
     dtype: _dtype | None = None, layout: object | None = None, device: _device | None = None,
-    requires_grad: _bool = False, pin_memory: _bool = False,
+    requires_grad: _bool | None = False, pin_memory: _bool | None = False,
 ) -> Tensor: ...
 def rand_like(
     input: Tensor, *, dtype: _dtype | None = None, layout: object | None = None,
-    device: _device | None = None, requires_grad: _bool = False,
+    device: _device | None = None, requires_grad: _bool | None = False,
     memory_format: object | None = None,
 ) -> Tensor: ...
 def randn_like(
     input: Tensor, *, dtype: _dtype | None = None, layout: object | None = None,
-    device: _device | None = None, requires_grad: _bool = False,
+    device: _device | None = None, requires_grad: _bool | None = False,
     memory_format: object | None = None,
 ) -> Tensor: ...
 def randint_like(
     input: Tensor, low: _int, high: _int | None = None, *, dtype: _dtype | None = None,
-    layout: object | None = None, device: _device | None = None, requires_grad: _bool = False,
-    memory_format: object | None = None,
+    layout: object | None = None, device: _device | None = None,
+    requires_grad: _bool | None = False, memory_format: object | None = None,
 ) -> Tensor: ...
 def bernoulli(
     input: Tensor, p: _float | str | None = None, *, generator: Generator | None = None,
@@ -367,8 +373,8 @@ def bernoulli(
 def normal(
     mean: Tensor | _float, std: Tensor | _float = 1.0, size: _size | None = None, *,
     generator: Generator | None = None, out: Tensor | None = None, dtype: _dtype | None = None,
-    layout: object | None = None, device: _device | None = None, requires_grad: _bool = False,
-    pin_memory: _bool = False,
+    layout: object | None = None, device: _device | None = None,
+    requires_grad: _bool | None = False, pin_memory: _bool | None = False,
 ) -> Tensor: ...
 def mm(input: Tensor, mat2: Tensor, *, out: Tensor | None = None) -> Tensor: ...
 def matmul(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor: ...
@@ -505,8 +511,8 @@ def round(input: Tensor, *, decimals: _int = 0, out: Tensor | None = None) -> Te
 def frac(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
 def logit(input: Tensor, eps: _float | None = None, *, out: Tensor | None = None) -> Tensor: ...
 def nan_to_num(
-    input: Tensor, nan: _float = 0.0, posinf: _float | None = None, neginf: _float | None = None,
-    *, out: Tensor | None = None,
+    input: Tensor, nan: _float | None = 0.0, posinf: _float | None = None,
+    neginf: _float | None = None, *, out: Tensor | None = None,
 ) -> Tensor: ...
 def clamp(
     input: Tensor, min: Tensor | _Number | None = None, max: Tensor | _Number | None = None, *,
@@ -539,12 +545,12 @@ def allclose(
     input: Tensor, other: Tensor | _Number, rtol: _float = ..., atol: _float = ...,
     equal_nan: _bool = False,
 ) -> _bool: ...
-def leaky_relu(input: Tensor, negative_slope: _float = 0.01, inplace: _bool = False) -> Tensor: ...
-def elu(input: Tensor, alpha: _float = 1.0, inplace: _bool = False) -> Tensor: ...
+def leaky_relu(input: Tensor, negative_slope: _float = 0.01, inplace: object = False) -> Tensor: ...
+def elu(input: Tensor, alpha: _float = 1.0, inplace: object = False) -> Tensor: ...
 def gelu(input: Tensor, *, approximate: str = 'none') -> Tensor: ...
 def softplus(input: Tensor, beta: _float = 1.0, threshold: _float = 20.0) -> Tensor: ...
 def hardtanh(
-    input: Tensor, min_val: _float = -1.0, max_val: _float = 1.0, inplace: _bool = False,
+    input: Tensor, min_val: _float = -1.0, max_val: _float = 1.0, inplace: object = False,
 ) -> Tensor: ...
 def sort(
     input: Tensor, dim: _int = -1, descending: _bool = False, *, stable: _bool | None = None,
@@ -613,7 +619,7 @@ def scatter_add(
     input: Tensor, dim: _int, index: Tensor, src: Tensor, *, out: Tensor | None = None,
 ) -> Tensor: ...
 def scatter_reduce(
-    input: Tensor, dim: _int, index: Tensor, src: Tensor, reduce: str | None, *,
+    input: Tensor, dim: _int, index: Tensor, src: Tensor, reduce: str, *,
     include_self: _bool = True, out: Tensor | None = None,
 ) -> Tensor: ...
 def index_add(
@@ -722,9 +728,8 @@ def cumprod(
 def softmax(input: Tensor, dim: _int, dtype: _dtype | None = None) -> Tensor: ...
 def log_softmax(input: Tensor, dim: _int, dtype: _dtype | None = None) -> Tensor: ...
 def convolution(
-    input: Tensor, weight: Tensor, bias: Tensor | None, stride: _int | _size,
-    padding: _int | _size, dilation: _int | _size, transposed: _bool, output_padding: _int | _size,
-    groups: _int,
+    input: Tensor, weight: Tensor, bias: Tensor | None, stride: _size, padding: _size,
+    dilation: _size, transposed: _bool, output_padding: _size, groups: _int,
 ) -> Tensor: ...
 def convolution_backward(
     grad_output: Tensor, input: Tensor, weight: Tensor, bias_sizes: object, stride: _int | _size,
@@ -764,11 +769,11 @@ def native_batch_norm_backward(
     eps: _float, output_mask: object,
 ) -> Tensor: ...
 def native_layer_norm(
-    input: Tensor, normalized_shape: _int | _size, weight: Tensor | None, bias: Tensor | None,
+    input: Tensor, normalized_shape: _size, weight: Tensor | None, bias: Tensor | None,
     eps: _float,
 ) -> tuple[Tensor, Tensor, Tensor]: ...
 def native_layer_norm_backward(
-    grad_out: Tensor, input: Tensor, normalized_shape: _int | _size, mean: Tensor, rstd: Tensor,
+    grad_out: Tensor, input: Tensor, normalized_shape: _size, mean: Tensor, rstd: Tensor,
     weight: Tensor | None, bias: Tensor | None, output_mask: object,
 ) -> Tensor: ...
 def native_group_norm(
