@@ -94,6 +94,10 @@ def pytest_configure(config):
             return _numpy(self, force=force)
 
         tensorlib.Tensor.numpy = numpy
+        # inputs the tests build from NumPy arrays go to the device too (from_numpy's memory
+        # sharing is a CPU property: the tests of it are CPU tests)
+        _from_numpy = tensorlib.from_numpy
+        tensorlib.from_numpy = lambda a: _from_numpy(a).to(TEST_DEVICE)
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -699,3 +699,33 @@ def test_pycuda_runtime_bookkeeping_on_a_stand_in_driver(monkeypatch):
     rt.release(1, a1)
     assert ("free", a1) in calls and rt.device_of(a1) is None
     assert rt.new_event(False) == ("event", 2) and rt.new_event(True) == ("event", 0)
+
+
+# ---- __cuda_array_interface__ ---------------------------------------------------------------
+
+def test_cuda_array_interface_round_trip_without_a_copy():
+    x = tensorlib.arange(12.0, device="cuda").view(3, 4)
+    cai = x.__cuda_array_interface__
+    assert cai["version"] == 3 and cai["shape"] == (3, 4) and cai["typestr"] == "<f4"
+    assert cai["data"] == (x.data_ptr(), False) and cai["strides"] is None
+    assert cai["stream"] == 1
+    t = x.t()
+    assert t.__cuda_array_interface__["strides"] == (4, 16)
+
+    class Producer:                       # another library's device array, seen by protocol
+        def __init__(self, cai):
+            self.__cuda_array_interface__ = cai
+
+    y = tensorlib.as_tensor(Producer(t.__cuda_array_interface__))
+    assert y.device == x.device and y.data_ptr() == t.data_ptr() and y.stride() == (1, 4)
+    y[0, 0] = 100.0                       # the same memory
+    assert x[0, 0].item() == 100.0
+    before = cuda.memory_allocated()
+    del y
+    assert cuda.memory_allocated() == before    # borrowed: never counted as ours
+    assert not hasattr(tensorlib.zeros(2), "__cuda_array_interface__")
+    with pytest.raises(RuntimeError, match="requires grad"):
+        tensorlib.ones(2, device="cuda", requires_grad=True).__cuda_array_interface__
+    with pytest.raises(BufferError, match="not in the memory"):
+        tensorlib.as_tensor(Producer({"version": 3, "shape": (2,), "typestr": "<f4",
+                                      "data": (4096, False), "strides": None}))

@@ -870,7 +870,10 @@ def test_parameter_list_dict_operations_match_torch(torch):
     assert _loose(run(nn, tensorlib), run(torch.nn, torch))
 
 
-def test_data_parallel_on_cpu(torch):
+def test_data_parallel_on_cpu(torch, monkeypatch):
+    # as in a build without CUDA devices (the suite runs the emulator: see
+    # test_cuda_device.py for DataParallel over two devices)
+    monkeypatch.setattr("tensorlib.nn.parallel.data_parallel._cuda", lambda: None)
     m = nn.Linear(3, 2)
     dp = nn.DataParallel(m)
     assert dp.module is m

@@ -407,6 +407,8 @@ cdef object _foreign_memory(object data):
     if isinstance(data, (TensorBase, np.ndarray, np.generic, list, tuple, str, bytes, bytearray,
                          int, float, bool, dict)):
         return data
+    if hasattr(data, "__cuda_array_interface__"):
+        return _from_cuda_array_interface(data)
     if hasattr(data, "__dlpack__") and hasattr(data, "__dlpack_device__"):
         try:
             return from_dlpack(data)
@@ -848,6 +850,102 @@ cdef void _release_buffer(TensorBase t, Py_buffer* buf) noexcept:
     Py_XDECREF(<PyObject*>dims[0])
     free(dims)
     buf.internal = NULL
+
+
+# -- __cuda_array_interface__ (version 3) ---------------------------------------------------------
+
+cdef dict _cuda_array_interface(TensorBase t):
+    """The CUDA array interface of a CUDA tensor (AttributeError on other devices, so that
+    hasattr() says False, as in PyTorch)."""
+    cdef int i, itemsize = t._dtype.itemsize
+    if t._storage.device.kind != DEVICE_CUDA:
+        raise AttributeError(f"Can't get __cuda_array_interface__ on non-CUDA tensor type: "
+                             f"tensorlib.{t._dtype.legacy_name} If CUDA data is required use "
+                             f"tensor.cuda() to copy tensor to device memory.")
+    if t._requires_grad:
+        raise RuntimeError("Can't get __cuda_array_interface__ on Variable that requires grad. "
+                           "If gradients aren't required, use var.detach() to get Variable "
+                           "that doesn't require grad.")
+    if t._dtype.code == DT_BFLOAT16:
+        raise TypeError("dtype bfloat16 is not supported by __cuda_array_interface__")
+    from tensorlib import cuda
+    stream = cuda.current_stream(t._storage.device.index)
+    native = stream._native
+    # the stream the data is ready on: the legacy default stream is 1, others their handle
+    handle = 1 if stream._id == 0 else int(getattr(native, "handle", id(native)))
+    return {
+        "version": 3,
+        "shape": tuple([t._shape[i] for i in range(t._ndim)]),
+        "typestr": cnp.PyArray_DescrFromType(_NP_TYPENUM[t._dtype.code]).str,
+        "data": (<size_t>tensor_data(t) if t._numel else 0, False),
+        "strides": None if t._contiguous else tuple([t._strides[i] * itemsize
+                                                     for i in range(t._ndim)]),
+        "stream": handle,
+    }
+
+
+cdef TensorBase _from_cuda_array_interface(object obj):
+    """A tensor on the device memory ``obj`` describes (no copy): the memory must lie in a
+    CUDA device of tensorlib's runtime; ``obj`` is kept alive by the storage."""
+    cai = obj.__cuda_array_interface__
+    cdef int64_t sh[MAX_DIMS]
+    cdef int64_t st[MAX_DIMS]
+    cdef int i, nd
+    cdef int64_t span = 0, n = 1
+    if cai.get("version", 0) > 3:
+        raise BufferError(f"__cuda_array_interface__ version {cai.get('version')} is newer "
+                          f"than 3, the one tensorlib reads")
+    shape = tuple(cai["shape"])
+    nd = len(shape)
+    if nd > MAX_DIMS:
+        raise ValueError(f"__cuda_array_interface__: {nd} dims (at most {MAX_DIMS})")
+    ptr, read_only = cai["data"]
+    if read_only:
+        raise BufferError("__cuda_array_interface__: the producer's memory is read-only and "
+                          "tensorlib tensors are writable")
+    npd = np.dtype(cai["typestr"])
+    dt = _dtype_mod.from_numpy_dtype(npd) if npd.isnative else None
+    if dt is None:
+        raise TypeError(f"__cuda_array_interface__: unsupported typestr {cai['typestr']!r}")
+    strides = cai.get("strides")
+    for i in range(nd):
+        sh[i] = shape[i]
+        n *= sh[i]
+    if strides is None:
+        st_ = 1
+        for i in range(nd - 1, -1, -1):
+            st[i] = st_
+            st_ *= sh[i]
+    else:
+        for i in range(nd):
+            if strides[i] % npd.itemsize or strides[i] < 0:
+                raise BufferError(f"__cuda_array_interface__: stride {strides[i]} is not a "
+                                  f"non-negative multiple of the item size {npd.itemsize}")
+            st[i] = strides[i] // npd.itemsize
+    index = None
+    if n:
+        from tensorlib.cuda import _runtime
+        index = _runtime.get_runtime().device_of(ptr) if ptr else None
+        if index is None:
+            raise BufferError(f"__cuda_array_interface__: address 0x{ptr:x} is not in the "
+                              f"memory of a tensorlib CUDA device")
+        for i in range(nd):
+            span += (sh[i] - 1) * st[i]
+        span += 1
+    if index is None:
+        from tensorlib.cuda import current_device
+        index = current_device()
+    stream = cai.get("stream")
+    if stream is not None and stream != 1:
+        from tensorlib import cuda
+        cuda.synchronize(index)     # another stream's producer: its work first
+    t = _alloc_object()
+    _set_geometry(t, nd, sh, st)
+    t._storage = borrow_storage(<char*><size_t>ptr, span * npd.itemsize, obj,
+                                as_device(f"cuda:{index}"))
+    t._dtype = dt
+    t._vc = _new_vc()
+    return t
 
 
 # -- __array_interface__ --------------------------------------------------------------------------

@@ -96,7 +96,10 @@ cdef TensorBase _bernoulli_(TensorBase t, object p, object generator):
         d = _draw_target(t, DT_BOOL)
         backend_of(d).random(d, RAND_BERNOULLI, generator, pv, 0, 0, 0)
         return _deliver(t, d)
-    # per-element probabilities: draw u ~ U[0, 1) and keep u < p
+    # per-element probabilities: draw u ~ U[0, 1) and keep u < p (on the host)
+    if t._storage.device.type == "cuda" or (<TensorBase>p)._storage.device.type == "cuda":
+        raise NotImplementedError("bernoulli with a tensor of probabilities is not "
+                                  "implemented on the CUDA back end yet")
     pt = _contiguous_copy(_expand(<TensorBase>p, tuple(t.shape)), dtype_of(DT_FLOAT64))
     pp = <double*>tensor_data(pt)
     for i in range(pt._numel if has_data(pt) else 0):
@@ -173,6 +176,9 @@ cdef TensorBase _normal(object mean, object std, object size, object generator, 
                                    _float_dtype_arg(dt, "normal_kernel_cpu"), _devarg(dev)),
                         float(mean), float(std), generator)
     ref = mean if isinstance(mean, TensorBase) else std
+    if (<TensorBase>ref)._storage.device.type == "cuda":
+        raise NotImplementedError("normal with tensor mean or std is not implemented on the "
+                                  "CUDA back end yet")
     out_dt = (<TensorBase>ref)._dtype
     shape = _broadcast_shape_of([x for x in (mean, std) if isinstance(x, TensorBase)])
     m = _contiguous_copy(_expand(mean if isinstance(mean, TensorBase) else _full((), mean, dtype_of(DT_FLOAT64), None), shape), dtype_of(DT_FLOAT64))

@@ -461,10 +461,14 @@ cdef TensorBase _logsumexp(TensorBase x, object dim, bint keepdim, object out):
         x = _to_dtype(x, default_float_dtype(), False)
     mask = _reduce_mask(x, dim, "logsumexp")
     center = _reduce(x, mask, keepdim, TL_R_MAX, dtype_of(DT_FLOAT64))
-    c = <double*>tensor_data(center)
-    for i in range(center._numel if has_data(center) else 0):
-        if c[i] == INFINITY or c[i] == -INFINITY:
-            c[i] = 0.0
+    if center._storage.device.type == "cuda":
+        # on the device, after the max (a NaN center gives NaN either way)
+        center.nan_to_num_(0.0, 0.0, 0.0)
+    else:
+        c = <double*>tensor_data(center)
+        for i in range(center._numel if has_data(center) else 0):
+            if c[i] == INFINITY or c[i] == -INFINITY:
+                c[i] = 0.0
     return _into_out(_reduce(x, mask, keepdim, TL_R_SUMEXP, x._dtype, TL_POST_LOG_CENTER, 1.0,
                              0.0, center), out, "logsumexp")
 

@@ -910,6 +910,18 @@ cdef class TensorBase:
         return arr
 
     @property
+    def __cuda_array_interface__(self):
+        """The CUDA array interface (version 3) of this CUDA tensor: ``shape``, ``typestr``,
+        ``data`` (device address, read-only flag), ``strides`` in bytes (None when
+        contiguous) and ``stream`` (the current stream: 1 for the default one). Only CUDA
+        tensors have it; ``tensorlib.as_tensor`` reads it back without a copy.
+
+        >>> hasattr(tensorlib.zeros(2), "__cuda_array_interface__")
+        False
+        """
+        return _cuda_array_interface(self)
+
+    @property
     def __array_interface__(self):
         """NumPy's array interface (version 3) over this CPU tensor's memory: ``shape``,
         ``typestr``, ``data`` (address, read-only flag) and ``strides`` in bytes (None when
