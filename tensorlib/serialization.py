@@ -1119,7 +1119,8 @@ class _ZipSource:
                 self._mm = np.memmap(self.mmap_file, dtype=np.uint8, mode="c")
             base = from_numpy(self._mm[start:start + nbytes])
         else:
-            base = _empty_bytes(nbytes, dev)
+            # read on the host; _finish_storage moves the bytes to a CUDA device
+            base = _empty_bytes(nbytes, _Device("cpu") if dev.type == "cuda" else dev)
             if nbytes:
                 arr = base.numpy()
                 if n == nbytes:

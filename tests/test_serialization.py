@@ -356,8 +356,15 @@ def _save_with(saver_cls, obj):
     return out.getvalue()
 
 
-def test_cuda_checkpoint_needs_map_location():
+def test_cuda_checkpoint_loads_to_the_device():
     data = _save_with(_CudaSaver, {"w": tensorlib.ones(2)})
+    w = tensorlib.load(io.BytesIO(data))["w"]           # (the suite runs the emulator)
+    assert w.device == tensorlib.device("cuda", 0) and w.tolist() == [1.0, 1.0]
+
+
+def test_cuda_checkpoint_needs_map_location(monkeypatch):
+    data = _save_with(_CudaSaver, {"w": tensorlib.ones(2)})
+    monkeypatch.setattr(tensorlib.cuda, "is_available", lambda: False)   # a CPU-only build
     with pytest.raises(RuntimeError, match="CUDA device but tensorlib.cuda.is_available"):
         tensorlib.load(io.BytesIO(data))
     assert tensorlib.load(io.BytesIO(data), map_location="cpu")["w"].tolist() == [1, 1]

@@ -153,7 +153,9 @@ assert tensorlib.__file__.startswith(sysconfig.get_paths()["purelib"]), tensorli
 assert shutil.which("gcc") is None and shutil.which("cc") is None
 here = os.path.dirname(tensorlib.__file__)
 assert os.path.isfile(os.path.join(here, "py.typed"))
-assert os.path.isfile(os.path.join(tensorlib.get_include(), "tensorlib", "_core", "tensor.pxd"))
+assert os.path.isfile(os.path.join(here, "__init__.pxd"))          # cimport tensorlib
+assert os.path.isfile(os.path.join(here, "_core", "tensor.pxd"))
+assert os.path.isfile(os.path.join(tensorlib.get_include(), "tensorlib.h"))
 assert tensorlib.cuda.kernel_dir() == os.path.join(here, "cuda", "kernels")
 assert any(n.endswith(".cu") for n in os.listdir(tensorlib.cuda.kernel_dir()))
 test = doctest.DocTestParser().get_doctest(open(sys.argv[1]).read(), {}, "quickstart",
