@@ -197,6 +197,14 @@ cdef DType _sum_dtype(TensorBase x):
     return x._dtype if x._dtype.is_floating_point else dtype_of(DT_INT64)
 
 
+cdef TensorBase _as_asked(TensorBase r, object dtype):
+    """A sum/prod computed in int64 as the integer or bool ``dtype=`` asked for: PyTorch
+    accumulates in that dtype, wrapping, which the int64 result cast to it reproduces."""
+    if dtype is not None and r._dtype is not dtype:
+        return _to_dtype(r, <DType>dtype, False)
+    return r
+
+
 cdef int _check_nonempty_dims(TensorBase x, list mask, str op, bint dim_given) except -1:
     """max/min/amax/amin/argmax-style ops have no identity: nothing to reduce is an error."""
     cdef int i
@@ -221,7 +229,8 @@ cdef bint _dims_given(object dim):
 cdef TensorBase _sum(TensorBase x, object dim, bint keepdim, object dtype, object out):
     x = _as_dtype_arg(x, dtype)
     cdef list mask = _reduce_mask(x, dim, "sum")
-    return _into_out(_reduce(x, mask, keepdim, TL_R_SUM, _sum_dtype(x)), out, "sum")
+    return _into_out(_as_asked(_reduce(x, mask, keepdim, TL_R_SUM, _sum_dtype(x)), dtype), out,
+                     "sum")
 
 
 cdef DType _mean_dtype(TensorBase x, object dtype, str op):
@@ -252,7 +261,8 @@ cdef TensorBase _prod(TensorBase x, object dim, bint keepdim, object dtype, obje
         mask = [True] * x._ndim
     else:
         mask = _reduce_mask(x, _iarg(dim, "prod", "dim", 2), "prod")
-    return _into_out(_reduce(x, mask, keepdim, TL_R_PROD, _sum_dtype(x)), out, "prod")
+    return _into_out(_as_asked(_reduce(x, mask, keepdim, TL_R_PROD, _sum_dtype(x)), dtype),
+                     out, "prod")
 
 
 # -- std / var: two passes (the mean, then the sum of squared deviations), both in double
@@ -525,7 +535,7 @@ cdef TensorBase _cumulative(TensorBase x, int64_t dim, object dtype, object out,
         raise RuntimeError(f"{op}(): dtype {dtype} does not match the tensor's dtype {x._dtype}")
     x = _as_dtype_arg(x, dtype)
     d = _wrap_dim(dim, x._ndim)
-    res_dt = x._dtype if inplace else _sum_dtype(x)
+    res_dt = x._dtype if inplace or dtype is not None else _sum_dtype(x)
     code = _compute_code(x._dtype.code)
     xc = _contiguous(x) if x._dtype.code == code else _contiguous_copy(x, dtype_of(code))
     y = _new_empty(tuple(x.shape), xc._dtype, x._storage.device)

@@ -1098,15 +1098,23 @@ cdef class TensorBase:
 
     @property
     def mT(self):
+        return self._matrix_transpose("mT")
+
+    def _matrix_transpose(self, str name):
+        # (a 0-d tensor is its own transpose: PyTorch returns it, deprecated, not a view)
+        if self._ndim == 0:
+            return self
         if self._ndim < 2:
-            raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. "
-                               f"Got {self._ndim}-D tensor.")
+            raise RuntimeError(f"tensor.{name} is only supported on matrices or batches of "
+                               f"matrices. Got {self._ndim}-D tensor.")
         if self._requires_grad:
             return _GENERATED_FUNCTIONS["transpose"](self, -2, -1)
         return _transpose(self, -2, -1)
 
     @property
     def H(self):
+        if self._ndim == 0:
+            return self
         if self._ndim != 2:
             raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). "
                                f"Got {self._ndim}-D tensor.")
@@ -1116,7 +1124,7 @@ cdef class TensorBase:
 
     @property
     def mH(self):
-        return self.mT
+        return self._matrix_transpose("mH")
 
 
 cdef bint _slot_ok(object other):

@@ -270,6 +270,8 @@ cdef TensorBase _movedim(TensorBase t, source, destination):
                            f"contain the same number of dims as destination ({dst} dims)")
     src = _wrap_dims(src, t._ndim, "movedim")
     dst = _wrap_dims(dst, t._ndim, "movedim")
+    if t._ndim == 0:
+        return _permute(t, ())      # (dims 0 and -1 name a 0-d tensor's only "dim")
     order = [-1] * t._ndim
     for s, d in zip(src, dst):
         order[d] = s
