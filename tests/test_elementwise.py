@@ -1419,9 +1419,17 @@ def test_clamp_matches_numpy(data):
             tl.clamp(x.t, None, None)
         return
     if lo is not None and hi is not None and isinstance(lo, Operand) != isinstance(hi, Operand):
-        # PyTorch's overloads take two tensor bounds or two numbers (found by the fuzzer)
-        with pytest.raises(TypeError, match="invalid combination of arguments"):
-            tl.clamp(x.t, targ(lo), targ(hi))
+        # PyTorch's overloads take two tensor bounds or two numbers, where a 0-d tensor reads
+        # as a number (found by the fuzzer)
+        t = lo if isinstance(lo, Operand) else hi
+        if len(t.shape):
+            with pytest.raises(TypeError, match="invalid combination of arguments"):
+                tl.clamp(x.t, targ(lo), targ(hi))
+        else:
+            num = lambda b: b.t.item() if isinstance(b, Operand) else b    # noqa: E731
+            got, want = tl.clamp(x.t, targ(lo), targ(hi)), tl.clamp(x.t, num(lo), num(hi))
+            assert got.dtype == want.dtype
+            np.testing.assert_array_equal(to_numpy(got), to_numpy(want))   # (NaN == NaN)
         return
     ops = [(name, len(shape))] + [(b.name, len(b.shape)) if isinstance(b, Operand) else b
                                   for b in (lo, hi) if b is not None]

@@ -499,9 +499,37 @@ cdef TensorBase _div(object a, object b, object rounding_mode, object out, bint 
         raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but "
                            f"found '{rounding_mode}'")
     if op is not OP_DIV:
-        _result_code(op, (a, b), &loop_code, &out_code, NULL)
-        _check_int_divisor(b, loop_code)
+        _result_code_shapes_first(op, (a, b), &loop_code, &out_code, inplace)
+        if not _any_empty(a, b):
+            _check_int_divisor(b, loop_code)
     return _ew(op, (a, b), out, inplace)
+
+
+cdef int _result_code_shapes_first(EwOp op, tuple inputs, int* loop_code, int* out_code,
+                                   bint inplace) except -1:
+    """_result_code, but a shape mismatch (of the operands, or with an in-place output) is
+    reported before a dtype without a kernel, in PyTorch's order."""
+    cdef int64_t shape[MAX_DIMS]
+    cdef int64_t tmp[MAX_DIMS]
+    cdef int nd = 0
+    try:
+        _result_code(op, inputs, loop_code, out_code, NULL)
+    except NotImplementedError:
+        for x in inputs:
+            if isinstance(x, TensorBase) and not (nd == 0 and (<TensorBase>x)._ndim == 0):
+                nd = broadcast_shapes(nd, shape, (<TensorBase>x)._ndim, (<TensorBase>x)._shape,
+                                      tmp)
+                memcpy(shape, tmp, nd * sizeof(int64_t))
+        if inplace:
+            _check_inplace_shape(<TensorBase>inputs[0], nd, shape)
+        raise
+    return 0
+
+
+cdef bint _any_empty(object a, object b):
+    """An operand without elements: PyTorch runs no kernel, so a zero divisor passes."""
+    return ((isinstance(a, TensorBase) and (<TensorBase>a)._numel == 0) or
+            (isinstance(b, TensorBase) and (<TensorBase>b)._numel == 0))
 
 
 cdef TensorBase _int_safe_binary(EwOp op, object a, object b, object out, bint inplace):
@@ -511,8 +539,9 @@ cdef TensorBase _int_safe_binary(EwOp op, object a, object b, object out, bint i
         _leaf_check_first(<TensorBase>a)
     a = _operand(a, op.name, "input")
     b = _operand(b, op.name, "other")
-    _result_code(op, (a, b), &loop_code, &out_code, NULL)
-    _check_int_divisor(b, loop_code)
+    _result_code_shapes_first(op, (a, b), &loop_code, &out_code, inplace)
+    if not _any_empty(a, b):
+        _check_int_divisor(b, loop_code)
     return _ew(op, (a, b), out, inplace)
 
 
@@ -580,6 +609,16 @@ cdef struct ClampParams:
 cdef TensorBase _clamp(TensorBase a, object lo, object hi, object out, bint inplace):
     cdef ClampParams p
     cdef int loop_code, out_code
+    if isinstance(lo, TensorBase) != isinstance(hi, TensorBase) and lo is not None \
+            and hi is not None:
+        # PyTorch's argument parser reads a 0-d tensor that does not require grad as a Number
+        # for the scalar overload
+        if isinstance(lo, TensorBase) and (<TensorBase>lo)._ndim == 0 and \
+                not (<TensorBase>lo)._requires_grad:
+            lo = _item(<TensorBase>lo)
+        elif isinstance(hi, TensorBase) and (<TensorBase>hi)._ndim == 0 and \
+                not (<TensorBase>hi)._requires_grad:
+            hi = _item(<TensorBase>hi)
     if (isinstance(lo, TensorBase) and hi is not None and not isinstance(hi, TensorBase)) or (
             isinstance(hi, TensorBase) and lo is not None and not isinstance(lo, TensorBase)):
         # PyTorch's overloads take two tensor bounds or two numbers, never one of each

@@ -143,12 +143,21 @@ cdef TensorBase _bmm(TensorBase a, TensorBase b, object out):
         raise RuntimeError("batch1 must be a 3D tensor")
     if b._ndim != 3:
         raise RuntimeError("batch2 must be a 3D tensor")
+    a = _la_empty_as(a, b)
     _la_check_bmm(a._shape[0], a._shape[2], b._shape[0], b._shape[1], a, b)
     sh[0] = a._shape[0]
     sh[1] = a._shape[1]
     sh[2] = b._shape[2]
     return _la_product(out, 3, sh, LA_OUT_EXPECTED, "bmm", sh[0], sh[1], sh[2], a._shape[2],
                     a, _la_bm3(a), b, _la_bm3(b))
+
+
+cdef TensorBase _la_empty_as(TensorBase a, TensorBase b):
+    """PyTorch's bmm runs no kernel for an empty product and makes its result with the second
+    operand's dtype, so mismatched dtypes pass there: a is read as b's dtype."""
+    if a._dtype is not b._dtype and (a._numel == 0 or b._numel == 0):
+        return _to_dtype(a, b._dtype, False)
+    return a
 
 
 cdef int _la_check_bmm(int64_t B, int64_t K, int64_t B2, int64_t K2, TensorBase a, TensorBase b) except -1:
@@ -467,6 +476,7 @@ cdef TensorBase _la_matmul_nd(TensorBase a, TensorBase b, object out):
         raise RuntimeError(err)
     for i in range(nb):
         B *= bshape[i]
+    a = _la_empty_as(a, b)
     _la_check_bmm(B, K, B, K2, a, b)
     t1 = _la_batched_operand(a, da - 2 if da >= 2 else 0, nb, bshape, B, M, K,
                           a._strides[da - 2] if da >= 2 else 0, a._strides[da - 1], &ga)

@@ -823,6 +823,12 @@ cdef class TensorBase:
             if self._requires_grad:
                 _record_getitem(self, dst, index)
             if isinstance(value, TensorBase):
+                if (<TensorBase>value)._ndim > (<TensorBase>dst)._ndim:
+                    # leading size-1 dims of the value are dropped, as without grad (a view,
+                    # recorded when the value requires grad)
+                    stripped = _strip_leading_ones(<TensorBase>value, (<TensorBase>dst)._ndim)
+                    if stripped is not value:
+                        value = value.view(stripped.shape)
                 _call_copy_(dst, value, False, True)
             else:
                 _call_fill_(dst, value, True)
