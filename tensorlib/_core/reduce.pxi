@@ -551,11 +551,12 @@ cdef TensorBase _cumulative(TensorBase x, int64_t dim, object dtype, object out,
     cdef TensorBase src = x, xc, y
     if inplace and dtype is not None and dtype is not x._dtype:
         raise RuntimeError(f"{op}(): dtype {dtype} does not match the tensor's dtype {x._dtype}")
-    _check_grad_dtype(x, dtype)
     if dtype is not None and (<DType>dtype).code == DT_BOOL and x._numel != 0:
-        # (an empty input runs no kernel in PyTorch: no error)
+        # (an empty input runs no kernel in PyTorch: no error; this error comes before
+        # autograd's dtype check)
         raise NotImplementedError(f'"{"cumprod" if prod else "cumsum"}_out_cpu" not '
                                   f"implemented for 'Bool'")
+    _check_grad_dtype(x, dtype)
     x = _as_dtype_arg(x, dtype)
     d = _wrap_dim(dim, x._ndim)
     res_dt = x._dtype if inplace or dtype is not None else _sum_dtype(x)
