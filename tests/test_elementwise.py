@@ -1421,6 +1421,19 @@ def test_clamp_matches_numpy(data):
         with pytest.raises(RuntimeError, match="At least one of 'min' or 'max' must not be None"):
             tl.clamp(x.t, None, None)
         return
+    if lo is not None and hi is not None and isinstance(lo, Operand) != isinstance(hi, Operand):
+        # PyTorch's overloads take two tensor bounds or two numbers, where a 0-d tensor reads
+        # as a number (found by the fuzzer)
+        t = lo if isinstance(lo, Operand) else hi
+        if len(t.shape):
+            with pytest.raises(TypeError, match="invalid combination of arguments"):
+                tl.clamp(x.t, targ(lo), targ(hi))
+        else:
+            num = lambda b: b.t.item() if isinstance(b, Operand) else b    # noqa: E731
+            got, want = tl.clamp(x.t, targ(lo), targ(hi)), tl.clamp(x.t, num(lo), num(hi))
+            assert got.dtype == want.dtype
+            np.testing.assert_array_equal(to_numpy(got), to_numpy(want))   # (NaN == NaN)
+        return
     ops = [(name, len(shape))] + [(b.name, len(b.shape)) if isinstance(b, Operand) else b
                                   for b in (lo, hi) if b is not None]
     res = result_dtype(*ops)
@@ -2370,7 +2383,8 @@ def test_large_strided_inputs_and_outputs(op):
         "gelu": (lambda: TLF.gelu(a), lambda: 0.5 * an * _erfc(-an.astype(np.float64) * math.sqrt(0.5))),
         "lt": (lambda: tl.lt(a, b, out=ob), lambda: an < bn),
         "where": (lambda: tl.where(a > 0, a, b, out=o), lambda: np.where(an > 0, an, bn)),
-        "clamp": (lambda: tl.clamp(a, -0.5, b, out=o), lambda: np.minimum(np.maximum(an, -0.5), bn)),
+        "clamp": (lambda: tl.clamp(a, tl.full_like(b, -0.5), b, out=o),
+                  lambda: np.minimum(np.maximum(an, -0.5), bn)),
     }
     o = tl.empty(260, 300).t()
     o2 = tl.empty(300, 260)[:, ::2]

@@ -772,7 +772,9 @@ cdef object _index_error_for(TensorBase self, TensorBase idx, int d, bint is_sel
     out of range in self" (IndexError) on most, a RuntimeError on others; we follow its
     choice and add the value and size."""
     def err(k, v, s):
-        if is_select and self._ndim > 1 and d == 1:
+        # (PyTorch's dim-1 fast path, and its path for an empty self, check with a
+        # RuntimeError)
+        if is_select and self._ndim > 1 and (d == 1 or self._numel == 0):
             return RuntimeError(f"INDICES element is out of DATA bounds, id={v} axis_dim={s}")
         if is_select or idx._dtype.code == DT_INT32 or self._ndim <= 1:
             return IndexError(f"index out of range in self (index {v} for dimension {d} with "

@@ -229,6 +229,12 @@ cdef TensorBase _fill_(TensorBase self, object value):
     if isinstance(value, TensorBase):
         prepare_write(self, None)       # a 0-d value: read before the first write
     else:
+        # a value the dtype cannot hold raises before the write counts (PyTorch's version
+        # counter does not move)
+        if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+            _int64_value(value, self._dtype)
+        elif isinstance(value, float):
+            _check_scalar_fits(value, self._dtype, True, True)
         prepare_fill(self)
     _fill_raw(self, value)
     return self

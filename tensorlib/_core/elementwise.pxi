@@ -258,6 +258,30 @@ cdef object _checked_scalar(object v, int code):
     return v
 
 
+cdef inline int _leaf_check_first(TensorBase t) except -1:
+    """PyTorch's autograd layer rejects an in-place change of a leaf that requires grad (or of
+    a view of one) before the op looks at its arguments, so that error wins over a dtype or
+    shape error (prepare_write repeats the full check when the op writes)."""
+    if not _grad_on() or not t._requires_grad:
+        return 0
+    if t._grad_fn is None and t._view_base is None:
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
+                           "operation.")
+    if t._view_base is not None and t._view_base._requires_grad and t._view_base._grad_fn is None:
+        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
+                           "in-place operation.")
+    return 0
+
+
+cdef inline int _check_inplace_shape(TensorBase o, int nd, const int64_t* shape) except -1:
+    # (a C comparison, not any(<genexpr>): a generator expression makes Cython allocate a
+    # closure for every call)
+    if o._ndim != nd or memcmp(o._shape, shape, nd * sizeof(int64_t)) != 0:
+        raise RuntimeError(f"output with shape {list(o.shape)} doesn't match the broadcast "
+                           f"shape {shape_str(nd, shape)}")
+    return 0
+
+
 cdef TensorBase _ew(EwOp op, tuple inputs, object out, bint inplace, const void* extra=NULL,
                     int force_loop=-1, int force_out=-1):
     """Run ``op`` elementwise over ``inputs`` (tensors and Python numbers).
@@ -276,18 +300,10 @@ cdef TensorBase _ew(EwOp op, tuple inputs, object out, bint inplace, const void*
     cdef Device dev = None
     cdef bint mixed = False
     cdef int common
-    # 1. dtypes
-    if force_loop >= 0:
-        loop_code = force_loop
-        out_code = force_out
-    else:
-        _result_code(op, inputs, &loop_code, &out_code, NULL)
-        # (float16/bfloat16 compute in float32 loops: only those look further)
-        if loop_code == DT_FLOAT32 and _reduced_promotion(inputs, &common):
-            # (a second entry, so that the common path never rebinds ``inputs``)
-            return _ew(op, _reduced_operands(op, inputs, common, inplace), out, inplace, extra,
-                       loop_code, out_code)
-    # 2. broadcast shape and device of the tensor inputs
+    if inplace:
+        _leaf_check_first(<TensorBase>inputs[0])
+    # 1. broadcast shape and device of the tensor inputs (before the dtypes: PyTorch reports
+    # a shape mismatch before a dtype its kernel lacks)
     for k in range(nin):
         x = inputs[k]
         if isinstance(x, TensorBase):
@@ -302,17 +318,36 @@ cdef TensorBase _ew(EwOp op, tuple inputs, object out, bint inplace, const void*
             memcpy(shape, tmp, nd * sizeof(int64_t))
     if mixed or dev is None:
         dev = common_device(inputs)          # (a 0-d CPU tensor may join; else it raises)
+    # 2. dtypes
+    if force_loop >= 0:
+        loop_code = force_loop
+        out_code = force_out
+    else:
+        try:
+            _result_code(op, inputs, &loop_code, &out_code, NULL)
+        except NotImplementedError:
+            if inplace:
+                # PyTorch checks the output's shape and the cast to it before it looks for
+                # a kernel of the dtype
+                o = <TensorBase>inputs[0]
+                _check_inplace_shape(o, nd, shape)
+                common = result_type_codes(inputs)
+                if not can_cast_codes(common, o._dtype.code):
+                    raise RuntimeError(f"result type {_torch_type_name(common)} can't be cast to "
+                                       f"the desired output type {_torch_type_name(o._dtype.code)}")
+            raise
+        # (float16/bfloat16 compute in float32 loops: only those look further)
+        if loop_code == DT_FLOAT32 and _reduced_promotion(inputs, &common):
+            # (a second entry, so that the common path never rebinds ``inputs``)
+            return _ew(op, _reduced_operands(op, inputs, common, inplace), out, inplace, extra,
+                       loop_code, out_code)
     # 3. the output
     if inplace:
         o = <TensorBase>inputs[0]
         if not can_cast_codes(out_code, o._dtype.code):
             raise RuntimeError(f"result type {_torch_type_name(out_code)} can't be cast to the desired "
                                f"output type {_torch_type_name(o._dtype.code)}")
-        # (a C comparison, not any(<genexpr>): a generator expression makes Cython allocate
-        # a closure for every call of this function)
-        if o._ndim != nd or memcmp(o._shape, shape, nd * sizeof(int64_t)) != 0:
-            raise RuntimeError(f"output with shape {list(o.shape)} doesn't match the broadcast "
-                               f"shape {shape_str(nd, shape)}")
+        _check_inplace_shape(o, nd, shape)
     elif out is not None:
         o = _check_out(out, dtype_of(out_code), op.name)
         _resize_out(o, nd, shape)
@@ -466,23 +501,56 @@ cdef TensorBase _div(object a, object b, object rounding_mode, object out, bint 
         raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but "
                            f"found '{rounding_mode}'")
     if op is not OP_DIV:
-        _result_code(op, (a, b), &loop_code, &out_code, NULL)
-        _check_int_divisor(b, loop_code)
+        _result_code_shapes_first(op, (a, b), &loop_code, &out_code, inplace)
+        if not _any_empty(a, b):
+            _check_int_divisor(b, loop_code)
     return _ew(op, (a, b), out, inplace)
+
+
+cdef int _result_code_shapes_first(EwOp op, tuple inputs, int* loop_code, int* out_code,
+                                   bint inplace) except -1:
+    """_result_code, but a shape mismatch (of the operands, or with an in-place output) is
+    reported before a dtype without a kernel, in PyTorch's order."""
+    cdef int64_t shape[MAX_DIMS]
+    cdef int64_t tmp[MAX_DIMS]
+    cdef int nd = 0
+    try:
+        _result_code(op, inputs, loop_code, out_code, NULL)
+    except NotImplementedError:
+        for x in inputs:
+            if isinstance(x, TensorBase) and not (nd == 0 and (<TensorBase>x)._ndim == 0):
+                nd = broadcast_shapes(nd, shape, (<TensorBase>x)._ndim, (<TensorBase>x)._shape,
+                                      tmp)
+                memcpy(shape, tmp, nd * sizeof(int64_t))
+        if inplace:
+            _check_inplace_shape(<TensorBase>inputs[0], nd, shape)
+        raise
+    return 0
+
+
+cdef bint _any_empty(object a, object b):
+    """An operand without elements: PyTorch runs no kernel, so a zero divisor passes."""
+    return ((isinstance(a, TensorBase) and (<TensorBase>a)._numel == 0) or
+            (isinstance(b, TensorBase) and (<TensorBase>b)._numel == 0))
 
 
 cdef TensorBase _int_safe_binary(EwOp op, object a, object b, object out, bint inplace):
     """floor_divide / remainder / fmod: integer division by zero raises."""
     cdef int loop_code, out_code
+    if inplace:
+        _leaf_check_first(<TensorBase>a)
     a = _operand(a, op.name, "input")
     b = _operand(b, op.name, "other")
-    _result_code(op, (a, b), &loop_code, &out_code, NULL)
-    _check_int_divisor(b, loop_code)
+    _result_code_shapes_first(op, (a, b), &loop_code, &out_code, inplace)
+    if not _any_empty(a, b):
+        _check_int_divisor(b, loop_code)
     return _ew(op, (a, b), out, inplace)
 
 
 cdef TensorBase _pow(object a, object b, object out, bint inplace):
     cdef int loop_code, out_code
+    if inplace:
+        _leaf_check_first(<TensorBase>a)
     a = _operand(a, "pow", "input")
     b = _operand(b, "pow", "exponent")
     _result_code(OP_POW, (a, b), &loop_code, &out_code, NULL)
@@ -543,6 +611,28 @@ cdef struct ClampParams:
 cdef TensorBase _clamp(TensorBase a, object lo, object hi, object out, bint inplace):
     cdef ClampParams p
     cdef int loop_code, out_code
+    if isinstance(lo, TensorBase) != isinstance(hi, TensorBase) and lo is not None \
+            and hi is not None:
+        # PyTorch's argument parser reads a 0-d tensor that does not require grad as a Number
+        # for the scalar overload
+        if isinstance(lo, TensorBase) and (<TensorBase>lo)._ndim == 0 and \
+                not (<TensorBase>lo)._requires_grad:
+            lo = _item(<TensorBase>lo)
+        elif isinstance(hi, TensorBase) and (<TensorBase>hi)._ndim == 0 and \
+                not (<TensorBase>hi)._requires_grad:
+            hi = _item(<TensorBase>hi)
+    if (isinstance(lo, TensorBase) and hi is not None and not isinstance(hi, TensorBase)) or (
+            isinstance(hi, TensorBase) and lo is not None and not isinstance(lo, TensorBase)):
+        # PyTorch's overloads take two tensor bounds or two numbers, never one of each
+        got = ", ".join(["Tensor" if isinstance(v, TensorBase) else type(v).__name__
+                         for v in (a, lo, hi)])
+        raise TypeError(
+            f"clamp{'_' if inplace else ''}() received an invalid combination of arguments - got "
+            f"({got}), but expected one of:\n"
+            f" * (Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None)\n"
+            f" * (Tensor input, Number min = None, Number max = None, *, Tensor out = None)\n")
+    if inplace:
+        _leaf_check_first(a)
     if lo is None and hi is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if isinstance(lo, TensorBase) or isinstance(hi, TensorBase):
@@ -594,11 +684,20 @@ cdef TensorBase _where(object cond, object a, object b, object out):
     a = _operand(a, "where", "input")
     b = _operand(b, "where", "other")
     out_code = result_type_codes((a, b))
+    if out_code != DT_BOOL and not dtype_of(out_code).is_floating_point:
+        # an integer scalar must fit an integer result (PyTorch's overflow error); a float
+        # result takes any number (1e6 becomes inf in float16, as in PyTorch)
+        if not isinstance(a, TensorBase):
+            a = _checked_scalar(a, out_code)
+        if not isinstance(b, TensorBase):
+            b = _checked_scalar(b, out_code)
     loop_code = _loop_dtype_of(out_code)
     return _ew(OP_WHERE, (c, a, b), out, False, NULL, loop_code, out_code)
 
 
 cdef TensorBase _masked_fill(TensorBase self, object mask, object value, bint inplace):
+    if inplace:
+        _leaf_check_first(self)
     cdef TensorBase m = _targ(mask, "masked_fill", "mask", 1)
     if m._dtype.code != DT_BOOL:
         raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
@@ -719,6 +818,24 @@ cdef TensorBase _hardtanh(TensorBase a, double min_val, double max_val, bint inp
     lo = int(_checked_scalar(min_val, code))
     hi = int(_checked_scalar(max_val, code))
     return _clamp(a, lo, hi, None, inplace)
+
+
+_NotImplementedNode = type("NotImplemented", (Node,), {"__slots__": (),
+                                                     "__module__": "tensorlib.autograd"})
+
+
+def _derivative_not_implemented(str name):
+    """The backward of an op PyTorch records but cannot differentiate (floor_divide)."""
+    raise RuntimeError(f"derivative for {name} is not implemented")
+
+
+cdef TensorBase _relu(TensorBase a, object out, bint inplace):
+    """max(x, 0); PyTorch rejects bool input before choosing a kernel (a RuntimeError)."""
+    if inplace:
+        _leaf_check_first(a)
+    if a._dtype.code == DT_BOOL:
+        raise RuntimeError("Boolean inputs not supported for relu")
+    return _ew(OP_RELU, (a,), out, inplace)
 
 
 cdef TensorBase _square(TensorBase a, object out, bint inplace):

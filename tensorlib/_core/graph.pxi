@@ -228,8 +228,11 @@ cdef class Node:
         return self._fn(self, grads)
 
     def _release(self):
-        """Free the saved tensors (after backward ran, unless retain_graph)."""
-        self._saved = None
+        """Free the saved tensors (after backward ran, unless retain_graph). Saved values that
+        hold no tensor (a dim, a size) stay: as in PyTorch, a node that saved only those runs
+        again, and only reading a freed tensor raises."""
+        if self._saved is not None:
+            self._saved = tuple([_RELEASED if _holds_tensor(x) else x for x in self._saved])
         self._released = True
 
     @property
@@ -391,6 +394,8 @@ cdef object _unpack(object x, Node node):
     """A saved value as the backward formula needs it."""
     cdef SavedTensor s
     cdef TensorBase t
+    if x is _RELEASED:
+        raise RuntimeError(_released_error())
     if not isinstance(x, SavedTensor):
         return x
     s = <SavedTensor>x
@@ -428,8 +433,21 @@ cdef str _released_error():
             "tensors after calling backward.")
 
 
+cdef object _RELEASED = object()      # a saved tensor's place after the graph was freed
+
+
+cdef bint _holds_tensor(object x):
+    if isinstance(x, (SavedTensor, TensorBase)):
+        return True
+    if isinstance(x, (tuple, list)):
+        for y in x:
+            if _holds_tensor(y):
+                return True
+    return False
+
+
 cdef tuple _saved_of(Node node):
-    if node._released:
+    if node._released and node._saved is None:
         raise RuntimeError(_released_error())
     return node._saved
 

@@ -146,6 +146,13 @@ cdef int _setitem(TensorBase t, object index, object value) except -1:
         _check_copy_shapes(dst, <TensorBase>value)
         prepare_write(dst, <TensorBase>value if (<TensorBase>value)._numel == dst._numel else None)
         _copy_into(dst, <TensorBase>value)
+    elif dst._dtype.is_floating_point and isinstance(value, (int, float)) and \
+            not isinstance(value, bool):
+        # a number goes in as a tensor would, rounded: beyond the dtype's range it becomes inf
+        # (PyTorch checks the range of floating fill_, not of x[i] = v)
+        src = _tensor_from_data(value, dst._dtype, dst._storage.device, True)
+        prepare_write(dst, None)
+        _copy_into(dst, src)
     elif isinstance(value, (bool, int, float)) or isinstance(value, np.generic):
         prepare_write(dst, None)
         _fill_raw(dst, value)

@@ -51,8 +51,12 @@ cdef inline LaMat _la_bm3(TensorBase t) noexcept:
     return _la_bm(t._offset, t._strides[0], t._strides[1], t._strides[2])
 
 
-cdef int _la_no_bool(TensorBase t, str kernel) except -1:
+cdef int _la_no_bool(TensorBase t, str kernel, TensorBase other=None) except -1:
+    """PyTorch has no Bool product kernel, but fills an empty product (an operand of no
+    elements: an empty result or K == 0) before choosing one; dot has no such exit."""
     if t._dtype.code == DT_BOOL:
+        if other is not None and (t._numel == 0 or other._numel == 0):
+            return 0
         raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
     return 0
 
@@ -117,7 +121,7 @@ cdef TensorBase _la_mm2(TensorBase a, TensorBase b, object out, str op):
                            f"and {b._shape[0]}x{b._shape[1]})")
     if a._dtype is not b._dtype:
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_la_cpp(a)} != {_la_cpp(b)}")
-    _la_no_bool(a, "addmm_impl_cpu_")
+    _la_no_bool(a, "addmm_impl_cpu_", b)
     sh[0] = a._shape[0]
     sh[1] = b._shape[1]
     return _la_product(out, 2, sh, LA_OUT_EXPECTED, op, 1, sh[0], sh[1], a._shape[1], a, _la_bm2(a), b, _la_bm2(b))
@@ -139,6 +143,7 @@ cdef TensorBase _bmm(TensorBase a, TensorBase b, object out):
         raise RuntimeError("batch1 must be a 3D tensor")
     if b._ndim != 3:
         raise RuntimeError("batch2 must be a 3D tensor")
+    a = _la_empty_as(a, b)
     _la_check_bmm(a._shape[0], a._shape[2], b._shape[0], b._shape[1], a, b)
     sh[0] = a._shape[0]
     sh[1] = a._shape[1]
@@ -147,13 +152,22 @@ cdef TensorBase _bmm(TensorBase a, TensorBase b, object out):
                     a, _la_bm3(a), b, _la_bm3(b))
 
 
+cdef TensorBase _la_empty_as(TensorBase a, TensorBase b):
+    """PyTorch's bmm runs no kernel for an empty product and makes its result with the second
+    operand's dtype, so mismatched dtypes pass there: a is read as b's dtype."""
+    if a._dtype is not b._dtype and (a._numel == 0 or b._numel == 0):
+        return _to_dtype(a, b._dtype, False)
+    return a
+
+
 cdef int _la_check_bmm(int64_t B, int64_t K, int64_t B2, int64_t K2, TensorBase a, TensorBase b) except -1:
     if B != B2 or K != K2:
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
                            f"[{B}, {K}] but got: [{B2}, {K2}].")
+    # (PyTorch's bmm picks its kernel by the first operand's dtype, then compares the second's)
+    _la_no_bool(a, "bmm", b)
     if a._dtype is not b._dtype:
         raise RuntimeError(f"expected scalar type {_la_st(a)} but found {_la_st(b)}")
-    _la_no_bool(a, "bmm")
     return 0
 
 
@@ -171,7 +185,7 @@ cdef TensorBase _mv(TensorBase a, TensorBase v, object out):
     if a._dtype is not v._dtype or (<TensorBase>res)._dtype is not v._dtype:
         raise RuntimeError(f"addmv input tensors must have the same dtype, but got "
                            f"{_la_st(<TensorBase>res)}, {_la_st(a)}, and {_la_st(v)}")
-    _la_no_bool(a, "addmv_impl_cpu")
+    _la_no_bool(a, "addmv_impl_cpu", v)
     return _la_product(out, 1, &M, LA_OUT_EXPECTED, "mv", 1, M, 1, a._shape[1],
                     a, _la_bm2(a), v, _la_bm(v._offset, 0, v._strides[0], 0))
 
@@ -462,6 +476,7 @@ cdef TensorBase _la_matmul_nd(TensorBase a, TensorBase b, object out):
         raise RuntimeError(err)
     for i in range(nb):
         B *= bshape[i]
+    a = _la_empty_as(a, b)
     _la_check_bmm(B, K, B, K2, a, b)
     t1 = _la_batched_operand(a, da - 2 if da >= 2 else 0, nb, bshape, B, M, K,
                           a._strides[da - 2] if da >= 2 else 0, a._strides[da - 1], &ga)
@@ -651,7 +666,7 @@ cdef TensorBase _addmm(TensorBase inp, TensorBase m1, TensorBase m2, object beta
     if m1._shape[1] != m2._shape[0]:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({m1._shape[0]}x{m1._shape[1]} "
                            f"and {m2._shape[0]}x{m2._shape[1]})")
-    _la_no_bool(m1, "addmm_impl_cpu_")
+    _la_no_bool(m1, "addmm_impl_cpu_", m2)
     S[0] = m1._shape[0]
     S[1] = m2._shape[1]
     return _la_addprod("addmm", inp, m1, _la_bm2(m1), m2, _la_bm2(m2), 1, S[0], S[1], m1._shape[1], 2, S,
@@ -671,7 +686,7 @@ cdef TensorBase _addmv(TensorBase inp, TensorBase mat, TensorBase vec, object be
     if inp._dtype is not mat._dtype or mat._dtype is not vec._dtype:
         raise RuntimeError(f"addmv input tensors must have the same dtype, but got "
                            f"{_la_st(inp)}, {_la_st(mat)}, and {_la_st(vec)}")
-    _la_no_bool(mat, "addmv_impl_cpu")
+    _la_no_bool(mat, "addmv_impl_cpu", vec)
     return _la_addprod("addmv", inp, mat, _la_bm2(mat), vec, _la_bm(vec._offset, 0, vec._strides[0], 0),
                     1, M, 1, mat._shape[1], 1, &M, beta, alpha, out, inplace, True)
 

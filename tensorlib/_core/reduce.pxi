@@ -197,6 +197,23 @@ cdef DType _sum_dtype(TensorBase x):
     return x._dtype if x._dtype.is_floating_point else dtype_of(DT_INT64)
 
 
+cdef int _check_grad_dtype(TensorBase x, object dtype) except -1:
+    """An integer or bool dtype= on an input that requires grad: PyTorch's autograd refuses
+    to make the (non-differentiable) result."""
+    if dtype is not None and not (<DType>dtype).is_floating_point and x._requires_grad \
+            and _grad_on():
+        raise RuntimeError(f"Autograd not support dtype: {_TORCH_TYPE_NAME[(<DType>dtype).code]}")
+    return 0
+
+
+cdef TensorBase _as_asked(TensorBase r, object dtype):
+    """A sum/prod computed in int64 as the integer or bool ``dtype=`` asked for: PyTorch
+    accumulates in that dtype, wrapping, which the int64 result cast to it reproduces."""
+    if dtype is not None and r._dtype is not dtype:
+        return _to_dtype(r, <DType>dtype, False)
+    return r
+
+
 cdef int _check_nonempty_dims(TensorBase x, list mask, str op, bint dim_given) except -1:
     """max/min/amax/amin/argmax-style ops have no identity: nothing to reduce is an error."""
     cdef int i
@@ -219,9 +236,11 @@ cdef bint _dims_given(object dim):
 # the ops
 
 cdef TensorBase _sum(TensorBase x, object dim, bint keepdim, object dtype, object out):
+    _check_grad_dtype(x, dtype)
     x = _as_dtype_arg(x, dtype)
     cdef list mask = _reduce_mask(x, dim, "sum")
-    return _into_out(_reduce(x, mask, keepdim, TL_R_SUM, _sum_dtype(x)), out, "sum")
+    return _into_out(_as_asked(_reduce(x, mask, keepdim, TL_R_SUM, _sum_dtype(x)), dtype), out,
+                     "sum")
 
 
 cdef DType _mean_dtype(TensorBase x, object dtype, str op):
@@ -246,13 +265,15 @@ cdef TensorBase _mean(TensorBase x, object dim, bint keepdim, object dtype, obje
 
 
 cdef TensorBase _prod(TensorBase x, object dim, bint keepdim, object dtype, object out):
+    _check_grad_dtype(x, dtype)
     x = _as_dtype_arg(x, dtype)
     cdef list mask
     if dim is None:
         mask = [True] * x._ndim
     else:
         mask = _reduce_mask(x, _iarg(dim, "prod", "dim", 2), "prod")
-    return _into_out(_reduce(x, mask, keepdim, TL_R_PROD, _sum_dtype(x)), out, "prod")
+    return _into_out(_as_asked(_reduce(x, mask, keepdim, TL_R_PROD, _sum_dtype(x)), dtype),
+                     out, "prod")
 
 
 # -- std / var: two passes (the mean, then the sum of squared deviations), both in double
@@ -358,6 +379,13 @@ cdef object _max_min(TensorBase x, object dim, object keepdim, object other, obj
 
 cdef TensorBase _amax_amin(TensorBase x, object dim, bint keepdim, object out, bint is_max):
     cdef str op = "amax" if is_max else "amin"
+    cdef int wd
+    if isinstance(dim, (tuple, list)) and x._numel == 0 and x._ndim > 0:
+        # PyTorch checks each listed dim for size 0 before it looks for repeats
+        for d in dim:
+            wd = _wrap_dim(_iarg(d, op, "dim", 2), x._ndim)
+            if x._shape[wd] == 0:
+                raise IndexError(f"{op}(): Expected reduction dim {wd} to have non-zero size.")
     cdef list mask = _reduce_mask(x, dim, op)
     _check_nonempty_dims(x, mask, op, _dims_given(dim))
     return _into_out(_reduce(x, mask, keepdim, TL_R_MAX if is_max else TL_R_MIN, x._dtype), out, op)
@@ -527,9 +555,15 @@ cdef TensorBase _cumulative(TensorBase x, int64_t dim, object dtype, object out,
     cdef TensorBase src = x, xc, y
     if inplace and dtype is not None and dtype is not x._dtype:
         raise RuntimeError(f"{op}(): dtype {dtype} does not match the tensor's dtype {x._dtype}")
+    if dtype is not None and (<DType>dtype).code == DT_BOOL and x._numel != 0:
+        # (an empty input runs no kernel in PyTorch: no error; this error comes before
+        # autograd's dtype check)
+        raise NotImplementedError(f'"{"cumprod" if prod else "cumsum"}_out_cpu" not '
+                                  f"implemented for 'Bool'")
+    _check_grad_dtype(x, dtype)
     x = _as_dtype_arg(x, dtype)
     d = _wrap_dim(dim, x._ndim)
-    res_dt = x._dtype if inplace else _sum_dtype(x)
+    res_dt = x._dtype if inplace or dtype is not None else _sum_dtype(x)
     code = _compute_code(x._dtype.code)
     xc = _contiguous(x) if x._dtype.code == code else _contiguous_copy(x, dtype_of(code))
     y = _new_empty(tuple(x.shape), xc._dtype, x._storage.device)

@@ -987,6 +987,12 @@ cdef class TensorBase:
             if self._requires_grad:
                 _record_getitem(self, dst, index)
             if isinstance(value, TensorBase):
+                if (<TensorBase>value)._ndim > (<TensorBase>dst)._ndim:
+                    # leading size-1 dims of the value are dropped, as without grad (a view,
+                    # recorded when the value requires grad)
+                    stripped = _strip_leading_ones(<TensorBase>value, (<TensorBase>dst)._ndim)
+                    if stripped is not value:
+                        value = value.view(stripped.shape)
                 _call_copy_(dst, value, False, True)
             else:
                 _call_fill_(dst, value, True)
@@ -1298,15 +1304,23 @@ cdef class TensorBase:
 
     @property
     def mT(self):
+        return self._matrix_transpose("mT")
+
+    def _matrix_transpose(self, str name):
+        # (a 0-d tensor is its own transpose: PyTorch returns it, deprecated, not a view)
+        if self._ndim == 0:
+            return self
         if self._ndim < 2:
-            raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. "
-                               f"Got {self._ndim}-D tensor.")
+            raise RuntimeError(f"tensor.{name} is only supported on matrices or batches of "
+                               f"matrices. Got {self._ndim}-D tensor.")
         if self._requires_grad or tl_trace_on:
             return _GENERATED_FUNCTIONS["transpose"](self, -2, -1)
         return _transpose(self, -2, -1)
 
     @property
     def H(self):
+        if self._ndim == 0:
+            return self
         if self._ndim != 2:
             raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). "
                                f"Got {self._ndim}-D tensor.")
@@ -1316,7 +1330,7 @@ cdef class TensorBase:
 
     @property
     def mH(self):
-        return self.mT
+        return self._matrix_transpose("mH")
 
 
 cdef bint _slot_ok(object other):

@@ -116,6 +116,7 @@ cdef TensorBase _view_dtype(TensorBase t, DType dt):
         v = make_view(t, t._ndim, t._shape, t._strides, t._offset)
         v._dtype = dt
         v._view_base = None      # see the end of this function
+        v._requires_grad = False
         return v
     if t._ndim == 0:
         raise RuntimeError(f"self.dim() cannot be 0 to view {t._dtype} as {dt} (different element sizes)")
@@ -147,8 +148,10 @@ cdef TensorBase _view_dtype(TensorBase t, DType dt):
     v = _view_of(t, shape, strides, offset)
     v._dtype = dt
     # PyTorch does not record a dtype view as a view (no autograd link between dtypes):
-    # it shares the storage and the version counter, but _base is None, _is_view() False
+    # it shares the storage and the version counter, but _base is None, _is_view() False,
+    # and the result never requires grad (a leaf, whatever its input)
     v._view_base = None
+    v._requires_grad = False
     return v
 
 
@@ -268,6 +271,8 @@ cdef TensorBase _movedim(TensorBase t, source, destination):
                            f"contain the same number of dims as destination ({dst} dims)")
     src = _wrap_dims(src, t._ndim, "movedim")
     dst = _wrap_dims(dst, t._ndim, "movedim")
+    if t._ndim == 0:
+        return _permute(t, ())      # (dims 0 and -1 name a 0-d tensor's only "dim")
     order = [-1] * t._ndim
     for s, d in zip(src, dst):
         order[d] = s

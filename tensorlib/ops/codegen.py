@@ -320,6 +320,10 @@ def emit_call(decl, params):
     same = " and (_inplace_ or result is not c_self)" if "self" in cnames else ""
     if decl.get("records_itself"):
         same += " and (<TensorBase>result)._grad_fn is None"
+    # (an integer or bool result is never differentiable: PyTorch records nothing, e.g. for
+    # int_tensor.copy_(float_tensor_requiring_grad))
+    same += (" and (not isinstance(result, TensorBase) or "
+             "(<TensorBase>result)._dtype.is_floating_point)")
     lines.append(f"    if _rec{same}: _rec_{op}(result, {args}{', ' if args else ''}_inplace_, _orig_self)")
     lines.append("    return result")
     return "\n".join(lines) + "\n"

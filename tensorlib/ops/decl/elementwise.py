@@ -227,6 +227,7 @@ unary("erfc", "FLOAT", "tensorlib.tensor([0.]).erfc().tolist()", "[1.0]",
       float="tl_erfcf(x)", double="tl_erfc(x)")
 # relu selects x unless x < 0, as PyTorch: NaN and -0.0 pass through
 unary("relu", "SAME", "tensorlib.tensor([-1., 2.]).relu().tolist()", "[0.0, 2.0]",
+      impl="_relu({self}, {out}, {inplace})",       # (bool input raises, as PyTorch)
       node="ReluBackward0", backward="grad * (result > 0)",
       int="x > 0 ? x : 0", float="x < 0 ? 0 : x", double="x < 0 ? 0 : x")
 # silu and gelu are float-only in PyTorch (integers raise NotImplementedError)
@@ -302,6 +303,12 @@ OPS += [
     op("floor_divide", "object self, object other, *, object out=None", FMI,
        operators=slots("floordiv", "swap"),
        impl="_int_safe_binary(OP_DIV_FLOOR, {self}, {other}, {out}, {inplace})",
+       # PyTorch records the op (its result requires grad) with a node named NotImplemented
+       # whose backward raises; that name would shadow the builtin as a generated module
+       # global, so the class is made by hand in elementwise.pxi (node_if picks it always)
+       node="FloorDivideBackward0", node_if=(("_NotImplementedNode", "True"),),
+       backward={'self': '_derivative_not_implemented("aten::floor_divide")',
+                 'other': '_derivative_not_implemented("aten::floor_divide")'},
        doc="Division rounded toward negative infinity (Python's ``//``).\n\n"
            "    >>> tensorlib.tensor([-7]).floor_divide(2).tolist()\n    [-4]"),
     op("remainder", "object self, object other, *, object out=None", FMI,
