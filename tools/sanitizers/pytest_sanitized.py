@@ -72,8 +72,23 @@ def _import_references_unchecked():
         lsan.__lsan_enable()
 
 
+def _preload_python_children_only():
+    """Python subprocesses (``sys.executable``, multiprocessing's spawn) start through
+    tools/sanitizers/python, which preloads the runtimes; other programs run without them:
+    nvcc, for one, crashes with libasan preloaded."""
+    import multiprocessing
+    import sys
+
+    if not os.environ.get("TENSORLIB_SANITIZE_PYTHON"):
+        raise pytest.UsageError("pytest_sanitized: run it through tools/sanitizers/run-pytest")
+    os.environ.pop("LD_PRELOAD", None)
+    sys.executable = os.path.join(os.path.dirname(os.path.abspath(__file__)), "python")
+    multiprocessing.set_executable(sys.executable)
+
+
 def pytest_configure(config):
     _import_references_unchecked()
+    _preload_python_children_only()
     runtimes = _mapped_runtimes()
     if not any("libasan" in os.path.basename(p) for p in runtimes):
         raise pytest.UsageError(
