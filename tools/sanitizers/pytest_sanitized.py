@@ -101,6 +101,30 @@ def pytest_configure(config):
             "with TENSORLIB_SANITIZE=address,undefined")
 
 
+# Tests whose reference call leaks inside torch: the allocations made while they run are not
+# tracked (LSan's stacks stop at the first frame of Python, which is built without frame
+# pointers, so a suppression cannot name torch's function); tensorlib's side of each is run,
+# tracked, by a test beside it.
+TORCH_LEAKS = {
+    # repr(torch.iinfo) (THPIInfo_str) drops its references to the dtype name, min and max
+    # it makes; tensorlib.iinfo: test_iinfo
+    "tests/test_dtype.py::test_iinfo_vs_torch":
+        "torch.iinfo.__repr__ leaks its dtype/min/max objects",
+}
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item):
+    untracked = item.nodeid.split("[")[0] in TORCH_LEAKS
+    if untracked:
+        _lsan().__lsan_disable()
+    try:
+        yield
+    finally:
+        if untracked:
+            _lsan().__lsan_enable()
+
+
 def _header():
     import tensorlib
 
