@@ -65,8 +65,9 @@ def _sanitizers(value):
 # while the reports still point at the right lines; frame pointers give ASan full stacks;
 # a UBSan report aborts (-fno-sanitize-recover) so it fails the test run instead of scrolling by.
 SANITIZE = _sanitizers(os.environ.get("TENSORLIB_SANITIZE", ""))
-SANITIZE_FLAGS = ([f"-fsanitize={','.join(SANITIZE)}", "-fno-omit-frame-pointer"]
-                  + (["-fno-sanitize-recover=undefined"] if "undefined" in SANITIZE else []))
+SANITIZE_FLAGS = [] if not SANITIZE else (
+    [f"-fsanitize={','.join(SANITIZE)}", "-fno-omit-frame-pointer"]
+    + (["-fno-sanitize-recover=undefined"] if "undefined" in SANITIZE else []))
 if SANITIZE:
     CFLAGS = ["-O1", "-g"] + COMMON + SANITIZE_FLAGS
 # The Cython-generated C (argument parsing, refcounting, calls into the kernels) at -O2: the
