@@ -10,7 +10,8 @@ It also runs LeakSanitizer's check when the session ends, while Python is still 
 run sets ``leak_check_at_exit=0``): with ``PYTHONMALLOC=malloc`` every live object is a heap
 block that LSan finds from the interpreter's roots, so what it reports is memory nothing
 points to any more (a lost reference count, a buffer never freed), not the objects Python
-deliberately leaves behind when it shuts down. A leak fails the run.
+deliberately leaves behind when it shuts down. A leak fails the run (unless
+TENSORLIB_LSAN_FAIL=0: then it is reported only).
 
 >>> sorted(_needed_sanitizers(__file__))    # a Python file links nothing
 []
@@ -156,7 +157,10 @@ def pytest_sessionfinish(session, exitstatus):
     gc.collect()        # garbage cycles are not leaks: free them first
     leaked = _lsan().__lsan_do_recoverable_leak_check()
     reporter = session.config.pluginmanager.get_plugin("terminalreporter")
-    if leaked:
+    if leaked and os.environ.get("TENSORLIB_LSAN_FAIL", "1") == "0":
+        msg = ("sanitizers: LeakSanitizer found leaks (report above); TENSORLIB_LSAN_FAIL=0: "
+               "reported, the run does not fail")
+    elif leaked:
         msg = "sanitizers: LeakSanitizer found leaks (report above): the run fails"
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
     else:
