@@ -14,6 +14,7 @@ build/temp.*), and a second build reuses the first one's work:
 """
 import glob
 import hashlib
+import json
 import os
 import sys
 import sysconfig
@@ -23,6 +24,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy
 from Cython.Build import cythonize
 from setuptools import Extension, setup
+from setuptools.command.build import build
 from setuptools.command.build_ext import build_ext
 from setuptools.command.build_py import build_py
 
@@ -44,11 +46,43 @@ OPT = ["-O3", "-g0"]
 COMMON = ["-fwrapv", "-fno-math-errno", "-ffp-contract=off", "-pthread", "-fno-strict-aliasing",
           "-Wno-unused-function", "-Wno-unreachable-code"]
 CFLAGS = (["-O0", "-g"] if DEV else OPT) + COMMON
+
+
+def _sanitizers(value):
+    """The sanitizers TENSORLIB_SANITIZE names (comma-separated), checked: a typo must fail
+    the build, not give an unchecked one."""
+    known = ("address", "undefined")
+    names = [v.strip() for v in value.split(",") if v.strip()]
+    unknown = [n for n in names if n not in known]
+    if unknown or (value.strip() and not names):
+        sys.exit(f"error: TENSORLIB_SANITIZE={value!r}: unknown sanitizer(s) "
+                 f"{', '.join(map(repr, unknown)) or repr(value)}; expected a comma-separated "
+                 f"list of {', '.join(known)} (e.g. TENSORLIB_SANITIZE=address,undefined)")
+    return sorted(set(names))
+
+
+# TENSORLIB_SANITIZE=address,undefined: every module with ASan and UBSan (tools/sanitizers/
+# and the README's "Sanitizers" paragraph say how to run it). -O1 keeps the suite fast enough
+# while the reports still point at the right lines; frame pointers give ASan full stacks;
+# a UBSan report aborts (-fno-sanitize-recover) so it fails the test run instead of scrolling by.
+SANITIZE = _sanitizers(os.environ.get("TENSORLIB_SANITIZE", ""))
+SANITIZE_FLAGS = [] if not SANITIZE else (
+    [f"-fsanitize={','.join(SANITIZE)}", "-fno-omit-frame-pointer"]
+    + (["-fno-sanitize-recover=undefined"] if "undefined" in SANITIZE else []))
+if SANITIZE:
+    CFLAGS = ["-O1", "-g"] + COMMON + SANITIZE_FLAGS
 # The Cython-generated C (argument parsing, refcounting, calls into the kernels) at -O2: the
 # kernels in tensorlib/_core/cpu/ stay -O3. Measured side by side on a quiet machine
 # (bench_dispatch, bench_core, bench_autograd): no op slower beyond the +-5% noise, while
 # gcc on tensor's 490,000-line C file takes 150 s instead of 195 s.
 GLUE_OPT = {"-O3": "-O2"}
+if SANITIZE:
+    # line tables only for the Cython output (reports still name file:line): gcc's variable
+    # tracking of tensor's module-init function is what makes -g costly in time and memory
+    GLUE_OPT = {"-g": "-g1"}
+# Each build flavour keeps its objects (and pip's build/lib) in its own folder, so a sanitized
+# build never reuses normal objects and never leaves its own where a normal build finds them.
+BUILD_BASE = os.path.join("build", "sanitize-" + "-".join(SANITIZE)) if SANITIZE else "build"
 CORE = os.path.join("tensorlib", "_core")
 CPU = os.path.join(CORE, "cpu")      # the CPU back end's C kernels
 INCLUDE = os.path.join("tensorlib", "include")   # the public C API (tensorlib.h)
@@ -83,6 +117,7 @@ def core(name, *c_sources, cflags=CFLAGS):
         # rebuild when a C header changes (e.g. cpu_math.h, inlined into the kernels)
         depends=HEADERS,
         extra_compile_args=cflags,
+        extra_link_args=SANITIZE_FLAGS,
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
     )
 
@@ -102,8 +137,12 @@ extensions = [
     *[core(module) for module in sorted(set(codegen.FAMILY_MODULES.values()))],
     # Test-only access to cpu_math.h's functions (tests/test_math_ulp.py, bench/bench_math.py).
     # Always -O3: it exists to test the vectorized code, which an -O0 build would not contain.
-    core("_math_test", "cpu_math_test.c", cflags=OPT + COMMON),
+    core("_math_test", "cpu_math_test.c", cflags=OPT + COMMON + SANITIZE_FLAGS),
 ]
+
+
+def _mtime(path):
+    return os.stat(path).st_mtime_ns
 
 
 def _sha256(path):
@@ -174,7 +213,7 @@ class ParallelBuildExt(build_ext):
             # pip install -e compiles in a fresh temporary folder; the usual one keeps the
             # objects that other builds of this checkout made, and reuses them
             plat = f"{sysconfig.get_platform()}-{sys.implementation.cache_tag}"
-            self.build_temp = os.path.join("build", f"temp.{plat}")
+            self.build_temp = os.path.join(BUILD_BASE, f"temp.{plat}")
 
     def run(self):
         # setuptools clears inplace while it builds (it copies the modules over afterwards)
@@ -189,6 +228,13 @@ class ParallelBuildExt(build_ext):
         for ext in self.extensions:
             if flags_file not in ext.depends:
                 ext.depends = list(ext.depends) + [flags_file]
+        outputs = self._read_outputs()
+        for ext in self.extensions:
+            # a module file this build (flavour) did not write last, e.g. a sanitized build's
+            # in place: build_extension would find it newer than its sources and keep it
+            path = self.get_ext_fullpath(ext.name)
+            if os.path.exists(path) and outputs.get(os.path.abspath(path)) != _mtime(path):
+                os.remove(path)
         # Every out-of-date source of every module, largest first, -j at a time; then
         # build_extension links each module (its compile call finds nothing left to do).
         jobs = []
@@ -232,8 +278,24 @@ class ParallelBuildExt(build_ext):
         try:
             for ext in self.extensions:
                 self.build_extension(ext)
+                path = os.path.abspath(self.get_ext_fullpath(ext.name))
+                outputs[path] = _mtime(path)
+                self._write_outputs(outputs)
         finally:
             self.compiler.compile = compile_all
+
+    def _read_outputs(self):
+        """{module file: its mtime when this build folder's last build wrote it}."""
+        try:
+            with open(os.path.join(self.build_temp, "outputs.json")) as f:
+                return json.load(f)
+        except (OSError, ValueError):
+            return {}
+
+    def _write_outputs(self, outputs):
+        os.makedirs(self.build_temp, exist_ok=True)
+        with open(os.path.join(self.build_temp, "outputs.json"), "w") as f:
+            json.dump(outputs, f, indent=1, sort_keys=True)
 
     @staticmethod
     def _out_of_date(target, inputs):
@@ -276,6 +338,16 @@ class ParallelBuildExt(build_ext):
         return path
 
 
+class BuildInFlavourFolder(build):
+    """``build`` whose default folder is BUILD_BASE (build/sanitize-*/ for sanitized builds):
+    pip's wheel is made from build/<base>/lib.*, which must hold this flavour's modules."""
+
+    def finalize_options(self):
+        if self.build_base == "build":      # the default: no --build-base given
+            self.build_base = BUILD_BASE
+        super().finalize_options()
+
+
 class BuildPyWithKernels(build_py):
     """Also ship the top-level cuda/ folder (the .cu kernels, compiled at run time by pycuda
     or the emulator) as package data: tensorlib/cuda/kernels/ in the wheel, found by
@@ -315,4 +387,5 @@ class BuildPyWithKernels(build_py):
 
 
 setup(ext_modules=extensions,
-      cmdclass={"build_ext": ParallelBuildExt, "build_py": BuildPyWithKernels})
+      cmdclass={"build": BuildInFlavourFolder, "build_ext": ParallelBuildExt,
+                "build_py": BuildPyWithKernels})

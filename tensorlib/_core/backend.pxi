@@ -353,6 +353,8 @@ cdef class CPUBackend(Backend):
         cdef int64_t zeros[MAX_DIMS]
         cdef int i
         cdef bint zero = True
+        if t._numel == 0:
+            return 0        # an empty tensor may have no storage: memset(NULL, 0, 0) is UB
         for i in range(ITEMSIZE[value_dtype]):
             zero = zero and value[i] == 0
         if zero and t._contiguous:
