@@ -47,13 +47,8 @@ def kernel_dir():
     return _os.path.join(_os.path.dirname(_os.path.dirname(here)), "cuda")
 
 
-def _OutOfMemoryError():
-    from tensorlib._core.allocator import OutOfMemoryError as E
-    return E
-
-
-OutOfMemoryError = _OutOfMemoryError()
-OutOfMemoryError.__doc__ = OutOfMemoryError.__doc__
+# the allocator's error (a RuntimeError and a MemoryError), as torch.cuda.OutOfMemoryError
+from tensorlib._core.allocator import OutOfMemoryError  # noqa: E402
 
 
 # ---- devices ------------------------------------------------------------------------------
@@ -423,8 +418,9 @@ _seeds = {}
 
 
 def manual_seed(seed):
-    """Seed the random numbers of the current CUDA device. Device random numbers come from
-    the same Philox stream as the CPU's: a seed gives the same values on both."""
+    """Seed the random numbers of the current CUDA device. Device random fills are drawn
+    from the default generator's Philox stream (the CPU's), so this seeds that generator:
+    a seed gives the same values on both devices."""
     import tensorlib
     seed = int(seed)
     tensorlib.manual_seed(seed)

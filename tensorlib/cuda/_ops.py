@@ -148,13 +148,6 @@ def memcpy_dtoh(host, src, index):
     stream.synchronize()
 
 
-def memcpy_dtod(dst, src, nbytes, index):
-    _rt().dtod(dst, src, nbytes, _stream(index))
-
-
-def host_array(nbytes):
-    """A host byte buffer for a staging copy."""
-    return np.empty(nbytes, np.uint8)
 
 
 # ---- reductions, softmax, scans, matrix products (cuda/tensor_ops.cu) --------------------

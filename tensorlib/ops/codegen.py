@@ -693,19 +693,18 @@ def ew_kernels(ops):
     return kernels
 
 
-def emit_loops(k):
-    """One kernel's loop instantiations and its ``tl_ew_<name>`` table."""
-    lines, entries = [f"/* {k['name']} */"], []
+def kernel_loops(k):
+    """``{loop type: (output type, pre statement, C expression)}`` of a declared kernel's
+    loops, in LOOP_TYPES order (a dtype class without an expression has none): what the CPU
+    loops (emit_loops) and the CUDA kernels (cudagen.py) are both written from."""
+    loops = {}
     for lt in LOOP_TYPES:
         if lt is None:
             continue
         cls, t = lt
         expr = k["exprs"][cls if t != "u8" else "uint8"]
         if expr is None:
-            entries.append("NULL")
             continue
-        fn = f"{k['name']}_{t}"
-        out_t = "b8" if k["rule"] == "BOOL_OUT" else t
         pre = k["pre"]
         if pre is None or t == "b8":
             pre = "NONE"
@@ -713,8 +712,24 @@ def emit_loops(k):
             pre = pre.get(cls, "NONE")
         else:
             pre = f"{pre}({t})"
-        lines.append(f"{LOOP_MACRO[k['kind']]}({fn}, {t}, {out_t}, {pre}, "
-                     f"{expr.replace('{T}', t)})")
+        loops[t] = ("b8" if k["rule"] == "BOOL_OUT" else t, pre, expr.replace("{T}", t))
+    return loops
+
+
+def emit_loops(k):
+    """One kernel's loop instantiations and its ``tl_ew_<name>`` table."""
+    lines, entries = [f"/* {k['name']} */"], []
+    loops = kernel_loops(k)
+    for lt in LOOP_TYPES:
+        if lt is None:
+            continue
+        t = lt[1]
+        if t not in loops:
+            entries.append("NULL")
+            continue
+        fn = f"{k['name']}_{t}"
+        out_t, pre, expr = loops[t]
+        lines.append(f"{LOOP_MACRO[k['kind']]}({fn}, {t}, {out_t}, {pre}, {expr})")
         entries.append(fn)
     lines.append(f"TABLE({k['name']}, {', '.join(entries)})")
     return "\n".join(lines) + "\n"

@@ -15,13 +15,12 @@ True
 import os
 import re
 
-from .codegen import LOOP_TYPES, ew_kernels
+from .codegen import ew_kernels, kernel_loops
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "..", "..", "cuda", "ew_ops.cu")
 
-# loop type -> (dtype code, bytes)
-LOOP_CODES = {"b8": 0, "u8": 1, "i8": 2, "i16": 3, "i32": 4, "i64": 5, "f32": 8, "f64": 9}
+# bytes per element of each loop type
 _ITEMSIZE = {"b8": 1, "u8": 1, "i8": 1, "i16": 2, "i32": 4, "i64": 8, "f32": 4, "f64": 8}
 CLAMP_PARAMS_BYTES = 48     # struct clamp_params: 4 doubles, 2 int64
 
@@ -43,24 +42,7 @@ _HEAD = """\
 
 def _loops(k):
     """(loop type, output type, pre, expr) of a declared kernel's loops."""
-    out = []
-    for lt in LOOP_TYPES:
-        if lt is None:
-            continue
-        cls, t = lt
-        expr = k["exprs"][cls if t != "u8" else "uint8"]
-        if expr is None:
-            continue
-        pre = k["pre"]
-        if pre is None or t == "b8":
-            pre = "NONE"
-        elif isinstance(pre, dict):
-            pre = pre.get(cls, "NONE")
-        else:
-            pre = f"{pre}({t})"
-        out_t = "b8" if k["rule"] == "BOOL_OUT" else t
-        out.append((t, out_t, pre, expr.replace("{T}", t)))
-    return out
+    return [(t, out_t, pre, expr) for t, (out_t, pre, expr) in kernel_loops(k).items()]
 
 
 def _load(t, k, p):
