@@ -9,9 +9,12 @@ import sys
 
 import pytest
 
+import tensorlib
 from tensorlib import demo
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# the folder that holds the imported tensorlib (the installed package under `pytest`, the
+# checkout under `python -m pytest`): never the checkout when the package is installed
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(tensorlib.__file__)))
 README = os.path.join(ROOT, "README.md")
 
 

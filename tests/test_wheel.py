@@ -221,7 +221,9 @@ def _wheel_files(path):
 
 
 def _binary(name):
-    return name.endswith((".so", ".pyd"))
+    # the compiled modules, and the record of the flags they were compiled with (this test
+    # builds the sdist at -O0 to save time)
+    return name.endswith((".so", ".pyd", "/_build_info.py"))
 
 
 def _comparable(name, data):
