@@ -720,6 +720,7 @@ def test_cuda_array_interface_round_trip_without_a_copy():
     assert y.device == x.device and y.data_ptr() == t.data_ptr() and y.stride() == (1, 4)
     y[0, 0] = 100.0                       # the same memory
     assert x[0, 0].item() == 100.0
+    y.record_stream(cuda.Stream())        # borrowed memory: recorded, never deferred
     before = cuda.memory_allocated()
     del y
     assert cuda.memory_allocated() == before    # borrowed: never counted as ours

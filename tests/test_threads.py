@@ -27,7 +27,7 @@ DEADLINE = 240.0            # seconds, for all threads of one test (a loaded 2-c
 @pytest.fixture(autouse=True)
 def watchdog():
     """Dump every thread's stack and exit if a test hangs with the GIL held."""
-    faulthandler.dump_traceback_later(DEADLINE + 60, exit=True, file=sys.stderr)
+    faulthandler.dump_traceback_later(DEADLINE + 60, exit=True, file=sys.__stderr__)
     yield
     faulthandler.cancel_dump_traceback_later()
 
@@ -52,7 +52,7 @@ def run_threads(fn, n=N_THREADS):
         t.join(timeout=DEADLINE)
     stuck = [i for i, t in enumerate(threads) if t.is_alive()]
     if stuck:
-        faulthandler.dump_traceback(file=sys.stderr)
+        faulthandler.dump_traceback(file=sys.__stderr__)
         pytest.fail(f"threads {stuck} still running after {DEADLINE} s: a deadlock")
     if errors:
         i, e = errors[0]

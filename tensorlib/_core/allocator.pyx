@@ -326,17 +326,22 @@ cdef int _cuda_release_deferred() except -1:
     return 0
 
 
+# one segment source per device, for the life of the process (the allocator points at it)
+cdef enum:
+    MAX_CUDA_DEVICES = 64
+cdef tl_alloc_backend _CUDA_SEGMENTS[MAX_CUDA_DEVICES]
+
+
 cdef Allocator _cuda_allocator(device dev):
     cdef tl_alloc_backend* seg
     cdef Allocator a
+    if dev.index >= MAX_CUDA_DEVICES:
+        raise RuntimeError(f"tensorlib supports at most {MAX_CUDA_DEVICES} CUDA devices")
     while len(_CUDA_ALLOCATORS) <= dev.index:
         _CUDA_ALLOCATORS.append(None)
     a = _CUDA_ALLOCATORS[dev.index]
     if a is None:
-        # one segment source per device, alive for the process (the allocator keeps it)
-        seg = <tl_alloc_backend*>PyMem_Malloc(sizeof(tl_alloc_backend))
-        if seg == NULL:
-            raise MemoryError()
+        seg = &_CUDA_SEGMENTS[<int>dev.index]
         seg.reserve = _cuda_reserve
         seg.release = _cuda_release
         seg.ctx = <void*><intptr_t>dev.index
@@ -1097,7 +1102,8 @@ cdef class Storage:
                                    or (_n_hook_threads > 0 and tl_mem_hooks != NULL)):
             _tell_pure_free(self)       # pure hooks: they keep nothing, so here is safe
         if self.data != NULL:
-            if self.cuda_streams:
+            if self.cuda_streams and self.allocator is not None:
+                # (borrowed device memory is not ours to reuse: nothing to defer)
                 _cuda_defer_free(self.allocator, self.data, self.alloc_size, self._nbytes,
                                  self.cuda_streams)
             elif self.allocator is not None:
