@@ -326,7 +326,7 @@ cdef int _cuda_release_deferred() except -1:
     return 0
 
 
-# one segment source per device, for the life of the process (the allocator points at it)
+# the segment source of each device (tl_alloc_create copies it; static, so nothing is lost)
 cdef enum:
     MAX_CUDA_DEVICES = 64
 cdef tl_alloc_backend _CUDA_SEGMENTS[MAX_CUDA_DEVICES]
