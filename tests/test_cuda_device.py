@@ -474,6 +474,7 @@ def test_planned_device_memory_leaves_the_counters():
 def test_events_order_and_time_streams():
     s1, s2 = cuda.Stream(), cuda.Stream()
     a = tensorlib.ones(1000, device="cuda")
+    s1.wait_stream(cuda.current_stream())      # a is filled on the default stream
     start, mid = cuda.Event(enable_timing=True), cuda.Event(enable_timing=True)
     gate = s1._native.hold()
     with cuda.stream(s1):
