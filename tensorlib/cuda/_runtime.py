@@ -23,6 +23,7 @@ runtime maps them back to its own handles.
 """
 
 import bisect
+import ctypes
 import os
 import threading
 
@@ -119,6 +120,30 @@ class ptr(int):
     """
 
     __slots__ = ()
+
+
+def pack_kernel_args(args):
+    """A kernel's parameter block as bytes, laid out as the C ABI lays out the parameters
+    (each at a multiple of its alignment): device addresses (:class:`ptr`) as 8 bytes,
+    NumPy scalars by their dtype, ctypes structures (descriptors passed by value) as their
+    bytes. pycuda packs a struct's bytes unaligned, so the whole block is built here.
+
+    >>> pack_kernel_args([np.int32(1), ptr(2)]).hex()
+    '01000000000000000200000000000000'
+    """
+    out = bytearray()
+    for i, a in enumerate(args):
+        if isinstance(a, ptr):
+            data, align = int(a).to_bytes(8, "little"), 8
+        elif isinstance(a, np.number):
+            data, align = a.tobytes(), a.dtype.alignment
+        elif isinstance(a, ctypes.Structure):
+            data, align = bytes(a), ctypes.alignment(type(a))
+        else:
+            raise TypeError(f"kernel argument {i}: {type(a).__name__} (expected a ptr, a "
+                            f"NumPy scalar or a ctypes structure)")
+        out += bytes(-len(out) % align) + data
+    return bytes(out)
 
 
 class _Segments:
@@ -335,13 +360,13 @@ class PycudaRuntime(Runtime):
         return mod
 
     def launch(self, family, name, grid, block, args, stream, shared=0):
+        # one void scalar: pycuda copies its bytes as the whole parameter block
+        block_args = [np.void(pack_kernel_args(args))]
         index = next((self._index(a) for a in args if isinstance(a, ptr)), 0)
         fn = self._module(index, family).get_function(name)
-        # pycuda takes a pointer as a sized integer
-        args = [np.uintp(int(a)) if isinstance(a, ptr) else a for a in args]
         grid = tuple(grid) if not isinstance(grid, int) else (grid,)
         block = tuple(block) if not isinstance(block, int) else (block, 1, 1)
-        self._in(index, lambda: fn(*args, grid=grid + (1,) * (3 - len(grid)),
+        self._in(index, lambda: fn(*block_args, grid=grid + (1,) * (3 - len(grid)),
                                    block=block + (1,) * (3 - len(block)),
                                    shared=shared, stream=stream))
 
