@@ -30,7 +30,8 @@ if ! python3 -c 'import tensorlib' 2>/tmp/tl_import.err; then
   stamp "no usable prebuilt modules ($(tail -1 /tmp/tl_import.err)); building (-O3)"
   python3 setup.py build_ext --inplace -j16 > /tmp/tl_build.log 2>&1 || { tail -40 /tmp/tl_build.log; exit 1; }
 fi
-export TENSORLIB_CUDA=pycuda
+# rehearsal on a machine without a GPU: GPU_CHECK_RUNTIME=emulate GPU_CHECK_BENCH=--rehearse
+export TENSORLIB_CUDA=${GPU_CHECK_RUNTIME:-pycuda}
 stamp "runtime: $(python3 -c 'import tensorlib as t; print(t.cuda.backend_name(), t.cuda.device_count(), t.cuda.get_device_name())' 2>&1 | tail -3)"
 stamp "first use: compile the kernels (pycuda caches them) and one add"
 timeout 120 python3 -c '
@@ -41,7 +42,7 @@ stamp "the CUDA tests on the real device"
 timeout 240 python3 -m pytest -q -rfs -p no:cacheprovider --junitxml="$OUTDIR/cuda_tests.xml" \
   tests/test_cuda_device.py 2>&1 | tail -60
 stamp "bench/bench_cuda.py"
-timeout 150 python3 bench/bench_cuda.py
+timeout 150 python3 bench/bench_cuda.py ${GPU_CHECK_BENCH:-}
 stamp "part of the op suite on the device (TENSORLIB_TEST_DEVICE=cuda), 90 s at most"
 TENSORLIB_TEST_DEVICE=cuda timeout 90 python3 -m pytest -q -p no:cacheprovider \
   tests/test_elementwise.py tests/test_reduce.py 2>&1 | tail -5
