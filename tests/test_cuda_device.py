@@ -691,13 +691,40 @@ def test_pycuda_runtime_bookkeeping_on_a_stand_in_driver(monkeypatch):
         def get_attribute(self, a):
             return {16: 132}.get(a, -1)
 
+    class FakeStream:
+        def is_done(self):
+            calls.append(("is_done", self))
+            return True
+
+        def synchronize(self):
+            calls.append(("stream_sync", self))
+
+        def wait_for_event(self, e):
+            calls.append(("wait", self, e))
+
+    class FakeEvent:
+        def __init__(self, flags=0):
+            self.flags = flags
+
+        def record(self, stream):
+            calls.append(("record", self, stream))
+
+        def query(self):
+            return True
+
+        def synchronize(self):
+            calls.append(("event_sync", self))
+
+        def time_till(self, other):
+            return 1.5
+
     drv = types.SimpleNamespace(
         init=lambda: None, Device=Device, MemoryError=MemoryError,
         mem_alloc=lambda n: Alloc(n),
         memcpy_htod_async=lambda d, h, s: calls.append(("htod", d, h.nbytes, s)),
         memcpy_dtoh_async=lambda h, d, s: calls.append(("dtoh", d, h.nbytes, s)),
         memcpy_dtod_async=lambda d, s_, n, s: calls.append(("dtod", d, s_, n, s)),
-        Stream=lambda: "stream", Event=lambda flags=0: ("event", flags),
+        Stream=FakeStream, Event=FakeEvent,
         event_flags=types.SimpleNamespace(DISABLE_TIMING=2),
         device_attribute=types.SimpleNamespace(MULTIPROCESSOR_COUNT=16),
         Context=types.SimpleNamespace(synchronize=lambda: calls.append(("sync",))))
@@ -760,7 +787,24 @@ def test_pycuda_runtime_bookkeeping_on_a_stand_in_driver(monkeypatch):
         rt.reserve(2, 16)
     rt.release(1, a1)
     assert ("free", a1) in calls and rt.device_of(a1) is None
-    assert rt.new_event(False) == ("event", 2) and rt.new_event(True) == ("event", 0)
+    # streams and events: driver calls with the stream's device context current
+    s1 = rt.new_stream(1)
+    assert rt.default_stream(1) is rt.default_stream(1) and rt.default_stream(1) is not s1
+    ev, timed = rt.new_event(False), rt.new_event(True)
+    calls.clear()
+    ev.record(s1)
+    assert ev.raw.flags == 2 and calls[-3:] == [("push", 1), ("record", ev.raw, s1.raw),
+                                               ("pop", 1)]
+    rt.default_stream(1).wait_event(ev)
+    assert ("wait", rt.default_stream(1).raw, ev.raw) in calls
+    assert s1.query() and ev.query() and calls[-2:] == [("push", 1), ("pop", 1)]
+    timed.record(s1)
+    timed2 = rt.new_event(True)
+    timed2.record(rt.default_stream(1))
+    assert timed.raw.flags == 0 and timed.elapsed_time(timed2) == 1.5
+    calls.clear()
+    rt.launch("ew_ops", "tl_ew_mul_f32", 1, 1, [rt_mod.ptr(a0)], s1)
+    assert [c[-1] for c in calls if c[0] == "launch"] == [s1.raw]   # the raw pycuda stream
 
 
 # ---- __cuda_array_interface__ ---------------------------------------------------------------

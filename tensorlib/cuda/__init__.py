@@ -233,16 +233,11 @@ class Stream:
 
     def query(self):
         """True when all work queued on the stream has completed."""
-        s = self._native_stream()
-        return True if s is None else s.query()
+        return self._native_stream().query()
 
     def synchronize(self):
         """Wait for the work queued so far (and raise its asynchronous errors)."""
-        s = self._native_stream()
-        if s is None:
-            synchronize(self.device_index)
-        else:
-            s.synchronize()
+        self._native_stream().synchronize()
 
     def wait_event(self, event):
         """Make work queued on this stream from now on wait for ``event``."""
@@ -308,11 +303,7 @@ class Event:
         stream = current_stream() if stream is None else stream
         if self._native is None:
             return
-        native = stream._native_stream()
-        if hasattr(native, "wait_event"):
-            native.wait_event(self._native)
-        else:   # pycuda's stream None (the legacy default stream)
-            self._native.synchronize()
+        stream._native_stream().wait_event(self._native)
 
     def query(self):
         """True when the work recorded before the event has completed."""
@@ -332,10 +323,7 @@ class Event:
             raise RuntimeError("Both events must be recorded before calculating elapsed time.")
         if not (self.query() and end_event.query()):
             raise RuntimeError("Both events must be completed before calculating elapsed time.")
-        native = self._native
-        if hasattr(native, "time_till"):   # pycuda
-            return native.time_till(end_event._native)
-        return native.elapsed_time(end_event._native)
+        return self._native.elapsed_time(end_event._native)
 
     def __repr__(self):
         return f"<tensorlib.cuda.Event at 0x{id(self):x}>"

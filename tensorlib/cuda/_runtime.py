@@ -336,13 +336,16 @@ class PycudaRuntime(Runtime):
         return i
 
     def htod(self, address, host, stream):
-        self._in(self._index(address), self._drv.memcpy_htod_async, address, host, stream)
+        self._in(self._index(address), self._drv.memcpy_htod_async, address, host,
+                 _raw(stream))
 
     def dtoh(self, host, address, stream):
-        self._in(self._index(address), self._drv.memcpy_dtoh_async, host, address, stream)
+        self._in(self._index(address), self._drv.memcpy_dtoh_async, host, address,
+                 _raw(stream))
 
     def dtod(self, dst, src, nbytes, stream):
-        self._in(self._index(dst), self._drv.memcpy_dtod_async, dst, src, nbytes, stream)
+        self._in(self._index(dst), self._drv.memcpy_dtod_async, dst, src, nbytes,
+                 _raw(stream))
 
     def _module(self, index, family):
         key = (index, family)
@@ -368,17 +371,26 @@ class PycudaRuntime(Runtime):
         block = tuple(block) if not isinstance(block, int) else (block, 1, 1)
         self._in(index, lambda: fn(*block_args, grid=grid + (1,) * (3 - len(grid)),
                                    block=block + (1,) * (3 - len(block)),
-                                   shared=shared, stream=stream))
+                                   shared=shared, stream=_raw(stream)))
 
     def new_stream(self, index, priority=0):
-        return self._in(index, self._drv.Stream)
+        return _PycudaStream(self, index, self._in(index, self._drv.Stream))
 
     def default_stream(self, index):
-        return None   # pycuda's launches on stream None use the legacy default stream
+        # a stream of our own per device rather than the legacy null stream: it has a handle
+        # to query, wait on and record into; created blocking, so work that others queue on
+        # the null stream still runs after it (the stream __cuda_array_interface__ names)
+        with self._lock:
+            s = self._default.get(index)
+        if s is None:
+            s = self.new_stream(index)
+            with self._lock:
+                s = self._default.setdefault(index, s)
+        return s
 
     def new_event(self, enable_timing=False):
         flags = 0 if enable_timing else self._drv.event_flags.DISABLE_TIMING
-        return self._drv.Event(flags)
+        return _PycudaEvent(self, flags)
 
     def synchronize(self, index):
         self._in(index, self._drv.Context.synchronize)
@@ -393,6 +405,60 @@ class PycudaRuntime(Runtime):
                 "minor": minor,
                 "multi_processor_count": d.get_attribute(
                     self._drv.device_attribute.MULTIPROCESSOR_COUNT)}
+
+
+def _raw(stream):
+    return stream.raw if isinstance(stream, _PycudaStream) else stream
+
+
+class _PycudaStream:
+    """A pycuda stream with its device: every driver call on it runs with the device's
+    context current (the driver needs one; Python threads start with none)."""
+
+    __slots__ = ("rt", "index", "raw")
+
+    def __init__(self, rt, index, raw):
+        self.rt, self.index, self.raw = rt, index, raw
+
+    @property
+    def handle(self):
+        return self.raw.handle
+
+    def query(self):
+        return bool(self.rt._in(self.index, self.raw.is_done))
+
+    def synchronize(self):
+        self.rt._in(self.index, self.raw.synchronize)
+
+    def wait_event(self, event):
+        if event.raw is not None:
+            self.rt._in(self.index, self.raw.wait_for_event, event.raw)
+
+
+class _PycudaEvent:
+    """A pycuda event, created in the context of the stream it is first recorded on."""
+
+    __slots__ = ("rt", "flags", "index", "raw")
+
+    def __init__(self, rt, flags):
+        self.rt, self.flags, self.index, self.raw = rt, flags, None, None
+
+    def record(self, stream):
+        if self.raw is None:
+            self.index = stream.index
+            self.raw = self.rt._in(stream.index, self.rt._drv.Event, self.flags)
+        self.rt._in(stream.index, self.raw.record, stream.raw)
+
+    def query(self):
+        return self.raw is None or bool(self.rt._in(self.index, self.raw.query))
+
+    def synchronize(self):
+        if self.raw is not None:
+            self.rt._in(self.index, self.raw.synchronize)
+
+    def elapsed_time(self, end):
+        """Milliseconds from this event to ``end``."""
+        return self.rt._in(self.index, self.raw.time_till, end.raw)
 
 
 _runtime = None
