@@ -14,6 +14,32 @@
 // ---- mul
 TL_EW_KERNEL(tl_ew_mul_b8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 0, 0, -1)) {
+        const b8 s1_ = TL_IS_SCALAR(1) ? tl_ldb_bits(d.sval[1], d.dtype[1]) : (b8)0;
+        const b8 s2_ = TL_IS_SCALAR(2) ? tl_ldb_bits(d.sval[2], d.dtype[2]) : (b8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            b8 x_[4] = {}; b8 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : (b8)(((const unsigned char*)(a))[i] != 0));
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : (b8)(((const unsigned char*)(b))[i] != 0));
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const b8 x = x_[u_]; (void)x; const b8 y = y_[u_]; (void)y;
+                    ((b8*)o)[i] = (b8)(((x & y) != 0) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -23,6 +49,32 @@ TL_EW_KERNEL(tl_ew_mul_b8) {
 }
 TL_EW_KERNEL(tl_ew_mul_u8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 1, 1, 1, -1)) {
+        const u8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<u8>(d.sval[1], d.dtype[1]) : (u8)0;
+        const u8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<u8>(d.sval[2], d.dtype[2]) : (u8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            u8 x_[4] = {}; u8 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const u8*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const u8*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const u8 x = x_[u_]; (void)x; const u8 y = y_[u_]; (void)y;
+                    ((u8*)o)[i] = (u8)(x * y);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -32,6 +84,32 @@ TL_EW_KERNEL(tl_ew_mul_u8) {
 }
 TL_EW_KERNEL(tl_ew_mul_i8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 2, 2, 2, -1)) {
+        const i8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i8>(d.sval[1], d.dtype[1]) : (i8)0;
+        const i8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i8>(d.sval[2], d.dtype[2]) : (i8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i8 x_[4] = {}; i8 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i8*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i8*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i8 x = x_[u_]; (void)x; const i8 y = y_[u_]; (void)y;
+                    ((i8*)o)[i] = (i8)(x * y);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -41,6 +119,32 @@ TL_EW_KERNEL(tl_ew_mul_i8) {
 }
 TL_EW_KERNEL(tl_ew_mul_i16) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 3, 3, 3, -1)) {
+        const i16 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i16>(d.sval[1], d.dtype[1]) : (i16)0;
+        const i16 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i16>(d.sval[2], d.dtype[2]) : (i16)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i16 x_[4] = {}; i16 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i16*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i16*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i16 x = x_[u_]; (void)x; const i16 y = y_[u_]; (void)y;
+                    ((i16*)o)[i] = (i16)(x * y);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -50,6 +154,32 @@ TL_EW_KERNEL(tl_ew_mul_i16) {
 }
 TL_EW_KERNEL(tl_ew_mul_i32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 4, 4, 4, -1)) {
+        const i32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i32>(d.sval[1], d.dtype[1]) : (i32)0;
+        const i32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i32>(d.sval[2], d.dtype[2]) : (i32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i32 x_[4] = {}; i32 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i32*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i32*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i32 x = x_[u_]; (void)x; const i32 y = y_[u_]; (void)y;
+                    ((i32*)o)[i] = (i32)(x * y);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -59,6 +189,32 @@ TL_EW_KERNEL(tl_ew_mul_i32) {
 }
 TL_EW_KERNEL(tl_ew_mul_i64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 5, 5, 5, -1)) {
+        const i64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i64>(d.sval[1], d.dtype[1]) : (i64)0;
+        const i64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i64>(d.sval[2], d.dtype[2]) : (i64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i64 x_[4] = {}; i64 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i64*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i64*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i64 x = x_[u_]; (void)x; const i64 y = y_[u_]; (void)y;
+                    ((i64*)o)[i] = (i64)(x * y);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -68,6 +224,32 @@ TL_EW_KERNEL(tl_ew_mul_i64) {
 }
 TL_EW_KERNEL(tl_ew_mul_f32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 8, 8, 8, -1)) {
+        const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
+        const f32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f32>(d.sval[2], d.dtype[2]) : (f32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f32 x_[4] = {}; f32 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const f32*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f32 x = x_[u_]; (void)x; const f32 y = y_[u_]; (void)y;
+                    ((f32*)o)[i] = (f32)(x * y);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -77,6 +259,32 @@ TL_EW_KERNEL(tl_ew_mul_f32) {
 }
 TL_EW_KERNEL(tl_ew_mul_f64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 9, 9, 9, -1)) {
+        const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
+        const f64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f64>(d.sval[2], d.dtype[2]) : (f64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f64 x_[4] = {}; f64 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const f64*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f64 x = x_[u_]; (void)x; const f64 y = y_[u_]; (void)y;
+                    ((f64*)o)[i] = (f64)(x * y);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -88,6 +296,32 @@ TL_EW_KERNEL(tl_ew_mul_f64) {
 // ---- maximum
 TL_EW_KERNEL(tl_ew_maximum_b8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 0, 0, -1)) {
+        const b8 s1_ = TL_IS_SCALAR(1) ? tl_ldb_bits(d.sval[1], d.dtype[1]) : (b8)0;
+        const b8 s2_ = TL_IS_SCALAR(2) ? tl_ldb_bits(d.sval[2], d.dtype[2]) : (b8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            b8 x_[4] = {}; b8 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : (b8)(((const unsigned char*)(a))[i] != 0));
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : (b8)(((const unsigned char*)(b))[i] != 0));
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const b8 x = x_[u_]; (void)x; const b8 y = y_[u_]; (void)y;
+                    ((b8*)o)[i] = (b8)(((x | y) != 0) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -97,6 +331,32 @@ TL_EW_KERNEL(tl_ew_maximum_b8) {
 }
 TL_EW_KERNEL(tl_ew_maximum_u8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 1, 1, 1, -1)) {
+        const u8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<u8>(d.sval[1], d.dtype[1]) : (u8)0;
+        const u8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<u8>(d.sval[2], d.dtype[2]) : (u8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            u8 x_[4] = {}; u8 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const u8*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const u8*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const u8 x = x_[u_]; (void)x; const u8 y = y_[u_]; (void)y;
+                    ((u8*)o)[i] = (u8)((x > y ? x : y));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -106,6 +366,32 @@ TL_EW_KERNEL(tl_ew_maximum_u8) {
 }
 TL_EW_KERNEL(tl_ew_maximum_i8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 2, 2, 2, -1)) {
+        const i8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i8>(d.sval[1], d.dtype[1]) : (i8)0;
+        const i8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i8>(d.sval[2], d.dtype[2]) : (i8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i8 x_[4] = {}; i8 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i8*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i8*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i8 x = x_[u_]; (void)x; const i8 y = y_[u_]; (void)y;
+                    ((i8*)o)[i] = (i8)((x > y ? x : y));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -115,6 +401,32 @@ TL_EW_KERNEL(tl_ew_maximum_i8) {
 }
 TL_EW_KERNEL(tl_ew_maximum_i16) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 3, 3, 3, -1)) {
+        const i16 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i16>(d.sval[1], d.dtype[1]) : (i16)0;
+        const i16 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i16>(d.sval[2], d.dtype[2]) : (i16)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i16 x_[4] = {}; i16 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i16*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i16*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i16 x = x_[u_]; (void)x; const i16 y = y_[u_]; (void)y;
+                    ((i16*)o)[i] = (i16)((x > y ? x : y));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -124,6 +436,32 @@ TL_EW_KERNEL(tl_ew_maximum_i16) {
 }
 TL_EW_KERNEL(tl_ew_maximum_i32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 4, 4, 4, -1)) {
+        const i32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i32>(d.sval[1], d.dtype[1]) : (i32)0;
+        const i32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i32>(d.sval[2], d.dtype[2]) : (i32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i32 x_[4] = {}; i32 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i32*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i32*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i32 x = x_[u_]; (void)x; const i32 y = y_[u_]; (void)y;
+                    ((i32*)o)[i] = (i32)((x > y ? x : y));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -133,6 +471,32 @@ TL_EW_KERNEL(tl_ew_maximum_i32) {
 }
 TL_EW_KERNEL(tl_ew_maximum_i64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 5, 5, 5, -1)) {
+        const i64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i64>(d.sval[1], d.dtype[1]) : (i64)0;
+        const i64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i64>(d.sval[2], d.dtype[2]) : (i64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i64 x_[4] = {}; i64 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i64*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i64*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i64 x = x_[u_]; (void)x; const i64 y = y_[u_]; (void)y;
+                    ((i64*)o)[i] = (i64)((x > y ? x : y));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -142,6 +506,32 @@ TL_EW_KERNEL(tl_ew_maximum_i64) {
 }
 TL_EW_KERNEL(tl_ew_maximum_f32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 8, 8, 8, -1)) {
+        const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
+        const f32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f32>(d.sval[2], d.dtype[2]) : (f32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f32 x_[4] = {}; f32 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const f32*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f32 x = x_[u_]; (void)x; const f32 y = y_[u_]; (void)y;
+                    ((f32*)o)[i] = (f32)(FMAX(x, y));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -151,6 +541,32 @@ TL_EW_KERNEL(tl_ew_maximum_f32) {
 }
 TL_EW_KERNEL(tl_ew_maximum_f64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 9, 9, 9, -1)) {
+        const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
+        const f64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f64>(d.sval[2], d.dtype[2]) : (f64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f64 x_[4] = {}; f64 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const f64*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f64 x = x_[u_]; (void)x; const f64 y = y_[u_]; (void)y;
+                    ((f64*)o)[i] = (f64)(FMAX(x, y));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -162,6 +578,32 @@ TL_EW_KERNEL(tl_ew_maximum_f64) {
 // ---- minimum
 TL_EW_KERNEL(tl_ew_minimum_b8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 0, 0, -1)) {
+        const b8 s1_ = TL_IS_SCALAR(1) ? tl_ldb_bits(d.sval[1], d.dtype[1]) : (b8)0;
+        const b8 s2_ = TL_IS_SCALAR(2) ? tl_ldb_bits(d.sval[2], d.dtype[2]) : (b8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            b8 x_[4] = {}; b8 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : (b8)(((const unsigned char*)(a))[i] != 0));
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : (b8)(((const unsigned char*)(b))[i] != 0));
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const b8 x = x_[u_]; (void)x; const b8 y = y_[u_]; (void)y;
+                    ((b8*)o)[i] = (b8)(((x & y) != 0) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -171,6 +613,32 @@ TL_EW_KERNEL(tl_ew_minimum_b8) {
 }
 TL_EW_KERNEL(tl_ew_minimum_u8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 1, 1, 1, -1)) {
+        const u8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<u8>(d.sval[1], d.dtype[1]) : (u8)0;
+        const u8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<u8>(d.sval[2], d.dtype[2]) : (u8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            u8 x_[4] = {}; u8 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const u8*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const u8*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const u8 x = x_[u_]; (void)x; const u8 y = y_[u_]; (void)y;
+                    ((u8*)o)[i] = (u8)((x < y ? x : y));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -180,6 +648,32 @@ TL_EW_KERNEL(tl_ew_minimum_u8) {
 }
 TL_EW_KERNEL(tl_ew_minimum_i8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 2, 2, 2, -1)) {
+        const i8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i8>(d.sval[1], d.dtype[1]) : (i8)0;
+        const i8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i8>(d.sval[2], d.dtype[2]) : (i8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i8 x_[4] = {}; i8 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i8*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i8*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i8 x = x_[u_]; (void)x; const i8 y = y_[u_]; (void)y;
+                    ((i8*)o)[i] = (i8)((x < y ? x : y));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -189,6 +683,32 @@ TL_EW_KERNEL(tl_ew_minimum_i8) {
 }
 TL_EW_KERNEL(tl_ew_minimum_i16) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 3, 3, 3, -1)) {
+        const i16 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i16>(d.sval[1], d.dtype[1]) : (i16)0;
+        const i16 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i16>(d.sval[2], d.dtype[2]) : (i16)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i16 x_[4] = {}; i16 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i16*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i16*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i16 x = x_[u_]; (void)x; const i16 y = y_[u_]; (void)y;
+                    ((i16*)o)[i] = (i16)((x < y ? x : y));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -198,6 +718,32 @@ TL_EW_KERNEL(tl_ew_minimum_i16) {
 }
 TL_EW_KERNEL(tl_ew_minimum_i32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 4, 4, 4, -1)) {
+        const i32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i32>(d.sval[1], d.dtype[1]) : (i32)0;
+        const i32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i32>(d.sval[2], d.dtype[2]) : (i32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i32 x_[4] = {}; i32 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i32*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i32*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i32 x = x_[u_]; (void)x; const i32 y = y_[u_]; (void)y;
+                    ((i32*)o)[i] = (i32)((x < y ? x : y));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -207,6 +753,32 @@ TL_EW_KERNEL(tl_ew_minimum_i32) {
 }
 TL_EW_KERNEL(tl_ew_minimum_i64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 5, 5, 5, -1)) {
+        const i64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i64>(d.sval[1], d.dtype[1]) : (i64)0;
+        const i64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i64>(d.sval[2], d.dtype[2]) : (i64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i64 x_[4] = {}; i64 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i64*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i64*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i64 x = x_[u_]; (void)x; const i64 y = y_[u_]; (void)y;
+                    ((i64*)o)[i] = (i64)((x < y ? x : y));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -216,6 +788,32 @@ TL_EW_KERNEL(tl_ew_minimum_i64) {
 }
 TL_EW_KERNEL(tl_ew_minimum_f32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 8, 8, 8, -1)) {
+        const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
+        const f32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f32>(d.sval[2], d.dtype[2]) : (f32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f32 x_[4] = {}; f32 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const f32*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f32 x = x_[u_]; (void)x; const f32 y = y_[u_]; (void)y;
+                    ((f32*)o)[i] = (f32)(FMIN(x, y));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -225,6 +823,32 @@ TL_EW_KERNEL(tl_ew_minimum_f32) {
 }
 TL_EW_KERNEL(tl_ew_minimum_f64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 9, 9, 9, -1)) {
+        const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
+        const f64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f64>(d.sval[2], d.dtype[2]) : (f64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f64 x_[4] = {}; f64 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const f64*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f64 x = x_[u_]; (void)x; const f64 y = y_[u_]; (void)y;
+                    ((f64*)o)[i] = (f64)(FMIN(x, y));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -236,6 +860,32 @@ TL_EW_KERNEL(tl_ew_minimum_f64) {
 // ---- atan2
 TL_EW_KERNEL(tl_ew_atan2_f32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 8, 8, 8, -1)) {
+        const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
+        const f32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f32>(d.sval[2], d.dtype[2]) : (f32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f32 x_[4] = {}; f32 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const f32*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f32 x = x_[u_]; (void)x; const f32 y = y_[u_]; (void)y;
+                    ((f32*)o)[i] = (f32)(tl_atan2f(x, y));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -245,6 +895,32 @@ TL_EW_KERNEL(tl_ew_atan2_f32) {
 }
 TL_EW_KERNEL(tl_ew_atan2_f64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 9, 9, 9, -1)) {
+        const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
+        const f64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f64>(d.sval[2], d.dtype[2]) : (f64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f64 x_[4] = {}; f64 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const f64*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f64 x = x_[u_]; (void)x; const f64 y = y_[u_]; (void)y;
+                    ((f64*)o)[i] = (f64)(tl_atan2(x, y));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -256,6 +932,32 @@ TL_EW_KERNEL(tl_ew_atan2_f64) {
 // ---- bitwise_and
 TL_EW_KERNEL(tl_ew_bitwise_and_b8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 0, 0, -1)) {
+        const b8 s1_ = TL_IS_SCALAR(1) ? tl_ldb_bits(d.sval[1], d.dtype[1]) : (b8)0;
+        const b8 s2_ = TL_IS_SCALAR(2) ? tl_ldb_bits(d.sval[2], d.dtype[2]) : (b8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            b8 x_[4] = {}; b8 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : (b8)(((const unsigned char*)(a))[i] != 0));
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : (b8)(((const unsigned char*)(b))[i] != 0));
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const b8 x = x_[u_]; (void)x; const b8 y = y_[u_]; (void)y;
+                    ((b8*)o)[i] = (b8)((x & y) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -265,6 +967,32 @@ TL_EW_KERNEL(tl_ew_bitwise_and_b8) {
 }
 TL_EW_KERNEL(tl_ew_bitwise_and_u8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 1, 1, 1, -1)) {
+        const u8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<u8>(d.sval[1], d.dtype[1]) : (u8)0;
+        const u8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<u8>(d.sval[2], d.dtype[2]) : (u8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            u8 x_[4] = {}; u8 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const u8*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const u8*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const u8 x = x_[u_]; (void)x; const u8 y = y_[u_]; (void)y;
+                    ((u8*)o)[i] = (u8)(x & y);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -274,6 +1002,32 @@ TL_EW_KERNEL(tl_ew_bitwise_and_u8) {
 }
 TL_EW_KERNEL(tl_ew_bitwise_and_i8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 2, 2, 2, -1)) {
+        const i8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i8>(d.sval[1], d.dtype[1]) : (i8)0;
+        const i8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i8>(d.sval[2], d.dtype[2]) : (i8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i8 x_[4] = {}; i8 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i8*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i8*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i8 x = x_[u_]; (void)x; const i8 y = y_[u_]; (void)y;
+                    ((i8*)o)[i] = (i8)(x & y);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -283,6 +1037,32 @@ TL_EW_KERNEL(tl_ew_bitwise_and_i8) {
 }
 TL_EW_KERNEL(tl_ew_bitwise_and_i16) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 3, 3, 3, -1)) {
+        const i16 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i16>(d.sval[1], d.dtype[1]) : (i16)0;
+        const i16 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i16>(d.sval[2], d.dtype[2]) : (i16)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i16 x_[4] = {}; i16 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i16*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i16*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i16 x = x_[u_]; (void)x; const i16 y = y_[u_]; (void)y;
+                    ((i16*)o)[i] = (i16)(x & y);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -292,6 +1072,32 @@ TL_EW_KERNEL(tl_ew_bitwise_and_i16) {
 }
 TL_EW_KERNEL(tl_ew_bitwise_and_i32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 4, 4, 4, -1)) {
+        const i32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i32>(d.sval[1], d.dtype[1]) : (i32)0;
+        const i32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i32>(d.sval[2], d.dtype[2]) : (i32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i32 x_[4] = {}; i32 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i32*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i32*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i32 x = x_[u_]; (void)x; const i32 y = y_[u_]; (void)y;
+                    ((i32*)o)[i] = (i32)(x & y);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -301,6 +1107,32 @@ TL_EW_KERNEL(tl_ew_bitwise_and_i32) {
 }
 TL_EW_KERNEL(tl_ew_bitwise_and_i64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 5, 5, 5, -1)) {
+        const i64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i64>(d.sval[1], d.dtype[1]) : (i64)0;
+        const i64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i64>(d.sval[2], d.dtype[2]) : (i64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i64 x_[4] = {}; i64 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i64*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i64*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i64 x = x_[u_]; (void)x; const i64 y = y_[u_]; (void)y;
+                    ((i64*)o)[i] = (i64)(x & y);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -312,6 +1144,32 @@ TL_EW_KERNEL(tl_ew_bitwise_and_i64) {
 // ---- bitwise_or
 TL_EW_KERNEL(tl_ew_bitwise_or_b8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 0, 0, -1)) {
+        const b8 s1_ = TL_IS_SCALAR(1) ? tl_ldb_bits(d.sval[1], d.dtype[1]) : (b8)0;
+        const b8 s2_ = TL_IS_SCALAR(2) ? tl_ldb_bits(d.sval[2], d.dtype[2]) : (b8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            b8 x_[4] = {}; b8 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : (b8)(((const unsigned char*)(a))[i] != 0));
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : (b8)(((const unsigned char*)(b))[i] != 0));
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const b8 x = x_[u_]; (void)x; const b8 y = y_[u_]; (void)y;
+                    ((b8*)o)[i] = (b8)((x | y) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -321,6 +1179,32 @@ TL_EW_KERNEL(tl_ew_bitwise_or_b8) {
 }
 TL_EW_KERNEL(tl_ew_bitwise_or_u8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 1, 1, 1, -1)) {
+        const u8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<u8>(d.sval[1], d.dtype[1]) : (u8)0;
+        const u8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<u8>(d.sval[2], d.dtype[2]) : (u8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            u8 x_[4] = {}; u8 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const u8*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const u8*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const u8 x = x_[u_]; (void)x; const u8 y = y_[u_]; (void)y;
+                    ((u8*)o)[i] = (u8)(x | y);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -330,6 +1214,32 @@ TL_EW_KERNEL(tl_ew_bitwise_or_u8) {
 }
 TL_EW_KERNEL(tl_ew_bitwise_or_i8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 2, 2, 2, -1)) {
+        const i8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i8>(d.sval[1], d.dtype[1]) : (i8)0;
+        const i8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i8>(d.sval[2], d.dtype[2]) : (i8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i8 x_[4] = {}; i8 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i8*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i8*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i8 x = x_[u_]; (void)x; const i8 y = y_[u_]; (void)y;
+                    ((i8*)o)[i] = (i8)(x | y);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -339,6 +1249,32 @@ TL_EW_KERNEL(tl_ew_bitwise_or_i8) {
 }
 TL_EW_KERNEL(tl_ew_bitwise_or_i16) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 3, 3, 3, -1)) {
+        const i16 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i16>(d.sval[1], d.dtype[1]) : (i16)0;
+        const i16 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i16>(d.sval[2], d.dtype[2]) : (i16)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i16 x_[4] = {}; i16 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i16*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i16*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i16 x = x_[u_]; (void)x; const i16 y = y_[u_]; (void)y;
+                    ((i16*)o)[i] = (i16)(x | y);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -348,6 +1284,32 @@ TL_EW_KERNEL(tl_ew_bitwise_or_i16) {
 }
 TL_EW_KERNEL(tl_ew_bitwise_or_i32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 4, 4, 4, -1)) {
+        const i32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i32>(d.sval[1], d.dtype[1]) : (i32)0;
+        const i32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i32>(d.sval[2], d.dtype[2]) : (i32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i32 x_[4] = {}; i32 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i32*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i32*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i32 x = x_[u_]; (void)x; const i32 y = y_[u_]; (void)y;
+                    ((i32*)o)[i] = (i32)(x | y);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -357,6 +1319,32 @@ TL_EW_KERNEL(tl_ew_bitwise_or_i32) {
 }
 TL_EW_KERNEL(tl_ew_bitwise_or_i64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 5, 5, 5, -1)) {
+        const i64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i64>(d.sval[1], d.dtype[1]) : (i64)0;
+        const i64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i64>(d.sval[2], d.dtype[2]) : (i64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i64 x_[4] = {}; i64 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i64*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i64*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i64 x = x_[u_]; (void)x; const i64 y = y_[u_]; (void)y;
+                    ((i64*)o)[i] = (i64)(x | y);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -368,6 +1356,32 @@ TL_EW_KERNEL(tl_ew_bitwise_or_i64) {
 // ---- bitwise_xor
 TL_EW_KERNEL(tl_ew_bitwise_xor_b8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 0, 0, -1)) {
+        const b8 s1_ = TL_IS_SCALAR(1) ? tl_ldb_bits(d.sval[1], d.dtype[1]) : (b8)0;
+        const b8 s2_ = TL_IS_SCALAR(2) ? tl_ldb_bits(d.sval[2], d.dtype[2]) : (b8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            b8 x_[4] = {}; b8 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : (b8)(((const unsigned char*)(a))[i] != 0));
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : (b8)(((const unsigned char*)(b))[i] != 0));
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const b8 x = x_[u_]; (void)x; const b8 y = y_[u_]; (void)y;
+                    ((b8*)o)[i] = (b8)((x ^ y) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -377,6 +1391,32 @@ TL_EW_KERNEL(tl_ew_bitwise_xor_b8) {
 }
 TL_EW_KERNEL(tl_ew_bitwise_xor_u8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 1, 1, 1, -1)) {
+        const u8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<u8>(d.sval[1], d.dtype[1]) : (u8)0;
+        const u8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<u8>(d.sval[2], d.dtype[2]) : (u8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            u8 x_[4] = {}; u8 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const u8*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const u8*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const u8 x = x_[u_]; (void)x; const u8 y = y_[u_]; (void)y;
+                    ((u8*)o)[i] = (u8)(x ^ y);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -386,6 +1426,32 @@ TL_EW_KERNEL(tl_ew_bitwise_xor_u8) {
 }
 TL_EW_KERNEL(tl_ew_bitwise_xor_i8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 2, 2, 2, -1)) {
+        const i8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i8>(d.sval[1], d.dtype[1]) : (i8)0;
+        const i8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i8>(d.sval[2], d.dtype[2]) : (i8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i8 x_[4] = {}; i8 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i8*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i8*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i8 x = x_[u_]; (void)x; const i8 y = y_[u_]; (void)y;
+                    ((i8*)o)[i] = (i8)(x ^ y);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -395,6 +1461,32 @@ TL_EW_KERNEL(tl_ew_bitwise_xor_i8) {
 }
 TL_EW_KERNEL(tl_ew_bitwise_xor_i16) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 3, 3, 3, -1)) {
+        const i16 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i16>(d.sval[1], d.dtype[1]) : (i16)0;
+        const i16 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i16>(d.sval[2], d.dtype[2]) : (i16)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i16 x_[4] = {}; i16 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i16*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i16*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i16 x = x_[u_]; (void)x; const i16 y = y_[u_]; (void)y;
+                    ((i16*)o)[i] = (i16)(x ^ y);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -404,6 +1496,32 @@ TL_EW_KERNEL(tl_ew_bitwise_xor_i16) {
 }
 TL_EW_KERNEL(tl_ew_bitwise_xor_i32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 4, 4, 4, -1)) {
+        const i32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i32>(d.sval[1], d.dtype[1]) : (i32)0;
+        const i32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i32>(d.sval[2], d.dtype[2]) : (i32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i32 x_[4] = {}; i32 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i32*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i32*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i32 x = x_[u_]; (void)x; const i32 y = y_[u_]; (void)y;
+                    ((i32*)o)[i] = (i32)(x ^ y);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -413,6 +1531,32 @@ TL_EW_KERNEL(tl_ew_bitwise_xor_i32) {
 }
 TL_EW_KERNEL(tl_ew_bitwise_xor_i64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 5, 5, 5, -1)) {
+        const i64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i64>(d.sval[1], d.dtype[1]) : (i64)0;
+        const i64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i64>(d.sval[2], d.dtype[2]) : (i64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i64 x_[4] = {}; i64 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i64*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i64*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i64 x = x_[u_]; (void)x; const i64 y = y_[u_]; (void)y;
+                    ((i64*)o)[i] = (i64)(x ^ y);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -424,6 +1568,32 @@ TL_EW_KERNEL(tl_ew_bitwise_xor_i64) {
 // ---- lshift
 TL_EW_KERNEL(tl_ew_lshift_u8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 1, 1, 1, -1)) {
+        const u8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<u8>(d.sval[1], d.dtype[1]) : (u8)0;
+        const u8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<u8>(d.sval[2], d.dtype[2]) : (u8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            u8 x_[4] = {}; u8 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const u8*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const u8*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const u8 x = x_[u_]; (void)x; const u8 y = y_[u_]; (void)y;
+                    ((u8*)o)[i] = (u8)(((int)y >= 8 ? 0 : (u8)(x << y)));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -433,6 +1603,32 @@ TL_EW_KERNEL(tl_ew_lshift_u8) {
 }
 TL_EW_KERNEL(tl_ew_lshift_i8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 2, 2, 2, -1)) {
+        const i8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i8>(d.sval[1], d.dtype[1]) : (i8)0;
+        const i8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i8>(d.sval[2], d.dtype[2]) : (i8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i8 x_[4] = {}; i8 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i8*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i8*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i8 x = x_[u_]; (void)x; const i8 y = y_[u_]; (void)y;
+                    ((i8*)o)[i] = (i8)(SHL(i8, x, y));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -442,6 +1638,32 @@ TL_EW_KERNEL(tl_ew_lshift_i8) {
 }
 TL_EW_KERNEL(tl_ew_lshift_i16) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 3, 3, 3, -1)) {
+        const i16 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i16>(d.sval[1], d.dtype[1]) : (i16)0;
+        const i16 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i16>(d.sval[2], d.dtype[2]) : (i16)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i16 x_[4] = {}; i16 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i16*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i16*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i16 x = x_[u_]; (void)x; const i16 y = y_[u_]; (void)y;
+                    ((i16*)o)[i] = (i16)(SHL(i16, x, y));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -451,6 +1673,32 @@ TL_EW_KERNEL(tl_ew_lshift_i16) {
 }
 TL_EW_KERNEL(tl_ew_lshift_i32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 4, 4, 4, -1)) {
+        const i32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i32>(d.sval[1], d.dtype[1]) : (i32)0;
+        const i32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i32>(d.sval[2], d.dtype[2]) : (i32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i32 x_[4] = {}; i32 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i32*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i32*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i32 x = x_[u_]; (void)x; const i32 y = y_[u_]; (void)y;
+                    ((i32*)o)[i] = (i32)(SHL(i32, x, y));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -460,6 +1708,32 @@ TL_EW_KERNEL(tl_ew_lshift_i32) {
 }
 TL_EW_KERNEL(tl_ew_lshift_i64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 5, 5, 5, -1)) {
+        const i64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i64>(d.sval[1], d.dtype[1]) : (i64)0;
+        const i64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i64>(d.sval[2], d.dtype[2]) : (i64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i64 x_[4] = {}; i64 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i64*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i64*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i64 x = x_[u_]; (void)x; const i64 y = y_[u_]; (void)y;
+                    ((i64*)o)[i] = (i64)(SHL(i64, x, y));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -471,6 +1745,32 @@ TL_EW_KERNEL(tl_ew_lshift_i64) {
 // ---- rshift
 TL_EW_KERNEL(tl_ew_rshift_u8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 1, 1, 1, -1)) {
+        const u8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<u8>(d.sval[1], d.dtype[1]) : (u8)0;
+        const u8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<u8>(d.sval[2], d.dtype[2]) : (u8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            u8 x_[4] = {}; u8 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const u8*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const u8*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const u8 x = x_[u_]; (void)x; const u8 y = y_[u_]; (void)y;
+                    ((u8*)o)[i] = (u8)(((int)y >= 8 ? 0 : (u8)(x >> y)));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -480,6 +1780,32 @@ TL_EW_KERNEL(tl_ew_rshift_u8) {
 }
 TL_EW_KERNEL(tl_ew_rshift_i8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 2, 2, 2, -1)) {
+        const i8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i8>(d.sval[1], d.dtype[1]) : (i8)0;
+        const i8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i8>(d.sval[2], d.dtype[2]) : (i8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i8 x_[4] = {}; i8 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i8*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i8*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i8 x = x_[u_]; (void)x; const i8 y = y_[u_]; (void)y;
+                    ((i8*)o)[i] = (i8)(SHR(i8, x, y));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -489,6 +1815,32 @@ TL_EW_KERNEL(tl_ew_rshift_i8) {
 }
 TL_EW_KERNEL(tl_ew_rshift_i16) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 3, 3, 3, -1)) {
+        const i16 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i16>(d.sval[1], d.dtype[1]) : (i16)0;
+        const i16 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i16>(d.sval[2], d.dtype[2]) : (i16)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i16 x_[4] = {}; i16 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i16*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i16*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i16 x = x_[u_]; (void)x; const i16 y = y_[u_]; (void)y;
+                    ((i16*)o)[i] = (i16)(SHR(i16, x, y));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -498,6 +1850,32 @@ TL_EW_KERNEL(tl_ew_rshift_i16) {
 }
 TL_EW_KERNEL(tl_ew_rshift_i32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 4, 4, 4, -1)) {
+        const i32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i32>(d.sval[1], d.dtype[1]) : (i32)0;
+        const i32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i32>(d.sval[2], d.dtype[2]) : (i32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i32 x_[4] = {}; i32 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i32*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i32*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i32 x = x_[u_]; (void)x; const i32 y = y_[u_]; (void)y;
+                    ((i32*)o)[i] = (i32)(SHR(i32, x, y));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -507,6 +1885,32 @@ TL_EW_KERNEL(tl_ew_rshift_i32) {
 }
 TL_EW_KERNEL(tl_ew_rshift_i64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 5, 5, 5, -1)) {
+        const i64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i64>(d.sval[1], d.dtype[1]) : (i64)0;
+        const i64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i64>(d.sval[2], d.dtype[2]) : (i64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i64 x_[4] = {}; i64 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i64*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i64*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i64 x = x_[u_]; (void)x; const i64 y = y_[u_]; (void)y;
+                    ((i64*)o)[i] = (i64)(SHR(i64, x, y));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -518,6 +1922,32 @@ TL_EW_KERNEL(tl_ew_rshift_i64) {
 // ---- eq
 TL_EW_KERNEL(tl_ew_eq_b8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 0, 0, -1)) {
+        const b8 s1_ = TL_IS_SCALAR(1) ? tl_ldb_bits(d.sval[1], d.dtype[1]) : (b8)0;
+        const b8 s2_ = TL_IS_SCALAR(2) ? tl_ldb_bits(d.sval[2], d.dtype[2]) : (b8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            b8 x_[4] = {}; b8 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : (b8)(((const unsigned char*)(a))[i] != 0));
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : (b8)(((const unsigned char*)(b))[i] != 0));
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const b8 x = x_[u_]; (void)x; const b8 y = y_[u_]; (void)y;
+                    ((b8*)o)[i] = (b8)((x == y) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -527,6 +1957,32 @@ TL_EW_KERNEL(tl_ew_eq_b8) {
 }
 TL_EW_KERNEL(tl_ew_eq_u8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 1, 1, -1)) {
+        const u8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<u8>(d.sval[1], d.dtype[1]) : (u8)0;
+        const u8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<u8>(d.sval[2], d.dtype[2]) : (u8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            u8 x_[4] = {}; u8 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const u8*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const u8*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const u8 x = x_[u_]; (void)x; const u8 y = y_[u_]; (void)y;
+                    ((b8*)o)[i] = (b8)((x == y) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -536,6 +1992,32 @@ TL_EW_KERNEL(tl_ew_eq_u8) {
 }
 TL_EW_KERNEL(tl_ew_eq_i8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 2, 2, -1)) {
+        const i8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i8>(d.sval[1], d.dtype[1]) : (i8)0;
+        const i8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i8>(d.sval[2], d.dtype[2]) : (i8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i8 x_[4] = {}; i8 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i8*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i8*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i8 x = x_[u_]; (void)x; const i8 y = y_[u_]; (void)y;
+                    ((b8*)o)[i] = (b8)((x == y) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -545,6 +2027,32 @@ TL_EW_KERNEL(tl_ew_eq_i8) {
 }
 TL_EW_KERNEL(tl_ew_eq_i16) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 3, 3, -1)) {
+        const i16 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i16>(d.sval[1], d.dtype[1]) : (i16)0;
+        const i16 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i16>(d.sval[2], d.dtype[2]) : (i16)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i16 x_[4] = {}; i16 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i16*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i16*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i16 x = x_[u_]; (void)x; const i16 y = y_[u_]; (void)y;
+                    ((b8*)o)[i] = (b8)((x == y) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -554,6 +2062,32 @@ TL_EW_KERNEL(tl_ew_eq_i16) {
 }
 TL_EW_KERNEL(tl_ew_eq_i32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 4, 4, -1)) {
+        const i32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i32>(d.sval[1], d.dtype[1]) : (i32)0;
+        const i32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i32>(d.sval[2], d.dtype[2]) : (i32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i32 x_[4] = {}; i32 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i32*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i32*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i32 x = x_[u_]; (void)x; const i32 y = y_[u_]; (void)y;
+                    ((b8*)o)[i] = (b8)((x == y) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -563,6 +2097,32 @@ TL_EW_KERNEL(tl_ew_eq_i32) {
 }
 TL_EW_KERNEL(tl_ew_eq_i64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 5, 5, -1)) {
+        const i64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i64>(d.sval[1], d.dtype[1]) : (i64)0;
+        const i64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i64>(d.sval[2], d.dtype[2]) : (i64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i64 x_[4] = {}; i64 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i64*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i64*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i64 x = x_[u_]; (void)x; const i64 y = y_[u_]; (void)y;
+                    ((b8*)o)[i] = (b8)((x == y) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -572,6 +2132,32 @@ TL_EW_KERNEL(tl_ew_eq_i64) {
 }
 TL_EW_KERNEL(tl_ew_eq_f32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 8, 8, -1)) {
+        const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
+        const f32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f32>(d.sval[2], d.dtype[2]) : (f32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f32 x_[4] = {}; f32 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const f32*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f32 x = x_[u_]; (void)x; const f32 y = y_[u_]; (void)y;
+                    ((b8*)o)[i] = (b8)((x == y) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -581,6 +2167,32 @@ TL_EW_KERNEL(tl_ew_eq_f32) {
 }
 TL_EW_KERNEL(tl_ew_eq_f64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 9, 9, -1)) {
+        const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
+        const f64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f64>(d.sval[2], d.dtype[2]) : (f64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f64 x_[4] = {}; f64 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const f64*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f64 x = x_[u_]; (void)x; const f64 y = y_[u_]; (void)y;
+                    ((b8*)o)[i] = (b8)((x == y) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -592,6 +2204,32 @@ TL_EW_KERNEL(tl_ew_eq_f64) {
 // ---- ne
 TL_EW_KERNEL(tl_ew_ne_b8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 0, 0, -1)) {
+        const b8 s1_ = TL_IS_SCALAR(1) ? tl_ldb_bits(d.sval[1], d.dtype[1]) : (b8)0;
+        const b8 s2_ = TL_IS_SCALAR(2) ? tl_ldb_bits(d.sval[2], d.dtype[2]) : (b8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            b8 x_[4] = {}; b8 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : (b8)(((const unsigned char*)(a))[i] != 0));
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : (b8)(((const unsigned char*)(b))[i] != 0));
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const b8 x = x_[u_]; (void)x; const b8 y = y_[u_]; (void)y;
+                    ((b8*)o)[i] = (b8)((x != y) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -601,6 +2239,32 @@ TL_EW_KERNEL(tl_ew_ne_b8) {
 }
 TL_EW_KERNEL(tl_ew_ne_u8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 1, 1, -1)) {
+        const u8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<u8>(d.sval[1], d.dtype[1]) : (u8)0;
+        const u8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<u8>(d.sval[2], d.dtype[2]) : (u8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            u8 x_[4] = {}; u8 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const u8*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const u8*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const u8 x = x_[u_]; (void)x; const u8 y = y_[u_]; (void)y;
+                    ((b8*)o)[i] = (b8)((x != y) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -610,6 +2274,32 @@ TL_EW_KERNEL(tl_ew_ne_u8) {
 }
 TL_EW_KERNEL(tl_ew_ne_i8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 2, 2, -1)) {
+        const i8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i8>(d.sval[1], d.dtype[1]) : (i8)0;
+        const i8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i8>(d.sval[2], d.dtype[2]) : (i8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i8 x_[4] = {}; i8 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i8*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i8*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i8 x = x_[u_]; (void)x; const i8 y = y_[u_]; (void)y;
+                    ((b8*)o)[i] = (b8)((x != y) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -619,6 +2309,32 @@ TL_EW_KERNEL(tl_ew_ne_i8) {
 }
 TL_EW_KERNEL(tl_ew_ne_i16) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 3, 3, -1)) {
+        const i16 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i16>(d.sval[1], d.dtype[1]) : (i16)0;
+        const i16 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i16>(d.sval[2], d.dtype[2]) : (i16)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i16 x_[4] = {}; i16 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i16*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i16*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i16 x = x_[u_]; (void)x; const i16 y = y_[u_]; (void)y;
+                    ((b8*)o)[i] = (b8)((x != y) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -628,6 +2344,32 @@ TL_EW_KERNEL(tl_ew_ne_i16) {
 }
 TL_EW_KERNEL(tl_ew_ne_i32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 4, 4, -1)) {
+        const i32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i32>(d.sval[1], d.dtype[1]) : (i32)0;
+        const i32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i32>(d.sval[2], d.dtype[2]) : (i32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i32 x_[4] = {}; i32 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i32*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i32*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i32 x = x_[u_]; (void)x; const i32 y = y_[u_]; (void)y;
+                    ((b8*)o)[i] = (b8)((x != y) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -637,6 +2379,32 @@ TL_EW_KERNEL(tl_ew_ne_i32) {
 }
 TL_EW_KERNEL(tl_ew_ne_i64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 5, 5, -1)) {
+        const i64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i64>(d.sval[1], d.dtype[1]) : (i64)0;
+        const i64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i64>(d.sval[2], d.dtype[2]) : (i64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i64 x_[4] = {}; i64 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i64*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i64*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i64 x = x_[u_]; (void)x; const i64 y = y_[u_]; (void)y;
+                    ((b8*)o)[i] = (b8)((x != y) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -646,6 +2414,32 @@ TL_EW_KERNEL(tl_ew_ne_i64) {
 }
 TL_EW_KERNEL(tl_ew_ne_f32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 8, 8, -1)) {
+        const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
+        const f32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f32>(d.sval[2], d.dtype[2]) : (f32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f32 x_[4] = {}; f32 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const f32*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f32 x = x_[u_]; (void)x; const f32 y = y_[u_]; (void)y;
+                    ((b8*)o)[i] = (b8)((x != y) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -655,6 +2449,32 @@ TL_EW_KERNEL(tl_ew_ne_f32) {
 }
 TL_EW_KERNEL(tl_ew_ne_f64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 9, 9, -1)) {
+        const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
+        const f64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f64>(d.sval[2], d.dtype[2]) : (f64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f64 x_[4] = {}; f64 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const f64*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f64 x = x_[u_]; (void)x; const f64 y = y_[u_]; (void)y;
+                    ((b8*)o)[i] = (b8)((x != y) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -666,6 +2486,32 @@ TL_EW_KERNEL(tl_ew_ne_f64) {
 // ---- lt
 TL_EW_KERNEL(tl_ew_lt_b8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 0, 0, -1)) {
+        const b8 s1_ = TL_IS_SCALAR(1) ? tl_ldb_bits(d.sval[1], d.dtype[1]) : (b8)0;
+        const b8 s2_ = TL_IS_SCALAR(2) ? tl_ldb_bits(d.sval[2], d.dtype[2]) : (b8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            b8 x_[4] = {}; b8 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : (b8)(((const unsigned char*)(a))[i] != 0));
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : (b8)(((const unsigned char*)(b))[i] != 0));
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const b8 x = x_[u_]; (void)x; const b8 y = y_[u_]; (void)y;
+                    ((b8*)o)[i] = (b8)((x < y) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -675,6 +2521,32 @@ TL_EW_KERNEL(tl_ew_lt_b8) {
 }
 TL_EW_KERNEL(tl_ew_lt_u8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 1, 1, -1)) {
+        const u8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<u8>(d.sval[1], d.dtype[1]) : (u8)0;
+        const u8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<u8>(d.sval[2], d.dtype[2]) : (u8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            u8 x_[4] = {}; u8 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const u8*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const u8*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const u8 x = x_[u_]; (void)x; const u8 y = y_[u_]; (void)y;
+                    ((b8*)o)[i] = (b8)((x < y) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -684,6 +2556,32 @@ TL_EW_KERNEL(tl_ew_lt_u8) {
 }
 TL_EW_KERNEL(tl_ew_lt_i8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 2, 2, -1)) {
+        const i8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i8>(d.sval[1], d.dtype[1]) : (i8)0;
+        const i8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i8>(d.sval[2], d.dtype[2]) : (i8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i8 x_[4] = {}; i8 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i8*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i8*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i8 x = x_[u_]; (void)x; const i8 y = y_[u_]; (void)y;
+                    ((b8*)o)[i] = (b8)((x < y) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -693,6 +2591,32 @@ TL_EW_KERNEL(tl_ew_lt_i8) {
 }
 TL_EW_KERNEL(tl_ew_lt_i16) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 3, 3, -1)) {
+        const i16 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i16>(d.sval[1], d.dtype[1]) : (i16)0;
+        const i16 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i16>(d.sval[2], d.dtype[2]) : (i16)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i16 x_[4] = {}; i16 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i16*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i16*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i16 x = x_[u_]; (void)x; const i16 y = y_[u_]; (void)y;
+                    ((b8*)o)[i] = (b8)((x < y) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -702,6 +2626,32 @@ TL_EW_KERNEL(tl_ew_lt_i16) {
 }
 TL_EW_KERNEL(tl_ew_lt_i32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 4, 4, -1)) {
+        const i32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i32>(d.sval[1], d.dtype[1]) : (i32)0;
+        const i32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i32>(d.sval[2], d.dtype[2]) : (i32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i32 x_[4] = {}; i32 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i32*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i32*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i32 x = x_[u_]; (void)x; const i32 y = y_[u_]; (void)y;
+                    ((b8*)o)[i] = (b8)((x < y) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -711,6 +2661,32 @@ TL_EW_KERNEL(tl_ew_lt_i32) {
 }
 TL_EW_KERNEL(tl_ew_lt_i64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 5, 5, -1)) {
+        const i64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i64>(d.sval[1], d.dtype[1]) : (i64)0;
+        const i64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i64>(d.sval[2], d.dtype[2]) : (i64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i64 x_[4] = {}; i64 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i64*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i64*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i64 x = x_[u_]; (void)x; const i64 y = y_[u_]; (void)y;
+                    ((b8*)o)[i] = (b8)((x < y) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -720,6 +2696,32 @@ TL_EW_KERNEL(tl_ew_lt_i64) {
 }
 TL_EW_KERNEL(tl_ew_lt_f32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 8, 8, -1)) {
+        const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
+        const f32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f32>(d.sval[2], d.dtype[2]) : (f32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f32 x_[4] = {}; f32 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const f32*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f32 x = x_[u_]; (void)x; const f32 y = y_[u_]; (void)y;
+                    ((b8*)o)[i] = (b8)((x < y) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -729,6 +2731,32 @@ TL_EW_KERNEL(tl_ew_lt_f32) {
 }
 TL_EW_KERNEL(tl_ew_lt_f64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 9, 9, -1)) {
+        const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
+        const f64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f64>(d.sval[2], d.dtype[2]) : (f64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f64 x_[4] = {}; f64 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const f64*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f64 x = x_[u_]; (void)x; const f64 y = y_[u_]; (void)y;
+                    ((b8*)o)[i] = (b8)((x < y) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -740,6 +2768,32 @@ TL_EW_KERNEL(tl_ew_lt_f64) {
 // ---- le
 TL_EW_KERNEL(tl_ew_le_b8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 0, 0, -1)) {
+        const b8 s1_ = TL_IS_SCALAR(1) ? tl_ldb_bits(d.sval[1], d.dtype[1]) : (b8)0;
+        const b8 s2_ = TL_IS_SCALAR(2) ? tl_ldb_bits(d.sval[2], d.dtype[2]) : (b8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            b8 x_[4] = {}; b8 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : (b8)(((const unsigned char*)(a))[i] != 0));
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : (b8)(((const unsigned char*)(b))[i] != 0));
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const b8 x = x_[u_]; (void)x; const b8 y = y_[u_]; (void)y;
+                    ((b8*)o)[i] = (b8)((x <= y) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -749,6 +2803,32 @@ TL_EW_KERNEL(tl_ew_le_b8) {
 }
 TL_EW_KERNEL(tl_ew_le_u8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 1, 1, -1)) {
+        const u8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<u8>(d.sval[1], d.dtype[1]) : (u8)0;
+        const u8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<u8>(d.sval[2], d.dtype[2]) : (u8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            u8 x_[4] = {}; u8 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const u8*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const u8*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const u8 x = x_[u_]; (void)x; const u8 y = y_[u_]; (void)y;
+                    ((b8*)o)[i] = (b8)((x <= y) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -758,6 +2838,32 @@ TL_EW_KERNEL(tl_ew_le_u8) {
 }
 TL_EW_KERNEL(tl_ew_le_i8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 2, 2, -1)) {
+        const i8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i8>(d.sval[1], d.dtype[1]) : (i8)0;
+        const i8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i8>(d.sval[2], d.dtype[2]) : (i8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i8 x_[4] = {}; i8 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i8*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i8*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i8 x = x_[u_]; (void)x; const i8 y = y_[u_]; (void)y;
+                    ((b8*)o)[i] = (b8)((x <= y) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -767,6 +2873,32 @@ TL_EW_KERNEL(tl_ew_le_i8) {
 }
 TL_EW_KERNEL(tl_ew_le_i16) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 3, 3, -1)) {
+        const i16 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i16>(d.sval[1], d.dtype[1]) : (i16)0;
+        const i16 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i16>(d.sval[2], d.dtype[2]) : (i16)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i16 x_[4] = {}; i16 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i16*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i16*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i16 x = x_[u_]; (void)x; const i16 y = y_[u_]; (void)y;
+                    ((b8*)o)[i] = (b8)((x <= y) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -776,6 +2908,32 @@ TL_EW_KERNEL(tl_ew_le_i16) {
 }
 TL_EW_KERNEL(tl_ew_le_i32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 4, 4, -1)) {
+        const i32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i32>(d.sval[1], d.dtype[1]) : (i32)0;
+        const i32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i32>(d.sval[2], d.dtype[2]) : (i32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i32 x_[4] = {}; i32 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i32*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i32*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i32 x = x_[u_]; (void)x; const i32 y = y_[u_]; (void)y;
+                    ((b8*)o)[i] = (b8)((x <= y) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -785,6 +2943,32 @@ TL_EW_KERNEL(tl_ew_le_i32) {
 }
 TL_EW_KERNEL(tl_ew_le_i64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 5, 5, -1)) {
+        const i64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i64>(d.sval[1], d.dtype[1]) : (i64)0;
+        const i64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i64>(d.sval[2], d.dtype[2]) : (i64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i64 x_[4] = {}; i64 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i64*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i64*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i64 x = x_[u_]; (void)x; const i64 y = y_[u_]; (void)y;
+                    ((b8*)o)[i] = (b8)((x <= y) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -794,6 +2978,32 @@ TL_EW_KERNEL(tl_ew_le_i64) {
 }
 TL_EW_KERNEL(tl_ew_le_f32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 8, 8, -1)) {
+        const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
+        const f32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f32>(d.sval[2], d.dtype[2]) : (f32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f32 x_[4] = {}; f32 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const f32*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f32 x = x_[u_]; (void)x; const f32 y = y_[u_]; (void)y;
+                    ((b8*)o)[i] = (b8)((x <= y) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -803,6 +3013,32 @@ TL_EW_KERNEL(tl_ew_le_f32) {
 }
 TL_EW_KERNEL(tl_ew_le_f64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 9, 9, -1)) {
+        const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
+        const f64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f64>(d.sval[2], d.dtype[2]) : (f64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f64 x_[4] = {}; f64 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const f64*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f64 x = x_[u_]; (void)x; const f64 y = y_[u_]; (void)y;
+                    ((b8*)o)[i] = (b8)((x <= y) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -814,6 +3050,32 @@ TL_EW_KERNEL(tl_ew_le_f64) {
 // ---- gt
 TL_EW_KERNEL(tl_ew_gt_b8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 0, 0, -1)) {
+        const b8 s1_ = TL_IS_SCALAR(1) ? tl_ldb_bits(d.sval[1], d.dtype[1]) : (b8)0;
+        const b8 s2_ = TL_IS_SCALAR(2) ? tl_ldb_bits(d.sval[2], d.dtype[2]) : (b8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            b8 x_[4] = {}; b8 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : (b8)(((const unsigned char*)(a))[i] != 0));
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : (b8)(((const unsigned char*)(b))[i] != 0));
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const b8 x = x_[u_]; (void)x; const b8 y = y_[u_]; (void)y;
+                    ((b8*)o)[i] = (b8)((x > y) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -823,6 +3085,32 @@ TL_EW_KERNEL(tl_ew_gt_b8) {
 }
 TL_EW_KERNEL(tl_ew_gt_u8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 1, 1, -1)) {
+        const u8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<u8>(d.sval[1], d.dtype[1]) : (u8)0;
+        const u8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<u8>(d.sval[2], d.dtype[2]) : (u8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            u8 x_[4] = {}; u8 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const u8*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const u8*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const u8 x = x_[u_]; (void)x; const u8 y = y_[u_]; (void)y;
+                    ((b8*)o)[i] = (b8)((x > y) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -832,6 +3120,32 @@ TL_EW_KERNEL(tl_ew_gt_u8) {
 }
 TL_EW_KERNEL(tl_ew_gt_i8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 2, 2, -1)) {
+        const i8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i8>(d.sval[1], d.dtype[1]) : (i8)0;
+        const i8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i8>(d.sval[2], d.dtype[2]) : (i8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i8 x_[4] = {}; i8 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i8*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i8*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i8 x = x_[u_]; (void)x; const i8 y = y_[u_]; (void)y;
+                    ((b8*)o)[i] = (b8)((x > y) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -841,6 +3155,32 @@ TL_EW_KERNEL(tl_ew_gt_i8) {
 }
 TL_EW_KERNEL(tl_ew_gt_i16) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 3, 3, -1)) {
+        const i16 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i16>(d.sval[1], d.dtype[1]) : (i16)0;
+        const i16 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i16>(d.sval[2], d.dtype[2]) : (i16)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i16 x_[4] = {}; i16 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i16*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i16*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i16 x = x_[u_]; (void)x; const i16 y = y_[u_]; (void)y;
+                    ((b8*)o)[i] = (b8)((x > y) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -850,6 +3190,32 @@ TL_EW_KERNEL(tl_ew_gt_i16) {
 }
 TL_EW_KERNEL(tl_ew_gt_i32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 4, 4, -1)) {
+        const i32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i32>(d.sval[1], d.dtype[1]) : (i32)0;
+        const i32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i32>(d.sval[2], d.dtype[2]) : (i32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i32 x_[4] = {}; i32 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i32*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i32*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i32 x = x_[u_]; (void)x; const i32 y = y_[u_]; (void)y;
+                    ((b8*)o)[i] = (b8)((x > y) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -859,6 +3225,32 @@ TL_EW_KERNEL(tl_ew_gt_i32) {
 }
 TL_EW_KERNEL(tl_ew_gt_i64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 5, 5, -1)) {
+        const i64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i64>(d.sval[1], d.dtype[1]) : (i64)0;
+        const i64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i64>(d.sval[2], d.dtype[2]) : (i64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i64 x_[4] = {}; i64 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i64*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i64*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i64 x = x_[u_]; (void)x; const i64 y = y_[u_]; (void)y;
+                    ((b8*)o)[i] = (b8)((x > y) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -868,6 +3260,32 @@ TL_EW_KERNEL(tl_ew_gt_i64) {
 }
 TL_EW_KERNEL(tl_ew_gt_f32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 8, 8, -1)) {
+        const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
+        const f32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f32>(d.sval[2], d.dtype[2]) : (f32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f32 x_[4] = {}; f32 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const f32*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f32 x = x_[u_]; (void)x; const f32 y = y_[u_]; (void)y;
+                    ((b8*)o)[i] = (b8)((x > y) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -877,6 +3295,32 @@ TL_EW_KERNEL(tl_ew_gt_f32) {
 }
 TL_EW_KERNEL(tl_ew_gt_f64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 9, 9, -1)) {
+        const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
+        const f64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f64>(d.sval[2], d.dtype[2]) : (f64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f64 x_[4] = {}; f64 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const f64*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f64 x = x_[u_]; (void)x; const f64 y = y_[u_]; (void)y;
+                    ((b8*)o)[i] = (b8)((x > y) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -888,6 +3332,32 @@ TL_EW_KERNEL(tl_ew_gt_f64) {
 // ---- ge
 TL_EW_KERNEL(tl_ew_ge_b8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 0, 0, -1)) {
+        const b8 s1_ = TL_IS_SCALAR(1) ? tl_ldb_bits(d.sval[1], d.dtype[1]) : (b8)0;
+        const b8 s2_ = TL_IS_SCALAR(2) ? tl_ldb_bits(d.sval[2], d.dtype[2]) : (b8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            b8 x_[4] = {}; b8 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : (b8)(((const unsigned char*)(a))[i] != 0));
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : (b8)(((const unsigned char*)(b))[i] != 0));
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const b8 x = x_[u_]; (void)x; const b8 y = y_[u_]; (void)y;
+                    ((b8*)o)[i] = (b8)((x >= y) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -897,6 +3367,32 @@ TL_EW_KERNEL(tl_ew_ge_b8) {
 }
 TL_EW_KERNEL(tl_ew_ge_u8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 1, 1, -1)) {
+        const u8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<u8>(d.sval[1], d.dtype[1]) : (u8)0;
+        const u8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<u8>(d.sval[2], d.dtype[2]) : (u8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            u8 x_[4] = {}; u8 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const u8*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const u8*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const u8 x = x_[u_]; (void)x; const u8 y = y_[u_]; (void)y;
+                    ((b8*)o)[i] = (b8)((x >= y) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -906,6 +3402,32 @@ TL_EW_KERNEL(tl_ew_ge_u8) {
 }
 TL_EW_KERNEL(tl_ew_ge_i8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 2, 2, -1)) {
+        const i8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i8>(d.sval[1], d.dtype[1]) : (i8)0;
+        const i8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i8>(d.sval[2], d.dtype[2]) : (i8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i8 x_[4] = {}; i8 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i8*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i8*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i8 x = x_[u_]; (void)x; const i8 y = y_[u_]; (void)y;
+                    ((b8*)o)[i] = (b8)((x >= y) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -915,6 +3437,32 @@ TL_EW_KERNEL(tl_ew_ge_i8) {
 }
 TL_EW_KERNEL(tl_ew_ge_i16) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 3, 3, -1)) {
+        const i16 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i16>(d.sval[1], d.dtype[1]) : (i16)0;
+        const i16 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i16>(d.sval[2], d.dtype[2]) : (i16)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i16 x_[4] = {}; i16 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i16*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i16*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i16 x = x_[u_]; (void)x; const i16 y = y_[u_]; (void)y;
+                    ((b8*)o)[i] = (b8)((x >= y) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -924,6 +3472,32 @@ TL_EW_KERNEL(tl_ew_ge_i16) {
 }
 TL_EW_KERNEL(tl_ew_ge_i32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 4, 4, -1)) {
+        const i32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i32>(d.sval[1], d.dtype[1]) : (i32)0;
+        const i32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i32>(d.sval[2], d.dtype[2]) : (i32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i32 x_[4] = {}; i32 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i32*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i32*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i32 x = x_[u_]; (void)x; const i32 y = y_[u_]; (void)y;
+                    ((b8*)o)[i] = (b8)((x >= y) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -933,6 +3507,32 @@ TL_EW_KERNEL(tl_ew_ge_i32) {
 }
 TL_EW_KERNEL(tl_ew_ge_i64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 5, 5, -1)) {
+        const i64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i64>(d.sval[1], d.dtype[1]) : (i64)0;
+        const i64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i64>(d.sval[2], d.dtype[2]) : (i64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i64 x_[4] = {}; i64 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i64*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i64*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i64 x = x_[u_]; (void)x; const i64 y = y_[u_]; (void)y;
+                    ((b8*)o)[i] = (b8)((x >= y) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -942,6 +3542,32 @@ TL_EW_KERNEL(tl_ew_ge_i64) {
 }
 TL_EW_KERNEL(tl_ew_ge_f32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 8, 8, -1)) {
+        const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
+        const f32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f32>(d.sval[2], d.dtype[2]) : (f32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f32 x_[4] = {}; f32 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const f32*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f32 x = x_[u_]; (void)x; const f32 y = y_[u_]; (void)y;
+                    ((b8*)o)[i] = (b8)((x >= y) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -951,6 +3577,32 @@ TL_EW_KERNEL(tl_ew_ge_f32) {
 }
 TL_EW_KERNEL(tl_ew_ge_f64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 9, 9, -1)) {
+        const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
+        const f64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f64>(d.sval[2], d.dtype[2]) : (f64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f64 x_[4] = {}; f64 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const f64*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f64 x = x_[u_]; (void)x; const f64 y = y_[u_]; (void)y;
+                    ((b8*)o)[i] = (b8)((x >= y) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -962,6 +3614,32 @@ TL_EW_KERNEL(tl_ew_ge_f64) {
 // ---- logical_and
 TL_EW_KERNEL(tl_ew_logical_and_b8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 0, 0, -1)) {
+        const b8 s1_ = TL_IS_SCALAR(1) ? tl_ldb_bits(d.sval[1], d.dtype[1]) : (b8)0;
+        const b8 s2_ = TL_IS_SCALAR(2) ? tl_ldb_bits(d.sval[2], d.dtype[2]) : (b8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            b8 x_[4] = {}; b8 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : (b8)(((const unsigned char*)(a))[i] != 0));
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : (b8)(((const unsigned char*)(b))[i] != 0));
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const b8 x = x_[u_]; (void)x; const b8 y = y_[u_]; (void)y;
+                    ((b8*)o)[i] = (b8)(((x != 0) & (y != 0)) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -971,6 +3649,32 @@ TL_EW_KERNEL(tl_ew_logical_and_b8) {
 }
 TL_EW_KERNEL(tl_ew_logical_and_u8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 1, 1, -1)) {
+        const u8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<u8>(d.sval[1], d.dtype[1]) : (u8)0;
+        const u8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<u8>(d.sval[2], d.dtype[2]) : (u8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            u8 x_[4] = {}; u8 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const u8*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const u8*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const u8 x = x_[u_]; (void)x; const u8 y = y_[u_]; (void)y;
+                    ((b8*)o)[i] = (b8)(((x != 0) & (y != 0)) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -980,6 +3684,32 @@ TL_EW_KERNEL(tl_ew_logical_and_u8) {
 }
 TL_EW_KERNEL(tl_ew_logical_and_i8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 2, 2, -1)) {
+        const i8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i8>(d.sval[1], d.dtype[1]) : (i8)0;
+        const i8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i8>(d.sval[2], d.dtype[2]) : (i8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i8 x_[4] = {}; i8 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i8*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i8*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i8 x = x_[u_]; (void)x; const i8 y = y_[u_]; (void)y;
+                    ((b8*)o)[i] = (b8)(((x != 0) & (y != 0)) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -989,6 +3719,32 @@ TL_EW_KERNEL(tl_ew_logical_and_i8) {
 }
 TL_EW_KERNEL(tl_ew_logical_and_i16) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 3, 3, -1)) {
+        const i16 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i16>(d.sval[1], d.dtype[1]) : (i16)0;
+        const i16 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i16>(d.sval[2], d.dtype[2]) : (i16)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i16 x_[4] = {}; i16 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i16*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i16*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i16 x = x_[u_]; (void)x; const i16 y = y_[u_]; (void)y;
+                    ((b8*)o)[i] = (b8)(((x != 0) & (y != 0)) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -998,6 +3754,32 @@ TL_EW_KERNEL(tl_ew_logical_and_i16) {
 }
 TL_EW_KERNEL(tl_ew_logical_and_i32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 4, 4, -1)) {
+        const i32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i32>(d.sval[1], d.dtype[1]) : (i32)0;
+        const i32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i32>(d.sval[2], d.dtype[2]) : (i32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i32 x_[4] = {}; i32 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i32*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i32*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i32 x = x_[u_]; (void)x; const i32 y = y_[u_]; (void)y;
+                    ((b8*)o)[i] = (b8)(((x != 0) & (y != 0)) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1007,6 +3789,32 @@ TL_EW_KERNEL(tl_ew_logical_and_i32) {
 }
 TL_EW_KERNEL(tl_ew_logical_and_i64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 5, 5, -1)) {
+        const i64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i64>(d.sval[1], d.dtype[1]) : (i64)0;
+        const i64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i64>(d.sval[2], d.dtype[2]) : (i64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i64 x_[4] = {}; i64 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i64*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i64*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i64 x = x_[u_]; (void)x; const i64 y = y_[u_]; (void)y;
+                    ((b8*)o)[i] = (b8)(((x != 0) & (y != 0)) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1016,6 +3824,32 @@ TL_EW_KERNEL(tl_ew_logical_and_i64) {
 }
 TL_EW_KERNEL(tl_ew_logical_and_f32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 8, 8, -1)) {
+        const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
+        const f32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f32>(d.sval[2], d.dtype[2]) : (f32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f32 x_[4] = {}; f32 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const f32*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f32 x = x_[u_]; (void)x; const f32 y = y_[u_]; (void)y;
+                    ((b8*)o)[i] = (b8)(((x != 0) & (y != 0)) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1025,6 +3859,32 @@ TL_EW_KERNEL(tl_ew_logical_and_f32) {
 }
 TL_EW_KERNEL(tl_ew_logical_and_f64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 9, 9, -1)) {
+        const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
+        const f64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f64>(d.sval[2], d.dtype[2]) : (f64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f64 x_[4] = {}; f64 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const f64*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f64 x = x_[u_]; (void)x; const f64 y = y_[u_]; (void)y;
+                    ((b8*)o)[i] = (b8)(((x != 0) & (y != 0)) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1036,6 +3896,32 @@ TL_EW_KERNEL(tl_ew_logical_and_f64) {
 // ---- logical_or
 TL_EW_KERNEL(tl_ew_logical_or_b8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 0, 0, -1)) {
+        const b8 s1_ = TL_IS_SCALAR(1) ? tl_ldb_bits(d.sval[1], d.dtype[1]) : (b8)0;
+        const b8 s2_ = TL_IS_SCALAR(2) ? tl_ldb_bits(d.sval[2], d.dtype[2]) : (b8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            b8 x_[4] = {}; b8 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : (b8)(((const unsigned char*)(a))[i] != 0));
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : (b8)(((const unsigned char*)(b))[i] != 0));
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const b8 x = x_[u_]; (void)x; const b8 y = y_[u_]; (void)y;
+                    ((b8*)o)[i] = (b8)(((x != 0) | (y != 0)) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1045,6 +3931,32 @@ TL_EW_KERNEL(tl_ew_logical_or_b8) {
 }
 TL_EW_KERNEL(tl_ew_logical_or_u8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 1, 1, -1)) {
+        const u8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<u8>(d.sval[1], d.dtype[1]) : (u8)0;
+        const u8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<u8>(d.sval[2], d.dtype[2]) : (u8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            u8 x_[4] = {}; u8 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const u8*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const u8*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const u8 x = x_[u_]; (void)x; const u8 y = y_[u_]; (void)y;
+                    ((b8*)o)[i] = (b8)(((x != 0) | (y != 0)) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1054,6 +3966,32 @@ TL_EW_KERNEL(tl_ew_logical_or_u8) {
 }
 TL_EW_KERNEL(tl_ew_logical_or_i8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 2, 2, -1)) {
+        const i8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i8>(d.sval[1], d.dtype[1]) : (i8)0;
+        const i8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i8>(d.sval[2], d.dtype[2]) : (i8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i8 x_[4] = {}; i8 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i8*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i8*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i8 x = x_[u_]; (void)x; const i8 y = y_[u_]; (void)y;
+                    ((b8*)o)[i] = (b8)(((x != 0) | (y != 0)) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1063,6 +4001,32 @@ TL_EW_KERNEL(tl_ew_logical_or_i8) {
 }
 TL_EW_KERNEL(tl_ew_logical_or_i16) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 3, 3, -1)) {
+        const i16 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i16>(d.sval[1], d.dtype[1]) : (i16)0;
+        const i16 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i16>(d.sval[2], d.dtype[2]) : (i16)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i16 x_[4] = {}; i16 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i16*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i16*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i16 x = x_[u_]; (void)x; const i16 y = y_[u_]; (void)y;
+                    ((b8*)o)[i] = (b8)(((x != 0) | (y != 0)) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1072,6 +4036,32 @@ TL_EW_KERNEL(tl_ew_logical_or_i16) {
 }
 TL_EW_KERNEL(tl_ew_logical_or_i32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 4, 4, -1)) {
+        const i32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i32>(d.sval[1], d.dtype[1]) : (i32)0;
+        const i32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i32>(d.sval[2], d.dtype[2]) : (i32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i32 x_[4] = {}; i32 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i32*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i32*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i32 x = x_[u_]; (void)x; const i32 y = y_[u_]; (void)y;
+                    ((b8*)o)[i] = (b8)(((x != 0) | (y != 0)) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1081,6 +4071,32 @@ TL_EW_KERNEL(tl_ew_logical_or_i32) {
 }
 TL_EW_KERNEL(tl_ew_logical_or_i64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 5, 5, -1)) {
+        const i64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i64>(d.sval[1], d.dtype[1]) : (i64)0;
+        const i64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i64>(d.sval[2], d.dtype[2]) : (i64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i64 x_[4] = {}; i64 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i64*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i64*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i64 x = x_[u_]; (void)x; const i64 y = y_[u_]; (void)y;
+                    ((b8*)o)[i] = (b8)(((x != 0) | (y != 0)) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1090,6 +4106,32 @@ TL_EW_KERNEL(tl_ew_logical_or_i64) {
 }
 TL_EW_KERNEL(tl_ew_logical_or_f32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 8, 8, -1)) {
+        const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
+        const f32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f32>(d.sval[2], d.dtype[2]) : (f32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f32 x_[4] = {}; f32 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const f32*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f32 x = x_[u_]; (void)x; const f32 y = y_[u_]; (void)y;
+                    ((b8*)o)[i] = (b8)(((x != 0) | (y != 0)) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1099,6 +4141,32 @@ TL_EW_KERNEL(tl_ew_logical_or_f32) {
 }
 TL_EW_KERNEL(tl_ew_logical_or_f64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 9, 9, -1)) {
+        const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
+        const f64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f64>(d.sval[2], d.dtype[2]) : (f64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f64 x_[4] = {}; f64 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const f64*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f64 x = x_[u_]; (void)x; const f64 y = y_[u_]; (void)y;
+                    ((b8*)o)[i] = (b8)(((x != 0) | (y != 0)) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1110,6 +4178,32 @@ TL_EW_KERNEL(tl_ew_logical_or_f64) {
 // ---- logical_xor
 TL_EW_KERNEL(tl_ew_logical_xor_b8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 0, 0, -1)) {
+        const b8 s1_ = TL_IS_SCALAR(1) ? tl_ldb_bits(d.sval[1], d.dtype[1]) : (b8)0;
+        const b8 s2_ = TL_IS_SCALAR(2) ? tl_ldb_bits(d.sval[2], d.dtype[2]) : (b8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            b8 x_[4] = {}; b8 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : (b8)(((const unsigned char*)(a))[i] != 0));
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : (b8)(((const unsigned char*)(b))[i] != 0));
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const b8 x = x_[u_]; (void)x; const b8 y = y_[u_]; (void)y;
+                    ((b8*)o)[i] = (b8)(((x != 0) ^ (y != 0)) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1119,6 +4213,32 @@ TL_EW_KERNEL(tl_ew_logical_xor_b8) {
 }
 TL_EW_KERNEL(tl_ew_logical_xor_u8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 1, 1, -1)) {
+        const u8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<u8>(d.sval[1], d.dtype[1]) : (u8)0;
+        const u8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<u8>(d.sval[2], d.dtype[2]) : (u8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            u8 x_[4] = {}; u8 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const u8*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const u8*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const u8 x = x_[u_]; (void)x; const u8 y = y_[u_]; (void)y;
+                    ((b8*)o)[i] = (b8)(((x != 0) ^ (y != 0)) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1128,6 +4248,32 @@ TL_EW_KERNEL(tl_ew_logical_xor_u8) {
 }
 TL_EW_KERNEL(tl_ew_logical_xor_i8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 2, 2, -1)) {
+        const i8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i8>(d.sval[1], d.dtype[1]) : (i8)0;
+        const i8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i8>(d.sval[2], d.dtype[2]) : (i8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i8 x_[4] = {}; i8 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i8*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i8*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i8 x = x_[u_]; (void)x; const i8 y = y_[u_]; (void)y;
+                    ((b8*)o)[i] = (b8)(((x != 0) ^ (y != 0)) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1137,6 +4283,32 @@ TL_EW_KERNEL(tl_ew_logical_xor_i8) {
 }
 TL_EW_KERNEL(tl_ew_logical_xor_i16) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 3, 3, -1)) {
+        const i16 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i16>(d.sval[1], d.dtype[1]) : (i16)0;
+        const i16 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i16>(d.sval[2], d.dtype[2]) : (i16)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i16 x_[4] = {}; i16 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i16*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i16*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i16 x = x_[u_]; (void)x; const i16 y = y_[u_]; (void)y;
+                    ((b8*)o)[i] = (b8)(((x != 0) ^ (y != 0)) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1146,6 +4318,32 @@ TL_EW_KERNEL(tl_ew_logical_xor_i16) {
 }
 TL_EW_KERNEL(tl_ew_logical_xor_i32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 4, 4, -1)) {
+        const i32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i32>(d.sval[1], d.dtype[1]) : (i32)0;
+        const i32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i32>(d.sval[2], d.dtype[2]) : (i32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i32 x_[4] = {}; i32 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i32*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i32*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i32 x = x_[u_]; (void)x; const i32 y = y_[u_]; (void)y;
+                    ((b8*)o)[i] = (b8)(((x != 0) ^ (y != 0)) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1155,6 +4353,32 @@ TL_EW_KERNEL(tl_ew_logical_xor_i32) {
 }
 TL_EW_KERNEL(tl_ew_logical_xor_i64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 5, 5, -1)) {
+        const i64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i64>(d.sval[1], d.dtype[1]) : (i64)0;
+        const i64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i64>(d.sval[2], d.dtype[2]) : (i64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i64 x_[4] = {}; i64 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i64*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i64*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i64 x = x_[u_]; (void)x; const i64 y = y_[u_]; (void)y;
+                    ((b8*)o)[i] = (b8)(((x != 0) ^ (y != 0)) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1164,6 +4388,32 @@ TL_EW_KERNEL(tl_ew_logical_xor_i64) {
 }
 TL_EW_KERNEL(tl_ew_logical_xor_f32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 8, 8, -1)) {
+        const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
+        const f32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f32>(d.sval[2], d.dtype[2]) : (f32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f32 x_[4] = {}; f32 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const f32*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f32 x = x_[u_]; (void)x; const f32 y = y_[u_]; (void)y;
+                    ((b8*)o)[i] = (b8)(((x != 0) ^ (y != 0)) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1173,6 +4423,32 @@ TL_EW_KERNEL(tl_ew_logical_xor_f32) {
 }
 TL_EW_KERNEL(tl_ew_logical_xor_f64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 9, 9, -1)) {
+        const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
+        const f64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f64>(d.sval[2], d.dtype[2]) : (f64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f64 x_[4] = {}; f64 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const f64*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f64 x = x_[u_]; (void)x; const f64 y = y_[u_]; (void)y;
+                    ((b8*)o)[i] = (b8)(((x != 0) ^ (y != 0)) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1184,6 +4460,30 @@ TL_EW_KERNEL(tl_ew_logical_xor_f64) {
 // ---- neg
 TL_EW_KERNEL(tl_ew_neg_u8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 1, 1, -1, -1)) {
+        const u8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<u8>(d.sval[1], d.dtype[1]) : (u8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            u8 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const u8*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const u8 x = x_[u_]; (void)x;
+                    ((u8*)o)[i] = (u8)(0 - x);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1193,6 +4493,30 @@ TL_EW_KERNEL(tl_ew_neg_u8) {
 }
 TL_EW_KERNEL(tl_ew_neg_i8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 2, 2, -1, -1)) {
+        const i8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i8>(d.sval[1], d.dtype[1]) : (i8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i8 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i8*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i8 x = x_[u_]; (void)x;
+                    ((i8*)o)[i] = (i8)(0 - x);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1202,6 +4526,30 @@ TL_EW_KERNEL(tl_ew_neg_i8) {
 }
 TL_EW_KERNEL(tl_ew_neg_i16) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 3, 3, -1, -1)) {
+        const i16 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i16>(d.sval[1], d.dtype[1]) : (i16)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i16 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i16*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i16 x = x_[u_]; (void)x;
+                    ((i16*)o)[i] = (i16)(0 - x);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1211,6 +4559,30 @@ TL_EW_KERNEL(tl_ew_neg_i16) {
 }
 TL_EW_KERNEL(tl_ew_neg_i32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 4, 4, -1, -1)) {
+        const i32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i32>(d.sval[1], d.dtype[1]) : (i32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i32 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i32*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i32 x = x_[u_]; (void)x;
+                    ((i32*)o)[i] = (i32)(0 - x);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1220,6 +4592,30 @@ TL_EW_KERNEL(tl_ew_neg_i32) {
 }
 TL_EW_KERNEL(tl_ew_neg_i64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 5, 5, -1, -1)) {
+        const i64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i64>(d.sval[1], d.dtype[1]) : (i64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i64 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i64*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i64 x = x_[u_]; (void)x;
+                    ((i64*)o)[i] = (i64)(0 - x);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1229,6 +4625,30 @@ TL_EW_KERNEL(tl_ew_neg_i64) {
 }
 TL_EW_KERNEL(tl_ew_neg_f32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 8, 8, -1, -1)) {
+        const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f32 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f32 x = x_[u_]; (void)x;
+                    ((f32*)o)[i] = (f32)(-x);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1238,6 +4658,30 @@ TL_EW_KERNEL(tl_ew_neg_f32) {
 }
 TL_EW_KERNEL(tl_ew_neg_f64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 9, 9, -1, -1)) {
+        const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f64 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f64 x = x_[u_]; (void)x;
+                    ((f64*)o)[i] = (f64)(-x);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1249,6 +4693,30 @@ TL_EW_KERNEL(tl_ew_neg_f64) {
 // ---- abs
 TL_EW_KERNEL(tl_ew_abs_u8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 1, 1, -1, -1)) {
+        const u8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<u8>(d.sval[1], d.dtype[1]) : (u8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            u8 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const u8*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const u8 x = x_[u_]; (void)x;
+                    ((u8*)o)[i] = (u8)(x);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1258,6 +4726,30 @@ TL_EW_KERNEL(tl_ew_abs_u8) {
 }
 TL_EW_KERNEL(tl_ew_abs_i8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 2, 2, -1, -1)) {
+        const i8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i8>(d.sval[1], d.dtype[1]) : (i8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i8 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i8*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i8 x = x_[u_]; (void)x;
+                    ((i8*)o)[i] = (i8)(x < 0 ? 0 - x : x);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1267,6 +4759,30 @@ TL_EW_KERNEL(tl_ew_abs_i8) {
 }
 TL_EW_KERNEL(tl_ew_abs_i16) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 3, 3, -1, -1)) {
+        const i16 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i16>(d.sval[1], d.dtype[1]) : (i16)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i16 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i16*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i16 x = x_[u_]; (void)x;
+                    ((i16*)o)[i] = (i16)(x < 0 ? 0 - x : x);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1276,6 +4792,30 @@ TL_EW_KERNEL(tl_ew_abs_i16) {
 }
 TL_EW_KERNEL(tl_ew_abs_i32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 4, 4, -1, -1)) {
+        const i32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i32>(d.sval[1], d.dtype[1]) : (i32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i32 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i32*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i32 x = x_[u_]; (void)x;
+                    ((i32*)o)[i] = (i32)(x < 0 ? 0 - x : x);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1285,6 +4825,30 @@ TL_EW_KERNEL(tl_ew_abs_i32) {
 }
 TL_EW_KERNEL(tl_ew_abs_i64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 5, 5, -1, -1)) {
+        const i64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i64>(d.sval[1], d.dtype[1]) : (i64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i64 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i64*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i64 x = x_[u_]; (void)x;
+                    ((i64*)o)[i] = (i64)(x < 0 ? 0 - x : x);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1294,6 +4858,30 @@ TL_EW_KERNEL(tl_ew_abs_i64) {
 }
 TL_EW_KERNEL(tl_ew_abs_f32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 8, 8, -1, -1)) {
+        const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f32 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f32 x = x_[u_]; (void)x;
+                    ((f32*)o)[i] = (f32)(fabsf(x));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1303,6 +4891,30 @@ TL_EW_KERNEL(tl_ew_abs_f32) {
 }
 TL_EW_KERNEL(tl_ew_abs_f64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 9, 9, -1, -1)) {
+        const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f64 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f64 x = x_[u_]; (void)x;
+                    ((f64*)o)[i] = (f64)(fabs(x));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1314,6 +4926,30 @@ TL_EW_KERNEL(tl_ew_abs_f64) {
 // ---- sign
 TL_EW_KERNEL(tl_ew_sign_b8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 0, -1, -1)) {
+        const b8 s1_ = TL_IS_SCALAR(1) ? tl_ldb_bits(d.sval[1], d.dtype[1]) : (b8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            b8 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : (b8)(((const unsigned char*)(a))[i] != 0));
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const b8 x = x_[u_]; (void)x;
+                    ((b8*)o)[i] = (b8)((x) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1323,6 +4959,30 @@ TL_EW_KERNEL(tl_ew_sign_b8) {
 }
 TL_EW_KERNEL(tl_ew_sign_u8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 1, 1, -1, -1)) {
+        const u8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<u8>(d.sval[1], d.dtype[1]) : (u8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            u8 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const u8*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const u8 x = x_[u_]; (void)x;
+                    ((u8*)o)[i] = (u8)((x > 0) - (x < 0));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1332,6 +4992,30 @@ TL_EW_KERNEL(tl_ew_sign_u8) {
 }
 TL_EW_KERNEL(tl_ew_sign_i8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 2, 2, -1, -1)) {
+        const i8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i8>(d.sval[1], d.dtype[1]) : (i8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i8 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i8*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i8 x = x_[u_]; (void)x;
+                    ((i8*)o)[i] = (i8)((x > 0) - (x < 0));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1341,6 +5025,30 @@ TL_EW_KERNEL(tl_ew_sign_i8) {
 }
 TL_EW_KERNEL(tl_ew_sign_i16) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 3, 3, -1, -1)) {
+        const i16 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i16>(d.sval[1], d.dtype[1]) : (i16)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i16 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i16*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i16 x = x_[u_]; (void)x;
+                    ((i16*)o)[i] = (i16)((x > 0) - (x < 0));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1350,6 +5058,30 @@ TL_EW_KERNEL(tl_ew_sign_i16) {
 }
 TL_EW_KERNEL(tl_ew_sign_i32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 4, 4, -1, -1)) {
+        const i32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i32>(d.sval[1], d.dtype[1]) : (i32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i32 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i32*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i32 x = x_[u_]; (void)x;
+                    ((i32*)o)[i] = (i32)((x > 0) - (x < 0));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1359,6 +5091,30 @@ TL_EW_KERNEL(tl_ew_sign_i32) {
 }
 TL_EW_KERNEL(tl_ew_sign_i64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 5, 5, -1, -1)) {
+        const i64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i64>(d.sval[1], d.dtype[1]) : (i64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i64 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i64*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i64 x = x_[u_]; (void)x;
+                    ((i64*)o)[i] = (i64)((x > 0) - (x < 0));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1368,6 +5124,30 @@ TL_EW_KERNEL(tl_ew_sign_i64) {
 }
 TL_EW_KERNEL(tl_ew_sign_f32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 8, 8, -1, -1)) {
+        const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f32 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f32 x = x_[u_]; (void)x;
+                    ((f32*)o)[i] = (f32)((x > 0) - (x < 0));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1377,6 +5157,30 @@ TL_EW_KERNEL(tl_ew_sign_f32) {
 }
 TL_EW_KERNEL(tl_ew_sign_f64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 9, 9, -1, -1)) {
+        const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f64 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f64 x = x_[u_]; (void)x;
+                    ((f64*)o)[i] = (f64)((x > 0) - (x < 0));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1388,6 +5192,30 @@ TL_EW_KERNEL(tl_ew_sign_f64) {
 // ---- reciprocal
 TL_EW_KERNEL(tl_ew_reciprocal_f32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 8, 8, -1, -1)) {
+        const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f32 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f32 x = x_[u_]; (void)x;
+                    ((f32*)o)[i] = (f32)(1 / x);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1397,6 +5225,30 @@ TL_EW_KERNEL(tl_ew_reciprocal_f32) {
 }
 TL_EW_KERNEL(tl_ew_reciprocal_f64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 9, 9, -1, -1)) {
+        const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f64 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f64 x = x_[u_]; (void)x;
+                    ((f64*)o)[i] = (f64)(1 / x);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1408,6 +5260,30 @@ TL_EW_KERNEL(tl_ew_reciprocal_f64) {
 // ---- square
 TL_EW_KERNEL(tl_ew_square_b8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 0, -1, -1)) {
+        const b8 s1_ = TL_IS_SCALAR(1) ? tl_ldb_bits(d.sval[1], d.dtype[1]) : (b8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            b8 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : (b8)(((const unsigned char*)(a))[i] != 0));
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const b8 x = x_[u_]; (void)x;
+                    ((b8*)o)[i] = (b8)((x) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1417,6 +5293,30 @@ TL_EW_KERNEL(tl_ew_square_b8) {
 }
 TL_EW_KERNEL(tl_ew_square_u8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 1, 1, -1, -1)) {
+        const u8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<u8>(d.sval[1], d.dtype[1]) : (u8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            u8 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const u8*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const u8 x = x_[u_]; (void)x;
+                    ((u8*)o)[i] = (u8)(x * x);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1426,6 +5326,30 @@ TL_EW_KERNEL(tl_ew_square_u8) {
 }
 TL_EW_KERNEL(tl_ew_square_i8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 2, 2, -1, -1)) {
+        const i8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i8>(d.sval[1], d.dtype[1]) : (i8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i8 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i8*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i8 x = x_[u_]; (void)x;
+                    ((i8*)o)[i] = (i8)(x * x);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1435,6 +5359,30 @@ TL_EW_KERNEL(tl_ew_square_i8) {
 }
 TL_EW_KERNEL(tl_ew_square_i16) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 3, 3, -1, -1)) {
+        const i16 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i16>(d.sval[1], d.dtype[1]) : (i16)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i16 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i16*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i16 x = x_[u_]; (void)x;
+                    ((i16*)o)[i] = (i16)(x * x);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1444,6 +5392,30 @@ TL_EW_KERNEL(tl_ew_square_i16) {
 }
 TL_EW_KERNEL(tl_ew_square_i32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 4, 4, -1, -1)) {
+        const i32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i32>(d.sval[1], d.dtype[1]) : (i32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i32 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i32*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i32 x = x_[u_]; (void)x;
+                    ((i32*)o)[i] = (i32)(x * x);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1453,6 +5425,30 @@ TL_EW_KERNEL(tl_ew_square_i32) {
 }
 TL_EW_KERNEL(tl_ew_square_i64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 5, 5, -1, -1)) {
+        const i64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i64>(d.sval[1], d.dtype[1]) : (i64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i64 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i64*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i64 x = x_[u_]; (void)x;
+                    ((i64*)o)[i] = (i64)(x * x);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1462,6 +5458,30 @@ TL_EW_KERNEL(tl_ew_square_i64) {
 }
 TL_EW_KERNEL(tl_ew_square_f32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 8, 8, -1, -1)) {
+        const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f32 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f32 x = x_[u_]; (void)x;
+                    ((f32*)o)[i] = (f32)(x * x);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1471,6 +5491,30 @@ TL_EW_KERNEL(tl_ew_square_f32) {
 }
 TL_EW_KERNEL(tl_ew_square_f64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 9, 9, -1, -1)) {
+        const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f64 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f64 x = x_[u_]; (void)x;
+                    ((f64*)o)[i] = (f64)(x * x);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1482,6 +5526,30 @@ TL_EW_KERNEL(tl_ew_square_f64) {
 // ---- exp
 TL_EW_KERNEL(tl_ew_exp_f32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 8, 8, -1, -1)) {
+        const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f32 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f32 x = x_[u_]; (void)x;
+                    ((f32*)o)[i] = (f32)(tl_expf(x));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1491,6 +5559,30 @@ TL_EW_KERNEL(tl_ew_exp_f32) {
 }
 TL_EW_KERNEL(tl_ew_exp_f64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 9, 9, -1, -1)) {
+        const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f64 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f64 x = x_[u_]; (void)x;
+                    ((f64*)o)[i] = (f64)(tl_exp(x));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1502,6 +5594,30 @@ TL_EW_KERNEL(tl_ew_exp_f64) {
 // ---- exp2
 TL_EW_KERNEL(tl_ew_exp2_f32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 8, 8, -1, -1)) {
+        const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f32 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f32 x = x_[u_]; (void)x;
+                    ((f32*)o)[i] = (f32)(tl_exp2f(x));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1511,6 +5627,30 @@ TL_EW_KERNEL(tl_ew_exp2_f32) {
 }
 TL_EW_KERNEL(tl_ew_exp2_f64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 9, 9, -1, -1)) {
+        const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f64 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f64 x = x_[u_]; (void)x;
+                    ((f64*)o)[i] = (f64)(tl_exp2(x));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1522,6 +5662,30 @@ TL_EW_KERNEL(tl_ew_exp2_f64) {
 // ---- expm1
 TL_EW_KERNEL(tl_ew_expm1_f32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 8, 8, -1, -1)) {
+        const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f32 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f32 x = x_[u_]; (void)x;
+                    ((f32*)o)[i] = (f32)(tl_expm1f(x));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1531,6 +5695,30 @@ TL_EW_KERNEL(tl_ew_expm1_f32) {
 }
 TL_EW_KERNEL(tl_ew_expm1_f64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 9, 9, -1, -1)) {
+        const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f64 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f64 x = x_[u_]; (void)x;
+                    ((f64*)o)[i] = (f64)(tl_expm1(x));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1542,6 +5730,30 @@ TL_EW_KERNEL(tl_ew_expm1_f64) {
 // ---- log
 TL_EW_KERNEL(tl_ew_log_f32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 8, 8, -1, -1)) {
+        const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f32 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f32 x = x_[u_]; (void)x;
+                    ((f32*)o)[i] = (f32)(tl_logf(x));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1551,6 +5763,30 @@ TL_EW_KERNEL(tl_ew_log_f32) {
 }
 TL_EW_KERNEL(tl_ew_log_f64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 9, 9, -1, -1)) {
+        const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f64 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f64 x = x_[u_]; (void)x;
+                    ((f64*)o)[i] = (f64)(tl_log(x));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1562,6 +5798,30 @@ TL_EW_KERNEL(tl_ew_log_f64) {
 // ---- log2
 TL_EW_KERNEL(tl_ew_log2_f32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 8, 8, -1, -1)) {
+        const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f32 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f32 x = x_[u_]; (void)x;
+                    ((f32*)o)[i] = (f32)(tl_log2f(x));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1571,6 +5831,30 @@ TL_EW_KERNEL(tl_ew_log2_f32) {
 }
 TL_EW_KERNEL(tl_ew_log2_f64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 9, 9, -1, -1)) {
+        const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f64 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f64 x = x_[u_]; (void)x;
+                    ((f64*)o)[i] = (f64)(tl_log2(x));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1582,6 +5866,30 @@ TL_EW_KERNEL(tl_ew_log2_f64) {
 // ---- log10
 TL_EW_KERNEL(tl_ew_log10_f32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 8, 8, -1, -1)) {
+        const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f32 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f32 x = x_[u_]; (void)x;
+                    ((f32*)o)[i] = (f32)(tl_log10f(x));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1591,6 +5899,30 @@ TL_EW_KERNEL(tl_ew_log10_f32) {
 }
 TL_EW_KERNEL(tl_ew_log10_f64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 9, 9, -1, -1)) {
+        const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f64 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f64 x = x_[u_]; (void)x;
+                    ((f64*)o)[i] = (f64)(tl_log10(x));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1602,6 +5934,30 @@ TL_EW_KERNEL(tl_ew_log10_f64) {
 // ---- log1p
 TL_EW_KERNEL(tl_ew_log1p_f32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 8, 8, -1, -1)) {
+        const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f32 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f32 x = x_[u_]; (void)x;
+                    ((f32*)o)[i] = (f32)(tl_log1pf(x));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1611,6 +5967,30 @@ TL_EW_KERNEL(tl_ew_log1p_f32) {
 }
 TL_EW_KERNEL(tl_ew_log1p_f64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 9, 9, -1, -1)) {
+        const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f64 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f64 x = x_[u_]; (void)x;
+                    ((f64*)o)[i] = (f64)(tl_log1p(x));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1622,6 +6002,30 @@ TL_EW_KERNEL(tl_ew_log1p_f64) {
 // ---- sqrt
 TL_EW_KERNEL(tl_ew_sqrt_f32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 8, 8, -1, -1)) {
+        const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f32 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f32 x = x_[u_]; (void)x;
+                    ((f32*)o)[i] = (f32)(sqrtf(x));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1631,6 +6035,30 @@ TL_EW_KERNEL(tl_ew_sqrt_f32) {
 }
 TL_EW_KERNEL(tl_ew_sqrt_f64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 9, 9, -1, -1)) {
+        const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f64 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f64 x = x_[u_]; (void)x;
+                    ((f64*)o)[i] = (f64)(sqrt(x));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1642,6 +6070,30 @@ TL_EW_KERNEL(tl_ew_sqrt_f64) {
 // ---- rsqrt
 TL_EW_KERNEL(tl_ew_rsqrt_f32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 8, 8, -1, -1)) {
+        const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f32 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f32 x = x_[u_]; (void)x;
+                    ((f32*)o)[i] = (f32)(1.0f / sqrtf(x));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1651,6 +6103,30 @@ TL_EW_KERNEL(tl_ew_rsqrt_f32) {
 }
 TL_EW_KERNEL(tl_ew_rsqrt_f64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 9, 9, -1, -1)) {
+        const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f64 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f64 x = x_[u_]; (void)x;
+                    ((f64*)o)[i] = (f64)(1.0 / sqrt(x));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1662,6 +6138,30 @@ TL_EW_KERNEL(tl_ew_rsqrt_f64) {
 // ---- sin
 TL_EW_KERNEL(tl_ew_sin_f32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 8, 8, -1, -1)) {
+        const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f32 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f32 x = x_[u_]; (void)x;
+                    ((f32*)o)[i] = (f32)(tl_sinf(x));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1671,6 +6171,30 @@ TL_EW_KERNEL(tl_ew_sin_f32) {
 }
 TL_EW_KERNEL(tl_ew_sin_f64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 9, 9, -1, -1)) {
+        const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f64 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f64 x = x_[u_]; (void)x;
+                    ((f64*)o)[i] = (f64)(tl_sin(x));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1682,6 +6206,30 @@ TL_EW_KERNEL(tl_ew_sin_f64) {
 // ---- cos
 TL_EW_KERNEL(tl_ew_cos_f32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 8, 8, -1, -1)) {
+        const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f32 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f32 x = x_[u_]; (void)x;
+                    ((f32*)o)[i] = (f32)(tl_cosf(x));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1691,6 +6239,30 @@ TL_EW_KERNEL(tl_ew_cos_f32) {
 }
 TL_EW_KERNEL(tl_ew_cos_f64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 9, 9, -1, -1)) {
+        const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f64 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f64 x = x_[u_]; (void)x;
+                    ((f64*)o)[i] = (f64)(tl_cos(x));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1702,6 +6274,30 @@ TL_EW_KERNEL(tl_ew_cos_f64) {
 // ---- tan
 TL_EW_KERNEL(tl_ew_tan_f32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 8, 8, -1, -1)) {
+        const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f32 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f32 x = x_[u_]; (void)x;
+                    ((f32*)o)[i] = (f32)(tl_tanf(x));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1711,6 +6307,30 @@ TL_EW_KERNEL(tl_ew_tan_f32) {
 }
 TL_EW_KERNEL(tl_ew_tan_f64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 9, 9, -1, -1)) {
+        const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f64 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f64 x = x_[u_]; (void)x;
+                    ((f64*)o)[i] = (f64)(tl_tan(x));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1722,6 +6342,30 @@ TL_EW_KERNEL(tl_ew_tan_f64) {
 // ---- asin
 TL_EW_KERNEL(tl_ew_asin_f32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 8, 8, -1, -1)) {
+        const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f32 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f32 x = x_[u_]; (void)x;
+                    ((f32*)o)[i] = (f32)(tl_asinf(x));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1731,6 +6375,30 @@ TL_EW_KERNEL(tl_ew_asin_f32) {
 }
 TL_EW_KERNEL(tl_ew_asin_f64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 9, 9, -1, -1)) {
+        const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f64 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f64 x = x_[u_]; (void)x;
+                    ((f64*)o)[i] = (f64)(tl_asin(x));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1742,6 +6410,30 @@ TL_EW_KERNEL(tl_ew_asin_f64) {
 // ---- acos
 TL_EW_KERNEL(tl_ew_acos_f32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 8, 8, -1, -1)) {
+        const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f32 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f32 x = x_[u_]; (void)x;
+                    ((f32*)o)[i] = (f32)(tl_acosf(x));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1751,6 +6443,30 @@ TL_EW_KERNEL(tl_ew_acos_f32) {
 }
 TL_EW_KERNEL(tl_ew_acos_f64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 9, 9, -1, -1)) {
+        const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f64 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f64 x = x_[u_]; (void)x;
+                    ((f64*)o)[i] = (f64)(tl_acos(x));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1762,6 +6478,30 @@ TL_EW_KERNEL(tl_ew_acos_f64) {
 // ---- atan
 TL_EW_KERNEL(tl_ew_atan_f32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 8, 8, -1, -1)) {
+        const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f32 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f32 x = x_[u_]; (void)x;
+                    ((f32*)o)[i] = (f32)(tl_atanf(x));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1771,6 +6511,30 @@ TL_EW_KERNEL(tl_ew_atan_f32) {
 }
 TL_EW_KERNEL(tl_ew_atan_f64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 9, 9, -1, -1)) {
+        const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f64 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f64 x = x_[u_]; (void)x;
+                    ((f64*)o)[i] = (f64)(tl_atan(x));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1782,6 +6546,30 @@ TL_EW_KERNEL(tl_ew_atan_f64) {
 // ---- sinh
 TL_EW_KERNEL(tl_ew_sinh_f32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 8, 8, -1, -1)) {
+        const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f32 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f32 x = x_[u_]; (void)x;
+                    ((f32*)o)[i] = (f32)(tl_sinhf(x));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1791,6 +6579,30 @@ TL_EW_KERNEL(tl_ew_sinh_f32) {
 }
 TL_EW_KERNEL(tl_ew_sinh_f64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 9, 9, -1, -1)) {
+        const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f64 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f64 x = x_[u_]; (void)x;
+                    ((f64*)o)[i] = (f64)(tl_sinh(x));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1802,6 +6614,30 @@ TL_EW_KERNEL(tl_ew_sinh_f64) {
 // ---- cosh
 TL_EW_KERNEL(tl_ew_cosh_f32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 8, 8, -1, -1)) {
+        const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f32 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f32 x = x_[u_]; (void)x;
+                    ((f32*)o)[i] = (f32)(tl_coshf(x));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1811,6 +6647,30 @@ TL_EW_KERNEL(tl_ew_cosh_f32) {
 }
 TL_EW_KERNEL(tl_ew_cosh_f64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 9, 9, -1, -1)) {
+        const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f64 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f64 x = x_[u_]; (void)x;
+                    ((f64*)o)[i] = (f64)(tl_cosh(x));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1822,6 +6682,30 @@ TL_EW_KERNEL(tl_ew_cosh_f64) {
 // ---- asinh
 TL_EW_KERNEL(tl_ew_asinh_f32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 8, 8, -1, -1)) {
+        const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f32 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f32 x = x_[u_]; (void)x;
+                    ((f32*)o)[i] = (f32)(asinhf(x));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1831,6 +6715,30 @@ TL_EW_KERNEL(tl_ew_asinh_f32) {
 }
 TL_EW_KERNEL(tl_ew_asinh_f64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 9, 9, -1, -1)) {
+        const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f64 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f64 x = x_[u_]; (void)x;
+                    ((f64*)o)[i] = (f64)(asinh(x));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1842,6 +6750,30 @@ TL_EW_KERNEL(tl_ew_asinh_f64) {
 // ---- acosh
 TL_EW_KERNEL(tl_ew_acosh_f32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 8, 8, -1, -1)) {
+        const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f32 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f32 x = x_[u_]; (void)x;
+                    ((f32*)o)[i] = (f32)(acoshf(x));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1851,6 +6783,30 @@ TL_EW_KERNEL(tl_ew_acosh_f32) {
 }
 TL_EW_KERNEL(tl_ew_acosh_f64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 9, 9, -1, -1)) {
+        const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f64 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f64 x = x_[u_]; (void)x;
+                    ((f64*)o)[i] = (f64)(acosh(x));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1862,6 +6818,30 @@ TL_EW_KERNEL(tl_ew_acosh_f64) {
 // ---- atanh
 TL_EW_KERNEL(tl_ew_atanh_f32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 8, 8, -1, -1)) {
+        const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f32 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f32 x = x_[u_]; (void)x;
+                    ((f32*)o)[i] = (f32)(atanhf(x));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1871,6 +6851,30 @@ TL_EW_KERNEL(tl_ew_atanh_f32) {
 }
 TL_EW_KERNEL(tl_ew_atanh_f64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 9, 9, -1, -1)) {
+        const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f64 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f64 x = x_[u_]; (void)x;
+                    ((f64*)o)[i] = (f64)(atanh(x));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1882,6 +6886,30 @@ TL_EW_KERNEL(tl_ew_atanh_f64) {
 // ---- tanh
 TL_EW_KERNEL(tl_ew_tanh_f32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 8, 8, -1, -1)) {
+        const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f32 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f32 x = x_[u_]; (void)x;
+                    ((f32*)o)[i] = (f32)(tl_tanhf(x));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1891,6 +6919,30 @@ TL_EW_KERNEL(tl_ew_tanh_f32) {
 }
 TL_EW_KERNEL(tl_ew_tanh_f64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 9, 9, -1, -1)) {
+        const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f64 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f64 x = x_[u_]; (void)x;
+                    ((f64*)o)[i] = (f64)(tl_tanh(x));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1902,6 +6954,30 @@ TL_EW_KERNEL(tl_ew_tanh_f64) {
 // ---- sigmoid
 TL_EW_KERNEL(tl_ew_sigmoid_f32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 8, 8, -1, -1)) {
+        const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f32 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f32 x = x_[u_]; (void)x;
+                    ((f32*)o)[i] = (f32)(tl_sigmoidf(x));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1911,6 +6987,30 @@ TL_EW_KERNEL(tl_ew_sigmoid_f32) {
 }
 TL_EW_KERNEL(tl_ew_sigmoid_f64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 9, 9, -1, -1)) {
+        const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f64 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f64 x = x_[u_]; (void)x;
+                    ((f64*)o)[i] = (f64)(tl_sigmoid(x));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1922,6 +7022,30 @@ TL_EW_KERNEL(tl_ew_sigmoid_f64) {
 // ---- erf
 TL_EW_KERNEL(tl_ew_erf_f32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 8, 8, -1, -1)) {
+        const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f32 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f32 x = x_[u_]; (void)x;
+                    ((f32*)o)[i] = (f32)(tl_erff(x));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1931,6 +7055,30 @@ TL_EW_KERNEL(tl_ew_erf_f32) {
 }
 TL_EW_KERNEL(tl_ew_erf_f64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 9, 9, -1, -1)) {
+        const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f64 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f64 x = x_[u_]; (void)x;
+                    ((f64*)o)[i] = (f64)(tl_erf(x));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1942,6 +7090,30 @@ TL_EW_KERNEL(tl_ew_erf_f64) {
 // ---- erfc
 TL_EW_KERNEL(tl_ew_erfc_f32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 8, 8, -1, -1)) {
+        const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f32 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f32 x = x_[u_]; (void)x;
+                    ((f32*)o)[i] = (f32)(tl_erfcf(x));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1951,6 +7123,30 @@ TL_EW_KERNEL(tl_ew_erfc_f32) {
 }
 TL_EW_KERNEL(tl_ew_erfc_f64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 9, 9, -1, -1)) {
+        const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f64 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f64 x = x_[u_]; (void)x;
+                    ((f64*)o)[i] = (f64)(tl_erfc(x));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1962,6 +7158,30 @@ TL_EW_KERNEL(tl_ew_erfc_f64) {
 // ---- relu
 TL_EW_KERNEL(tl_ew_relu_u8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 1, 1, -1, -1)) {
+        const u8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<u8>(d.sval[1], d.dtype[1]) : (u8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            u8 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const u8*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const u8 x = x_[u_]; (void)x;
+                    ((u8*)o)[i] = (u8)(x > 0 ? x : 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1971,6 +7191,30 @@ TL_EW_KERNEL(tl_ew_relu_u8) {
 }
 TL_EW_KERNEL(tl_ew_relu_i8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 2, 2, -1, -1)) {
+        const i8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i8>(d.sval[1], d.dtype[1]) : (i8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i8 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i8*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i8 x = x_[u_]; (void)x;
+                    ((i8*)o)[i] = (i8)(x > 0 ? x : 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1980,6 +7224,30 @@ TL_EW_KERNEL(tl_ew_relu_i8) {
 }
 TL_EW_KERNEL(tl_ew_relu_i16) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 3, 3, -1, -1)) {
+        const i16 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i16>(d.sval[1], d.dtype[1]) : (i16)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i16 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i16*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i16 x = x_[u_]; (void)x;
+                    ((i16*)o)[i] = (i16)(x > 0 ? x : 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1989,6 +7257,30 @@ TL_EW_KERNEL(tl_ew_relu_i16) {
 }
 TL_EW_KERNEL(tl_ew_relu_i32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 4, 4, -1, -1)) {
+        const i32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i32>(d.sval[1], d.dtype[1]) : (i32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i32 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i32*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i32 x = x_[u_]; (void)x;
+                    ((i32*)o)[i] = (i32)(x > 0 ? x : 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -1998,6 +7290,30 @@ TL_EW_KERNEL(tl_ew_relu_i32) {
 }
 TL_EW_KERNEL(tl_ew_relu_i64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 5, 5, -1, -1)) {
+        const i64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i64>(d.sval[1], d.dtype[1]) : (i64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i64 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i64*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i64 x = x_[u_]; (void)x;
+                    ((i64*)o)[i] = (i64)(x > 0 ? x : 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2007,6 +7323,30 @@ TL_EW_KERNEL(tl_ew_relu_i64) {
 }
 TL_EW_KERNEL(tl_ew_relu_f32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 8, 8, -1, -1)) {
+        const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f32 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f32 x = x_[u_]; (void)x;
+                    ((f32*)o)[i] = (f32)(x < 0 ? 0 : x);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2016,6 +7356,30 @@ TL_EW_KERNEL(tl_ew_relu_f32) {
 }
 TL_EW_KERNEL(tl_ew_relu_f64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 9, 9, -1, -1)) {
+        const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f64 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f64 x = x_[u_]; (void)x;
+                    ((f64*)o)[i] = (f64)(x < 0 ? 0 : x);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2027,6 +7391,30 @@ TL_EW_KERNEL(tl_ew_relu_f64) {
 // ---- silu
 TL_EW_KERNEL(tl_ew_silu_f32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 8, 8, -1, -1)) {
+        const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f32 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f32 x = x_[u_]; (void)x;
+                    ((f32*)o)[i] = (f32)(tl_siluf(x));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2036,6 +7424,30 @@ TL_EW_KERNEL(tl_ew_silu_f32) {
 }
 TL_EW_KERNEL(tl_ew_silu_f64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 9, 9, -1, -1)) {
+        const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f64 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f64 x = x_[u_]; (void)x;
+                    ((f64*)o)[i] = (f64)(tl_silu(x));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2047,6 +7459,30 @@ TL_EW_KERNEL(tl_ew_silu_f64) {
 // ---- floor
 TL_EW_KERNEL(tl_ew_floor_u8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 1, 1, -1, -1)) {
+        const u8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<u8>(d.sval[1], d.dtype[1]) : (u8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            u8 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const u8*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const u8 x = x_[u_]; (void)x;
+                    ((u8*)o)[i] = (u8)(x);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2056,6 +7492,30 @@ TL_EW_KERNEL(tl_ew_floor_u8) {
 }
 TL_EW_KERNEL(tl_ew_floor_i8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 2, 2, -1, -1)) {
+        const i8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i8>(d.sval[1], d.dtype[1]) : (i8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i8 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i8*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i8 x = x_[u_]; (void)x;
+                    ((i8*)o)[i] = (i8)(x);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2065,6 +7525,30 @@ TL_EW_KERNEL(tl_ew_floor_i8) {
 }
 TL_EW_KERNEL(tl_ew_floor_i16) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 3, 3, -1, -1)) {
+        const i16 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i16>(d.sval[1], d.dtype[1]) : (i16)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i16 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i16*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i16 x = x_[u_]; (void)x;
+                    ((i16*)o)[i] = (i16)(x);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2074,6 +7558,30 @@ TL_EW_KERNEL(tl_ew_floor_i16) {
 }
 TL_EW_KERNEL(tl_ew_floor_i32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 4, 4, -1, -1)) {
+        const i32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i32>(d.sval[1], d.dtype[1]) : (i32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i32 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i32*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i32 x = x_[u_]; (void)x;
+                    ((i32*)o)[i] = (i32)(x);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2083,6 +7591,30 @@ TL_EW_KERNEL(tl_ew_floor_i32) {
 }
 TL_EW_KERNEL(tl_ew_floor_i64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 5, 5, -1, -1)) {
+        const i64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i64>(d.sval[1], d.dtype[1]) : (i64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i64 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i64*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i64 x = x_[u_]; (void)x;
+                    ((i64*)o)[i] = (i64)(x);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2092,6 +7624,30 @@ TL_EW_KERNEL(tl_ew_floor_i64) {
 }
 TL_EW_KERNEL(tl_ew_floor_f32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 8, 8, -1, -1)) {
+        const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f32 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f32 x = x_[u_]; (void)x;
+                    ((f32*)o)[i] = (f32)(floorf(x));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2101,6 +7657,30 @@ TL_EW_KERNEL(tl_ew_floor_f32) {
 }
 TL_EW_KERNEL(tl_ew_floor_f64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 9, 9, -1, -1)) {
+        const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f64 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f64 x = x_[u_]; (void)x;
+                    ((f64*)o)[i] = (f64)(floor(x));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2112,6 +7692,30 @@ TL_EW_KERNEL(tl_ew_floor_f64) {
 // ---- ceil
 TL_EW_KERNEL(tl_ew_ceil_u8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 1, 1, -1, -1)) {
+        const u8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<u8>(d.sval[1], d.dtype[1]) : (u8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            u8 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const u8*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const u8 x = x_[u_]; (void)x;
+                    ((u8*)o)[i] = (u8)(x);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2121,6 +7725,30 @@ TL_EW_KERNEL(tl_ew_ceil_u8) {
 }
 TL_EW_KERNEL(tl_ew_ceil_i8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 2, 2, -1, -1)) {
+        const i8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i8>(d.sval[1], d.dtype[1]) : (i8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i8 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i8*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i8 x = x_[u_]; (void)x;
+                    ((i8*)o)[i] = (i8)(x);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2130,6 +7758,30 @@ TL_EW_KERNEL(tl_ew_ceil_i8) {
 }
 TL_EW_KERNEL(tl_ew_ceil_i16) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 3, 3, -1, -1)) {
+        const i16 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i16>(d.sval[1], d.dtype[1]) : (i16)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i16 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i16*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i16 x = x_[u_]; (void)x;
+                    ((i16*)o)[i] = (i16)(x);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2139,6 +7791,30 @@ TL_EW_KERNEL(tl_ew_ceil_i16) {
 }
 TL_EW_KERNEL(tl_ew_ceil_i32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 4, 4, -1, -1)) {
+        const i32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i32>(d.sval[1], d.dtype[1]) : (i32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i32 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i32*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i32 x = x_[u_]; (void)x;
+                    ((i32*)o)[i] = (i32)(x);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2148,6 +7824,30 @@ TL_EW_KERNEL(tl_ew_ceil_i32) {
 }
 TL_EW_KERNEL(tl_ew_ceil_i64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 5, 5, -1, -1)) {
+        const i64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i64>(d.sval[1], d.dtype[1]) : (i64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i64 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i64*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i64 x = x_[u_]; (void)x;
+                    ((i64*)o)[i] = (i64)(x);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2157,6 +7857,30 @@ TL_EW_KERNEL(tl_ew_ceil_i64) {
 }
 TL_EW_KERNEL(tl_ew_ceil_f32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 8, 8, -1, -1)) {
+        const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f32 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f32 x = x_[u_]; (void)x;
+                    ((f32*)o)[i] = (f32)(ceilf(x));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2166,6 +7890,30 @@ TL_EW_KERNEL(tl_ew_ceil_f32) {
 }
 TL_EW_KERNEL(tl_ew_ceil_f64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 9, 9, -1, -1)) {
+        const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f64 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f64 x = x_[u_]; (void)x;
+                    ((f64*)o)[i] = (f64)(ceil(x));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2177,6 +7925,30 @@ TL_EW_KERNEL(tl_ew_ceil_f64) {
 // ---- trunc
 TL_EW_KERNEL(tl_ew_trunc_u8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 1, 1, -1, -1)) {
+        const u8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<u8>(d.sval[1], d.dtype[1]) : (u8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            u8 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const u8*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const u8 x = x_[u_]; (void)x;
+                    ((u8*)o)[i] = (u8)(x);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2186,6 +7958,30 @@ TL_EW_KERNEL(tl_ew_trunc_u8) {
 }
 TL_EW_KERNEL(tl_ew_trunc_i8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 2, 2, -1, -1)) {
+        const i8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i8>(d.sval[1], d.dtype[1]) : (i8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i8 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i8*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i8 x = x_[u_]; (void)x;
+                    ((i8*)o)[i] = (i8)(x);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2195,6 +7991,30 @@ TL_EW_KERNEL(tl_ew_trunc_i8) {
 }
 TL_EW_KERNEL(tl_ew_trunc_i16) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 3, 3, -1, -1)) {
+        const i16 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i16>(d.sval[1], d.dtype[1]) : (i16)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i16 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i16*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i16 x = x_[u_]; (void)x;
+                    ((i16*)o)[i] = (i16)(x);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2204,6 +8024,30 @@ TL_EW_KERNEL(tl_ew_trunc_i16) {
 }
 TL_EW_KERNEL(tl_ew_trunc_i32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 4, 4, -1, -1)) {
+        const i32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i32>(d.sval[1], d.dtype[1]) : (i32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i32 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i32*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i32 x = x_[u_]; (void)x;
+                    ((i32*)o)[i] = (i32)(x);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2213,6 +8057,30 @@ TL_EW_KERNEL(tl_ew_trunc_i32) {
 }
 TL_EW_KERNEL(tl_ew_trunc_i64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 5, 5, -1, -1)) {
+        const i64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i64>(d.sval[1], d.dtype[1]) : (i64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i64 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i64*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i64 x = x_[u_]; (void)x;
+                    ((i64*)o)[i] = (i64)(x);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2222,6 +8090,30 @@ TL_EW_KERNEL(tl_ew_trunc_i64) {
 }
 TL_EW_KERNEL(tl_ew_trunc_f32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 8, 8, -1, -1)) {
+        const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f32 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f32 x = x_[u_]; (void)x;
+                    ((f32*)o)[i] = (f32)(truncf(x));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2231,6 +8123,30 @@ TL_EW_KERNEL(tl_ew_trunc_f32) {
 }
 TL_EW_KERNEL(tl_ew_trunc_f64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 9, 9, -1, -1)) {
+        const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f64 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f64 x = x_[u_]; (void)x;
+                    ((f64*)o)[i] = (f64)(trunc(x));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2242,6 +8158,30 @@ TL_EW_KERNEL(tl_ew_trunc_f64) {
 // ---- isnan
 TL_EW_KERNEL(tl_ew_isnan_b8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 0, -1, -1)) {
+        const b8 s1_ = TL_IS_SCALAR(1) ? tl_ldb_bits(d.sval[1], d.dtype[1]) : (b8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            b8 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : (b8)(((const unsigned char*)(a))[i] != 0));
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const b8 x = x_[u_]; (void)x;
+                    ((b8*)o)[i] = (b8)((0) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2251,6 +8191,30 @@ TL_EW_KERNEL(tl_ew_isnan_b8) {
 }
 TL_EW_KERNEL(tl_ew_isnan_u8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 1, -1, -1)) {
+        const u8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<u8>(d.sval[1], d.dtype[1]) : (u8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            u8 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const u8*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const u8 x = x_[u_]; (void)x;
+                    ((b8*)o)[i] = (b8)((0) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2260,6 +8224,30 @@ TL_EW_KERNEL(tl_ew_isnan_u8) {
 }
 TL_EW_KERNEL(tl_ew_isnan_i8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 2, -1, -1)) {
+        const i8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i8>(d.sval[1], d.dtype[1]) : (i8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i8 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i8*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i8 x = x_[u_]; (void)x;
+                    ((b8*)o)[i] = (b8)((0) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2269,6 +8257,30 @@ TL_EW_KERNEL(tl_ew_isnan_i8) {
 }
 TL_EW_KERNEL(tl_ew_isnan_i16) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 3, -1, -1)) {
+        const i16 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i16>(d.sval[1], d.dtype[1]) : (i16)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i16 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i16*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i16 x = x_[u_]; (void)x;
+                    ((b8*)o)[i] = (b8)((0) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2278,6 +8290,30 @@ TL_EW_KERNEL(tl_ew_isnan_i16) {
 }
 TL_EW_KERNEL(tl_ew_isnan_i32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 4, -1, -1)) {
+        const i32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i32>(d.sval[1], d.dtype[1]) : (i32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i32 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i32*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i32 x = x_[u_]; (void)x;
+                    ((b8*)o)[i] = (b8)((0) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2287,6 +8323,30 @@ TL_EW_KERNEL(tl_ew_isnan_i32) {
 }
 TL_EW_KERNEL(tl_ew_isnan_i64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 5, -1, -1)) {
+        const i64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i64>(d.sval[1], d.dtype[1]) : (i64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i64 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i64*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i64 x = x_[u_]; (void)x;
+                    ((b8*)o)[i] = (b8)((0) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2296,6 +8356,30 @@ TL_EW_KERNEL(tl_ew_isnan_i64) {
 }
 TL_EW_KERNEL(tl_ew_isnan_f32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 8, -1, -1)) {
+        const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f32 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f32 x = x_[u_]; (void)x;
+                    ((b8*)o)[i] = (b8)((x != x) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2305,6 +8389,30 @@ TL_EW_KERNEL(tl_ew_isnan_f32) {
 }
 TL_EW_KERNEL(tl_ew_isnan_f64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 9, -1, -1)) {
+        const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f64 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f64 x = x_[u_]; (void)x;
+                    ((b8*)o)[i] = (b8)((x != x) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2316,6 +8424,30 @@ TL_EW_KERNEL(tl_ew_isnan_f64) {
 // ---- isinf
 TL_EW_KERNEL(tl_ew_isinf_b8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 0, -1, -1)) {
+        const b8 s1_ = TL_IS_SCALAR(1) ? tl_ldb_bits(d.sval[1], d.dtype[1]) : (b8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            b8 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : (b8)(((const unsigned char*)(a))[i] != 0));
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const b8 x = x_[u_]; (void)x;
+                    ((b8*)o)[i] = (b8)((0) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2325,6 +8457,30 @@ TL_EW_KERNEL(tl_ew_isinf_b8) {
 }
 TL_EW_KERNEL(tl_ew_isinf_u8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 1, -1, -1)) {
+        const u8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<u8>(d.sval[1], d.dtype[1]) : (u8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            u8 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const u8*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const u8 x = x_[u_]; (void)x;
+                    ((b8*)o)[i] = (b8)((0) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2334,6 +8490,30 @@ TL_EW_KERNEL(tl_ew_isinf_u8) {
 }
 TL_EW_KERNEL(tl_ew_isinf_i8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 2, -1, -1)) {
+        const i8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i8>(d.sval[1], d.dtype[1]) : (i8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i8 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i8*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i8 x = x_[u_]; (void)x;
+                    ((b8*)o)[i] = (b8)((0) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2343,6 +8523,30 @@ TL_EW_KERNEL(tl_ew_isinf_i8) {
 }
 TL_EW_KERNEL(tl_ew_isinf_i16) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 3, -1, -1)) {
+        const i16 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i16>(d.sval[1], d.dtype[1]) : (i16)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i16 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i16*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i16 x = x_[u_]; (void)x;
+                    ((b8*)o)[i] = (b8)((0) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2352,6 +8556,30 @@ TL_EW_KERNEL(tl_ew_isinf_i16) {
 }
 TL_EW_KERNEL(tl_ew_isinf_i32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 4, -1, -1)) {
+        const i32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i32>(d.sval[1], d.dtype[1]) : (i32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i32 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i32*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i32 x = x_[u_]; (void)x;
+                    ((b8*)o)[i] = (b8)((0) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2361,6 +8589,30 @@ TL_EW_KERNEL(tl_ew_isinf_i32) {
 }
 TL_EW_KERNEL(tl_ew_isinf_i64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 5, -1, -1)) {
+        const i64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i64>(d.sval[1], d.dtype[1]) : (i64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i64 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i64*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i64 x = x_[u_]; (void)x;
+                    ((b8*)o)[i] = (b8)((0) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2370,6 +8622,30 @@ TL_EW_KERNEL(tl_ew_isinf_i64) {
 }
 TL_EW_KERNEL(tl_ew_isinf_f32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 8, -1, -1)) {
+        const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f32 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f32 x = x_[u_]; (void)x;
+                    ((b8*)o)[i] = (b8)((fabsf(x) == INFINITY) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2379,6 +8655,30 @@ TL_EW_KERNEL(tl_ew_isinf_f32) {
 }
 TL_EW_KERNEL(tl_ew_isinf_f64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 9, -1, -1)) {
+        const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f64 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f64 x = x_[u_]; (void)x;
+                    ((b8*)o)[i] = (b8)((fabs(x) == INFINITY) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2390,6 +8690,30 @@ TL_EW_KERNEL(tl_ew_isinf_f64) {
 // ---- isfinite
 TL_EW_KERNEL(tl_ew_isfinite_b8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 0, -1, -1)) {
+        const b8 s1_ = TL_IS_SCALAR(1) ? tl_ldb_bits(d.sval[1], d.dtype[1]) : (b8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            b8 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : (b8)(((const unsigned char*)(a))[i] != 0));
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const b8 x = x_[u_]; (void)x;
+                    ((b8*)o)[i] = (b8)((1) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2399,6 +8723,30 @@ TL_EW_KERNEL(tl_ew_isfinite_b8) {
 }
 TL_EW_KERNEL(tl_ew_isfinite_u8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 1, -1, -1)) {
+        const u8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<u8>(d.sval[1], d.dtype[1]) : (u8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            u8 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const u8*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const u8 x = x_[u_]; (void)x;
+                    ((b8*)o)[i] = (b8)((1) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2408,6 +8756,30 @@ TL_EW_KERNEL(tl_ew_isfinite_u8) {
 }
 TL_EW_KERNEL(tl_ew_isfinite_i8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 2, -1, -1)) {
+        const i8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i8>(d.sval[1], d.dtype[1]) : (i8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i8 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i8*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i8 x = x_[u_]; (void)x;
+                    ((b8*)o)[i] = (b8)((1) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2417,6 +8789,30 @@ TL_EW_KERNEL(tl_ew_isfinite_i8) {
 }
 TL_EW_KERNEL(tl_ew_isfinite_i16) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 3, -1, -1)) {
+        const i16 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i16>(d.sval[1], d.dtype[1]) : (i16)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i16 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i16*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i16 x = x_[u_]; (void)x;
+                    ((b8*)o)[i] = (b8)((1) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2426,6 +8822,30 @@ TL_EW_KERNEL(tl_ew_isfinite_i16) {
 }
 TL_EW_KERNEL(tl_ew_isfinite_i32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 4, -1, -1)) {
+        const i32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i32>(d.sval[1], d.dtype[1]) : (i32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i32 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i32*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i32 x = x_[u_]; (void)x;
+                    ((b8*)o)[i] = (b8)((1) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2435,6 +8855,30 @@ TL_EW_KERNEL(tl_ew_isfinite_i32) {
 }
 TL_EW_KERNEL(tl_ew_isfinite_i64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 5, -1, -1)) {
+        const i64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i64>(d.sval[1], d.dtype[1]) : (i64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i64 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i64*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i64 x = x_[u_]; (void)x;
+                    ((b8*)o)[i] = (b8)((1) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2444,6 +8888,30 @@ TL_EW_KERNEL(tl_ew_isfinite_i64) {
 }
 TL_EW_KERNEL(tl_ew_isfinite_f32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 8, -1, -1)) {
+        const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f32 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f32 x = x_[u_]; (void)x;
+                    ((b8*)o)[i] = (b8)((fabsf(x) < INFINITY) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2453,6 +8921,30 @@ TL_EW_KERNEL(tl_ew_isfinite_f32) {
 }
 TL_EW_KERNEL(tl_ew_isfinite_f64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 9, -1, -1)) {
+        const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f64 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f64 x = x_[u_]; (void)x;
+                    ((b8*)o)[i] = (b8)((fabs(x) < INFINITY) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2464,6 +8956,30 @@ TL_EW_KERNEL(tl_ew_isfinite_f64) {
 // ---- signbit
 TL_EW_KERNEL(tl_ew_signbit_b8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 0, -1, -1)) {
+        const b8 s1_ = TL_IS_SCALAR(1) ? tl_ldb_bits(d.sval[1], d.dtype[1]) : (b8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            b8 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : (b8)(((const unsigned char*)(a))[i] != 0));
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const b8 x = x_[u_]; (void)x;
+                    ((b8*)o)[i] = (b8)((x < 0) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2473,6 +8989,30 @@ TL_EW_KERNEL(tl_ew_signbit_b8) {
 }
 TL_EW_KERNEL(tl_ew_signbit_u8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 1, -1, -1)) {
+        const u8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<u8>(d.sval[1], d.dtype[1]) : (u8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            u8 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const u8*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const u8 x = x_[u_]; (void)x;
+                    ((b8*)o)[i] = (b8)((x < 0) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2482,6 +9022,30 @@ TL_EW_KERNEL(tl_ew_signbit_u8) {
 }
 TL_EW_KERNEL(tl_ew_signbit_i8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 2, -1, -1)) {
+        const i8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i8>(d.sval[1], d.dtype[1]) : (i8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i8 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i8*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i8 x = x_[u_]; (void)x;
+                    ((b8*)o)[i] = (b8)((x < 0) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2491,6 +9055,30 @@ TL_EW_KERNEL(tl_ew_signbit_i8) {
 }
 TL_EW_KERNEL(tl_ew_signbit_i16) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 3, -1, -1)) {
+        const i16 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i16>(d.sval[1], d.dtype[1]) : (i16)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i16 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i16*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i16 x = x_[u_]; (void)x;
+                    ((b8*)o)[i] = (b8)((x < 0) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2500,6 +9088,30 @@ TL_EW_KERNEL(tl_ew_signbit_i16) {
 }
 TL_EW_KERNEL(tl_ew_signbit_i32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 4, -1, -1)) {
+        const i32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i32>(d.sval[1], d.dtype[1]) : (i32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i32 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i32*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i32 x = x_[u_]; (void)x;
+                    ((b8*)o)[i] = (b8)((x < 0) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2509,6 +9121,30 @@ TL_EW_KERNEL(tl_ew_signbit_i32) {
 }
 TL_EW_KERNEL(tl_ew_signbit_i64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 5, -1, -1)) {
+        const i64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i64>(d.sval[1], d.dtype[1]) : (i64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i64 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i64*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i64 x = x_[u_]; (void)x;
+                    ((b8*)o)[i] = (b8)((x < 0) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2518,6 +9154,30 @@ TL_EW_KERNEL(tl_ew_signbit_i64) {
 }
 TL_EW_KERNEL(tl_ew_signbit_f32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 8, -1, -1)) {
+        const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f32 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f32 x = x_[u_]; (void)x;
+                    ((b8*)o)[i] = (b8)((signbit(x) != 0) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2527,6 +9187,30 @@ TL_EW_KERNEL(tl_ew_signbit_f32) {
 }
 TL_EW_KERNEL(tl_ew_signbit_f64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 9, -1, -1)) {
+        const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f64 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f64 x = x_[u_]; (void)x;
+                    ((b8*)o)[i] = (b8)((signbit(x) != 0) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2538,6 +9222,30 @@ TL_EW_KERNEL(tl_ew_signbit_f64) {
 // ---- logical_not
 TL_EW_KERNEL(tl_ew_logical_not_b8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 0, -1, -1)) {
+        const b8 s1_ = TL_IS_SCALAR(1) ? tl_ldb_bits(d.sval[1], d.dtype[1]) : (b8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            b8 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : (b8)(((const unsigned char*)(a))[i] != 0));
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const b8 x = x_[u_]; (void)x;
+                    ((b8*)o)[i] = (b8)((x == 0) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2547,6 +9255,30 @@ TL_EW_KERNEL(tl_ew_logical_not_b8) {
 }
 TL_EW_KERNEL(tl_ew_logical_not_u8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 1, -1, -1)) {
+        const u8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<u8>(d.sval[1], d.dtype[1]) : (u8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            u8 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const u8*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const u8 x = x_[u_]; (void)x;
+                    ((b8*)o)[i] = (b8)((x == 0) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2556,6 +9288,30 @@ TL_EW_KERNEL(tl_ew_logical_not_u8) {
 }
 TL_EW_KERNEL(tl_ew_logical_not_i8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 2, -1, -1)) {
+        const i8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i8>(d.sval[1], d.dtype[1]) : (i8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i8 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i8*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i8 x = x_[u_]; (void)x;
+                    ((b8*)o)[i] = (b8)((x == 0) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2565,6 +9321,30 @@ TL_EW_KERNEL(tl_ew_logical_not_i8) {
 }
 TL_EW_KERNEL(tl_ew_logical_not_i16) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 3, -1, -1)) {
+        const i16 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i16>(d.sval[1], d.dtype[1]) : (i16)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i16 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i16*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i16 x = x_[u_]; (void)x;
+                    ((b8*)o)[i] = (b8)((x == 0) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2574,6 +9354,30 @@ TL_EW_KERNEL(tl_ew_logical_not_i16) {
 }
 TL_EW_KERNEL(tl_ew_logical_not_i32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 4, -1, -1)) {
+        const i32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i32>(d.sval[1], d.dtype[1]) : (i32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i32 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i32*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i32 x = x_[u_]; (void)x;
+                    ((b8*)o)[i] = (b8)((x == 0) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2583,6 +9387,30 @@ TL_EW_KERNEL(tl_ew_logical_not_i32) {
 }
 TL_EW_KERNEL(tl_ew_logical_not_i64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 5, -1, -1)) {
+        const i64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i64>(d.sval[1], d.dtype[1]) : (i64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i64 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i64*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i64 x = x_[u_]; (void)x;
+                    ((b8*)o)[i] = (b8)((x == 0) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2592,6 +9420,30 @@ TL_EW_KERNEL(tl_ew_logical_not_i64) {
 }
 TL_EW_KERNEL(tl_ew_logical_not_f32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 8, -1, -1)) {
+        const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f32 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f32 x = x_[u_]; (void)x;
+                    ((b8*)o)[i] = (b8)((x == 0) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2601,6 +9453,30 @@ TL_EW_KERNEL(tl_ew_logical_not_f32) {
 }
 TL_EW_KERNEL(tl_ew_logical_not_f64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 9, -1, -1)) {
+        const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f64 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f64 x = x_[u_]; (void)x;
+                    ((b8*)o)[i] = (b8)((x == 0) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2612,6 +9488,30 @@ TL_EW_KERNEL(tl_ew_logical_not_f64) {
 // ---- bitwise_not
 TL_EW_KERNEL(tl_ew_bitwise_not_b8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 0, -1, -1)) {
+        const b8 s1_ = TL_IS_SCALAR(1) ? tl_ldb_bits(d.sval[1], d.dtype[1]) : (b8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            b8 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : (b8)(((const unsigned char*)(a))[i] != 0));
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const b8 x = x_[u_]; (void)x;
+                    ((b8*)o)[i] = (b8)((!x) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2621,6 +9521,30 @@ TL_EW_KERNEL(tl_ew_bitwise_not_b8) {
 }
 TL_EW_KERNEL(tl_ew_bitwise_not_u8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 1, 1, -1, -1)) {
+        const u8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<u8>(d.sval[1], d.dtype[1]) : (u8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            u8 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const u8*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const u8 x = x_[u_]; (void)x;
+                    ((u8*)o)[i] = (u8)(~x);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2630,6 +9554,30 @@ TL_EW_KERNEL(tl_ew_bitwise_not_u8) {
 }
 TL_EW_KERNEL(tl_ew_bitwise_not_i8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 2, 2, -1, -1)) {
+        const i8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i8>(d.sval[1], d.dtype[1]) : (i8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i8 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i8*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i8 x = x_[u_]; (void)x;
+                    ((i8*)o)[i] = (i8)(~x);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2639,6 +9587,30 @@ TL_EW_KERNEL(tl_ew_bitwise_not_i8) {
 }
 TL_EW_KERNEL(tl_ew_bitwise_not_i16) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 3, 3, -1, -1)) {
+        const i16 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i16>(d.sval[1], d.dtype[1]) : (i16)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i16 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i16*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i16 x = x_[u_]; (void)x;
+                    ((i16*)o)[i] = (i16)(~x);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2648,6 +9620,30 @@ TL_EW_KERNEL(tl_ew_bitwise_not_i16) {
 }
 TL_EW_KERNEL(tl_ew_bitwise_not_i32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 4, 4, -1, -1)) {
+        const i32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i32>(d.sval[1], d.dtype[1]) : (i32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i32 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i32*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i32 x = x_[u_]; (void)x;
+                    ((i32*)o)[i] = (i32)(~x);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2657,6 +9653,30 @@ TL_EW_KERNEL(tl_ew_bitwise_not_i32) {
 }
 TL_EW_KERNEL(tl_ew_bitwise_not_i64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 5, 5, -1, -1)) {
+        const i64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i64>(d.sval[1], d.dtype[1]) : (i64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i64 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i64*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i64 x = x_[u_]; (void)x;
+                    ((i64*)o)[i] = (i64)(~x);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2668,6 +9688,32 @@ TL_EW_KERNEL(tl_ew_bitwise_not_i64) {
 // ---- add
 TL_EW_KERNEL(tl_ew_add_b8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 0, 0, -1)) {
+        const b8 s1_ = TL_IS_SCALAR(1) ? tl_ldb_bits(d.sval[1], d.dtype[1]) : (b8)0;
+        const b8 s2_ = TL_IS_SCALAR(2) ? tl_ldb_bits(d.sval[2], d.dtype[2]) : (b8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            b8 x_[4] = {}; b8 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : (b8)(((const unsigned char*)(a))[i] != 0));
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : (b8)(((const unsigned char*)(b))[i] != 0));
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const b8 x = x_[u_]; (void)x; const b8 y = y_[u_]; (void)y;
+                    ((b8*)o)[i] = (b8)(((x | y) != 0) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2676,9 +9722,35 @@ TL_EW_KERNEL(tl_ew_add_b8) {
     }
 }
 TL_EW_KERNEL(tl_ew_add_u8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
+    TL_EXTRA;
     ALPHA(u8);
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 1, 1, 1, -1)) {
+        const u8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<u8>(d.sval[1], d.dtype[1]) : (u8)0;
+        const u8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<u8>(d.sval[2], d.dtype[2]) : (u8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            u8 x_[4] = {}; u8 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const u8*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const u8*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const u8 x = x_[u_]; (void)x; const u8 y = y_[u_]; (void)y;
+                    ((u8*)o)[i] = (u8)(x + alpha * y);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2687,9 +9759,35 @@ TL_EW_KERNEL(tl_ew_add_u8) {
     }
 }
 TL_EW_KERNEL(tl_ew_add_i8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
+    TL_EXTRA;
     ALPHA(i8);
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 2, 2, 2, -1)) {
+        const i8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i8>(d.sval[1], d.dtype[1]) : (i8)0;
+        const i8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i8>(d.sval[2], d.dtype[2]) : (i8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i8 x_[4] = {}; i8 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i8*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i8*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i8 x = x_[u_]; (void)x; const i8 y = y_[u_]; (void)y;
+                    ((i8*)o)[i] = (i8)(x + alpha * y);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2698,9 +9796,35 @@ TL_EW_KERNEL(tl_ew_add_i8) {
     }
 }
 TL_EW_KERNEL(tl_ew_add_i16) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
+    TL_EXTRA;
     ALPHA(i16);
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 3, 3, 3, -1)) {
+        const i16 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i16>(d.sval[1], d.dtype[1]) : (i16)0;
+        const i16 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i16>(d.sval[2], d.dtype[2]) : (i16)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i16 x_[4] = {}; i16 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i16*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i16*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i16 x = x_[u_]; (void)x; const i16 y = y_[u_]; (void)y;
+                    ((i16*)o)[i] = (i16)(x + alpha * y);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2709,9 +9833,35 @@ TL_EW_KERNEL(tl_ew_add_i16) {
     }
 }
 TL_EW_KERNEL(tl_ew_add_i32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
+    TL_EXTRA;
     ALPHA(i32);
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 4, 4, 4, -1)) {
+        const i32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i32>(d.sval[1], d.dtype[1]) : (i32)0;
+        const i32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i32>(d.sval[2], d.dtype[2]) : (i32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i32 x_[4] = {}; i32 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i32*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i32*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i32 x = x_[u_]; (void)x; const i32 y = y_[u_]; (void)y;
+                    ((i32*)o)[i] = (i32)(x + alpha * y);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2720,9 +9870,35 @@ TL_EW_KERNEL(tl_ew_add_i32) {
     }
 }
 TL_EW_KERNEL(tl_ew_add_i64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
+    TL_EXTRA;
     ALPHA(i64);
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 5, 5, 5, -1)) {
+        const i64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i64>(d.sval[1], d.dtype[1]) : (i64)0;
+        const i64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i64>(d.sval[2], d.dtype[2]) : (i64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i64 x_[4] = {}; i64 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i64*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i64*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i64 x = x_[u_]; (void)x; const i64 y = y_[u_]; (void)y;
+                    ((i64*)o)[i] = (i64)(x + alpha * y);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2731,9 +9907,35 @@ TL_EW_KERNEL(tl_ew_add_i64) {
     }
 }
 TL_EW_KERNEL(tl_ew_add_f32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
+    TL_EXTRA;
     ALPHA(f32);
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 8, 8, 8, -1)) {
+        const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
+        const f32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f32>(d.sval[2], d.dtype[2]) : (f32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f32 x_[4] = {}; f32 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const f32*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f32 x = x_[u_]; (void)x; const f32 y = y_[u_]; (void)y;
+                    ((f32*)o)[i] = (f32)(x + alpha * y);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2742,9 +9944,35 @@ TL_EW_KERNEL(tl_ew_add_f32) {
     }
 }
 TL_EW_KERNEL(tl_ew_add_f64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
+    TL_EXTRA;
     ALPHA(f64);
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 9, 9, 9, -1)) {
+        const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
+        const f64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f64>(d.sval[2], d.dtype[2]) : (f64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f64 x_[4] = {}; f64 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const f64*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f64 x = x_[u_]; (void)x; const f64 y = y_[u_]; (void)y;
+                    ((f64*)o)[i] = (f64)(x + alpha * y);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2755,9 +9983,35 @@ TL_EW_KERNEL(tl_ew_add_f64) {
 
 // ---- sub
 TL_EW_KERNEL(tl_ew_sub_u8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
+    TL_EXTRA;
     ALPHA(u8);
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 1, 1, 1, -1)) {
+        const u8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<u8>(d.sval[1], d.dtype[1]) : (u8)0;
+        const u8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<u8>(d.sval[2], d.dtype[2]) : (u8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            u8 x_[4] = {}; u8 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const u8*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const u8*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const u8 x = x_[u_]; (void)x; const u8 y = y_[u_]; (void)y;
+                    ((u8*)o)[i] = (u8)(x - alpha * y);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2766,9 +10020,35 @@ TL_EW_KERNEL(tl_ew_sub_u8) {
     }
 }
 TL_EW_KERNEL(tl_ew_sub_i8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
+    TL_EXTRA;
     ALPHA(i8);
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 2, 2, 2, -1)) {
+        const i8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i8>(d.sval[1], d.dtype[1]) : (i8)0;
+        const i8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i8>(d.sval[2], d.dtype[2]) : (i8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i8 x_[4] = {}; i8 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i8*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i8*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i8 x = x_[u_]; (void)x; const i8 y = y_[u_]; (void)y;
+                    ((i8*)o)[i] = (i8)(x - alpha * y);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2777,9 +10057,35 @@ TL_EW_KERNEL(tl_ew_sub_i8) {
     }
 }
 TL_EW_KERNEL(tl_ew_sub_i16) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
+    TL_EXTRA;
     ALPHA(i16);
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 3, 3, 3, -1)) {
+        const i16 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i16>(d.sval[1], d.dtype[1]) : (i16)0;
+        const i16 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i16>(d.sval[2], d.dtype[2]) : (i16)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i16 x_[4] = {}; i16 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i16*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i16*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i16 x = x_[u_]; (void)x; const i16 y = y_[u_]; (void)y;
+                    ((i16*)o)[i] = (i16)(x - alpha * y);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2788,9 +10094,35 @@ TL_EW_KERNEL(tl_ew_sub_i16) {
     }
 }
 TL_EW_KERNEL(tl_ew_sub_i32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
+    TL_EXTRA;
     ALPHA(i32);
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 4, 4, 4, -1)) {
+        const i32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i32>(d.sval[1], d.dtype[1]) : (i32)0;
+        const i32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i32>(d.sval[2], d.dtype[2]) : (i32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i32 x_[4] = {}; i32 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i32*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i32*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i32 x = x_[u_]; (void)x; const i32 y = y_[u_]; (void)y;
+                    ((i32*)o)[i] = (i32)(x - alpha * y);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2799,9 +10131,35 @@ TL_EW_KERNEL(tl_ew_sub_i32) {
     }
 }
 TL_EW_KERNEL(tl_ew_sub_i64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
+    TL_EXTRA;
     ALPHA(i64);
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 5, 5, 5, -1)) {
+        const i64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i64>(d.sval[1], d.dtype[1]) : (i64)0;
+        const i64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i64>(d.sval[2], d.dtype[2]) : (i64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i64 x_[4] = {}; i64 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i64*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i64*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i64 x = x_[u_]; (void)x; const i64 y = y_[u_]; (void)y;
+                    ((i64*)o)[i] = (i64)(x - alpha * y);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2810,9 +10168,35 @@ TL_EW_KERNEL(tl_ew_sub_i64) {
     }
 }
 TL_EW_KERNEL(tl_ew_sub_f32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
+    TL_EXTRA;
     ALPHA(f32);
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 8, 8, 8, -1)) {
+        const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
+        const f32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f32>(d.sval[2], d.dtype[2]) : (f32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f32 x_[4] = {}; f32 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const f32*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f32 x = x_[u_]; (void)x; const f32 y = y_[u_]; (void)y;
+                    ((f32*)o)[i] = (f32)(x - alpha * y);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2821,9 +10205,35 @@ TL_EW_KERNEL(tl_ew_sub_f32) {
     }
 }
 TL_EW_KERNEL(tl_ew_sub_f64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
+    TL_EXTRA;
     ALPHA(f64);
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 9, 9, 9, -1)) {
+        const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
+        const f64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f64>(d.sval[2], d.dtype[2]) : (f64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f64 x_[4] = {}; f64 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const f64*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f64 x = x_[u_]; (void)x; const f64 y = y_[u_]; (void)y;
+                    ((f64*)o)[i] = (f64)(x - alpha * y);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2835,6 +10245,32 @@ TL_EW_KERNEL(tl_ew_sub_f64) {
 // ---- div
 TL_EW_KERNEL(tl_ew_div_f32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 8, 8, 8, -1)) {
+        const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
+        const f32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f32>(d.sval[2], d.dtype[2]) : (f32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f32 x_[4] = {}; f32 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const f32*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f32 x = x_[u_]; (void)x; const f32 y = y_[u_]; (void)y;
+                    ((f32*)o)[i] = (f32)(x / y);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2844,6 +10280,32 @@ TL_EW_KERNEL(tl_ew_div_f32) {
 }
 TL_EW_KERNEL(tl_ew_div_f64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 9, 9, 9, -1)) {
+        const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
+        const f64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f64>(d.sval[2], d.dtype[2]) : (f64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f64 x_[4] = {}; f64 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const f64*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f64 x = x_[u_]; (void)x; const f64 y = y_[u_]; (void)y;
+                    ((f64*)o)[i] = (f64)(x / y);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2855,6 +10317,32 @@ TL_EW_KERNEL(tl_ew_div_f64) {
 // ---- div_trunc
 TL_EW_KERNEL(tl_ew_div_trunc_u8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 1, 1, 1, -1)) {
+        const u8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<u8>(d.sval[1], d.dtype[1]) : (u8)0;
+        const u8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<u8>(d.sval[2], d.dtype[2]) : (u8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            u8 x_[4] = {}; u8 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const u8*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const u8*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const u8 x = x_[u_]; (void)x; const u8 y = y_[u_]; (void)y;
+                    ((u8*)o)[i] = (u8)(UDIV(x, y));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2864,6 +10352,32 @@ TL_EW_KERNEL(tl_ew_div_trunc_u8) {
 }
 TL_EW_KERNEL(tl_ew_div_trunc_i8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 2, 2, 2, -1)) {
+        const i8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i8>(d.sval[1], d.dtype[1]) : (i8)0;
+        const i8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i8>(d.sval[2], d.dtype[2]) : (i8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i8 x_[4] = {}; i8 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i8*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i8*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i8 x = x_[u_]; (void)x; const i8 y = y_[u_]; (void)y;
+                    ((i8*)o)[i] = (i8)(IDIV_TRUNC(i8, x, y));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2873,6 +10387,32 @@ TL_EW_KERNEL(tl_ew_div_trunc_i8) {
 }
 TL_EW_KERNEL(tl_ew_div_trunc_i16) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 3, 3, 3, -1)) {
+        const i16 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i16>(d.sval[1], d.dtype[1]) : (i16)0;
+        const i16 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i16>(d.sval[2], d.dtype[2]) : (i16)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i16 x_[4] = {}; i16 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i16*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i16*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i16 x = x_[u_]; (void)x; const i16 y = y_[u_]; (void)y;
+                    ((i16*)o)[i] = (i16)(IDIV_TRUNC(i16, x, y));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2882,6 +10422,32 @@ TL_EW_KERNEL(tl_ew_div_trunc_i16) {
 }
 TL_EW_KERNEL(tl_ew_div_trunc_i32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 4, 4, 4, -1)) {
+        const i32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i32>(d.sval[1], d.dtype[1]) : (i32)0;
+        const i32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i32>(d.sval[2], d.dtype[2]) : (i32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i32 x_[4] = {}; i32 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i32*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i32*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i32 x = x_[u_]; (void)x; const i32 y = y_[u_]; (void)y;
+                    ((i32*)o)[i] = (i32)(IDIV_TRUNC(i32, x, y));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2891,6 +10457,32 @@ TL_EW_KERNEL(tl_ew_div_trunc_i32) {
 }
 TL_EW_KERNEL(tl_ew_div_trunc_i64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 5, 5, 5, -1)) {
+        const i64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i64>(d.sval[1], d.dtype[1]) : (i64)0;
+        const i64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i64>(d.sval[2], d.dtype[2]) : (i64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i64 x_[4] = {}; i64 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i64*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i64*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i64 x = x_[u_]; (void)x; const i64 y = y_[u_]; (void)y;
+                    ((i64*)o)[i] = (i64)(IDIV_TRUNC(i64, x, y));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2900,6 +10492,32 @@ TL_EW_KERNEL(tl_ew_div_trunc_i64) {
 }
 TL_EW_KERNEL(tl_ew_div_trunc_f32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 8, 8, 8, -1)) {
+        const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
+        const f32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f32>(d.sval[2], d.dtype[2]) : (f32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f32 x_[4] = {}; f32 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const f32*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f32 x = x_[u_]; (void)x; const f32 y = y_[u_]; (void)y;
+                    ((f32*)o)[i] = (f32)(trunc(x / y));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2909,6 +10527,32 @@ TL_EW_KERNEL(tl_ew_div_trunc_f32) {
 }
 TL_EW_KERNEL(tl_ew_div_trunc_f64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 9, 9, 9, -1)) {
+        const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
+        const f64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f64>(d.sval[2], d.dtype[2]) : (f64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f64 x_[4] = {}; f64 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const f64*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f64 x = x_[u_]; (void)x; const f64 y = y_[u_]; (void)y;
+                    ((f64*)o)[i] = (f64)(trunc(x / y));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2920,6 +10564,32 @@ TL_EW_KERNEL(tl_ew_div_trunc_f64) {
 // ---- div_floor
 TL_EW_KERNEL(tl_ew_div_floor_u8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 1, 1, 1, -1)) {
+        const u8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<u8>(d.sval[1], d.dtype[1]) : (u8)0;
+        const u8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<u8>(d.sval[2], d.dtype[2]) : (u8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            u8 x_[4] = {}; u8 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const u8*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const u8*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const u8 x = x_[u_]; (void)x; const u8 y = y_[u_]; (void)y;
+                    ((u8*)o)[i] = (u8)(UDIV(x, y));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2929,6 +10599,32 @@ TL_EW_KERNEL(tl_ew_div_floor_u8) {
 }
 TL_EW_KERNEL(tl_ew_div_floor_i8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 2, 2, 2, -1)) {
+        const i8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i8>(d.sval[1], d.dtype[1]) : (i8)0;
+        const i8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i8>(d.sval[2], d.dtype[2]) : (i8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i8 x_[4] = {}; i8 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i8*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i8*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i8 x = x_[u_]; (void)x; const i8 y = y_[u_]; (void)y;
+                    ((i8*)o)[i] = (i8)(IDIV_FLOOR(i8, x, y));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2938,6 +10634,32 @@ TL_EW_KERNEL(tl_ew_div_floor_i8) {
 }
 TL_EW_KERNEL(tl_ew_div_floor_i16) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 3, 3, 3, -1)) {
+        const i16 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i16>(d.sval[1], d.dtype[1]) : (i16)0;
+        const i16 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i16>(d.sval[2], d.dtype[2]) : (i16)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i16 x_[4] = {}; i16 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i16*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i16*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i16 x = x_[u_]; (void)x; const i16 y = y_[u_]; (void)y;
+                    ((i16*)o)[i] = (i16)(IDIV_FLOOR(i16, x, y));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2947,6 +10669,32 @@ TL_EW_KERNEL(tl_ew_div_floor_i16) {
 }
 TL_EW_KERNEL(tl_ew_div_floor_i32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 4, 4, 4, -1)) {
+        const i32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i32>(d.sval[1], d.dtype[1]) : (i32)0;
+        const i32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i32>(d.sval[2], d.dtype[2]) : (i32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i32 x_[4] = {}; i32 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i32*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i32*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i32 x = x_[u_]; (void)x; const i32 y = y_[u_]; (void)y;
+                    ((i32*)o)[i] = (i32)(IDIV_FLOOR(i32, x, y));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2956,6 +10704,32 @@ TL_EW_KERNEL(tl_ew_div_floor_i32) {
 }
 TL_EW_KERNEL(tl_ew_div_floor_i64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 5, 5, 5, -1)) {
+        const i64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i64>(d.sval[1], d.dtype[1]) : (i64)0;
+        const i64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i64>(d.sval[2], d.dtype[2]) : (i64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i64 x_[4] = {}; i64 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i64*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i64*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i64 x = x_[u_]; (void)x; const i64 y = y_[u_]; (void)y;
+                    ((i64*)o)[i] = (i64)(IDIV_FLOOR(i64, x, y));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2965,6 +10739,32 @@ TL_EW_KERNEL(tl_ew_div_floor_i64) {
 }
 TL_EW_KERNEL(tl_ew_div_floor_f32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 8, 8, 8, -1)) {
+        const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
+        const f32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f32>(d.sval[2], d.dtype[2]) : (f32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f32 x_[4] = {}; f32 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const f32*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f32 x = x_[u_]; (void)x; const f32 y = y_[u_]; (void)y;
+                    ((f32*)o)[i] = (f32)(py_floordivf(x, y));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2974,6 +10774,32 @@ TL_EW_KERNEL(tl_ew_div_floor_f32) {
 }
 TL_EW_KERNEL(tl_ew_div_floor_f64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 9, 9, 9, -1)) {
+        const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
+        const f64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f64>(d.sval[2], d.dtype[2]) : (f64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f64 x_[4] = {}; f64 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const f64*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f64 x = x_[u_]; (void)x; const f64 y = y_[u_]; (void)y;
+                    ((f64*)o)[i] = (f64)(py_floordiv(x, y));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2985,6 +10811,32 @@ TL_EW_KERNEL(tl_ew_div_floor_f64) {
 // ---- remainder
 TL_EW_KERNEL(tl_ew_remainder_u8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 1, 1, 1, -1)) {
+        const u8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<u8>(d.sval[1], d.dtype[1]) : (u8)0;
+        const u8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<u8>(d.sval[2], d.dtype[2]) : (u8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            u8 x_[4] = {}; u8 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const u8*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const u8*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const u8 x = x_[u_]; (void)x; const u8 y = y_[u_]; (void)y;
+                    ((u8*)o)[i] = (u8)(UMOD(x, y));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -2994,6 +10846,32 @@ TL_EW_KERNEL(tl_ew_remainder_u8) {
 }
 TL_EW_KERNEL(tl_ew_remainder_i8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 2, 2, 2, -1)) {
+        const i8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i8>(d.sval[1], d.dtype[1]) : (i8)0;
+        const i8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i8>(d.sval[2], d.dtype[2]) : (i8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i8 x_[4] = {}; i8 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i8*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i8*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i8 x = x_[u_]; (void)x; const i8 y = y_[u_]; (void)y;
+                    ((i8*)o)[i] = (i8)(IMOD_PY(i8, x, y));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3003,6 +10881,32 @@ TL_EW_KERNEL(tl_ew_remainder_i8) {
 }
 TL_EW_KERNEL(tl_ew_remainder_i16) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 3, 3, 3, -1)) {
+        const i16 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i16>(d.sval[1], d.dtype[1]) : (i16)0;
+        const i16 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i16>(d.sval[2], d.dtype[2]) : (i16)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i16 x_[4] = {}; i16 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i16*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i16*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i16 x = x_[u_]; (void)x; const i16 y = y_[u_]; (void)y;
+                    ((i16*)o)[i] = (i16)(IMOD_PY(i16, x, y));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3012,6 +10916,32 @@ TL_EW_KERNEL(tl_ew_remainder_i16) {
 }
 TL_EW_KERNEL(tl_ew_remainder_i32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 4, 4, 4, -1)) {
+        const i32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i32>(d.sval[1], d.dtype[1]) : (i32)0;
+        const i32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i32>(d.sval[2], d.dtype[2]) : (i32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i32 x_[4] = {}; i32 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i32*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i32*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i32 x = x_[u_]; (void)x; const i32 y = y_[u_]; (void)y;
+                    ((i32*)o)[i] = (i32)(IMOD_PY(i32, x, y));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3021,6 +10951,32 @@ TL_EW_KERNEL(tl_ew_remainder_i32) {
 }
 TL_EW_KERNEL(tl_ew_remainder_i64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 5, 5, 5, -1)) {
+        const i64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i64>(d.sval[1], d.dtype[1]) : (i64)0;
+        const i64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i64>(d.sval[2], d.dtype[2]) : (i64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i64 x_[4] = {}; i64 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i64*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i64*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i64 x = x_[u_]; (void)x; const i64 y = y_[u_]; (void)y;
+                    ((i64*)o)[i] = (i64)(IMOD_PY(i64, x, y));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3030,6 +10986,32 @@ TL_EW_KERNEL(tl_ew_remainder_i64) {
 }
 TL_EW_KERNEL(tl_ew_remainder_f32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 8, 8, 8, -1)) {
+        const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
+        const f32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f32>(d.sval[2], d.dtype[2]) : (f32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f32 x_[4] = {}; f32 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const f32*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f32 x = x_[u_]; (void)x; const f32 y = y_[u_]; (void)y;
+                    ((f32*)o)[i] = (f32)(py_modf(x, y));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3039,6 +11021,32 @@ TL_EW_KERNEL(tl_ew_remainder_f32) {
 }
 TL_EW_KERNEL(tl_ew_remainder_f64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 9, 9, 9, -1)) {
+        const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
+        const f64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f64>(d.sval[2], d.dtype[2]) : (f64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f64 x_[4] = {}; f64 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const f64*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f64 x = x_[u_]; (void)x; const f64 y = y_[u_]; (void)y;
+                    ((f64*)o)[i] = (f64)(py_mod(x, y));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3050,6 +11058,32 @@ TL_EW_KERNEL(tl_ew_remainder_f64) {
 // ---- fmod
 TL_EW_KERNEL(tl_ew_fmod_u8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 1, 1, 1, -1)) {
+        const u8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<u8>(d.sval[1], d.dtype[1]) : (u8)0;
+        const u8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<u8>(d.sval[2], d.dtype[2]) : (u8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            u8 x_[4] = {}; u8 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const u8*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const u8*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const u8 x = x_[u_]; (void)x; const u8 y = y_[u_]; (void)y;
+                    ((u8*)o)[i] = (u8)(UMOD(x, y));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3059,6 +11093,32 @@ TL_EW_KERNEL(tl_ew_fmod_u8) {
 }
 TL_EW_KERNEL(tl_ew_fmod_i8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 2, 2, 2, -1)) {
+        const i8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i8>(d.sval[1], d.dtype[1]) : (i8)0;
+        const i8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i8>(d.sval[2], d.dtype[2]) : (i8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i8 x_[4] = {}; i8 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i8*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i8*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i8 x = x_[u_]; (void)x; const i8 y = y_[u_]; (void)y;
+                    ((i8*)o)[i] = (i8)(IMOD_C(i8, x, y));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3068,6 +11128,32 @@ TL_EW_KERNEL(tl_ew_fmod_i8) {
 }
 TL_EW_KERNEL(tl_ew_fmod_i16) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 3, 3, 3, -1)) {
+        const i16 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i16>(d.sval[1], d.dtype[1]) : (i16)0;
+        const i16 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i16>(d.sval[2], d.dtype[2]) : (i16)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i16 x_[4] = {}; i16 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i16*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i16*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i16 x = x_[u_]; (void)x; const i16 y = y_[u_]; (void)y;
+                    ((i16*)o)[i] = (i16)(IMOD_C(i16, x, y));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3077,6 +11163,32 @@ TL_EW_KERNEL(tl_ew_fmod_i16) {
 }
 TL_EW_KERNEL(tl_ew_fmod_i32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 4, 4, 4, -1)) {
+        const i32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i32>(d.sval[1], d.dtype[1]) : (i32)0;
+        const i32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i32>(d.sval[2], d.dtype[2]) : (i32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i32 x_[4] = {}; i32 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i32*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i32*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i32 x = x_[u_]; (void)x; const i32 y = y_[u_]; (void)y;
+                    ((i32*)o)[i] = (i32)(IMOD_C(i32, x, y));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3086,6 +11198,32 @@ TL_EW_KERNEL(tl_ew_fmod_i32) {
 }
 TL_EW_KERNEL(tl_ew_fmod_i64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 5, 5, 5, -1)) {
+        const i64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i64>(d.sval[1], d.dtype[1]) : (i64)0;
+        const i64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i64>(d.sval[2], d.dtype[2]) : (i64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i64 x_[4] = {}; i64 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i64*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i64*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i64 x = x_[u_]; (void)x; const i64 y = y_[u_]; (void)y;
+                    ((i64*)o)[i] = (i64)(IMOD_C(i64, x, y));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3095,6 +11233,32 @@ TL_EW_KERNEL(tl_ew_fmod_i64) {
 }
 TL_EW_KERNEL(tl_ew_fmod_f32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 8, 8, 8, -1)) {
+        const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
+        const f32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f32>(d.sval[2], d.dtype[2]) : (f32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f32 x_[4] = {}; f32 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const f32*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f32 x = x_[u_]; (void)x; const f32 y = y_[u_]; (void)y;
+                    ((f32*)o)[i] = (f32)(fmodf(x, y));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3104,6 +11268,32 @@ TL_EW_KERNEL(tl_ew_fmod_f32) {
 }
 TL_EW_KERNEL(tl_ew_fmod_f64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 9, 9, 9, -1)) {
+        const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
+        const f64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f64>(d.sval[2], d.dtype[2]) : (f64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f64 x_[4] = {}; f64 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const f64*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f64 x = x_[u_]; (void)x; const f64 y = y_[u_]; (void)y;
+                    ((f64*)o)[i] = (f64)(fmod(x, y));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3115,6 +11305,32 @@ TL_EW_KERNEL(tl_ew_fmod_f64) {
 // ---- pow
 TL_EW_KERNEL(tl_ew_pow_u8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 1, 1, 1, -1)) {
+        const u8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<u8>(d.sval[1], d.dtype[1]) : (u8)0;
+        const u8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<u8>(d.sval[2], d.dtype[2]) : (u8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            u8 x_[4] = {}; u8 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const u8*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const u8*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const u8 x = x_[u_]; (void)x; const u8 y = y_[u_]; (void)y;
+                    ((u8*)o)[i] = (u8)(ipow((int64_t)x, (int64_t)y));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3124,6 +11340,32 @@ TL_EW_KERNEL(tl_ew_pow_u8) {
 }
 TL_EW_KERNEL(tl_ew_pow_i8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 2, 2, 2, -1)) {
+        const i8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i8>(d.sval[1], d.dtype[1]) : (i8)0;
+        const i8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i8>(d.sval[2], d.dtype[2]) : (i8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i8 x_[4] = {}; i8 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i8*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i8*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i8 x = x_[u_]; (void)x; const i8 y = y_[u_]; (void)y;
+                    ((i8*)o)[i] = (i8)(ipow((int64_t)x, (int64_t)y));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3133,6 +11375,32 @@ TL_EW_KERNEL(tl_ew_pow_i8) {
 }
 TL_EW_KERNEL(tl_ew_pow_i16) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 3, 3, 3, -1)) {
+        const i16 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i16>(d.sval[1], d.dtype[1]) : (i16)0;
+        const i16 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i16>(d.sval[2], d.dtype[2]) : (i16)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i16 x_[4] = {}; i16 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i16*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i16*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i16 x = x_[u_]; (void)x; const i16 y = y_[u_]; (void)y;
+                    ((i16*)o)[i] = (i16)(ipow((int64_t)x, (int64_t)y));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3142,6 +11410,32 @@ TL_EW_KERNEL(tl_ew_pow_i16) {
 }
 TL_EW_KERNEL(tl_ew_pow_i32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 4, 4, 4, -1)) {
+        const i32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i32>(d.sval[1], d.dtype[1]) : (i32)0;
+        const i32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i32>(d.sval[2], d.dtype[2]) : (i32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i32 x_[4] = {}; i32 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i32*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i32*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i32 x = x_[u_]; (void)x; const i32 y = y_[u_]; (void)y;
+                    ((i32*)o)[i] = (i32)(ipow((int64_t)x, (int64_t)y));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3151,6 +11445,32 @@ TL_EW_KERNEL(tl_ew_pow_i32) {
 }
 TL_EW_KERNEL(tl_ew_pow_i64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 5, 5, 5, -1)) {
+        const i64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i64>(d.sval[1], d.dtype[1]) : (i64)0;
+        const i64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i64>(d.sval[2], d.dtype[2]) : (i64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i64 x_[4] = {}; i64 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i64*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i64*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i64 x = x_[u_]; (void)x; const i64 y = y_[u_]; (void)y;
+                    ((i64*)o)[i] = (i64)(ipow((int64_t)x, (int64_t)y));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3160,6 +11480,32 @@ TL_EW_KERNEL(tl_ew_pow_i64) {
 }
 TL_EW_KERNEL(tl_ew_pow_f32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 8, 8, 8, -1)) {
+        const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
+        const f32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f32>(d.sval[2], d.dtype[2]) : (f32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f32 x_[4] = {}; f32 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const f32*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f32 x = x_[u_]; (void)x; const f32 y = y_[u_]; (void)y;
+                    ((f32*)o)[i] = (f32)(powf_(x, y));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3169,6 +11515,32 @@ TL_EW_KERNEL(tl_ew_pow_f32) {
 }
 TL_EW_KERNEL(tl_ew_pow_f64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 9, 9, 9, -1)) {
+        const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
+        const f64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f64>(d.sval[2], d.dtype[2]) : (f64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f64 x_[4] = {}; f64 y_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const f64*)(b))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f64 x = x_[u_]; (void)x; const f64 y = y_[u_]; (void)y;
+                    ((f64*)o)[i] = (f64)(pow_(x, y));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3180,6 +11552,30 @@ TL_EW_KERNEL(tl_ew_pow_f64) {
 // ---- round
 TL_EW_KERNEL(tl_ew_round_u8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 1, 1, -1, -1)) {
+        const u8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<u8>(d.sval[1], d.dtype[1]) : (u8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            u8 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const u8*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const u8 x = x_[u_]; (void)x;
+                    ((u8*)o)[i] = (u8)(x);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3189,6 +11585,30 @@ TL_EW_KERNEL(tl_ew_round_u8) {
 }
 TL_EW_KERNEL(tl_ew_round_i8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 2, 2, -1, -1)) {
+        const i8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i8>(d.sval[1], d.dtype[1]) : (i8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i8 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i8*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i8 x = x_[u_]; (void)x;
+                    ((i8*)o)[i] = (i8)(x);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3198,6 +11618,30 @@ TL_EW_KERNEL(tl_ew_round_i8) {
 }
 TL_EW_KERNEL(tl_ew_round_i16) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 3, 3, -1, -1)) {
+        const i16 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i16>(d.sval[1], d.dtype[1]) : (i16)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i16 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i16*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i16 x = x_[u_]; (void)x;
+                    ((i16*)o)[i] = (i16)(x);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3207,6 +11651,30 @@ TL_EW_KERNEL(tl_ew_round_i16) {
 }
 TL_EW_KERNEL(tl_ew_round_i32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 4, 4, -1, -1)) {
+        const i32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i32>(d.sval[1], d.dtype[1]) : (i32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i32 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i32*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i32 x = x_[u_]; (void)x;
+                    ((i32*)o)[i] = (i32)(x);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3216,6 +11684,30 @@ TL_EW_KERNEL(tl_ew_round_i32) {
 }
 TL_EW_KERNEL(tl_ew_round_i64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 5, 5, -1, -1)) {
+        const i64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i64>(d.sval[1], d.dtype[1]) : (i64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i64 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i64*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i64 x = x_[u_]; (void)x;
+                    ((i64*)o)[i] = (i64)(x);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3225,6 +11717,30 @@ TL_EW_KERNEL(tl_ew_round_i64) {
 }
 TL_EW_KERNEL(tl_ew_round_f32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 8, 8, -1, -1)) {
+        const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f32 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f32 x = x_[u_]; (void)x;
+                    ((f32*)o)[i] = (f32)(nearbyintf(x));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3234,6 +11750,30 @@ TL_EW_KERNEL(tl_ew_round_f32) {
 }
 TL_EW_KERNEL(tl_ew_round_f64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 9, 9, -1, -1)) {
+        const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f64 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f64 x = x_[u_]; (void)x;
+                    ((f64*)o)[i] = (f64)(nearbyint(x));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3244,9 +11784,33 @@ TL_EW_KERNEL(tl_ew_round_f64) {
 
 // ---- round_decimals
 TL_EW_KERNEL(tl_ew_round_decimals_f32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
+    TL_EXTRA;
     const f32 ten = (f32)P(0); const int neg = P(1) != 0;
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 8, 8, -1, -1)) {
+        const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f32 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f32 x = x_[u_]; (void)x;
+                    ((f32*)o)[i] = (f32)(neg ? nearbyintf(x / ten) * ten : nearbyintf(x * ten) / ten);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3255,9 +11819,33 @@ TL_EW_KERNEL(tl_ew_round_decimals_f32) {
     }
 }
 TL_EW_KERNEL(tl_ew_round_decimals_f64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
+    TL_EXTRA;
     const f64 ten = P(0); const int neg = P(1) != 0;
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 9, 9, -1, -1)) {
+        const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f64 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f64 x = x_[u_]; (void)x;
+                    ((f64*)o)[i] = (f64)(neg ? nearbyint(x / ten) * ten : nearbyint(x * ten) / ten);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3269,6 +11857,30 @@ TL_EW_KERNEL(tl_ew_round_decimals_f64) {
 // ---- frac
 TL_EW_KERNEL(tl_ew_frac_f32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 8, 8, -1, -1)) {
+        const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f32 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f32 x = x_[u_]; (void)x;
+                    ((f32*)o)[i] = (f32)(x - truncf(x));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3278,6 +11890,30 @@ TL_EW_KERNEL(tl_ew_frac_f32) {
 }
 TL_EW_KERNEL(tl_ew_frac_f64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 9, 9, -1, -1)) {
+        const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f64 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f64 x = x_[u_]; (void)x;
+                    ((f64*)o)[i] = (f64)(x - trunc(x));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3288,9 +11924,33 @@ TL_EW_KERNEL(tl_ew_frac_f64) {
 
 // ---- logit
 TL_EW_KERNEL(tl_ew_logit_f32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
+    TL_EXTRA;
     const f32 lo = (f32)P(0); const f32 hi = (f32)P(1);
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 8, 8, -1, -1)) {
+        const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f32 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f32 x = x_[u_]; (void)x;
+                    ((f32*)o)[i] = (f32)(tl_logf((x < lo ? lo : (x > hi ? hi : x)) / (1 - (x < lo ? lo : (x > hi ? hi : x)))));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3299,9 +11959,33 @@ TL_EW_KERNEL(tl_ew_logit_f32) {
     }
 }
 TL_EW_KERNEL(tl_ew_logit_f64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
+    TL_EXTRA;
     const f64 lo = P(0); const f64 hi = P(1);
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 9, 9, -1, -1)) {
+        const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f64 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f64 x = x_[u_]; (void)x;
+                    ((f64*)o)[i] = (f64)(tl_log((x < lo ? lo : (x > hi ? hi : x)) / (1 - (x < lo ? lo : (x > hi ? hi : x)))));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3312,9 +11996,33 @@ TL_EW_KERNEL(tl_ew_logit_f64) {
 
 // ---- nan_to_num
 TL_EW_KERNEL(tl_ew_nan_to_num_f32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
+    TL_EXTRA;
     const f32 nv = (f32)P(0); const f32 pv = (f32)P(1); const f32 mv = (f32)P(2);
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 8, 8, -1, -1)) {
+        const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f32 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f32 x = x_[u_]; (void)x;
+                    ((f32*)o)[i] = (f32)(x != x ? nv : (x == INFINITY ? pv : (x == -INFINITY ? mv : x)));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3323,9 +12031,33 @@ TL_EW_KERNEL(tl_ew_nan_to_num_f32) {
     }
 }
 TL_EW_KERNEL(tl_ew_nan_to_num_f64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
+    TL_EXTRA;
     const f64 nv = P(0); const f64 pv = P(1); const f64 mv = P(2);
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 9, 9, -1, -1)) {
+        const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f64 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f64 x = x_[u_]; (void)x;
+                    ((f64*)o)[i] = (f64)(x != x ? nv : (x == INFINITY ? pv : (x == -INFINITY ? mv : x)));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3336,9 +12068,33 @@ TL_EW_KERNEL(tl_ew_nan_to_num_f64) {
 
 // ---- leaky_relu
 TL_EW_KERNEL(tl_ew_leaky_relu_f32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
+    TL_EXTRA;
     const f32 slope = (f32)P(0);
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 8, 8, -1, -1)) {
+        const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f32 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f32 x = x_[u_]; (void)x;
+                    ((f32*)o)[i] = (f32)(x > 0 ? x : x * slope);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3347,9 +12103,33 @@ TL_EW_KERNEL(tl_ew_leaky_relu_f32) {
     }
 }
 TL_EW_KERNEL(tl_ew_leaky_relu_f64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
+    TL_EXTRA;
     const f64 slope = P(0);
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 9, 9, -1, -1)) {
+        const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f64 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f64 x = x_[u_]; (void)x;
+                    ((f64*)o)[i] = (f64)(x > 0 ? x : x * slope);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3360,9 +12140,33 @@ TL_EW_KERNEL(tl_ew_leaky_relu_f64) {
 
 // ---- elu
 TL_EW_KERNEL(tl_ew_elu_f32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
+    TL_EXTRA;
     const f32 al = (f32)P(0); const f32 sc = (f32)P(1); const f32 is = (f32)P(2);
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 8, 8, -1, -1)) {
+        const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f32 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f32 x = x_[u_]; (void)x;
+                    ((f32*)o)[i] = (f32)(x > 0 ? x * sc : al * sc * tl_expm1f(x * is));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3371,9 +12175,33 @@ TL_EW_KERNEL(tl_ew_elu_f32) {
     }
 }
 TL_EW_KERNEL(tl_ew_elu_f64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
+    TL_EXTRA;
     const f64 al = P(0); const f64 sc = P(1); const f64 is = P(2);
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 9, 9, -1, -1)) {
+        const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f64 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f64 x = x_[u_]; (void)x;
+                    ((f64*)o)[i] = (f64)(x > 0 ? x * sc : al * sc * tl_expm1(x * is));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3385,6 +12213,30 @@ TL_EW_KERNEL(tl_ew_elu_f64) {
 // ---- gelu
 TL_EW_KERNEL(tl_ew_gelu_f32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 8, 8, -1, -1)) {
+        const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f32 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f32 x = x_[u_]; (void)x;
+                    ((f32*)o)[i] = (f32)(tl_geluf(x));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3394,6 +12246,30 @@ TL_EW_KERNEL(tl_ew_gelu_f32) {
 }
 TL_EW_KERNEL(tl_ew_gelu_f64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 9, 9, -1, -1)) {
+        const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f64 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f64 x = x_[u_]; (void)x;
+                    ((f64*)o)[i] = (f64)(tl_gelu(x));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3405,6 +12281,30 @@ TL_EW_KERNEL(tl_ew_gelu_f64) {
 // ---- gelu_tanh
 TL_EW_KERNEL(tl_ew_gelu_tanh_f32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 8, 8, -1, -1)) {
+        const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f32 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f32 x = x_[u_]; (void)x;
+                    ((f32*)o)[i] = (f32)(tl_gelu_tanhf(x));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3414,6 +12314,30 @@ TL_EW_KERNEL(tl_ew_gelu_tanh_f32) {
 }
 TL_EW_KERNEL(tl_ew_gelu_tanh_f64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 9, 9, -1, -1)) {
+        const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f64 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f64 x = x_[u_]; (void)x;
+                    ((f64*)o)[i] = (f64)(tl_gelu_tanh(x));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3424,9 +12348,33 @@ TL_EW_KERNEL(tl_ew_gelu_tanh_f64) {
 
 // ---- softplus
 TL_EW_KERNEL(tl_ew_softplus_f32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
+    TL_EXTRA;
     const f32 beta = (f32)P(0); const f32 th = (f32)P(1);
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 8, 8, -1, -1)) {
+        const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f32 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f32 x = x_[u_]; (void)x;
+                    ((f32*)o)[i] = (f32)(tl_softplusf(x, beta, th));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3435,9 +12383,33 @@ TL_EW_KERNEL(tl_ew_softplus_f32) {
     }
 }
 TL_EW_KERNEL(tl_ew_softplus_f64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
+    TL_EXTRA;
     const f64 beta = P(0); const f64 th = P(1);
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 9, 9, -1, -1)) {
+        const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f64 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f64 x = x_[u_]; (void)x;
+                    ((f64*)o)[i] = (f64)(tl_softplus(x, beta, th));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3448,9 +12420,33 @@ TL_EW_KERNEL(tl_ew_softplus_f64) {
 
 // ---- hardtanh
 TL_EW_KERNEL(tl_ew_hardtanh_f32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
+    TL_EXTRA;
     const f32 lo = (f32)P(0); const f32 hi = (f32)P(1);
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 8, 8, -1, -1)) {
+        const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f32 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f32 x = x_[u_]; (void)x;
+                    ((f32*)o)[i] = (f32)(x < lo ? lo : (x > hi ? hi : x));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3459,9 +12455,33 @@ TL_EW_KERNEL(tl_ew_hardtanh_f32) {
     }
 }
 TL_EW_KERNEL(tl_ew_hardtanh_f64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
+    TL_EXTRA;
     const f64 lo = P(0); const f64 hi = P(1);
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 9, 9, -1, -1)) {
+        const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f64 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f64 x = x_[u_]; (void)x;
+                    ((f64*)o)[i] = (f64)(x < lo ? lo : (x > hi ? hi : x));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3472,9 +12492,33 @@ TL_EW_KERNEL(tl_ew_hardtanh_f64) {
 
 // ---- kernels too irregular for one expression per dtype class
 TL_EW_KERNEL(tl_ew_clamp_scalar_u8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
+    TL_EXTRA;
     CLAMP_I(u8);
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 1, 1, -1, -1)) {
+        const u8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<u8>(d.sval[1], d.dtype[1]) : (u8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            u8 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const u8*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const u8 x = x_[u_]; (void)x;
+                    ((u8*)o)[i] = (u8)(CLAMP_EXPR((long long)x));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3483,9 +12527,33 @@ TL_EW_KERNEL(tl_ew_clamp_scalar_u8) {
     }
 }
 TL_EW_KERNEL(tl_ew_clamp_scalar_i8) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
+    TL_EXTRA;
     CLAMP_I(i8);
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 2, 2, -1, -1)) {
+        const i8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i8>(d.sval[1], d.dtype[1]) : (i8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i8 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i8*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i8 x = x_[u_]; (void)x;
+                    ((i8*)o)[i] = (i8)(CLAMP_EXPR((long long)x));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3494,9 +12562,33 @@ TL_EW_KERNEL(tl_ew_clamp_scalar_i8) {
     }
 }
 TL_EW_KERNEL(tl_ew_clamp_scalar_i16) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
+    TL_EXTRA;
     CLAMP_I(i16);
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 3, 3, -1, -1)) {
+        const i16 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i16>(d.sval[1], d.dtype[1]) : (i16)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i16 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i16*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i16 x = x_[u_]; (void)x;
+                    ((i16*)o)[i] = (i16)(CLAMP_EXPR((long long)x));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3505,9 +12597,33 @@ TL_EW_KERNEL(tl_ew_clamp_scalar_i16) {
     }
 }
 TL_EW_KERNEL(tl_ew_clamp_scalar_i32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
+    TL_EXTRA;
     CLAMP_I(i32);
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 4, 4, -1, -1)) {
+        const i32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i32>(d.sval[1], d.dtype[1]) : (i32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i32 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i32*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i32 x = x_[u_]; (void)x;
+                    ((i32*)o)[i] = (i32)(CLAMP_EXPR((long long)x));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3516,9 +12632,33 @@ TL_EW_KERNEL(tl_ew_clamp_scalar_i32) {
     }
 }
 TL_EW_KERNEL(tl_ew_clamp_scalar_i64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
+    TL_EXTRA;
     CLAMP_I(i64);
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 5, 5, -1, -1)) {
+        const i64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i64>(d.sval[1], d.dtype[1]) : (i64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i64 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i64*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i64 x = x_[u_]; (void)x;
+                    ((i64*)o)[i] = (i64)(CLAMP_EXPR(x));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3527,9 +12667,33 @@ TL_EW_KERNEL(tl_ew_clamp_scalar_i64) {
     }
 }
 TL_EW_KERNEL(tl_ew_clamp_scalar_f32) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
+    TL_EXTRA;
     CLAMP_F(f32);
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 8, 8, -1, -1)) {
+        const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f32 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f32 x = x_[u_]; (void)x;
+                    ((f32*)o)[i] = (f32)(CLAMP_EXPR(x));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3538,9 +12702,33 @@ TL_EW_KERNEL(tl_ew_clamp_scalar_f32) {
     }
 }
 TL_EW_KERNEL(tl_ew_clamp_scalar_f64) {
-    const void* extra = d.has_extra ? (const void*)d.extra : 0;
+    TL_EXTRA;
     CLAMP_F(f64);
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 9, 9, -1, -1)) {
+        const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f64 x_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f64 x = x_[u_]; (void)x;
+                    ((f64*)o)[i] = (f64)(CLAMP_EXPR(x));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3550,6 +12738,34 @@ TL_EW_KERNEL(tl_ew_clamp_scalar_f64) {
 }
 TL_EW_KERNEL(tl_ew_where_b8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 0, 0, 0)) {
+        const b8 s1_ = TL_IS_SCALAR(1) ? tl_ldb_bits(d.sval[1], d.dtype[1]) : (b8)0;
+        const b8 s2_ = TL_IS_SCALAR(2) ? tl_ldb_bits(d.sval[2], d.dtype[2]) : (b8)0;
+        const b8 s3_ = TL_IS_SCALAR(3) ? tl_ldb_bits(d.sval[3], d.dtype[3]) : (b8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            b8 x_[4] = {}; b8 y_[4] = {}; b8 z_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : (b8)(((const unsigned char*)(a))[i] != 0));
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : (b8)(((const unsigned char*)(b))[i] != 0));
+                    z_[u_] = (TL_IS_SCALAR(3) ? s3_ : (b8)(((const unsigned char*)(c))[i] != 0));
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const b8 x = x_[u_]; (void)x; const b8 y = y_[u_]; (void)y; const b8 z = z_[u_]; (void)z;
+                    ((b8*)o)[i] = (b8)((x ? y : z) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3559,6 +12775,34 @@ TL_EW_KERNEL(tl_ew_where_b8) {
 }
 TL_EW_KERNEL(tl_ew_where_u8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 1, 0, 1, 1)) {
+        const b8 s1_ = TL_IS_SCALAR(1) ? tl_ldb_bits(d.sval[1], d.dtype[1]) : (b8)0;
+        const u8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<u8>(d.sval[2], d.dtype[2]) : (u8)0;
+        const u8 s3_ = TL_IS_SCALAR(3) ? tl_ld_bits<u8>(d.sval[3], d.dtype[3]) : (u8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            b8 x_[4] = {}; u8 y_[4] = {}; u8 z_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : (b8)(((const unsigned char*)(a))[i] != 0));
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const u8*)(b))[i]);
+                    z_[u_] = (TL_IS_SCALAR(3) ? s3_ : ((const u8*)(c))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const b8 x = x_[u_]; (void)x; const u8 y = y_[u_]; (void)y; const u8 z = z_[u_]; (void)z;
+                    ((u8*)o)[i] = (u8)(x ? y : z);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3568,6 +12812,34 @@ TL_EW_KERNEL(tl_ew_where_u8) {
 }
 TL_EW_KERNEL(tl_ew_where_i8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 2, 0, 2, 2)) {
+        const b8 s1_ = TL_IS_SCALAR(1) ? tl_ldb_bits(d.sval[1], d.dtype[1]) : (b8)0;
+        const i8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i8>(d.sval[2], d.dtype[2]) : (i8)0;
+        const i8 s3_ = TL_IS_SCALAR(3) ? tl_ld_bits<i8>(d.sval[3], d.dtype[3]) : (i8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            b8 x_[4] = {}; i8 y_[4] = {}; i8 z_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : (b8)(((const unsigned char*)(a))[i] != 0));
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i8*)(b))[i]);
+                    z_[u_] = (TL_IS_SCALAR(3) ? s3_ : ((const i8*)(c))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const b8 x = x_[u_]; (void)x; const i8 y = y_[u_]; (void)y; const i8 z = z_[u_]; (void)z;
+                    ((i8*)o)[i] = (i8)(x ? y : z);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3577,6 +12849,34 @@ TL_EW_KERNEL(tl_ew_where_i8) {
 }
 TL_EW_KERNEL(tl_ew_where_i16) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 3, 0, 3, 3)) {
+        const b8 s1_ = TL_IS_SCALAR(1) ? tl_ldb_bits(d.sval[1], d.dtype[1]) : (b8)0;
+        const i16 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i16>(d.sval[2], d.dtype[2]) : (i16)0;
+        const i16 s3_ = TL_IS_SCALAR(3) ? tl_ld_bits<i16>(d.sval[3], d.dtype[3]) : (i16)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            b8 x_[4] = {}; i16 y_[4] = {}; i16 z_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : (b8)(((const unsigned char*)(a))[i] != 0));
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i16*)(b))[i]);
+                    z_[u_] = (TL_IS_SCALAR(3) ? s3_ : ((const i16*)(c))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const b8 x = x_[u_]; (void)x; const i16 y = y_[u_]; (void)y; const i16 z = z_[u_]; (void)z;
+                    ((i16*)o)[i] = (i16)(x ? y : z);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3586,6 +12886,34 @@ TL_EW_KERNEL(tl_ew_where_i16) {
 }
 TL_EW_KERNEL(tl_ew_where_i32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 4, 0, 4, 4)) {
+        const b8 s1_ = TL_IS_SCALAR(1) ? tl_ldb_bits(d.sval[1], d.dtype[1]) : (b8)0;
+        const i32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i32>(d.sval[2], d.dtype[2]) : (i32)0;
+        const i32 s3_ = TL_IS_SCALAR(3) ? tl_ld_bits<i32>(d.sval[3], d.dtype[3]) : (i32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            b8 x_[4] = {}; i32 y_[4] = {}; i32 z_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : (b8)(((const unsigned char*)(a))[i] != 0));
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i32*)(b))[i]);
+                    z_[u_] = (TL_IS_SCALAR(3) ? s3_ : ((const i32*)(c))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const b8 x = x_[u_]; (void)x; const i32 y = y_[u_]; (void)y; const i32 z = z_[u_]; (void)z;
+                    ((i32*)o)[i] = (i32)(x ? y : z);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3595,6 +12923,34 @@ TL_EW_KERNEL(tl_ew_where_i32) {
 }
 TL_EW_KERNEL(tl_ew_where_i64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 5, 0, 5, 5)) {
+        const b8 s1_ = TL_IS_SCALAR(1) ? tl_ldb_bits(d.sval[1], d.dtype[1]) : (b8)0;
+        const i64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i64>(d.sval[2], d.dtype[2]) : (i64)0;
+        const i64 s3_ = TL_IS_SCALAR(3) ? tl_ld_bits<i64>(d.sval[3], d.dtype[3]) : (i64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            b8 x_[4] = {}; i64 y_[4] = {}; i64 z_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : (b8)(((const unsigned char*)(a))[i] != 0));
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i64*)(b))[i]);
+                    z_[u_] = (TL_IS_SCALAR(3) ? s3_ : ((const i64*)(c))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const b8 x = x_[u_]; (void)x; const i64 y = y_[u_]; (void)y; const i64 z = z_[u_]; (void)z;
+                    ((i64*)o)[i] = (i64)(x ? y : z);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3604,6 +12960,34 @@ TL_EW_KERNEL(tl_ew_where_i64) {
 }
 TL_EW_KERNEL(tl_ew_where_f32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 8, 0, 8, 8)) {
+        const b8 s1_ = TL_IS_SCALAR(1) ? tl_ldb_bits(d.sval[1], d.dtype[1]) : (b8)0;
+        const f32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f32>(d.sval[2], d.dtype[2]) : (f32)0;
+        const f32 s3_ = TL_IS_SCALAR(3) ? tl_ld_bits<f32>(d.sval[3], d.dtype[3]) : (f32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            b8 x_[4] = {}; f32 y_[4] = {}; f32 z_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : (b8)(((const unsigned char*)(a))[i] != 0));
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const f32*)(b))[i]);
+                    z_[u_] = (TL_IS_SCALAR(3) ? s3_ : ((const f32*)(c))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const b8 x = x_[u_]; (void)x; const f32 y = y_[u_]; (void)y; const f32 z = z_[u_]; (void)z;
+                    ((f32*)o)[i] = (f32)(x ? y : z);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3613,6 +12997,34 @@ TL_EW_KERNEL(tl_ew_where_f32) {
 }
 TL_EW_KERNEL(tl_ew_where_f64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 9, 0, 9, 9)) {
+        const b8 s1_ = TL_IS_SCALAR(1) ? tl_ldb_bits(d.sval[1], d.dtype[1]) : (b8)0;
+        const f64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f64>(d.sval[2], d.dtype[2]) : (f64)0;
+        const f64 s3_ = TL_IS_SCALAR(3) ? tl_ld_bits<f64>(d.sval[3], d.dtype[3]) : (f64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            b8 x_[4] = {}; f64 y_[4] = {}; f64 z_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : (b8)(((const unsigned char*)(a))[i] != 0));
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const f64*)(b))[i]);
+                    z_[u_] = (TL_IS_SCALAR(3) ? s3_ : ((const f64*)(c))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const b8 x = x_[u_]; (void)x; const f64 y = y_[u_]; (void)y; const f64 z = z_[u_]; (void)z;
+                    ((f64*)o)[i] = (f64)(x ? y : z);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3622,6 +13034,34 @@ TL_EW_KERNEL(tl_ew_where_f64) {
 }
 TL_EW_KERNEL(tl_ew_clamp_b8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 0, 0, 0, 0)) {
+        const b8 s1_ = TL_IS_SCALAR(1) ? tl_ldb_bits(d.sval[1], d.dtype[1]) : (b8)0;
+        const b8 s2_ = TL_IS_SCALAR(2) ? tl_ldb_bits(d.sval[2], d.dtype[2]) : (b8)0;
+        const b8 s3_ = TL_IS_SCALAR(3) ? tl_ldb_bits(d.sval[3], d.dtype[3]) : (b8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            b8 x_[4] = {}; b8 y_[4] = {}; b8 z_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : (b8)(((const unsigned char*)(a))[i] != 0));
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : (b8)(((const unsigned char*)(b))[i] != 0));
+                    z_[u_] = (TL_IS_SCALAR(3) ? s3_ : (b8)(((const unsigned char*)(c))[i] != 0));
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const b8 x = x_[u_]; (void)x; const b8 y = y_[u_]; (void)y; const b8 z = z_[u_]; (void)z;
+                    ((b8*)o)[i] = (b8)(((z < (y > x ? y : x) ? z : (y > x ? y : x))) != 0);
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3631,6 +13071,34 @@ TL_EW_KERNEL(tl_ew_clamp_b8) {
 }
 TL_EW_KERNEL(tl_ew_clamp_u8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 1, 1, 1, 1)) {
+        const u8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<u8>(d.sval[1], d.dtype[1]) : (u8)0;
+        const u8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<u8>(d.sval[2], d.dtype[2]) : (u8)0;
+        const u8 s3_ = TL_IS_SCALAR(3) ? tl_ld_bits<u8>(d.sval[3], d.dtype[3]) : (u8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            u8 x_[4] = {}; u8 y_[4] = {}; u8 z_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const u8*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const u8*)(b))[i]);
+                    z_[u_] = (TL_IS_SCALAR(3) ? s3_ : ((const u8*)(c))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const u8 x = x_[u_]; (void)x; const u8 y = y_[u_]; (void)y; const u8 z = z_[u_]; (void)z;
+                    ((u8*)o)[i] = (u8)((z < (y > x ? y : x) ? z : (y > x ? y : x)));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3640,6 +13108,34 @@ TL_EW_KERNEL(tl_ew_clamp_u8) {
 }
 TL_EW_KERNEL(tl_ew_clamp_i8) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 2, 2, 2, 2)) {
+        const i8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i8>(d.sval[1], d.dtype[1]) : (i8)0;
+        const i8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i8>(d.sval[2], d.dtype[2]) : (i8)0;
+        const i8 s3_ = TL_IS_SCALAR(3) ? tl_ld_bits<i8>(d.sval[3], d.dtype[3]) : (i8)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i8 x_[4] = {}; i8 y_[4] = {}; i8 z_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i8*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i8*)(b))[i]);
+                    z_[u_] = (TL_IS_SCALAR(3) ? s3_ : ((const i8*)(c))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i8 x = x_[u_]; (void)x; const i8 y = y_[u_]; (void)y; const i8 z = z_[u_]; (void)z;
+                    ((i8*)o)[i] = (i8)((z < (y > x ? y : x) ? z : (y > x ? y : x)));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3649,6 +13145,34 @@ TL_EW_KERNEL(tl_ew_clamp_i8) {
 }
 TL_EW_KERNEL(tl_ew_clamp_i16) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 3, 3, 3, 3)) {
+        const i16 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i16>(d.sval[1], d.dtype[1]) : (i16)0;
+        const i16 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i16>(d.sval[2], d.dtype[2]) : (i16)0;
+        const i16 s3_ = TL_IS_SCALAR(3) ? tl_ld_bits<i16>(d.sval[3], d.dtype[3]) : (i16)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i16 x_[4] = {}; i16 y_[4] = {}; i16 z_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i16*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i16*)(b))[i]);
+                    z_[u_] = (TL_IS_SCALAR(3) ? s3_ : ((const i16*)(c))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i16 x = x_[u_]; (void)x; const i16 y = y_[u_]; (void)y; const i16 z = z_[u_]; (void)z;
+                    ((i16*)o)[i] = (i16)((z < (y > x ? y : x) ? z : (y > x ? y : x)));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3658,6 +13182,34 @@ TL_EW_KERNEL(tl_ew_clamp_i16) {
 }
 TL_EW_KERNEL(tl_ew_clamp_i32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 4, 4, 4, 4)) {
+        const i32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i32>(d.sval[1], d.dtype[1]) : (i32)0;
+        const i32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i32>(d.sval[2], d.dtype[2]) : (i32)0;
+        const i32 s3_ = TL_IS_SCALAR(3) ? tl_ld_bits<i32>(d.sval[3], d.dtype[3]) : (i32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i32 x_[4] = {}; i32 y_[4] = {}; i32 z_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i32*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i32*)(b))[i]);
+                    z_[u_] = (TL_IS_SCALAR(3) ? s3_ : ((const i32*)(c))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i32 x = x_[u_]; (void)x; const i32 y = y_[u_]; (void)y; const i32 z = z_[u_]; (void)z;
+                    ((i32*)o)[i] = (i32)((z < (y > x ? y : x) ? z : (y > x ? y : x)));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3667,6 +13219,34 @@ TL_EW_KERNEL(tl_ew_clamp_i32) {
 }
 TL_EW_KERNEL(tl_ew_clamp_i64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 5, 5, 5, 5)) {
+        const i64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i64>(d.sval[1], d.dtype[1]) : (i64)0;
+        const i64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i64>(d.sval[2], d.dtype[2]) : (i64)0;
+        const i64 s3_ = TL_IS_SCALAR(3) ? tl_ld_bits<i64>(d.sval[3], d.dtype[3]) : (i64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            i64 x_[4] = {}; i64 y_[4] = {}; i64 z_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const i64*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const i64*)(b))[i]);
+                    z_[u_] = (TL_IS_SCALAR(3) ? s3_ : ((const i64*)(c))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const i64 x = x_[u_]; (void)x; const i64 y = y_[u_]; (void)y; const i64 z = z_[u_]; (void)z;
+                    ((i64*)o)[i] = (i64)((z < (y > x ? y : x) ? z : (y > x ? y : x)));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3676,6 +13256,34 @@ TL_EW_KERNEL(tl_ew_clamp_i64) {
 }
 TL_EW_KERNEL(tl_ew_clamp_f32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 8, 8, 8, 8)) {
+        const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
+        const f32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f32>(d.sval[2], d.dtype[2]) : (f32)0;
+        const f32 s3_ = TL_IS_SCALAR(3) ? tl_ld_bits<f32>(d.sval[3], d.dtype[3]) : (f32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f32 x_[4] = {}; f32 y_[4] = {}; f32 z_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const f32*)(b))[i]);
+                    z_[u_] = (TL_IS_SCALAR(3) ? s3_ : ((const f32*)(c))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f32 x = x_[u_]; (void)x; const f32 y = y_[u_]; (void)y; const f32 z = z_[u_]; (void)z;
+                    ((f32*)o)[i] = (f32)((x != x || y != y || z != z) ? (f32)NAN : (z < (y > x ? y : x) ? z : (y > x ? y : x)));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3685,6 +13293,34 @@ TL_EW_KERNEL(tl_ew_clamp_f32) {
 }
 TL_EW_KERNEL(tl_ew_clamp_f64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 9, 9, 9, 9)) {
+        const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
+        const f64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f64>(d.sval[2], d.dtype[2]) : (f64)0;
+        const f64 s3_ = TL_IS_SCALAR(3) ? tl_ld_bits<f64>(d.sval[3], d.dtype[3]) : (f64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f64 x_[4] = {}; f64 y_[4] = {}; f64 z_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const f64*)(b))[i]);
+                    z_[u_] = (TL_IS_SCALAR(3) ? s3_ : ((const f64*)(c))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f64 x = x_[u_]; (void)x; const f64 y = y_[u_]; (void)y; const f64 z = z_[u_]; (void)z;
+                    ((f64*)o)[i] = (f64)((x != x || y != y || z != z) ? (f64)NAN : (z < (y > x ? y : x) ? z : (y > x ? y : x)));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3694,6 +13330,34 @@ TL_EW_KERNEL(tl_ew_clamp_f64) {
 }
 TL_EW_KERNEL(tl_ew_lerp_f32) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 8, 8, 8, 8)) {
+        const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
+        const f32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f32>(d.sval[2], d.dtype[2]) : (f32)0;
+        const f32 s3_ = TL_IS_SCALAR(3) ? tl_ld_bits<f32>(d.sval[3], d.dtype[3]) : (f32)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f32 x_[4] = {}; f32 y_[4] = {}; f32 z_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const f32*)(b))[i]);
+                    z_[u_] = (TL_IS_SCALAR(3) ? s3_ : ((const f32*)(c))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f32 x = x_[u_]; (void)x; const f32 y = y_[u_]; (void)y; const f32 z = z_[u_]; (void)z;
+                    ((f32*)o)[i] = (f32)((z < 0.5f) ? x + z * (y - x) : y - (y - x) * (1.0f - z));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
@@ -3703,6 +13367,34 @@ TL_EW_KERNEL(tl_ew_lerp_f32) {
 }
 TL_EW_KERNEL(tl_ew_lerp_f64) {
     (void)a; (void)b; (void)c;
+    if (tl_ew4_fast(d, 9, 9, 9, 9)) {
+        const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
+        const f64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f64>(d.sval[2], d.dtype[2]) : (f64)0;
+        const f64 s3_ = TL_IS_SCALAR(3) ? tl_ld_bits<f64>(d.sval[3], d.dtype[3]) : (f64)0;
+        const long long st_ = (long long)blockDim.x * gridDim.x;
+        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+             i0_ += 4 * st_) {
+            f64 x_[4] = {}; f64 y_[4] = {}; f64 z_[4] = {};
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    x_[u_] = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]);
+                    y_[u_] = (TL_IS_SCALAR(2) ? s2_ : ((const f64*)(b))[i]);
+                    z_[u_] = (TL_IS_SCALAR(3) ? s3_ : ((const f64*)(c))[i]);
+                }
+            }
+#pragma unroll
+            for (int u_ = 0; u_ < 4; ++u_) {
+                const long long i = i0_ + u_ * st_;
+                if (i < d.n) {
+                    const f64 x = x_[u_]; (void)x; const f64 y = y_[u_]; (void)y; const f64 z = z_[u_]; (void)z;
+                    ((f64*)o)[i] = (f64)((z < 0.5) ? x + z * (y - x) : y - (y - x) * (1.0 - z));
+                }
+            }
+        }
+        return;
+    }
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);

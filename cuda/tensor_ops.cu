@@ -22,6 +22,7 @@ struct tl_red_dev {
     int op, post, in_dtype, out_dtype, int_state, nk, nr, has_out, has_idx, has_center;
     double p, post_a;
     long long nout, nred;
+    long long parts;            // tl_reduce_block: blocks per output (1: no split)
     long long kshape[TL_RED_DIMS], kin[TL_RED_DIMS], kout[TL_RED_DIMS];
     long long rshape[TL_RED_DIMS], rin[TL_RED_DIMS];
 };
@@ -38,6 +39,7 @@ __device__ __forceinline__ void red_kept(const tl_red_dev& d, long long o, long 
 }
 
 __device__ __forceinline__ long long red_off(const tl_red_dev& d, long long r) {
+    if (d.nr == 1) return r * d.rin[0];
     long long off = 0;
     for (int k = d.nr - 1; k >= 0; --k) {
         long long s = d.rshape[k], q = r / s;
@@ -78,7 +80,8 @@ __device__ __forceinline__ void red_step(red_state<S>& s, S x, long long r, cons
         case R_MAX: case R_MIN: case R_ABSMAX: case R_ABSMIN: {
             if (d.op == R_ABSMAX || d.op == R_ABSMIN) x = x < 0 ? -x : x;
             bool mx = d.op == R_MAX || d.op == R_ABSMAX;
-            if (s.i < 0 || is_nan(x) || (!is_nan(s.v) && (mx ? x > s.v : x < s.v))) {
+            if (s.i < 0 || (is_nan(x) && !is_nan(s.v)) ||
+                (!is_nan(s.v) && (mx ? x > s.v : x < s.v))) {
                 s.v = x;
                 s.i = r;
             }
@@ -104,7 +107,8 @@ __device__ __forceinline__ void red_step(red_state<S>& s, S x, long long r, cons
     }
 }
 
-// combine two partial states; b covers later indices than a
+// combine two partial states, whichever indices each covers: the first NaN wins, and among
+// equal values the first index (so any walk order gives the CPU's answer)
 template <class S>
 __device__ __forceinline__ red_state<S> red_combine(red_state<S> a, red_state<S> b, int op) {
     switch (op) {
@@ -115,11 +119,11 @@ __device__ __forceinline__ red_state<S> red_combine(red_state<S> a, red_state<S>
         case R_ARGMAX: case R_ARGMIN: {
             if (b.i < 0) return a;
             if (a.i < 0) return b;
+            const bool an = is_nan(a.v), bn = is_nan(b.v);
+            if (an || bn) return (an && bn) ? (b.i < a.i ? b : a) : (an ? a : b);
             bool mx = op == R_MAX || op == R_ABSMAX || op == R_ARGMAX;
-            if (is_nan(a.v)) return a;            // the first NaN wins
-            if (is_nan(b.v)) return b;
             if (mx ? b.v > a.v : b.v < a.v) return b;
-            return a;                             // ties keep the first index
+            return (b.v == a.v && b.i < a.i) ? b : a;
         }
         default: a.v += b.v; return a;
     }
@@ -160,46 +164,73 @@ __device__ __forceinline__ void reduce_thread(const void* src, void* out, long l
     }
 }
 
-// large reductions: one block per output; each thread walks a strided share, then a tree in
-// shared memory (blockDim.x a power of two, at most 256)
+template <class S>
+__device__ __forceinline__ red_state<S> red_shfl(red_state<S> s, int w) {
+    red_state<S> o;
+    o.v = __shfl_down_sync(0xffffffffu, s.v, w);
+    o.i = __shfl_down_sync(0xffffffffu, s.i, w);
+    return o;
+}
+
+// large reductions: d.parts blocks per output, block b taking part b % parts of output
+// b / parts. Its threads walk the part with stride blockDim.x (neighbouring threads read
+// neighbouring elements when the reduced dim is contiguous), then combine in a fixed tree:
+// warp shuffles, then the warps' results through shared memory (blockDim.x a multiple of
+// 32, at most 1024). With one part the result is stored; otherwise the part's state goes to
+// `partial`, and tl_reduce_finish combines the parts in order. The order of operations
+// depends only on the launch shape, which depends only on the sizes.
 template <class S>
 __device__ __forceinline__ void reduce_block(const void* src, void* out, long long* idx,
-                                             const double* center, const tl_red_dev& d) {
-    __shared__ S sv[256];
-    __shared__ long long si[256];
-    const int t = threadIdx.x;
-    for (long long o = blockIdx.x; o < d.nout; o += gridDim.x) {
+                                             const double* center, red_state<S>* partial,
+                                             const tl_red_dev& d) {
+    __shared__ S sv[32];
+    __shared__ long long si[32];
+    const int t = threadIdx.x, lane = t & 31, warp = t >> 5, nwarps = blockDim.x >> 5;
+    const long long chunk = (d.nred + d.parts - 1) / d.parts;
+    for (long long b = blockIdx.x; b < d.nout * d.parts; b += gridDim.x) {
+        const long long o = b / d.parts, part = b - o * d.parts;
         long long ko, oo;
         red_kept(d, o, &ko, &oo);
-        double c = d.has_center ? center[oo] : 0.0;
+        const double c = d.has_center ? center[oo] : 0.0;
         red_state<S> s = red_identity<S>(d.op);
-        // thread t takes a contiguous run of the reduced elements, so its index order and
-        // the tree's left-to-right order agree (first-index ties stay first)
-        long long per = (d.nred + blockDim.x - 1) / blockDim.x;
-        long long lo = t * per, hi = lo + per < d.nred ? lo + per : d.nred;
-        for (long long r = lo; r < hi; ++r)
+        const long long lo = part * chunk, hi = lo + chunk < d.nred ? lo + chunk : d.nred;
+        for (long long r = lo + t; r < hi; r += blockDim.x)
             red_step<S>(s, tl_ld<S>(src, ko + red_off(d, r), d.in_dtype), r, d, c);
-        sv[t] = s.v;
-        si[t] = s.i;
+        for (int w = 16; w > 0; w >>= 1) s = red_combine<S>(s, red_shfl<S>(s, w), d.op);
+        if (lane == 0) {
+            sv[warp] = s.v;
+            si[warp] = s.i;
+        }
         __syncthreads();
-        for (int w = blockDim.x / 2; w > 0; w >>= 1) {
-            if (t < w) {
-                red_state<S> a, b;
-                a.v = sv[t]; a.i = si[t];
-                b.v = sv[t + w]; b.i = si[t + w];
-                a = red_combine<S>(a, b, d.op);
-                sv[t] = a.v;
-                si[t] = a.i;
+        if (warp == 0) {
+            s = red_identity<S>(d.op);
+            if (lane < nwarps) {
+                s.v = sv[lane];
+                s.i = si[lane];
             }
-            __syncthreads();
-        }
-        if (t == 0) {
-            red_state<S> a;
-            a.v = sv[0];
-            a.i = si[0];
-            red_store<S>(d, a, out, idx, oo, c);
+            for (int w = 16; w > 0; w >>= 1) s = red_combine<S>(s, red_shfl<S>(s, w), d.op);
+            if (lane == 0) {
+                if (d.parts == 1) red_store<S>(d, s, out, idx, oo, c);
+                else partial[b] = s;
+            }
         }
         __syncthreads();
+    }
+}
+
+// the parts of each output combined in order, one thread per output
+template <class S>
+__device__ __forceinline__ void reduce_finish(void* out, long long* idx, const double* center,
+                                              const red_state<S>* partial,
+                                              const tl_red_dev& d) {
+    TL_FOR_EACH(o, d.nout) {
+        long long ko, oo;
+        red_kept(d, o, &ko, &oo);
+        const double c = d.has_center ? center[oo] : 0.0;
+        red_state<S> s = partial[o * d.parts];
+        for (long long p = 1; p < d.parts; ++p)
+            s = red_combine<S>(s, partial[o * d.parts + p], d.op);
+        red_store<S>(d, s, out, idx, oo, c);
     }
 }
 
@@ -210,9 +241,18 @@ extern "C" __global__ void tl_reduce_thread(const void* src, void* out, long lon
 }
 
 extern "C" __global__ void tl_reduce_block(const void* src, void* out, long long* idx,
-                                           const double* center, tl_red_dev d) {
-    if (d.int_state) reduce_block<long long>(src, out, idx, center, d);
-    else reduce_block<double>(src, out, idx, center, d);
+                                           const double* center, void* partial,
+                                           tl_red_dev d) {
+    if (d.int_state)
+        reduce_block<long long>(src, out, idx, center, (red_state<long long>*)partial, d);
+    else reduce_block<double>(src, out, idx, center, (red_state<double>*)partial, d);
+}
+
+extern "C" __global__ void tl_reduce_finish(void* out, long long* idx, const double* center,
+                                            const void* partial, tl_red_dev d) {
+    if (d.int_state)
+        reduce_finish<long long>(out, idx, center, (const red_state<long long>*)partial, d);
+    else reduce_finish<double>(out, idx, center, (const red_state<double>*)partial, d);
 }
 
 // ---- softmax / log_softmax over the middle dim of a contiguous [outer, n, inner] array -----

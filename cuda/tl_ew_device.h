@@ -179,12 +179,30 @@ struct tl_ew4 {
 };
 
 __device__ __forceinline__ void tl_ew4_offsets(long long i, const tl_ew4& d, long long off[4]) {
+    if (d.ndim == 1) {              // contiguous or evenly strided operands: no division
+#pragma unroll
+        for (int j = 0; j < 4; ++j) off[j] = i * d.stride[j][0];
+        return;
+    }
     off[0] = off[1] = off[2] = off[3] = 0;
     for (int k = d.ndim - 1; k >= 0; --k) {
         long long s = d.shape[k], q = i / s, idx = i - q * s;
         i = q;
-        for (int j = 0; j < d.nops; ++j) off[j] += idx * d.stride[j][k];
+#pragma unroll
+        for (int j = 0; j < 4; ++j) off[j] += idx * d.stride[j][k];
     }
+}
+
+// Whether a launch can take a kernel's fast path: one dim, and every operand a host scalar
+// or contiguous in the dtype the kernel reads it as (code c[k]; -1: no such operand).
+__device__ __forceinline__ bool tl_ew4_fast(const tl_ew4& d, int c0, int c1, int c2, int c3) {
+    if (d.ndim != 1) return false;
+    const int c[4] = {c0, c1, c2, c3};
+    for (int k = 0; k < d.nops; ++k) {
+        if (k > 0 && ((d.scalar_mask >> k) & 1)) continue;
+        if (d.stride[k][0] != 1 || d.dtype[k] != c[k]) return false;
+    }
+    return true;
 }
 
 // dtype codes as tensorlib numbers them (tensorlib/_core/dtype.pyx): the descriptor's
@@ -195,8 +213,16 @@ enum {
 
 // a value of storage dtype dt read into the loop type T; float -> integer goes through
 // int64 and wraps, as the CPU's casts do (C's direct conversion is undefined out of range)
+// the dtype code of a loop type, for the common case of an operand already in it
+template <class T> struct tl_code { static constexpr int value = -1; };
+template <> struct tl_code<float> { static constexpr int value = 8; };
+template <> struct tl_code<double> { static constexpr int value = 9; };
+template <> struct tl_code<int> { static constexpr int value = 4; };
+template <> struct tl_code<long long> { static constexpr int value = 5; };
+
 template <class T>
 __device__ __forceinline__ T tl_ld(const void* p, long long off, int dt) {
+    if (dt == tl_code<T>::value) return ((const T*)p)[off];
     switch (dt) {
         case TLC_F32: { float v = ((const float*)p)[off];
                        return (T)1.5 == (T)1 ? (T)(long long)v : (T)v; }
@@ -229,6 +255,10 @@ __device__ __forceinline__ b8 tl_ldb(const void* p, long long off, int dt) {
 }
 template <class T>
 __device__ __forceinline__ void tl_st(void* p, long long off, int dt, T v) {
+    if (dt == tl_code<T>::value) {
+        ((T*)p)[off] = v;
+        return;
+    }
     switch (dt) {
         case TLC_F32: ((float*)p)[off] = (float)v; break;
         case TLC_F64: ((double*)p)[off] = (double)v; break;
@@ -243,10 +273,31 @@ __device__ __forceinline__ void tl_st(void* p, long long off, int dt, T v) {
     }
 }
 
-// operand k of a launch: its device memory, or its scalar slot
-#define TL_OPND(k, p) ((d.scalar_mask >> (k)) & 1 ? (const void*)&d.sval[k] : (const void*)(p))
-#define TL_OFF(k) ((d.scalar_mask >> (k)) & 1 ? 0LL : off[k])
-#define TL_LD(T, k, p) tl_ld<T>(TL_OPND(k, p), TL_OFF(k), d.dtype[k])
-#define TL_LDB(k, p) tl_ldb(TL_OPND(k, p), TL_OFF(k), d.dtype[k])
+// A host scalar's bits (little-endian, in the low bytes) read as storage dtype dt. The bits
+// are passed by value: taking the address of a kernel parameter makes the compiler copy the
+// whole descriptor to local memory in every thread.
+template <class T>
+__device__ __forceinline__ T tl_ld_bits(unsigned long long bits, int dt) {
+    unsigned char b[8];
+    memcpy(b, &bits, 8);
+    return tl_ld<T>(b, 0, dt);
+}
+__device__ __forceinline__ b8 tl_ldb_bits(unsigned long long bits, int dt) {
+    unsigned char b[8];
+    memcpy(b, &bits, 8);
+    return tl_ldb(b, 0, dt);
+}
+
+// operand k of a launch: its device memory, or a host scalar
+#define TL_IS_SCALAR(k) ((d.scalar_mask >> (k)) & 1)
+#define TL_LD(T, k, p) (TL_IS_SCALAR(k) ? tl_ld_bits<T>(d.sval[k], d.dtype[k])               \
+                                        : tl_ld<T>((p), off[k], d.dtype[k]))
+#define TL_LDB(k, p) (TL_IS_SCALAR(k) ? tl_ldb_bits(d.sval[k], d.dtype[k])                     \
+                                      : tl_ldb((p), off[k], d.dtype[k]))
+// the op's parameters, copied out of the descriptor once per thread (see tl_ld_bits)
+#define TL_EXTRA                                                                           \
+    double extra_[8];                                                                      \
+    for (int k_ = 0; k_ < 8; ++k_) extra_[k_] = d.extra[k_];                               \
+    const void* extra = d.has_extra ? (const void*)extra_ : 0
 
 #endif

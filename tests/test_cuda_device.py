@@ -290,6 +290,39 @@ def test_reduction_exactness_and_ties():
     assert tensorlib.isnan(x.max(1).values).tolist() == [True, False]
 
 
+def test_long_rows_split_over_blocks_give_the_cpu_answer():
+    """Few outputs with long rows are split over several blocks whose parts are combined in
+    order: ties and NaNs keep the first index across parts, sums stay accurate."""
+    n = 50_000
+    v = np.zeros((2, n), np.float32)
+    v[0, [7, 20_000, 45_000]] = 5.0            # tied maxima in different parts
+    v[1, [30_000, 40_000]] = np.nan            # NaNs in later parts only
+    v[1, 3] = 9.0
+    x = tensorlib.tensor(v).cuda()
+    assert x.argmax(1).tolist() == [7, 30_000]
+    assert x.max(1).indices.tolist() == [7, 30_000]
+    assert x.argmin(1).tolist() == [0, 30_000]
+    got = x[0].max()
+    assert got.item() == 5.0
+    r = np.random.default_rng(5).standard_normal((3, n)).astype(np.float32)
+    xr = tensorlib.tensor(r)
+    for name in ("sum", "mean", "prod", "amax", "std", "logsumexp"):
+        want = getattr(xr, name)(1)
+        same(getattr(xr.cuda(), name)(1), want, 2e-6, 1e-6)
+    same(xr.cuda().sum(), xr.sum(), 2e-6, 1e-6)
+    same(xr.cuda().norm(), xr.norm(), 2e-6, 1e-6)
+    ones = tensorlib.ones(3 << 16, device="cuda")
+    assert ones.sum().item() == float(3 << 16) and ones.mean().item() == 1.0
+
+
+def test_column_reductions_read_neighbours():
+    """sum over the rows of a wide matrix: one thread per column (the coalesced walk)."""
+    r = np.random.default_rng(6).standard_normal((70, 2500))
+    xr = tensorlib.tensor(r)
+    for name in ("sum", "amax", "argmin", "var"):
+        same(getattr(xr.cuda(), name)(0), getattr(xr, name)(0), 1e-12, 1e-12)
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_matrix_products_match_the_cpu(dtype):
     rng = np.random.default_rng(3)

@@ -128,9 +128,27 @@ def copy(ndim, shape, dst, dst_strides, dst_dtype, src, src_strides, src_dtype):
     if ndim > MAXD:
         raise NotImplementedError(f"CUDA copy: {ndim} dims (at most {MAXD})")
     isz_d, isz_s = ITEMSIZE[dst_dtype], ITEMSIZE[src_dtype]
+    if (dst_dtype == src_dtype and _dense(ndim, shape, dst_strides)
+            and _dense(ndim, shape, src_strides)):
+        rt = _rt()
+        index = device_of(dst)
+        if rt.device_of(src) == index:
+            # the same bytes in the same order: the driver's device-to-device copy
+            rt.dtod(dst, src, n * isz_d, _stream(index))
+            return
     _ew_launch("tl_ew_copy", 2, ndim, shape,
                [[s * isz_d for s in dst_strides], [s * isz_s for s in src_strides]],
                [dst, src], [dst_dtype, src_dtype], 0, 0, n)
+
+
+def _dense(ndim, shape, strides):
+    """Whether element strides walk the shape in row-major order with no gaps."""
+    want = 1
+    for k in range(ndim - 1, -1, -1):
+        if shape[k] != 1 and strides[k] != want:
+            return False
+        want *= shape[k]
+    return True
 
 
 def memcpy_htod(dst, host, index):
@@ -160,7 +178,8 @@ class RedDesc(ctypes.Structure):
     _fields_ = [(f, ctypes.c_int) for f in ("op", "post", "in_dtype", "out_dtype", "int_state",
                                              "nk", "nr", "has_out", "has_idx", "has_center")] + [
         ("p", ctypes.c_double), ("post_a", ctypes.c_double),
-        ("nout", ctypes.c_longlong), ("nred", ctypes.c_longlong)] + [
+        ("nout", ctypes.c_longlong), ("nred", ctypes.c_longlong),
+        ("parts", ctypes.c_longlong)] + [
         (f, ctypes.c_longlong * RED_DIMS) for f in ("kshape", "kin", "kout", "rshape", "rin")]
 
 
@@ -196,16 +215,36 @@ def reduce(op, post, in_dtype, ct, out_dtype, src, out, idx, center, p, post_a,
     any_ptr = out or idx
     args = [_runtime.ptr(src if nred else any_ptr), _runtime.ptr(out or any_ptr),
             _runtime.ptr(idx or any_ptr), _runtime.ptr(center or any_ptr), d]
-    if nred <= 64 or nout >= 4 * MAX_GRID:
-        # few elements per output (or outputs enough to fill the device): a thread each
+    columns = nk and nr and kin[nk - 1] == 1 and rin[nr - 1] != 1
+    if nred <= 64 or nout >= 4 * MAX_GRID or (columns and nout >= 2048):
+        # few elements per output, outputs enough to fill the device, or outputs that are
+        # neighbours in memory while their reduced elements are not: a thread each, so a
+        # warp reads 32 neighbours at each step
+        d.parts = 1
         _rt().launch("tensor_ops", "tl_reduce_thread", _grid(nout), BLOCK, args,
                      _stream(index))
-    else:
-        threads = 32
-        while threads < 256 and threads < nred // 8:
-            threads *= 2
-        _rt().launch("tensor_ops", "tl_reduce_block", max(1, min(nout, 65535)), threads,
-                     args, _stream(index))
+        return
+    threads = 32
+    while threads < 256 and threads < nred // 8:
+        threads *= 2
+    # few outputs and long rows: split each row over several blocks, then combine the parts
+    # in order (the split depends on the sizes only, so the result does too)
+    d.parts = min(-(-nred // (threads * 16)), 1024) if nout < 256 and nred >= 1 << 14 else 1
+    blocks = min(nout * d.parts, 1 << 20)
+    stream = _stream(index)
+    if d.parts == 1:
+        _rt().launch("tensor_ops", "tl_reduce_block", blocks, threads,
+                     args[:4] + [args[1], d], stream)
+        return
+    import tensorlib
+    partial = tensorlib.empty(nout * d.parts * 16, dtype=tensorlib.uint8,
+                              device=f"cuda:{index}")
+    p = _runtime.ptr(partial.data_ptr())
+    _rt().launch("tensor_ops", "tl_reduce_block", blocks, threads, args[:4] + [p, d], stream)
+    _rt().launch("tensor_ops", "tl_reduce_finish", _grid(nout), BLOCK,
+                 args[1:4] + [p, d], stream)
+    # the caching allocator hands the block out again only to work queued after these
+    # launches on the same stream
 
 
 def softmax(dtype, want_log, x, y, outer, n, inner):
