@@ -280,6 +280,71 @@ __device__ __forceinline__ void softmax_cols(const T* x, T* y, long long outer, 
     }
 }
 
+// Softmax over contiguous rows (inner == 1): a block per row. Three walks over the row (its
+// maximum, the sum of exponentials, the outputs), each coalesced; the row is read again
+// from the cache, so memory sees one read and one write. The block combines in a fixed
+// tree (warp shuffles, then shared memory), so the result depends on the sizes only.
+__device__ __forceinline__ float sm_exp(float v) { return expf(v); }
+__device__ __forceinline__ double sm_exp(double v) { return exp(v); }
+
+template <class S>
+__device__ __forceinline__ S block_combine(S v, bool is_max, S* shared) {
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nw = blockDim.x >> 5;
+    for (int w = 16; w > 0; w >>= 1) {
+        S o = __shfl_down_sync(0xffffffffu, v, w);
+        v = is_max ? ((v > o || v != v) ? v : o) : v + o;
+    }
+    if (lane == 0) shared[warp] = v;
+    __syncthreads();
+    if (warp == 0) {
+        v = lane < nw ? shared[lane] : shared[0];
+        if (!is_max && lane >= nw) v = 0;
+        for (int w = 16; w > 0; w >>= 1) {
+            S o = __shfl_down_sync(0xffffffffu, v, w);
+            v = is_max ? ((v > o || v != v) ? v : o) : v + o;
+        }
+        if (lane == 0) shared[0] = v;
+    }
+    __syncthreads();
+    v = shared[0];
+    __syncthreads();
+    return v;
+}
+
+template <class T>
+__device__ __forceinline__ void softmax_rows(const T* x, T* y, long long rows, long long n,
+                                             int want_log) {
+    __shared__ double sh_sum[32];
+    __shared__ T sh_max[32];
+    for (long long r = blockIdx.x; r < rows; r += gridDim.x) {
+        const T* px = x + r * n;
+        T* py = y + r * n;
+        T m = px[0];
+        for (long long k = threadIdx.x; k < n; k += blockDim.x) {
+            T v = px[k];
+            if (v > m || v != v) m = v;
+        }
+        m = block_combine<T>(m, true, sh_max);
+        double s = 0.0;
+        for (long long k = threadIdx.x; k < n; k += blockDim.x) s += (double)sm_exp(px[k] - m);
+        s = block_combine<double>(s, false, sh_sum);
+        const T ls = (T)log(s), inv = (T)(1.0 / s);
+        for (long long k = threadIdx.x; k < n; k += blockDim.x) {
+            const T v = px[k] - m;
+            py[k] = want_log ? v - ls : sm_exp(v) * inv;
+        }
+    }
+}
+
+extern "C" __global__ void tl_softmax_rows_f32(const float* x, float* y, long long rows,
+                                               long long n, int want_log) {
+    softmax_rows<float>(x, y, rows, n, want_log);
+}
+extern "C" __global__ void tl_softmax_rows_f64(const double* x, double* y, long long rows,
+                                               long long n, int want_log) {
+    softmax_rows<double>(x, y, rows, n, want_log);
+}
+
 extern "C" __global__ void tl_softmax_f32(const float* x, float* y, long long outer,
                                           long long n, long long inner, int want_log) {
     softmax_cols<float>(x, y, outer, n, inner, want_log);

@@ -315,6 +315,21 @@ def test_long_rows_split_over_blocks_give_the_cpu_answer():
     assert ones.sum().item() == float(3 << 16) and ones.mean().item() == 1.0
 
 
+@pytest.mark.parametrize("n", [64, 100, 2500, 9000])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_softmax_over_long_rows(n, dtype):
+    """Rows of 64 or more elements take a block each: NaN rows, -inf entries, large values."""
+    rng = np.random.default_rng(n)
+    a = rng.standard_normal((5, n)) * 30
+    a[1, 7] = np.nan
+    a[2, ::3] = -np.inf
+    a[3] += 1e4
+    x = tensorlib.tensor(a).to(_dt(dtype))
+    rtol, atol = (2e-5, 1e-6) if dtype == "float32" else (1e-12, 1e-13)
+    for f in (tensorlib.softmax, tensorlib.log_softmax):
+        same(f(x.cuda(), 1), f(x, 1), rtol, atol)
+        same(f(x.cuda().t(), 0), f(x.t(), 0), rtol, atol)
+
 def test_column_reductions_read_neighbours():
     """sum over the rows of a wide matrix: one thread per column (the coalesced walk)."""
     r = np.random.default_rng(6).standard_normal((70, 2500))

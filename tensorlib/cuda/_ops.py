@@ -252,6 +252,14 @@ def softmax(dtype, want_log, x, y, outer, n, inner):
     cols = outer * inner
     if cols == 0 or n == 0:
         return
+    if inner == 1 and n >= 64:
+        # contiguous rows long enough for a block each
+        threads = 128 if n < 2048 else 256 if n < 8192 else 512
+        _rt().launch("tensor_ops", {8: "tl_softmax_rows_f32", 9: "tl_softmax_rows_f64"}[dtype],
+                     min(outer, 1 << 20), threads,
+                     [_runtime.ptr(x), _runtime.ptr(y), np.int64(outer), np.int64(n),
+                      np.int32(want_log)], _stream(device_of(y)))
+        return
     name = {8: "tl_softmax_f32", 9: "tl_softmax_f64"}[dtype]
     _rt().launch("tensor_ops", name, _grid(cols), BLOCK,
                  [_runtime.ptr(x), _runtime.ptr(y), np.int64(outer), np.int64(n),
