@@ -125,6 +125,25 @@ def main(argv=None):
 
     row("MLP train step 256-512-10, b=128", mlp(tl, "cuda"), mlp(torch, tdev))
 
+    # the host's cost of one small op (argument checks, dispatch, launch), not the kernel's
+    def host_us(lib, sync, x, out):
+        for _ in range(20):
+            lib.add(x, x, out=out)
+        sync()
+        t0 = time.perf_counter()
+        for _ in range(500):
+            lib.add(x, x, out=out)
+        t1 = time.perf_counter()
+        sync()
+        return (t1 - t0) / 500 * 1e6
+
+    sx, sp = tl.ones(16, device="cuda"), torch.ones(16, device=tdev)
+    us_tl = host_us(tl, tl.cuda.synchronize, sx, tl.empty_like(sx))
+    us_th = host_us(torch, torch.cuda.synchronize if on_gpu else (lambda: None), sp,
+                    torch.empty_like(sp))
+    print(f"{'host time per small add (launch)':34s} {us_tl:10.1f}us {us_th:10.1f}us "
+          f"{us_tl / us_th:7.2f}")
+
 
 if __name__ == "__main__":
     main()

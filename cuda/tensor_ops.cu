@@ -384,46 +384,110 @@ extern "C" __global__ void tl_scan_i64(const long long* x, long long* y, long lo
 }
 
 // ---- batched matrix product: out[b] = a[b] @ b[b], out contiguous (B, M, N) ----------------
-// 16x16 tiles through shared memory; each thread owns one output element and sums its K
-// products in a fixed order (float32 accumulates in float, as cuBLAS does; float64 in double)
+// float32 accumulates in float, as cuBLAS does; float64 in double
 struct tl_mat {
     long long sb, sr, sc;   // batch, row, column strides in elements
 };
 
-#define TL_TILE 16
-
-template <class T>
-__device__ __forceinline__ void bmm_tiles(T* out, const T* a, const T* b, long long B,
-                                          long long M, long long N, long long K, tl_mat ga,
-                                          tl_mat gb) {
-    __shared__ T ta[TL_TILE][TL_TILE];
-    __shared__ T tb[TL_TILE][TL_TILE];
-    const int tx = threadIdx.x, ty = threadIdx.y;
+// Register tiles: a block of 256 threads computes a BM x BN tile of the output, each
+// thread a TM x TN patch of it, from BK-deep slices of a and b staged in shared memory; the
+// next slice is fetched into registers while the current one is multiplied. Edges are
+// padded with zeros on load, so the inner loop has no bounds checks. Each output's K
+// products are summed in a fixed order.
+template <class T, int BM, int BN, int BK, int TM, int TN>
+__device__ __forceinline__ void gemm_tiles(T* out, const T* a, const T* b, long long B,
+                                           long long M, long long N, long long K, tl_mat ga,
+                                           tl_mat gb) {
+    constexpr int NT = (BM / TM) * (BN / TN);          // threads per block
+    constexpr int LA = BM * BK / NT, LB = BK * BN / NT;  // elements each thread stages
+    __shared__ T As[BK][BM + 4];           // a's slice, k-major; padded rows
+    __shared__ T Bs[BK][BN + 4];           // keep staging stores off one bank
+    const int tid = threadIdx.x, tx = tid % (BN / TN), ty = tid / (BN / TN);
+    // which index neighbouring threads take when staging: the one contiguous in memory
+    const bool a_k_fast = ga.sc == 1, b_n_fast = gb.sc == 1 || gb.sr != 1;
+    const long long m0 = (long long)blockIdx.y * BM, n0 = (long long)blockIdx.x * BN;
     for (long long z = blockIdx.z; z < B; z += gridDim.z) {
         const T* pa = a + z * ga.sb;
         const T* pb = b + z * gb.sb;
-        long long row = (long long)blockIdx.y * TL_TILE + ty;
-        long long col = (long long)blockIdx.x * TL_TILE + tx;
-        T acc = (T)0;
-        for (long long k0 = 0; k0 < K; k0 += TL_TILE) {
-            long long ka = k0 + tx, kb = k0 + ty;
-            ta[ty][tx] = (row < M && ka < K) ? pa[row * ga.sr + ka * ga.sc] : (T)0;
-            tb[ty][tx] = (kb < K && col < N) ? pb[kb * gb.sr + col * gb.sc] : (T)0;
+        T acc[TM][TN];
+#pragma unroll
+        for (int i = 0; i < TM; ++i)
+#pragma unroll
+            for (int j = 0; j < TN; ++j) acc[i][j] = (T)0;
+        T ra[LA], rb[LB];
+        auto fetch = [&](long long k0) {
+#pragma unroll
+            for (int l = 0; l < LA; ++l) {
+                const int e = tid + l * NT;
+                const int kk = a_k_fast ? e % BK : e / BM, mm = a_k_fast ? e / BK : e % BM;
+                const long long gm = m0 + mm, gk = k0 + kk;
+                ra[l] = (gm < M && gk < K) ? pa[gm * ga.sr + gk * ga.sc] : (T)0;
+            }
+#pragma unroll
+            for (int l = 0; l < LB; ++l) {
+                const int e = tid + l * NT;
+                const int nn = b_n_fast ? e % BN : e / BK, kk = b_n_fast ? e / BN : e % BK;
+                const long long gk = k0 + kk, gn = n0 + nn;
+                rb[l] = (gk < K && gn < N) ? pb[gk * gb.sr + gn * gb.sc] : (T)0;
+            }
+        };
+        auto stage = [&]() {
+#pragma unroll
+            for (int l = 0; l < LA; ++l) {
+                const int e = tid + l * NT;
+                As[a_k_fast ? e % BK : e / BM][a_k_fast ? e / BK : e % BM] = ra[l];
+            }
+#pragma unroll
+            for (int l = 0; l < LB; ++l) {
+                const int e = tid + l * NT;
+                Bs[b_n_fast ? e / BN : e % BK][b_n_fast ? e % BN : e / BK] = rb[l];
+            }
+        };
+        fetch(0);
+        for (long long k0 = 0; k0 < K; k0 += BK) {
+            stage();
             __syncthreads();
-            for (int k = 0; k < TL_TILE; ++k) acc += ta[ty][k] * tb[k][tx];
+            if (k0 + BK < K) fetch(k0 + BK);
+#pragma unroll
+            for (int kk = 0; kk < BK; ++kk) {
+                T ar[TM], br[TN];
+#pragma unroll
+                for (int i = 0; i < TM; ++i) ar[i] = As[kk][ty * TM + i];
+#pragma unroll
+                for (int j = 0; j < TN; ++j) br[j] = Bs[kk][tx * TN + j];
+#pragma unroll
+                for (int i = 0; i < TM; ++i)
+#pragma unroll
+                    for (int j = 0; j < TN; ++j) acc[i][j] += ar[i] * br[j];
+            }
             __syncthreads();
         }
-        if (row < M && col < N) out[(z * M + row) * N + col] = acc;
+#pragma unroll
+        for (int i = 0; i < TM; ++i) {
+            const long long r = m0 + ty * TM + i;
+            if (r >= M) break;
+#pragma unroll
+            for (int j = 0; j < TN; ++j) {
+                const long long c = n0 + tx * TN + j;
+                if (c < N) out[(z * M + r) * N + c] = acc[i][j];
+            }
+        }
     }
 }
 
-extern "C" __global__ void tl_bmm_f32(float* out, const float* a, const float* b, long long B,
-                                      long long M, long long N, long long K, tl_mat ga,
-                                      tl_mat gb) {
-    bmm_tiles<float>(out, a, b, B, M, N, K, ga, gb);
+// f32: 128 x 128 tiles for large products, 64 x 64 when there would be too few blocks
+extern "C" __global__ void __launch_bounds__(256)
+tl_bmm_f32(float* out, const float* a, const float* b, long long B, long long M, long long N,
+           long long K, tl_mat ga, tl_mat gb) {
+    gemm_tiles<float, 128, 128, 8, 8, 8>(out, a, b, B, M, N, K, ga, gb);
 }
-extern "C" __global__ void tl_bmm_f64(double* out, const double* a, const double* b,
-                                      long long B, long long M, long long N, long long K,
-                                      tl_mat ga, tl_mat gb) {
-    bmm_tiles<double>(out, a, b, B, M, N, K, ga, gb);
+extern "C" __global__ void __launch_bounds__(256)
+tl_bmm_small_f32(float* out, const float* a, const float* b, long long B, long long M,
+                 long long N, long long K, tl_mat ga, tl_mat gb) {
+    gemm_tiles<float, 64, 64, 8, 4, 4>(out, a, b, B, M, N, K, ga, gb);
+}
+extern "C" __global__ void __launch_bounds__(256)
+tl_bmm_f64(double* out, const double* a, const double* b, long long B, long long M,
+           long long N, long long K, tl_mat ga, tl_mat gb) {
+    gemm_tiles<double, 64, 64, 8, 4, 4>(out, a, b, B, M, N, K, ga, gb);
 }

@@ -355,6 +355,23 @@ def test_matrix_products_match_the_cpu(dtype):
     same(h.cuda() @ h.cuda().t(), h @ h.t(), 2e-3, 1e-2)
 
 
+
+@pytest.mark.parametrize("batch,m,k,n", [(64, 129, 20, 131), (1, 67, 9, 65), (2, 5, 0, 3)])
+@pytest.mark.parametrize("layout", ["nn", "tn", "nt", "tt"])
+def test_register_tiled_products_over_tile_edges(batch, m, k, n, layout):
+    """Both tile sizes (128 for many blocks, 64 otherwise), sizes off the tile edges, K not
+    a multiple of the slice depth, and operands transposed (staged along their contiguous
+    index)."""
+    rng = np.random.default_rng(m + n)
+    a = tensorlib.tensor(rng.standard_normal((batch, k, m) if layout[0] == "t"
+                                             else (batch, m, k)).astype(np.float32))
+    b = tensorlib.tensor(rng.standard_normal((batch, n, k) if layout[1] == "t"
+                                             else (batch, k, n)).astype(np.float32))
+    a = a.transpose(1, 2) if layout[0] == "t" else a
+    b = b.transpose(1, 2) if layout[1] == "t" else b
+    same(a.cuda() @ b.cuda(), a @ b, 1e-5, 1e-5)
+    same(a.double().cuda() @ b.double().cuda(), a.double() @ b.double(), 1e-12, 1e-12)
+
 # ---- autograd and modules on the device ----------------------------------------------------
 
 def test_autograd_on_the_device_matches_the_cpu():

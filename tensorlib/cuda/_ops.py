@@ -289,12 +289,14 @@ def bmm(dtype, out, B, M, N, K, a, ga, b, gb):
     """out (contiguous B x M x N) = a @ b per batch; ga/gb: (sb, sr, sc) in elements."""
     if B * M * N == 0:
         return
+    tile = 128 if dtype == 8 else 64
     name = {8: "tl_bmm_f32", 9: "tl_bmm_f64"}[dtype]
-    tile = 16
-    grid = ((N + tile - 1) // tile, (M + tile - 1) // tile, max(1, min(B, 65535)))
+    if dtype == 8 and -(-M // 128) * -(-N // 128) * B < 256:
+        tile, name = 64, "tl_bmm_small_f32"     # more, smaller tiles keep the device busy
+    grid = (-(-N // tile), -(-M // tile), max(1, min(B, 65535)))
     if grid[1] > 65535:
         raise NotImplementedError(f"CUDA bmm: {M} rows (at most {65535 * tile})")
-    _rt().launch("tensor_ops", name, grid, (tile, tile),
+    _rt().launch("tensor_ops", name, grid, 256,
                  [_runtime.ptr(out), _runtime.ptr(a), _runtime.ptr(b), np.int64(B),
                   np.int64(M), np.int64(N), np.int64(K), Mat(*ga), Mat(*gb)],
                  _stream(device_of(out)))
