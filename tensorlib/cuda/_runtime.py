@@ -194,6 +194,7 @@ class EmulatorRuntime(Runtime):
         self._emu = emu
         self._segments = _Segments()
         self._total = int(os.environ.get("TENSORLIB_CUDA_EMU_MEMORY", str(16 << 30)))
+        self._kernels = {}     # (family, name) -> kernel: the .cu files are read once
 
     def device_count(self):
         return self._emu.device_count()
@@ -232,7 +233,10 @@ class EmulatorRuntime(Runtime):
         self._emu.memcpy_dtod_async(self._pointer(dst), self._pointer(src), nbytes, stream)
 
     def launch(self, family, name, grid, block, args, stream, shared=0):
-        kernel = self._emu.load_kernels(family).get_function(name)
+        kernel = self._kernels.get((family, name))
+        if kernel is None:
+            kernel = self._kernels[family, name] = (
+                self._emu.load_kernels(family).get_function(name))
         args = [self._pointer(a) if isinstance(a, ptr) else a for a in args]
         kernel(*args, grid=grid, block=block, shared=shared, stream=stream)
 
@@ -287,6 +291,7 @@ class PycudaRuntime(Runtime):
         self._n = n
         self._contexts = {}
         self._modules = {}
+        self._functions = {}
         self._default = {}
         self._segments = _Segments()
         self._lock = threading.Lock()
@@ -366,7 +371,10 @@ class PycudaRuntime(Runtime):
         # one void scalar: pycuda copies its bytes as the whole parameter block
         block_args = [np.void(pack_kernel_args(args))]
         index = next((self._index(a) for a in args if isinstance(a, ptr)), 0)
-        fn = self._module(index, family).get_function(name)
+        fn = self._functions.get((index, family, name))
+        if fn is None:
+            fn = self._functions[index, family, name] = (
+                self._module(index, family).get_function(name))
         grid = tuple(grid) if not isinstance(grid, int) else (grid,)
         block = tuple(block) if not isinstance(block, int) else (block, 1, 1)
         self._in(index, lambda: fn(*block_args, grid=grid + (1,) * (3 - len(grid)),
