@@ -183,6 +183,43 @@ class Tensor(TensorBase):
         from tensorlib.utils.data import _shm
         return _shm.segment_of(self) is not None
 
+    def pin_memory(self, device=None):
+        """A copy of this CPU tensor in page-locked host memory, from which copies to a CUDA
+        device run without staging (``to("cuda", non_blocking=True)`` then overlaps with the
+        host); self when already pinned. Needs a CUDA runtime (RuntimeError otherwise).
+
+        >>> if tensorlib.cuda.is_available():
+        ...     assert tensorlib.ones(3).pin_memory().is_pinned()
+        """
+        from tensorlib.cuda import _runtime
+        if self.device.type != "cpu":
+            raise RuntimeError(f"cannot pin '{self.type()}' only dense CPU tensors can be "
+                               f"pinned")
+        if self.is_pinned():
+            return self
+        rt = _runtime.get_runtime()
+        nbytes = self.numel() * self.element_size()
+        mem = rt.host_alloc(max(nbytes, 1))
+        from tensorlib._core.allocator import _adopt_memory
+        from tensorlib._core.tensor import _tensor_on_storage
+        stride, acc = [], 1
+        for n in reversed(self.shape):
+            stride.append(acc)
+            acc *= max(n, 1)
+        out = _tensor_on_storage(_adopt_memory(mem.address, nbytes, mem, "input"), self.dtype,
+                                 tuple(self.shape), tuple(reversed(stride)), 0)
+        return out.copy_(self)
+
+    def is_pinned(self, device=None):
+        """Whether this tensor's memory is page-locked host memory (``pin_memory``).
+
+        >>> tensorlib.ones(2).is_pinned()
+        False
+        """
+        from tensorlib.cuda._runtime import PinnedHostMemory
+        return (self.device.type == "cpu"
+                and isinstance(self.untyped_storage()._owner, PinnedHostMemory))
+
     def __reduce_ex__(self, proto):
         # A meta tensor has no values to carry: like PyTorch, it pickles as its geometry
         # (shape, strides, dtype) and unpickles as a meta tensor.

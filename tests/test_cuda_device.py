@@ -674,6 +674,34 @@ def test_runtime_choice_and_its_errors():
     assert r.stdout.strip() == "False", r.stderr
 
 
+def test_pinned_host_memory():
+    x = tensorlib.arange(6.0).view(2, 3).t()
+    base = tensorlib.memory.memory_allocated()
+    p = x.pin_memory()
+    assert p.is_pinned() and not x.is_pinned() and p.pin_memory() is p
+    assert p.tolist() == x.tolist() and p.is_contiguous() and p.device.type == "cpu"
+    assert tensorlib.memory.memory_allocated() - base >= 24        # counted while it lives
+    d = p.to("cuda", non_blocking=True)
+    assert d.tolist() == x.tolist()
+    del p
+    assert tensorlib.memory.memory_allocated() == base
+    w = tensorlib.ones(3, requires_grad=True)
+    q = w.pin_memory()
+    (q * 2).sum().backward()
+    assert q.is_pinned() and w.grad.tolist() == [2.0, 2.0, 2.0]
+    with pytest.raises(RuntimeError, match="only dense CPU tensors can be pinned"):
+        d.pin_memory()
+    batch = {"x": tensorlib.ones(2), "y": (tensorlib.zeros(1), 3)}
+    dl = tensorlib.utils.data.DataLoader([batch] * 2, batch_size=None, pin_memory=True)
+    got = next(iter(dl))
+    assert got["x"].is_pinned() and got["y"][0].is_pinned() and got["y"][1] == 3
+    r = _run("import warnings, tensorlib\nwarnings.simplefilter('error')\ntry:\n"
+             " tensorlib.utils.data.DataLoader([1], pin_memory=True)\n"
+             "except UserWarning as e:\n print('warned', 'pin_memory' in str(e))\n"
+             "try:\n tensorlib.ones(2).pin_memory()\nexcept RuntimeError as e:\n"
+             " print(type(e).__name__)", TENSORLIB_CUDA="off")
+    assert r.stdout.split() == ["warned", "True", "CudaUnavailable"], r.stderr
+
 # ---- DataParallel ---------------------------------------------------------------------------
 
 @two_devices
@@ -791,6 +819,8 @@ def test_pycuda_runtime_bookkeeping_on_a_stand_in_driver(monkeypatch):
         memcpy_dtod_async=lambda d, s_, n, s: calls.append(("dtod", d, s_, n, s)),
         Stream=FakeStream, Event=FakeEvent,
         event_flags=types.SimpleNamespace(DISABLE_TIMING=2),
+        host_alloc_flags=types.SimpleNamespace(PORTABLE=1),
+        pagelocked_empty=lambda n, dt, order, flags: np.zeros(n, dt),
         device_attribute=types.SimpleNamespace(MULTIPROCESSOR_COUNT=16),
         Context=types.SimpleNamespace(synchronize=lambda: calls.append(("sync",))))
     compiled = []
@@ -822,7 +852,10 @@ def test_pycuda_runtime_bookkeeping_on_a_stand_in_driver(monkeypatch):
     assert calls[-2:] == [("push", 1), ("pop", 1)]
     calls.clear()
     rt.htod(a1 + 8, np.zeros(4, np.float32), "s")
-    assert calls == [("push", 1), ("htod", a1 + 8, 16, "s"), ("pop", 1)]
+    assert calls[:3] == [("push", 1), ("htod", a1 + 8, 16, "s"), ("pop", 1)]
+    # an event after the copy keeps the host array alive until the copy has run
+    assert [c[0] for c in calls[3:]] == ["push", "pop", "push", "record", "pop"]
+    assert calls[-2][2] == "s" and rt._inflight[-1][1].nbytes == 16
     calls.clear()
 
     class Desc(ctypes.Structure):                 # a descriptor passed by value
@@ -852,6 +885,8 @@ def test_pycuda_runtime_bookkeeping_on_a_stand_in_driver(monkeypatch):
         rt.reserve(2, 16)
     rt.release(1, a1)
     assert ("free", a1) in calls and rt.device_of(a1) is None
+    pinned = rt.host_alloc(100)
+    assert pinned.nbytes == 100 and pinned.address == pinned.array.ctypes.data
     # streams and events: driver calls with the stream's device context current
     s1 = rt.new_stream(1)
     assert rt.default_stream(1) is rt.default_stream(1) and rt.default_stream(1) is not s1

@@ -85,6 +85,11 @@ class Runtime:
     def dtod(self, dst, src, nbytes, stream):
         raise NotImplementedError
 
+    def host_alloc(self, nbytes):
+        """Page-locked host memory of ``nbytes`` (> 0): an object with ``address`` that
+        keeps the memory until it is dropped. Copies from it to a device need no staging."""
+        raise NotImplementedError
+
     # kernels
     def launch(self, family, name, grid, block, args, stream, shared=0):
         """Queue kernel ``name`` of ``cuda/<family>.cu``. ``args``: ints marked as device
@@ -232,6 +237,10 @@ class EmulatorRuntime(Runtime):
     def dtod(self, dst, src, nbytes, stream):
         self._emu.memcpy_dtod_async(self._pointer(dst), self._pointer(src), nbytes, stream)
 
+    def host_alloc(self, nbytes):
+        # the emulator's device memory is host memory too: nothing to lock
+        return PinnedHostMemory(np.empty(int(nbytes), np.uint8))
+
     def launch(self, family, name, grid, block, args, stream, shared=0):
         kernel = self._kernels.get((family, name))
         if kernel is None:
@@ -292,6 +301,7 @@ class PycudaRuntime(Runtime):
         self._contexts = {}
         self._modules = {}
         self._functions = {}
+        self._inflight = []    # (event, host array) of asynchronous copies still running
         self._default = {}
         self._segments = _Segments()
         self._lock = threading.Lock()
@@ -341,16 +351,34 @@ class PycudaRuntime(Runtime):
         return i
 
     def htod(self, address, host, stream):
-        self._in(self._index(address), self._drv.memcpy_htod_async, address, host,
-                 _raw(stream))
+        index = self._index(address)
+        self._in(index, self._drv.memcpy_htod_async, address, host, _raw(stream))
+        self._keep_until_done(index, host, stream)
 
     def dtoh(self, host, address, stream):
-        self._in(self._index(address), self._drv.memcpy_dtoh_async, host, address,
-                 _raw(stream))
+        index = self._index(address)
+        self._in(index, self._drv.memcpy_dtoh_async, host, address, _raw(stream))
+        self._keep_until_done(index, host, stream)
+
+    def _keep_until_done(self, index, host, stream):
+        # From page-locked memory the copy really is asynchronous: the host array must
+        # outlive it (from pageable memory the driver has staged it before returning).
+        with self._lock:
+            self._inflight = [(e, h) for e, h in self._inflight if not e.query()]
+        e = self._in(index, self._drv.Event, self._drv.event_flags.DISABLE_TIMING)
+        self._in(index, e.record, _raw(stream))
+        with self._lock:
+            self._inflight.append((e, host))
 
     def dtod(self, dst, src, nbytes, stream):
         self._in(self._index(dst), self._drv.memcpy_dtod_async, dst, src, nbytes,
                  _raw(stream))
+
+    def host_alloc(self, nbytes):
+        # portable: page-locked for every device's context, not only the current one's
+        flags = self._drv.host_alloc_flags.PORTABLE
+        return PinnedHostMemory(self._in(0, self._drv.pagelocked_empty, int(nbytes), np.uint8,
+                                         "C", flags))
 
     def _module(self, index, family):
         key = (index, family)
@@ -413,6 +441,22 @@ class PycudaRuntime(Runtime):
                 "minor": minor,
                 "multi_processor_count": d.get_attribute(
                     self._drv.device_attribute.MULTIPROCESSOR_COUNT)}
+
+
+class PinnedHostMemory:
+    """Page-locked host memory from a runtime (a NumPy array of bytes over it): the owner of
+    a pinned tensor's storage, which keeps it while the storage lives.
+
+    >>> m = PinnedHostMemory(np.zeros(8, np.uint8)); m.nbytes
+    8
+    """
+
+    __slots__ = ("array", "address", "nbytes")
+
+    def __init__(self, array):
+        self.array = array
+        self.address = array.ctypes.data
+        self.nbytes = array.nbytes
 
 
 def _raw(stream):

@@ -57,8 +57,8 @@ class DataLoader:
 
     The arguments are PyTorch's: ``batch_size`` (None: no automatic batching, samples pass
     through ``default_convert``), ``shuffle``, ``sampler``, ``batch_sampler``, ``num_workers``
-    (0: load in this process), ``collate_fn`` (``default_collate``), ``pin_memory`` (accepted;
-    there is no accelerator to pin for), ``drop_last``, ``timeout`` (seconds to wait for a
+    (0: load in this process), ``collate_fn`` (``default_collate``), ``pin_memory`` (batches copied
+    to page-locked memory when a CUDA device is available), ``drop_last``, ``timeout`` (seconds to wait for a
     worker's batch, 0 = no limit), ``worker_init_fn(worker_id)``, ``multiprocessing_context``,
     ``generator`` (draws the base seed and, with ``shuffle``, the order), ``prefetch_factor``
     (batches in flight per worker, default 2), ``persistent_workers`` (keep workers across
@@ -158,7 +158,7 @@ class DataLoader:
         self._IterableDataset_len_called = None
         self._iterator = None
         self.check_worker_number_rationality()
-        if pin_memory:
+        if pin_memory and not tensorlib.cuda.is_available():
             warnings.warn("'pin_memory' argument is set as true but no accelerator is found, "
                           "then device pinned memory won't be used.", stacklevel=2)
 
@@ -273,6 +273,7 @@ class _BaseDataLoaderIter:
                               .random_(generator=loader.generator).item())
         self._persistent_workers = loader.persistent_workers
         self._num_yielded = 0
+        self._pin_memory = loader.pin_memory and tensorlib.cuda.is_available()
 
     def __iter__(self):
         return self
@@ -289,6 +290,8 @@ class _BaseDataLoaderIter:
         if self._sampler_iter is None:
             self._reset()
         data = self._next_data()
+        if self._pin_memory:
+            data = pin_batch(data)
         self._num_yielded += 1
         if (self._dataset_kind == _DatasetKind.Iterable
                 and self._IterableDataset_len_called is not None
@@ -307,6 +310,25 @@ class _BaseDataLoaderIter:
 
     def __getstate__(self):
         raise NotImplementedError(f"{self.__class__.__name__} cannot be pickled")
+
+
+def pin_batch(data):
+    """``data`` with every CPU tensor in it (through lists, tuples, named tuples, dicts and
+    objects with a ``pin_memory()`` method) copied to page-locked memory: what a DataLoader
+    with ``pin_memory=True`` yields when a CUDA device is available."""
+    if isinstance(data, tensorlib.Tensor):
+        return data.pin_memory() if data.device.type == "cpu" else data
+    if isinstance(data, (str, bytes)):
+        return data
+    if isinstance(data, dict):
+        return type(data)({k: pin_batch(v) for k, v in data.items()})
+    if isinstance(data, tuple) and hasattr(data, "_fields"):
+        return type(data)(*(pin_batch(v) for v in data))
+    if isinstance(data, (list, tuple)):
+        return type(data)(pin_batch(v) for v in data)
+    if hasattr(data, "pin_memory"):
+        return data.pin_memory()
+    return data
 
 
 class _SingleProcessDataLoaderIter(_BaseDataLoaderIter):
