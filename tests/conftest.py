@@ -4,7 +4,7 @@ import gc
 import os
 
 import pytest
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, Phase, settings
 
 # CUDA devices are tested on the emulator (two of them, so multi-device code runs) unless the
 # caller chose otherwise (on a GPU machine: TENSORLIB_CUDA=pycuda). Set before tensorlib
@@ -29,7 +29,15 @@ settings.register_profile("ci", max_examples=25, derandomize=True, deadline=None
                           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 settings.register_profile("dev", max_examples=200, deadline=None,
                           suppress_health_check=[HealthCheck.too_slow])
-settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+# "device": the suite's second run on a CUDA device (TENSORLIB_TEST_DEVICE): fewer examples,
+# and the first failure reported as it is (no shrinking, no group of errors), so an op the
+# device does not run yet is reported once, quickly, as a skip
+settings.register_profile("device", max_examples=10, derandomize=True, deadline=None,
+                          report_multiple_bugs=False,
+                          phases=[Phase.explicit, Phase.reuse, Phase.generate],
+                          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+settings.load_profile(os.environ.get(
+    "HYPOTHESIS_PROFILE", "device" if os.environ.get("TENSORLIB_TEST_DEVICE") else "ci"))
 
 
 @pytest.fixture
@@ -106,6 +114,8 @@ def pytest_runtest_makereport(item, call):
     if not TEST_DEVICE or call.excinfo is None:
         return
     err = call.excinfo.value
+    while isinstance(err, BaseExceptionGroup) and len(err.exceptions) == 1:
+        err = err.exceptions[0]
     if isinstance(err, NotImplementedError) and "CUDA back end" in str(err):
         rep = outcome.get_result()
         rep.outcome = "skipped"
