@@ -431,3 +431,38 @@ def test_scale_kernel_equals_numpy(dtype):
 def _code(dt):
     return ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16",
             "float32", "float64"].index(str(dt).split(".")[-1])
+
+
+# ---- bernoulli / normal with tensor parameters --------------------------------------------
+
+def test_bernoulli_tensor_p_on_device():
+    p = tensorlib.tensor(np.linspace(0, 1, 21).reshape(3, 7))
+    (d, od), (c, oc) = _both(lambda dev: tensorlib.bernoulli(p.to(dev)))
+    _same_bits(d, c)
+    assert od == oc
+    (d, od), (c, oc) = _both(lambda dev: tensorlib.zeros(2, 3, 7, device=dev)
+                             .bernoulli_(p.to(dev).float()))
+    _same_bits(d, c)
+    assert od == oc
+    with pytest.raises(RuntimeError, match=r"probabilities to be in \[0, 1\], got 1.5"):
+        tensorlib.bernoulli(tensorlib.tensor([0.5, 1.5], device="cuda"))
+
+
+@pytest.mark.parametrize("dtype", [tensorlib.float32, tensorlib.float64], ids=str)
+def test_normal_tensor_mean_std_on_device(dtype):
+    mean = tensorlib.tensor(np.linspace(-2, 2, 12).reshape(3, 4), dtype=dtype)
+    std = tensorlib.tensor(np.linspace(0.1, 3, 4), dtype=dtype)
+    for args in [(mean, std), (mean, 0.5), (1.5, std)]:
+        def fn(dev):
+            return tensorlib.normal(*[a.to(dev) if isinstance(a, tensorlib.Tensor) else a
+                                      for a in args])
+        (d, od), (c, oc) = _both(fn)
+        assert od == oc and d.dtype == c.dtype == dtype
+        if EMULATED:
+            _same_bits(d, c)
+        else:
+            np.testing.assert_allclose(host(d), host(c), rtol=1e-6, atol=1e-6)
+    with pytest.raises(RuntimeError, match="std >= 0.0"):
+        tensorlib.normal(mean.cuda(), -std.cuda())
+    with pytest.raises(RuntimeError, match="std >= 0.0"):
+        tensorlib.normal(mean.cuda(), -0.5)
