@@ -196,6 +196,33 @@ def test_module_to_cuda_train_step_equals_cpu():
         np.testing.assert_allclose(host(a), host(b), rtol=1e-6, atol=1e-7)
 
 
+@pytest.mark.parametrize("config", [CONFIGS[6], CONFIGS[14], CONFIGS[30]], ids=_ids)
+def test_zero_dim_states_on_the_device(config):
+    # PyTorch allows 'step' (and NAdam's mu_product, ASGD's eta and mu) on the parameter's
+    # device, e.g. after load_state_dict under a CUDA default device: they advance there
+    cls, kw = config
+    pc, oc = _run(cls, kw, tensorlib.float64, "cpu", steps=4)
+    rng = np.random.default_rng(0)
+    params = [tensorlib.tensor(rng.standard_normal(s), dtype=tensorlib.float64).cuda()
+              .requires_grad_() for s in SHAPES]
+    opt = cls(params, **kw)
+    for it in range(4):
+        for p in params:
+            g = rng.standard_normal(tuple(p.shape))
+            g[rng.random(g.shape) < 0.2] = 0.0
+            p.grad = tensorlib.tensor(g, dtype=tensorlib.float64).cuda()
+        opt.step()
+        if it == 1:
+            for st in opt.state.values():
+                for key in ("step", "mu_product", "eta", "mu"):
+                    if key in st:
+                        st[key] = st[key].cuda()
+    for a, b in zip(params, pc):
+        close(a, b, tensorlib.float64)
+        assert opt.state[a]["step"].device.type == "cuda"
+        assert opt.state[a]["step"].item() == oc.state[b]["step"].item() == 4
+
+
 def test_optimizer_device_mismatch_raises():
     p = tensorlib.zeros(3, device="cuda", requires_grad=True)
     p.grad = tensorlib.ones(3)
