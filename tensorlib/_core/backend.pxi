@@ -526,6 +526,18 @@ cdef object _cuda_ops():
     return _cuda_ops_mod
 
 
+cdef dict _cuda_helpers = {}
+
+
+cdef object _cuda_helper(str name):
+    """The launcher module ``tensorlib.cuda.<name>`` (imported at first use)."""
+    mod = _cuda_helpers.get(name)
+    if mod is None:
+        import importlib
+        mod = _cuda_helpers[name] = importlib.import_module("tensorlib.cuda." + name)
+    return mod
+
+
 cdef str _cuda_kernel_name(tl_loop_fn fn):
     """The device kernel of a CPU loop: ``<op>_<loop type>`` (the loop tables and the
     generated .cu file come from the same declarations)."""
@@ -611,13 +623,20 @@ cdef class CUDABackend(Backend):
 
     cdef int random(self, TensorBase t, int kind, object generator, double a, double b,
                     int64_t lo, uint64_t span) except -1:
-        # Drawn by the CPU's Philox from the same generator, then copied: the device gets
-        # exactly the CPU's numbers for a seed (the Philox kernel is not written yet)
-        cdef TensorBase h = empty_tensor(t._ndim, t._shape, t._dtype, CPU)
-        _cpu_random_fill(h, kind, generator, a, b, lo, span)
-        if h._numel:
-            _cuda_ops().memcpy_htod(<uintptr_t>tensor_data(t), _byte_view(h),
-                                    t._storage.device.index)
+        # The CPU fill's argument checks (an empty fill checks and draws nothing), then the
+        # device's Philox kernel at the (seed, offset) the CPU's fill would use, reserving
+        # the same number of blocks (tensorlib/cuda/_random.py)
+        cdef Generator g = _gen(generator)
+        cdef int dbl = t._dtype.code == DT_FLOAT64
+        if kind == RAND_UNIFORM:
+            fill_uniform(g, NULL, dbl, 0, a, b)
+        elif kind == RAND_NORMAL:
+            fill_normal(g, NULL, dbl, 0, a, b)
+        elif kind == RAND_BERNOULLI:
+            fill_bernoulli(g, NULL, 0, a)
+        if t._numel:
+            _cuda_helper("_random").fill(kind, t._dtype.code, <uintptr_t>tensor_data(t),
+                                         t._numel, g, a, b, lo, span)
         return 0
 
     cdef int nn(self, int op, tl_nn_args* a, bint big) except -1:
@@ -626,12 +645,15 @@ cdef class CUDABackend(Backend):
                                   f"CUDA back end yet (run the layer on the CPU)")
 
     cdef int optim(self, const tl_optim_args* a, bint big) except -1:
-        raise NotImplementedError("the fused optimizer updates (tensorlib.optim) are not "
-                                  "implemented on the CUDA back end yet")
+        # the descriptor's address: tensorlib/cuda/_optim.py reads it through a ctypes
+        # mirror of cpu_optim.h's struct, advances the 0-d states on the host (they live on
+        # the CPU, as PyTorch's 'step') and queues one update per parameter
+        _cuda_helper("_optim").run(<uintptr_t>a)
+        return 0
 
     cdef int igemm(self, tl_igemm_args* g, bint big) except -1:
-        raise NotImplementedError("integer matrix products (mm/bmm/matmul of integer "
-                                  "tensors) are not implemented on the CUDA back end yet")
+        _cuda_helper("_intops").igemm(<uintptr_t>g)
+        return 0
 
     cdef int rows(self, int op, const tl_rows_t* r, int flag, int64_t k, bint big) except -1:
         raise NotImplementedError("sort, argsort, topk, kthvalue, median and mode are not "
@@ -645,8 +667,10 @@ cdef class CUDABackend(Backend):
                                   "implemented on the CUDA back end yet")
 
     cdef int scale(self, TensorBase t, double alpha_d, int64_t alpha_i) except -1:
-        raise NotImplementedError("scatter_reduce's mean and index accumulation are not "
-                                  "implemented on the CUDA back end yet")
+        if t._numel:
+            _cuda_helper("_intops").scale(t._dtype.code, t._numel, <uintptr_t>tensor_data(t),
+                                          alpha_d, alpha_i)
+        return 0
 
     cdef int fill(self, TensorBase t, const char* value, int value_dtype) except -1:
         cdef int i

@@ -92,7 +92,7 @@ def _fused_optim(int op, list params, list grads, list states, list scalars, tup
     cdef list same
     cdef TensorBase p, g, t, ref
     cdef tl_optim_args a
-    cdef list writebacks = []
+    cdef list writebacks = [], scalar_backs = []
     cdef dict buckets = {}, seen = {}
     cdef list rows, keep = []
     cdef char** ptrs = NULL
@@ -134,9 +134,11 @@ def _fused_optim(int op, list params, list grads, list states, list scalars, tup
             t = scalars[k][i] if isinstance(scalars[k][i], TensorBase) else None
             if t is None or t._numel != 1 or (t._dtype.code != DT_FLOAT32 and
                                               t._dtype.code != DT_FLOAT64) or \
-                    t._storage.device.kind != DEVICE_CPU:
+                    (t._storage.device.kind != DEVICE_CPU and
+                     t._storage.device.kind != DEVICE_CUDA):
                 raise RuntimeError("optimizer step: a 0-d state (such as 'step') must be a "
-                                   "one-element float32 or float64 tensor on the CPU")
+                                   "one-element float32 or float64 tensor on the CPU or a "
+                                   "CUDA device")
             if t._dtype.code == DT_FLOAT64:
                 scodes |= 1 << k
         dev = p._storage.device
@@ -203,12 +205,25 @@ def _fused_optim(int op, list params, list grads, list states, list scalars, tup
                     keep.append(t)
                     a.state[k][j] = tensor_data(t)
                 for k in range(nscalar):
-                    a.scalar[k][j] = tensor_data(<TensorBase>scalars[k][i])
+                    t = <TensorBase>scalars[k][i]
+                    if t._storage.device.kind == DEVICE_CUDA:
+                        # a 'step' on the device (PyTorch allows it, e.g. loaded under a CUDA
+                        # default device): the kernels read 0-d states on the host, so a host
+                        # copy is advanced and copied back
+                        h = empty_tensor(t._ndim, t._shape, t._dtype, CPU)
+                        _copy_across(h, t)
+                        keep.append(h)
+                        scalar_backs.append((t, h))
+                        t = h
+                    a.scalar[k][j] = tensor_data(t)
                 numel[j] = p._numel
                 fr[j] = 1 if (fresh is not None and fresh[i]) else 0
                 total += p._numel
             backend_for((<TensorBase>params[rows[0]])._storage.device).optim(
                 &a, total >= NOGIL_THRESHOLD)
+            for dst, src in scalar_backs:
+                _copy_across(<TensorBase>dst, <TensorBase>src)
+            scalar_backs = []
             free(ptrs)
             free(numel)
             free(fr)

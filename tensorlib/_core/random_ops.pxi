@@ -98,8 +98,7 @@ cdef TensorBase _bernoulli_(TensorBase t, object p, object generator):
         return _deliver(t, d)
     # per-element probabilities: draw u ~ U[0, 1) and keep u < p (on the host)
     if t._storage.device.type == "cuda" or (<TensorBase>p)._storage.device.type == "cuda":
-        raise NotImplementedError("bernoulli with a tensor of probabilities is not "
-                                  "implemented on the CUDA back end yet")
+        return _bernoulli_tensor_p_device(t, <TensorBase>p, generator)
     pt = _contiguous_copy(_expand(<TensorBase>p, tuple(t.shape)), dtype_of(DT_FLOAT64))
     pp = <double*>tensor_data(pt)
     for i in range(pt._numel if has_data(pt) else 0):
@@ -116,6 +115,44 @@ cdef TensorBase _bernoulli_(TensorBase t, object p, object generator):
     for i in range(u._numel if has_data(u) else 0):
         out[i] = up[i] < pp[i]
     return _deliver(t, d)
+
+
+cdef TensorBase _bernoulli_tensor_p_device(TensorBase t, TensorBase p, object generator):
+    """bernoulli_ with per-element probabilities on a CUDA device: the CPU's draws (u ~ U[0, 1)
+    in float64, the same generator blocks) and its test u < p, run by device kernels."""
+    cdef TensorBase u, pt
+    if p._storage.device is not t._storage.device:
+        same_device(t, p, "bernoulli_")
+    pt = _to_dtype(_expand(p, tuple(t.shape)), dtype_of(DT_FLOAT64), False)
+    if bool(((pt >= 0) & (pt <= 1)).logical_not().any()):
+        vals = pt.cpu().reshape(-1).tolist()
+        bad = next(v for v in vals if not (0 <= v <= 1))
+        raise RuntimeError(f"bernoulli_: expected all probabilities to be in [0, 1], got {bad}")
+    u = empty_tensor(t._ndim, t._shape, dtype_of(DT_FLOAT64), t._storage.device)
+    backend_of(u).random(u, RAND_UNIFORM, generator, 0.0, 1.0, 0, 0)
+    prepare_write(t, None)
+    return _deliver(t, <TensorBase>(u < pt))
+
+
+cdef TensorBase _normal_tensor_device(object mean, object std, object generator,
+                                      TensorBase ref):
+    """normal with tensor mean and/or std on a CUDA device: the CPU's float64 standard normal
+    draws, then mean + std * z in float64 by device kernels (each rounded as the CPU's loop
+    rounds), cast to the tensor's dtype."""
+    cdef Device dev = ref._storage.device
+    cdef DType f64 = dtype_of(DT_FLOAT64)
+    cdef TensorBase z
+    tens = [x for x in (mean, std) if isinstance(x, TensorBase)]
+    for x in tens:
+        if (<TensorBase>x)._storage.device is not dev:
+            same_device(ref, <TensorBase>x, "normal")
+    z = _new_empty(_broadcast_shape_of(tens), f64, dev)
+    backend_of(z).random(z, RAND_NORMAL, generator, 0.0, 1.0, 0, 0)
+    m = _to_dtype(<TensorBase>mean, f64, False) if isinstance(mean, TensorBase) else float(mean)
+    s = _to_dtype(<TensorBase>std, f64, False) if isinstance(std, TensorBase) else float(std)
+    if bool((s < 0).any()) if isinstance(s, TensorBase) else s < 0:
+        raise RuntimeError("normal expects all elements of std >= 0.0")
+    return _to_dtype(<TensorBase>(m + s * z), ref._dtype, False)
 
 
 cdef DType _float_dtype_arg(object dt, str op):
@@ -177,8 +214,7 @@ cdef TensorBase _normal(object mean, object std, object size, object generator, 
                         float(mean), float(std), generator)
     ref = mean if isinstance(mean, TensorBase) else std
     if (<TensorBase>ref)._storage.device.type == "cuda":
-        raise NotImplementedError("normal with tensor mean or std is not implemented on the "
-                                  "CUDA back end yet")
+        return _normal_tensor_device(mean, std, generator, <TensorBase>ref)
     out_dt = (<TensorBase>ref)._dtype
     shape = _broadcast_shape_of([x for x in (mean, std) if isinstance(x, TensorBase)])
     m = _contiguous_copy(_expand(mean if isinstance(mean, TensorBase) else _full((), mean, dtype_of(DT_FLOAT64), None), shape), dtype_of(DT_FLOAT64))

@@ -24,8 +24,9 @@ def _scalar_dtype():
 
 
 def _scalar(value):
-    """A fresh 0-d state tensor (on the CPU, as PyTorch keeps them without capturable)."""
-    return tensorlib.tensor(float(value), dtype=_scalar_dtype())
+    """A fresh 0-d state tensor, on the CPU whatever the default device (PyTorch keeps them
+    on the CPU without capturable; the update's coefficients are computed on the host)."""
+    return tensorlib.tensor(float(value), dtype=_scalar_dtype(), device="cpu")
 
 
 def _value(x):
