@@ -339,6 +339,11 @@ cdef object _unique_flat(TensorBase t, bint consecutive, bint return_inverse, bi
         _sort_into(flat, 0, False, svals, order)
         if order is not None:
             order_p = <int64_t*>tensor_data(order)
+    if t._storage.device.type == "cuda":
+        # runs, their count (read by the host: the output size), then the fill, on the device
+        from tensorlib.cuda import _indexing
+        uniq, inverse, counts = _indexing.unique_flat(svals, order, tuple(t.shape))
+        return _unique_result(uniq, inverse, counts, return_inverse, return_counts)
     runs = empty_tensor(1, &n, dtype_of(DT_INT64), t._storage.device)
     cdef char* sp = tensor_data(svals)
     cdef int64_t* rp = <int64_t*>tensor_data(runs)
@@ -360,7 +365,7 @@ cdef object _unique_flat(TensorBase t, bint consecutive, bint return_inverse, bi
 cdef object _unique_dim(TensorBase t, int d, bint consecutive, bint return_inverse,
                         bint return_counts):
     """unique over slices along dim d: slices are compared as a whole (lexicographically)."""
-    needs_data(t, "unique")
+    needs_data(t, "unique(dim=...)")
     cdef int64_t m = t._shape[d], length, nu, i, isz = t._dtype.itemsize
     cdef TensorBase moved, runs, perm_t = None, inverse, counts, uq
     cdef int64_t* perm = NULL
