@@ -213,7 +213,7 @@ def nonzero(t, muls):
     _launch("tl_nz_scan", 1, [_p(counts.data_ptr()), _i64(nchunks)], index, block=1)
     n = _read_i64(counts.data_ptr() + nchunks * 8, index)
     out = tl.empty((nd, n) if muls is None else (n,), dtype=tl.int64, device=dev)
-    if n == 0:
+    if out.numel() == 0:            # (no nonzero element, or a 0-d t: no coordinates)
         return out
     mul_t = _meta(list(muls) if muls is not None else [0], index)
     _launch("tl_nz_fill", nchunks,
