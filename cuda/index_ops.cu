@@ -485,3 +485,54 @@ extern "C" __global__ void tl_sort_pick(const ll* meta, const char* src, const u
         if (has1) o1[ix_off(r, nd, shape, shape + 3 * nd)] = id;
     }
 }
+
+// ---- unique(dim=...): m contiguous slices of L elements, sorted by an LSD series of stable
+// sorts (one per column, last column first) and compared whole
+
+// keys of column c of the slices in the current order perm; idx: the current positions
+extern "C" __global__ void tl_slice_keys(const char* data, const ll* perm, ull* keys, ll* idx,
+                                         ll m, ll L, ll c, int dt) {
+    int isz = ix_isz(dt);
+    TL_FOR_EACH(i, m) {
+        keys[i] = ix_key(dt, data + (perm[i] * L + c) * isz);
+        idx[i] = i;
+    }
+}
+
+extern "C" __global__ void tl_slice_permute(const ll* perm, const ll* idx, ll* out, ll m) {
+    TL_FOR_EACH(i, m) out[i] = perm[idx[i]];
+}
+
+// flags[i] = 1 where slice perm[i] differs from slice perm[i - 1] (a slice holding a NaN
+// equals no other)
+extern "C" __global__ void tl_slice_flags(const char* data, const ll* perm, ll* flags, ll m,
+                                          ll L, int dt) {
+    int isz = ix_isz(dt);
+    ull nan_key = ix_is_float(dt) ? ix_key_mask(dt) : 0ull;
+    TL_FOR_EACH(i, m) {
+        ll f = 0;
+        if (i > 0) {
+            const char* a = data + perm[i - 1] * L * isz;
+            const char* b = data + perm[i] * L * isz;
+            for (ll c = 0; c < L && !f; ++c) {
+                ull ka = ix_key(dt, a + c * isz), kb = ix_key(dt, b + c * isz);
+                f = ka != kb || (ix_is_float(dt) && ka == nan_key);
+            }
+        }
+        flags[i] = f;
+    }
+}
+
+extern "C" __global__ void tl_slice_fill(const char* data, const ll* perm, const ll* run_of,
+                                         char* uniq, ll* inverse, ll* starts, ll m, ll L,
+                                         int isz) {
+    TL_FOR_EACH(i, m) {
+        ll r = run_of[i], p = perm[i];
+        if (i == 0 || run_of[i - 1] != r) {
+            for (ll c = 0; c < L; ++c)
+                ix_copy_item(uniq + (r * L + c) * isz, data + (p * L + c) * isz, isz);
+            starts[r] = i;
+        }
+        inverse[p] = r;
+    }
+}

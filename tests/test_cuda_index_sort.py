@@ -230,6 +230,8 @@ def test_index_select_add_copy_fill_match_cpu(dtype, n, m, seed):
     same(x.index_select(1, idx % m), xd.index_select(1, idd % m))
     if dtype != "bool":
         same(x.index_add(0, idx, src), xd.index_add(0, idd, sd))
+        alpha = 3 if dtype in ("uint8", "int8", "int16", "int32", "int64") else -1.5
+        same(x.index_add(0, idx, src, alpha=alpha), xd.index_add(0, idd, sd, alpha=alpha))
     same(x.index_copy(0, idx, src), xd.index_copy(0, idd, sd))
     same(x.index_fill(0, idx, 1), xd.index_fill(0, idd, 1))
     same(x.take(idx), xd.take(idd))
@@ -331,9 +333,25 @@ def test_unique_matches_cpu(dtype, n, seed):
         same(p, q)
 
 
-def test_unique_dim_raises_on_device():
-    with pytest.raises(NotImplementedError, match="CUDA back end"):
-        tensorlib.unique(tensorlib.ones(2, 2, device=DEV), dim=0)
+@settings(max_examples=25, deadline=None)
+@given(st.sampled_from(ALL), st.integers(0, 7), st.integers(1, 3), st.integers(0, 1),
+       st.integers(0, 2**31))
+def test_unique_dim_matches_cpu(dtype, m, length, dim, seed):
+    rng = np.random.default_rng(seed)
+    x = _values(rng, dtype, (m, length) if dim == 0 else (length, m))
+    xd = x.to(DEV)
+    a = tensorlib.unique(x, dim=dim, return_inverse=True, return_counts=True)
+    b = tensorlib.unique(xd, dim=dim, return_inverse=True, return_counts=True)
+    for p, q in zip(a, b):
+        same_bits(p, q)
+    a = tensorlib.unique_consecutive(x, dim=dim, return_inverse=True, return_counts=True)
+    b = tensorlib.unique_consecutive(xd, dim=dim, return_inverse=True, return_counts=True)
+    for p, q in zip(a, b):
+        same_bits(p, q)
+    if dtype == "int64":
+        t = torch.unique(_torch(x), dim=dim, return_inverse=True, return_counts=True)
+        for p, q in zip(b, t):
+            np.testing.assert_array_equal(host(p), q.numpy())
 
 
 # ---- bad indices -----------------------------------------------------------------------------

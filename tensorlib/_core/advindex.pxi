@@ -960,7 +960,19 @@ cdef int _scale_raw(TensorBase t, object alpha) except -1:
             if alpha != alpha or alpha in (float("inf"), float("-inf")):
                 raise RuntimeError(f"value cannot be converted to type {t._dtype.name} without overflow")
         ai = int(alpha)
+    if _on_cuda(t):
+        # (a device multiply by the alpha cast as above: the same products as the CPU's
+        # scale loop, which the CUDA back end does not have)
+        _mul_inplace(t, ad if t._dtype.is_floating_point else (bool(ai) if t._dtype.code
+                                                                 == DT_BOOL else ai))
+        return 0
     return backend_of(t).scale(t, ad, ai)
+
+
+cdef object _mul_inplace(TensorBase t, object alpha):
+    import tensorlib
+    with tensorlib.no_grad():
+        (<object>t).mul_(alpha)
 
 
 cdef TensorBase _inplace_target(TensorBase self, bint inplace, object out, str op, tuple inputs):

@@ -365,7 +365,7 @@ cdef object _unique_flat(TensorBase t, bint consecutive, bint return_inverse, bi
 cdef object _unique_dim(TensorBase t, int d, bint consecutive, bint return_inverse,
                         bint return_counts):
     """unique over slices along dim d: slices are compared as a whole (lexicographically)."""
-    needs_data(t, "unique(dim=...)")
+    needs_data(t, "unique")
     cdef int64_t m = t._shape[d], length, nu, i, isz = t._dtype.itemsize
     cdef TensorBase moved, runs, perm_t = None, inverse, counts, uq
     cdef int64_t* perm = NULL
@@ -381,6 +381,12 @@ cdef object _unique_dim(TensorBase t, int d, bint consecutive, bint return_inver
                            "cannot be applied")
     moved = _contiguous(_movedim(t, d, 0))
     length = t._numel // m if m else 0
+    if t._storage.device.type == "cuda":
+        # sort, runs, their count (read by the host: the output size), the fill, on the device
+        from tensorlib.cuda import _indexing
+        uq, inverse, counts = _indexing.unique_dim(moved, consecutive)
+        return _unique_result(_contiguous(_movedim(uq, 0, d)), inverse, counts,
+                              return_inverse, return_counts)
     runs = empty_tensor(1, &m, dtype_of(DT_INT64), t._storage.device)
     src = tensor_data(moved)
     if not consecutive:

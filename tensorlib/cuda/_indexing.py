@@ -329,3 +329,48 @@ def rows(op, flag, k, dtype, oshape, src_os, o0_os, o1_os, n, src_st, o0_st, o1_
              _p(o0 or any_out), _p(o1 or any_out), _i64(nrows), _i64(n), _i64(src_st),
              _i32(dtype), _i32(op), _i32(flag if op == OP_SELECT else 0), _i64(k),
              _i32(int(bool(o0))), _i32(int(bool(o1)))], index)
+
+
+def unique_dim(moved, consecutive):
+    """unique over the slices moved[i] of a contiguous tensor (dim 0 is the unique dim):
+    (unique slices (nu, *rest), inverse (m,), counts (nu,)). Sorted lexicographically by
+    the order keys (one stable sort per column, last column first) unless consecutive."""
+    tl = _tl()
+    index = moved.device.index
+    dev = f"cuda:{index}"
+    m = moved.shape[0]
+    rest = tuple(moved.shape[1:])
+    L = _prod(rest)
+    if m == 0:
+        return (tl.empty((0,) + rest, dtype=moved.dtype, device=dev),
+                tl.empty(0, dtype=tl.int64, device=dev), tl.empty(0, dtype=tl.int64, device=dev))
+    code = _dtype_code(moved.dtype)
+    data = _p(moved.data_ptr())
+    perm = tl.arange(m, device=dev)
+    if not consecutive:
+        for c in range(L - 1, -1, -1):
+            keys, idx = _empty(m, index), _empty(m, index)
+            _launch("tl_slice_keys", m, [data, _p(perm.data_ptr()), _p(keys.data_ptr()),
+                                         _p(idx.data_ptr()), _i64(m), _i64(L), _i64(c),
+                                         _i32(code)], index)
+            keys, idx = _sort_pairs(keys, idx, 1, m, index)
+            nxt = _empty(m, index)
+            _launch("tl_slice_permute", m, [_p(perm.data_ptr()), _p(idx.data_ptr()),
+                                            _p(nxt.data_ptr()), _i64(m)], index)
+            perm = nxt
+    flags = _empty(m, index)
+    _launch("tl_slice_flags", m, [data, _p(perm.data_ptr()), _p(flags.data_ptr()), _i64(m),
+                                  _i64(L), _i32(code)], index)
+    run_of = tl.cumsum(flags, 0)
+    nu = _read_i64(run_of.data_ptr() + (m - 1) * 8, index) + 1
+    uniq = tl.empty((nu,) + rest, dtype=moved.dtype, device=dev)
+    inverse = tl.empty(m, dtype=tl.int64, device=dev)
+    starts = _empty(nu, index)
+    counts = tl.empty(nu, dtype=tl.int64, device=dev)
+    _launch("tl_slice_fill", m, [data, _p(perm.data_ptr()), _p(run_of.data_ptr()),
+                                 _p(uniq.data_ptr() if uniq.numel() else inverse.data_ptr()),
+                                 _p(inverse.data_ptr()), _p(starts.data_ptr()), _i64(m),
+                                 _i64(L), _i32(moved.element_size())], index)
+    _launch("tl_uniq_counts", nu, [_p(starts.data_ptr()), _p(counts.data_ptr()), _i64(nu),
+                                   _i64(m)], index)
+    return uniq, inverse, counts
