@@ -23,6 +23,8 @@ versions use float atomics and are not deterministic).
 >>> x.sort().indices.cpu().tolist()                                       # doctest: +SKIP
 [1, 2, 0]
 """
+import ctypes
+
 import numpy as np
 
 from . import _runtime
@@ -147,7 +149,6 @@ def div_counts(shape, data, data_strides, dtype, counts, count_strides):
 def _host_index_to_device(idx, shape, idx_st, index):
     """An offsets array that lives on the host (a CPU index joining a device tensor): the
     elements the loop reads, copied over. Returns (device tensor, its address)."""
-    import ctypes
     extent = 1 + sum((s - 1) * st for s, st in zip(shape, idx_st))
     host = np.frombuffer(ctypes.string_at(idx, extent * 8), dtype=np.int64).copy()
     t = _tl().from_numpy(host).to(f"cuda:{index}")
@@ -162,20 +163,24 @@ def index(nd, shape, dst, dst_st, src, src_st, idx, idx_st, idx_mul, side, dtype
     if total == 0:
         return
     index = _ops.device_of(dst)
-    keep = None
+    # Scratch tensors live until their launches are queued (held here), no longer: the
+    # allocator hands a freed block out again only to work queued after them on the stream.
+    held = []
     if _ops._rt().device_of(idx) is None:
-        keep, idx = _host_index_to_device(idx, shape, idx_st, index)
+        t, idx = _host_index_to_device(idx, shape, idx_st, index)
+        held.append(t)
     if _ops._rt().device_of(src) is None:
         # a host value (a 0-d CPU tensor): one element, read through zero strides
-        host = np.frombuffer(__import__("ctypes").string_at(src, ITEMSIZE[dtype]), np.uint8)
-        keep_src = _tl().from_numpy(host.copy()).to(f"cuda:{index}")
-        src = keep_src.data_ptr()
+        host = np.frombuffer(ctypes.string_at(src, ITEMSIZE[dtype]), np.uint8).copy()
+        held.append(_tl().from_numpy(host).to(f"cuda:{index}"))
+        src = held[-1].data_ptr()
         src_st = [0] * nd
     m = _meta(list(shape) + list(dst_st) + list(src_st) + list(idx_st), index)
     if side == SIDE_SRC:
         _launch("tl_ix_gather", total,
                 [_p(m.data_ptr()), _p(dst), _p(src), _p(idx), _i64(total), _i64(idx_mul),
                  _i32(nd), _i32(ITEMSIZE[dtype])], index)
+        del held
         return
     keys, pos = _empty(total, index), _empty(total, index)
     _launch("tl_ix_scatter_keys", total,
@@ -186,7 +191,7 @@ def index(nd, shape, dst, dst_st, src, src_st, idx, idx_st, idx_mul, side, dtype
             [_p(m.data_ptr()), _p(dst), _p(src), _p(idx), _p(keys.data_ptr()),
              _p(pos.data_ptr()), _i64(total), _i64(idx_mul), _i32(nd), _i32(dtype), _i32(op)],
             index)
-    del keep
+    del held
 
 
 # ---- nonzero / unique ----------------------------------------------------------------------
