@@ -56,20 +56,59 @@ cdef int _run_index(TensorBase on, tuple reads, int nd, const int64_t* shape, ch
     if values._storage.device is not on._storage.device and not (
             values._ndim == 0 and values._storage.device is CPU):
         same_device(on, values, "index")
+    if _on_cuda(index) and index._storage.device is not on._storage.device:
+        same_device(on, index, "index")      # (the host cannot read device offsets)
     if has_data(on) and not has_data(index):
         same_device(on, index, "index")
     return backend_of(on).index(nd, shape, dst, dst_st, src, src_st, idx, idx_st, idx_mul, side,
                                 dtype, op)
 
 
-cdef int _no_device_index(TensorBase t) except -1:
-    """Advanced indexing computes and checks its offsets on the host: not on a CUDA device
-    (yet)."""
-    if t is None or t._storage.device.type == "cuda":
-        raise NotImplementedError("advanced indexing (index tensors, gather/scatter, index_*, "
-                                  "masked ops, take/put) is not implemented on the CUDA back "
-                                  "end yet; index on the CPU")
-    return 0
+cdef object _cuda_index_mod = None
+
+
+cdef object _cuda_idx():
+    """tensorlib.cuda._indexing: the device halves of this family (offsets, nonzero, counts)."""
+    global _cuda_index_mod
+    if _cuda_index_mod is None:
+        from tensorlib.cuda import _indexing
+        _cuda_index_mod = _indexing
+    return _cuda_index_mod
+
+
+cdef inline bint _on_cuda(TensorBase t) noexcept:
+    return t._storage.device.type == "cuda"
+
+
+cdef TensorBase _to_dev(TensorBase t, Device dev):
+    """An index tensor on ``dev``: a CPU index is copied over (PyTorch accepts CPU indices
+    for device tensors); one on another device is PyTorch's device-mismatch error."""
+    if t._storage.device is dev:
+        return t
+    if t._storage.device is not CPU:
+        raise RuntimeError(f"indices should be either on cpu or on the same device as the "
+                           f"indexed tensor ({dev})")
+    return <TensorBase>(<object>t).to(dev)
+
+
+cdef TensorBase _device_offsets(tuple B, list idxs, list sizes, list muls, bint wrap,
+                                object on_error, bint check_only, Device dev):
+    """_offsets on a CUDA device: one kernel computes the offsets and records the first bad
+    index in a device flag; the host reads that flag (a synchronizing copy, as PyTorch's
+    ``nonzero``) and raises before any kernel writes through the offsets."""
+    cdef TensorBase out = None
+    cdef int64_t total = 1
+    for b in B:
+        total *= <int64_t>b
+    if not check_only:
+        out = _new_empty(B, dtype_of(DT_INT64), dev)
+    if total == 0 or not idxs:
+        return out
+    ix = [_to_dev(<TensorBase>x, dev) for x in idxs]
+    bad = _cuda_idx().offsets(B, ix, sizes, muls, wrap, out)
+    if bad is not None:
+        raise on_error(bad[0], bad[1], sizes[bad[0]])
+    return out
 
 
 cdef TensorBase _offsets(tuple B, list idxs, list sizes, list muls, bint wrap, object on_error,
@@ -85,12 +124,15 @@ cdef TensorBase _offsets(tuple B, list idxs, list sizes, list muls, bint wrap, o
     if dev is None:
         dev = CPU
     for x in idxs:
-        _no_device_index(<TensorBase>x)
-    if dev.type == "cuda":
-        _no_device_index(None)
-    for x in idxs:
         if not has_data(<TensorBase>x):
             dev = (<TensorBase>x)._storage.device
+    if dev.type == "cuda":
+        return _device_offsets(B, idxs, sizes, muls, wrap, on_error, check_only, dev)
+    for x in idxs:
+        if _on_cuda(<TensorBase>x):
+            raise RuntimeError(f"Expected all tensors to be on the same device, but found at "
+                               f"least two devices, {dev} and "
+                               f"{(<TensorBase>x)._storage.device}!")
     if not check_only:
         out = _new_empty(B, dtype_of(DT_INT64), dev)
     for i in range(nb):
@@ -127,6 +169,9 @@ cdef TensorBase _nonzero_buffer(TensorBase t, list muls):
     """Positions of t's nonzero elements in C order. muls None: coordinates in an int64
     (ndim, N) buffer; else element offsets (N,) = sum_d coord_d * muls[d]."""
     needs_data(t, "nonzero")
+    if _on_cuda(t):
+        # count on the device, read the count (a synchronization), then fill
+        return <TensorBase>_cuda_idx().nonzero(t, muls)
     cdef tl_nz p
     cdef int64_t nchunks, n, i
     cdef int64_t* counts
@@ -175,6 +220,13 @@ cdef TensorBase _masked_gather(TensorBase src, TensorBase mask):
     values directly (no offsets array)."""
     needs_data(mask, "masked_select")
     needs_data(src, "masked_select")
+    cdef TensorBase offs
+    if _on_cuda(src) or _on_cuda(mask):
+        if not _on_cuda(src):
+            same_device(src, mask, "masked_select")
+        # offsets of the mask's nonzero positions in src (same shape), then one gather
+        offs = _nonzero_buffer(_to_dev(mask, src._storage.device), list(src.stride()))
+        return _plan_gather(_flat1(src), [0], (offs._shape[0],), offs, 0, None, "", ())
     cdef tl_nz p
     cdef int64_t nchunks, n, i
     cdef int64_t* counts
@@ -580,9 +632,9 @@ cdef object _index_get(TensorBase t, tuple index):
         return r
     if len(adv) == 1 and adv[0][2] and adv[0][0] == 0 and (<TensorBase>adv[0][1])._ndim == (<TensorBase>r)._ndim:
         return _masked_gather(<TensorBase>r, <TensorBase>adv[0][1])     # x[mask]: one pass
-    if len(adv) == 1 and (<TensorBase>r)._ndim == 1:
+    if len(adv) == 1 and (<TensorBase>r)._ndim == 1 and not _on_cuda(<TensorBase>r):
         it = <TensorBase>adv[0][1]
-        if it._dtype.code == DT_INT64 and it._contiguous:
+        if it._dtype.code == DT_INT64 and it._contiguous and not _on_cuda(it):
             return _take1(<TensorBase>r, it)                               # x[idx]: one pass
     dims, B, offs, pos = _adv_resolve(<TensorBase>r, adv)
     return _plan_gather(<TensorBase>r, dims, B, offs, pos, None, "", ())
@@ -598,8 +650,9 @@ cdef TensorBase _take1(TensorBase r, TensorBase idx):
     cdef const char* ps = tensor_data(r)
     cdef int64_t sst = r._strides[0], size = r._shape[0]
     cdef int isz = r._dtype.itemsize
-    _no_device_index(r)
-    _no_device_index(idx)
+    if _on_cuda(r) or _on_cuda(idx):
+        same_device(r, idx, "index")      # (device tensors are indexed by _plan_gather)
+        raise RuntimeError("_take1 runs on the host")
     if not has_data(idx) and has_data(r):
         same_device(r, idx, "index")
     if not has_data(r) or not has_data(idx):
@@ -907,7 +960,19 @@ cdef int _scale_raw(TensorBase t, object alpha) except -1:
             if alpha != alpha or alpha in (float("inf"), float("-inf")):
                 raise RuntimeError(f"value cannot be converted to type {t._dtype.name} without overflow")
         ai = int(alpha)
+    if _on_cuda(t):
+        # (a device multiply by the alpha cast as above: the same products as the CPU's
+        # scale loop, which the CUDA back end does not have)
+        _mul_inplace(t, ad if t._dtype.is_floating_point else (bool(ai) if t._dtype.code
+                                                                 == DT_BOOL else ai))
+        return 0
     return backend_of(t).scale(t, ad, ai)
+
+
+cdef object _mul_inplace(TensorBase t, object alpha):
+    import tensorlib
+    with tensorlib.no_grad():
+        (<object>t).mul_(alpha)
 
 
 cdef TensorBase _inplace_target(TensorBase self, bint inplace, object out, str op, tuple inputs):
@@ -1187,7 +1252,11 @@ cdef TensorBase _scatter_reduce(TensorBase self, int64_t dim, TensorBase index, 
         _scatter_raw(counts, d, idx, one, TL_IDX_ADD)
         for i in range(counts._ndim):
             tst[i] = _as_1d(target)._strides[i] * self._dtype.itemsize
-        if has_data(target):
+        if _on_cuda(target):
+            _cuda_idx().div_counts(list(counts.shape), <uintptr_t>tensor_data(target),
+                                   [tst[i] for i in range(counts._ndim)], self._dtype.code,
+                                   <uintptr_t>tensor_data(counts), list(counts.stride()))
+        elif has_data(target):
             host_index_div_counts(counts._ndim, counts._shape, tensor_data(target), tst,
                                 self._dtype.code, <int64_t*>tensor_data(counts),
                                 counts._strides)
@@ -1295,7 +1364,9 @@ cdef TensorBase _linear_offsets(TensorBase self, TensorBase index, str op):
                     lambda k, v, s: IndexError(f"out of range: tried to access index {v} on a "
                                                f"tensor of {s} elements."), False,
                     self._storage.device)
-    if not self._contiguous and has_data(offs):
+    if not self._contiguous and _on_cuda(offs):
+        _cuda_idx().linear_to_offsets(offs, list(self.shape), list(self.stride()))
+    elif not self._contiguous and has_data(offs):
         host_linear_to_offsets(offs._numel, <int64_t*>tensor_data(offs), self._ndim, self._shape,
                              self._strides)
     return offs

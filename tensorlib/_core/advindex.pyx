@@ -10,6 +10,7 @@ the tensor module (indexing.pxi), which calls in here through pointers this modu
 """
 include "family_prelude.pxi"
 from tensorlib._core.kernels cimport *
+from libc.stdint cimport uintptr_t
 
 # Python-level helpers of the core that the backward formulas call: bound by the tensor
 # module (``_bind_family``) once every op family is loaded

@@ -536,6 +536,16 @@ cdef object _cuda_helper(str name):
         import importlib
         mod = _cuda_helpers[name] = importlib.import_module("tensorlib.cuda." + name)
     return mod
+cdef object _cuda_index_mod = None
+
+
+cdef object _cuda_index():
+    """tensorlib.cuda._indexing: the sorting and indexing launches."""
+    global _cuda_index_mod
+    if _cuda_index_mod is None:
+        from tensorlib.cuda import _indexing
+        _cuda_index_mod = _indexing
+    return _cuda_index_mod
 
 
 cdef str _cuda_kernel_name(tl_loop_fn fn):
@@ -656,15 +666,28 @@ cdef class CUDABackend(Backend):
         return 0
 
     cdef int rows(self, int op, const tl_rows_t* r, int flag, int64_t k, bint big) except -1:
-        raise NotImplementedError("sort, argsort, topk, kthvalue, median and mode are not "
-                                  "implemented on the CUDA back end yet")
+        # the descriptor as plain numbers (tensorlib/cuda/_indexing.py sorts on the device)
+        cdef int i, nd = r.outer_nd
+        _cuda_index().rows(
+            op, flag, k, r.dtype, [r.outer_shape[i] for i in range(nd)],
+            [r.src_os[i] for i in range(nd)],
+            [r.o0_os[i] for i in range(nd)] if r.o0 != NULL else None,
+            [r.o1_os[i] for i in range(nd)] if r.o1 != NULL else None,
+            r.n, r.src_st, r.o0_st, r.o1_st, <uintptr_t>r.src, <uintptr_t>r.o0,
+            <uintptr_t>r.o1)
+        return 0
 
     cdef int index(self, int nd, const int64_t* shape, char* dst, const int64_t* dst_st,
                    const char* src, const int64_t* src_st, const int64_t* idx,
                    const int64_t* idx_st, int64_t idx_mul, int side, int dtype,
                    int op) except -1:
-        raise NotImplementedError("indexing kernels (gather/scatter/index_*) are not "
-                                  "implemented on the CUDA back end yet")
+        # tl_index_run's arguments as plain numbers (tensorlib/cuda/_indexing.py)
+        cdef int i
+        _cuda_index().index(nd, [shape[i] for i in range(nd)], <uintptr_t>dst,
+                            [dst_st[i] for i in range(nd)], <uintptr_t>src,
+                            [src_st[i] for i in range(nd)], <uintptr_t>idx,
+                            [idx_st[i] for i in range(nd)], idx_mul, side, dtype, op)
+        return 0
 
     cdef int scale(self, TensorBase t, double alpha_d, int64_t alpha_i) except -1:
         if t._numel:
@@ -725,7 +748,9 @@ cdef int needs_data(TensorBase t, str what) except -1:
         if what == "numpy":
             raise TypeError(f"can't convert {t._storage.device} device type tensor to numpy. "
                             f"Use Tensor.cpu() to copy the tensor to host memory first.")
-        if what in ("item", "copy out") or what.startswith("a value-dependent"):
+        if what in ("item", "copy out", "nonzero", "masked_select", "unique") or \
+                what.startswith("a value-dependent"):
+            # (the indexing and sorting families count on the device, read the count, fill)
             return 0
         raise NotImplementedError(f"{what}: not implemented on the CUDA back end yet (its "
                                   f"output shape depends on the values); run it on the CPU")

@@ -339,6 +339,11 @@ cdef object _unique_flat(TensorBase t, bint consecutive, bint return_inverse, bi
         _sort_into(flat, 0, False, svals, order)
         if order is not None:
             order_p = <int64_t*>tensor_data(order)
+    if t._storage.device.type == "cuda":
+        # runs, their count (read by the host: the output size), then the fill, on the device
+        from tensorlib.cuda import _indexing
+        uniq, inverse, counts = _indexing.unique_flat(svals, order, tuple(t.shape))
+        return _unique_result(uniq, inverse, counts, return_inverse, return_counts)
     runs = empty_tensor(1, &n, dtype_of(DT_INT64), t._storage.device)
     cdef char* sp = tensor_data(svals)
     cdef int64_t* rp = <int64_t*>tensor_data(runs)
@@ -376,6 +381,12 @@ cdef object _unique_dim(TensorBase t, int d, bint consecutive, bint return_inver
                            "cannot be applied")
     moved = _contiguous(_movedim(t, d, 0))
     length = t._numel // m if m else 0
+    if t._storage.device.type == "cuda":
+        # sort, runs, their count (read by the host: the output size), the fill, on the device
+        from tensorlib.cuda import _indexing
+        uq, inverse, counts = _indexing.unique_dim(moved, consecutive)
+        return _unique_result(_contiguous(_movedim(uq, 0, d)), inverse, counts,
+                              return_inverse, return_counts)
     runs = empty_tensor(1, &m, dtype_of(DT_INT64), t._storage.device)
     src = tensor_data(moved)
     if not consecutive:
