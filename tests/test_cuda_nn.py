@@ -425,3 +425,18 @@ def test_integer_inputs_raise_as_on_the_cpu():
     x = tensorlib.ones(1, 1, 4, 4, dtype=tensorlib.int64, device="cuda")
     with pytest.raises(RuntimeError, match="not implemented for 'Long'"):
         F.max_pool2d(x, 2)
+
+
+def test_empty_inputs():
+    rng = np.random.default_rng(21)
+    x = rand(rng, 0, 3, 5, 5)
+    both(lambda x, w: F.conv2d(x, w), x, rand(rng, 4, 3, 3, 3))
+    both(lambda x: F.max_pool2d(x, 2), x)
+    both(lambda x: F.avg_pool2d(x, 2), x)
+    both(lambda x: F.adaptive_avg_pool2d(x, 3), x)
+    both(lambda x: F.layer_norm(x, (5,)), rand(rng, 0, 5))
+    both(lambda x: F.group_norm(x, 1), rand(rng, 0, 3, 2))
+    t = np.zeros(0, np.int64)
+    for reduction in ("mean", "sum", "none"):
+        both(lambda x: F.cross_entropy(x, tensorlib.tensor(t, device=x.device),
+                                       reduction=reduction), rand(rng, 0, 3), grad=False)

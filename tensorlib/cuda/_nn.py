@@ -83,9 +83,15 @@ class _Launcher:
     def __init__(self, a, out):
         self.sfx = "f64" if a.dtype == 9 else "f32"
         self.out = out
-        self.index = _ops.device_of(out)
-        self.stream = _ops._stream(self.index)
         self.d = _dev(a)
+        self._index = None
+
+    @property
+    def index(self):
+        # asked at the first launch: an op with nothing to do may hold no device memory
+        if self._index is None:
+            self._index = _ops.device_of(self.out)
+        return self._index
 
     def p(self, addr):
         """A pointer argument; an absent one (NULL) passes the output's, not read."""
@@ -106,7 +112,7 @@ class _Launcher:
 
     def _go(self, name, grid, block, args):
         _ops._rt().launch("nn_ops", f"tl_nn_{name}_{self.sfx}", grid, block, args,
-                          self.stream)
+                          _ops._stream(self.index))
 
     def bad_slot(self):
         """A device int64 holding NN_NONE, through tensorlib's allocator."""
