@@ -475,20 +475,38 @@ __device__ __forceinline__ void nn_rownorm_bwd(const tl_nn_dev& d, const T* x, c
     }
 }
 
-// layer norm's weight/bias gradients: a thread per column, the rows in order (as the CPU)
+// layer norm's weight/bias gradients: a block of NN_WG_X columns x NN_WG_Y row lanes; lane y
+// sums rows y, y + NN_WG_Y, ... of its column, then the lanes' sums are added in lane order
+#define NN_WG_X 32
+#define NN_WG_Y 16
 template <class T>
 __device__ __forceinline__ void nn_layer_wgrad(const tl_nn_dev& d, const T* x, const T* g,
                                                const T* smean, const T* srstd, T* gw, T* gb) {
+    __shared__ double pw[NN_WG_Y][NN_WG_X], pb[NN_WG_Y][NN_WG_X];
     const long long M = d.m;
-    TL_FOR_EACH(e, M) {
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    const long long step = (long long)gridDim.x * NN_WG_X;
+    for (long long e0 = (long long)blockIdx.x * NN_WG_X; e0 < M; e0 += step) {
+        const long long e = e0 + tx;
         double sw = 0, sb = 0;
-        for (long long r = 0; r < d.n; ++r) {
-            const double gv = (double)g[r * M + e];
-            sb += gv;
-            sw += gv * (((double)x[r * M + e] - (double)smean[r]) * (double)srstd[r]);
+        if (e < M)
+            for (long long r = ty; r < d.n; r += NN_WG_Y) {
+                const double gv = (double)g[r * M + e];
+                sb += gv;
+                sw += gv * (((double)x[r * M + e] - (double)smean[r]) * (double)srstd[r]);
+            }
+        pw[ty][tx] = sw;
+        pb[ty][tx] = sb;
+        __syncthreads();
+        if (ty == 0 && e < M) {
+            for (int q = 1; q < NN_WG_Y; ++q) {
+                sw += pw[q][tx];
+                sb += pb[q][tx];
+            }
+            if (d.have & NN_GW) gw[e] = (T)sw;
+            if (d.have & NN_GB) gb[e] = (T)sb;
         }
-        if (d.have & NN_GW) gw[e] = (T)sw;
-        if (d.have & NN_GB) gb[e] = (T)sb;
+        __syncthreads();
     }
 }
 

@@ -238,6 +238,13 @@ def test_layer_norm_and_group_norm(dtype, affine):
     both(lambda x, w=None, b=None: F.group_norm(x, 3, w, b, eps=1e-4), x, *ga, dtype=dtype)
 
 
+def test_layer_norm_weight_gradients_over_many_rows_and_columns():
+    # more rows than the weight-gradient kernel's row lanes, columns over two blocks
+    rng = np.random.default_rng(22)
+    both(lambda x, w, b: F.layer_norm(x, (45,), w, b), rand(rng, 41, 45), rand(rng, 45),
+         rand(rng, 45))
+
+
 def test_layer_norm_long_rows_match_torch():
     torch = pytest.importorskip("torch")
     rng = np.random.default_rng(11)

@@ -220,8 +220,10 @@ def _rownorm_bwd(a):
         if a.mode == AFFINE_GROUP:
             L.rows("group_wgrad", a.groups * a.c, a.n // max(a.groups, 1) * a.hw, a.x, a.g,
                    a.mean, a.rstd, a.gw, a.gb)
-        else:
-            L.each("layer_wgrad", a.m, a.x, a.g, a.mean, a.rstd, a.gw, a.gb)
+        elif a.m:
+            # NN_WG_X columns x NN_WG_Y row lanes a block (nn_ops.cu)
+            L._go("layer_wgrad", min((a.m + 31) // 32, ROW_BLOCKS), (32, 16),
+                  [L.d, *map(L.p, (a.x, a.g, a.mean, a.rstd, a.gw, a.gb))])
 
 
 def _lstm_fwd(a):
