@@ -12,7 +12,7 @@ index in ``bad``), which needs the device's answer: those launches wait for thei
 >>> import tensorlib                                                       # doctest: +SKIP
 >>> x = tensorlib.randn(1, 1, 4, 4, device="cuda")                        # doctest: +SKIP
 >>> tensorlib.nn.functional.max_pool2d(x, 2).shape                       # doctest: +SKIP
-torch.Size([1, 1, 2, 2])
+tensorlib.Size([1, 1, 2, 2])
 """
 import ctypes
 
