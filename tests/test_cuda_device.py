@@ -341,8 +341,6 @@ def test_module_to_device():
 
 def test_unported_kernels_raise_naming_the_op():
     x = tensorlib.randn(2, 3, device="cuda")
-    with pytest.raises(NotImplementedError, match="cross_entropy.*CUDA"):
-        tensorlib.nn.functional.cross_entropy(x, tensorlib.tensor([0, 2], device="cuda"))
     with pytest.raises(NotImplementedError, match="nonzero.*CUDA"):
         x.nonzero()
     p = tensorlib.nn.Parameter(tensorlib.ones(2, device="cuda"))
