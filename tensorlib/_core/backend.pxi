@@ -650,9 +650,11 @@ cdef class CUDABackend(Backend):
         return 0
 
     cdef int nn(self, int op, tl_nn_args* a, bint big) except -1:
+        # The descriptor goes to Python as its address: tensorlib.cuda._nn reads (and, for
+        # an index kernel's bad index, writes) it through a ctypes mirror of tl_nn_args
+        from tensorlib.cuda import _nn
         name = _CUDA_NN_NAMES[op] if 0 <= op < len(_CUDA_NN_NAMES) else str(op)
-        raise NotImplementedError(f"the fused nn kernel '{name}' is not implemented on the "
-                                  f"CUDA back end yet (run the layer on the CPU)")
+        return _nn.run(op, name, <uintptr_t>a, sizeof(tl_nn_args))
 
     cdef int optim(self, const tl_optim_args* a, bint big) except -1:
         # the descriptor's address: tensorlib/cuda/_optim.py reads it through a ctypes
