@@ -125,6 +125,7 @@ def copy(ndim, shape, dst, dst_strides, dst_dtype, src, src_strides, src_dtype):
         n *= s
     if n == 0:
         return
+    ndim, shape, (dst_strides, src_strides) = _coalesce(shape, [dst_strides, src_strides])
     if ndim > MAXD:
         raise NotImplementedError(f"CUDA copy: {ndim} dims (at most {MAXD})")
     isz_d, isz_s = ITEMSIZE[dst_dtype], ITEMSIZE[src_dtype]
@@ -139,6 +140,27 @@ def copy(ndim, shape, dst, dst_strides, dst_dtype, src, src_strides, src_dtype):
     _ew_launch("tl_ew_copy", 2, ndim, shape,
                [[s * isz_d for s in dst_strides], [s * isz_s for s in src_strides]],
                [dst, src], [dst_dtype, src_dtype], 0, 0, n)
+
+
+def _coalesce(shape, strides):
+    """Fewer dims walking the same elements: size-1 dims dropped, and neighbours merged
+    where every operand steps through them as through one (strides in elements).
+
+    >>> _coalesce([2, 1, 3], [[3, 9, 1], [0, 0, 0]])
+    (1, [6], [[1], [0]])
+    """
+    keep = [k for k in range(len(shape)) if shape[k] != 1]
+    out_shape, out_st = [], [[] for _ in strides]
+    for k in keep:
+        if out_shape and all(st[k] * shape[k] == o[-1] for st, o in zip(strides, out_st)):
+            out_shape[-1] *= shape[k]
+            for st, o in zip(strides, out_st):
+                o[-1] = st[k]
+        else:
+            out_shape.append(shape[k])
+            for st, o in zip(strides, out_st):
+                o.append(st[k])
+    return len(out_shape), out_shape, out_st
 
 
 def _dense(ndim, shape, strides):
