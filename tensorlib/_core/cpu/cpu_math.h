@@ -7,14 +7,16 @@
    including file: IEEE binary32/64 with FLT_EVAL_METHOD == 0 (x86-64 SSE, AArch64),
    round-to-nearest, no -ffast-math (NaN and inf must behave), and -fno-math-errno so the
    sqrtf of asin/acos is one instruction (setup.py passes it; without it asin/acos stay
-   correct but their loops do not vectorize). The accuracy does not rely on FMA: the
-   avx512f clone contracts a*b+c into fma, the avx2 and baseline clones do not, and both
-   meet the bounds. float16 / bfloat16 kernels convert to float32 and use these.
-   Contiguous float32 sin/cos/tan: prefer tl_sinf_n / tl_cosf_n / tl_tanf_n (same results,
-   several times faster: they skip the huge-argument reduction for blocks that need none).
+   correct but their loops do not vectorize). No fused multiply-adds: setup.py builds with
+   -ffp-contract=off, so every ISA clone (avx512f / avx2 / baseline) returns the same bits
+   (tests/test_math_ulp.py checks it). float16 / bfloat16 kernels convert to float32 and use
+   these. Contiguous float32 sin/cos/tan: tl_sinf_n / tl_cosf_n / tl_tanf_n give the same
+   results several times faster (they skip the huge-argument reduction for blocks that
+   need none); the elementwise kernels use them.
 
-   Several functions compute in double internally (noted at each): still vectorized, and
-   the float result is then rounded once.
+   Many functions compute in double internally (noted at each): still vectorized (two
+   vectors of doubles per vector of floats), and the float result is then rounded once,
+   which makes them correctly rounded but for a few hundredths of an ulp.
 
    float64 (tl_exp, tl_log, ...): the same names without the f suffix. They call glibc's
    libm (< 1 ulp, correct special values), so loops calling them are not vectorized;
@@ -23,17 +25,20 @@
 
    Accuracy, float32: max error in float32 ulps of the exact value (a correctly rounded
    result scores <= 0.5; ulp(r) = 2^(exponent(r) - 23), 2^-149 below the normal range),
-   measured against float64 on every 521st float32 of the whole range, every 13th in
-   [1/4, 16], grids at each algorithm's seams and the special values, for every clone.
-   Bound (enforced by the tests) / measured max:
-     exp 1.05 / 1.005     exp2 0.9 / 0.78      expm1 1.0 / 0.81    log 1.0 / 0.84
-     log2 1.0 / 0.79      log10 1.0 / 0.70     log1p 1.0 / 0.85
-     sin, cos 0.9 / 0.78 and tan 0.51 / 0.50, for EVERY float (exact Payne-Hanek range
-                          reduction above 2^20, Cody-Waite in double below)
-     tanh 1.0 / 0.77      sigmoid 1.0 / 0.79   erf 2.0 / 1.69      erfc 0.6 / 0.53
-     sinh 1.0 / 0.76      cosh 1.0 / 0.64      atan 1.0 / 0.84     asin 0.8 / 0.64
-     acos 0.9 / 0.76      atan2 1.5 / 1.45     gelu 0.6 / 0.53     gelu_tanh 1.25 / 1.10
-     silu 1.25 / 1.09     softplus (beta 1) 1.5 / 1.19
+   measured against float64 on every 4093rd float32 of the whole range, grids at each
+   algorithm's seams, random values and the special values, for every clone.
+   Bound (enforced by the tests) / measured max (PyTorch 2.13's max on the same inputs):
+     exp 0.51 / 0.501 (0.557)   exp2 0.9 / 0.80 (0.88)      expm1 1.0 / 0.72 (1.0)
+     log 1.0 / 0.75 (0.80)      log2 0.51 / 0.500 (0.528)   log10 0.51 / 0.500 (0.541)
+     log1p 1.0 / 0.77 (1.0)     tanh 0.51 / 0.502 (0.513)   sigmoid 0.51 / 0.501 (2e6)
+     erf 0.55 / 0.521 (0.723)   erfc 0.6 / 0.53 (0.82)      silu 0.51 / 0.501 (2e7)
+     gelu 0.6 / 0.53 (2e7)      gelu_tanh 1.25 / 1.06 (2e7) softplus 1.5 / 1.15 (1.5)
+     sin, cos 0.51 / 0.500 (0.601) and tan 0.51 / 0.500 (0.935), for EVERY float (exact
+                                Payne-Hanek range reduction above 2^20, Cody-Waite below)
+     sinh 1.0 / 0.67 (1.0)      cosh 1.0 / 0.63 (0.503)     atan 1.0 / 0.80 (0.80)
+     asin 0.8 / 0.60 (0.75)     acos 0.9 / 0.75 (0.78)      atan2 1.5 / 1.45
+   (PyTorch's 2e6..2e7 are its sigmoid/silu/gelu tails, flushed or cancelled; ours keep
+   these relative bounds down into the far tails and the subnormals.)
    (gelu, gelu_tanh, silu, sigmoid and erfc keep these relative bounds down into their
    far tails and the subnormals, where 1 + erf or 1 + tanh forms cancel.)
    Special values follow C99 Annex F: NaN propagates, exp(-inf) = 0, overflow gives inf,
@@ -100,30 +105,51 @@ TL_MATH_INLINE float tl__rintf(float x) { return (x + 0x1.8p23f) - 0x1.8p23f; }
 /* 2^k for k in [-126, 127] */
 TL_MATH_INLINE float tl__pow2f(int32_t k) { return tl__bitsf((uint32_t)(k + 127) << 23); }
 
-/* ------------------------------------------------------------------ exp family */
+/* ------------------------------------------------------------------ double-precision helpers */
+/* Several float functions compute in double internally: converting 16 floats to 2 vectors
+   of doubles is cheap, and it makes them nearly correctly rounded with simple code. */
 
-/* exp(x) for x clamped to [-104, 89]: x = k ln2 + r, exp(r) on |r| <= ln2/2 is
-   1 + r + r^2 Q(r), Q minimax of degree 4 (relative error 2^-28); the scale 2^k is applied
-   in two exact halves (each a normal power of two) so that subnormal results are rounded
-   once and overflow gives inf. */
-TL_MATH_INLINE float tl__exp_core(float x)
+TL_MATH_INLINE uint64_t tl__dbits(double x) { uint64_t u; memcpy(&u, &x, 8); return u; }
+TL_MATH_INLINE double tl__bitsd(uint64_t u) { double x; memcpy(&x, &u, 8); return x; }
+TL_MATH_INLINE double tl__absd(double x) { return tl__bitsd(tl__dbits(x) & 0x7fffffffffffffffu); }
+/* |mag| with the sign of sgn */
+TL_MATH_INLINE double tl__signf_d(double mag, double sgn)
 {
-    float kf = tl__rintf(x * 0x1.715476p+0f);
-    float r = (x - kf * 0x1.62e4p-1f) - kf * 0x1.7f7d1cp-20f;   /* ln2 = hi (exact k*hi) + lo */
-    float q = 0x1.6a4748p-10f;
-    q = q * r + 0x1.1239a4p-7f;
-    q = q * r + 0x1.5558b6p-5f;
-    q = q * r + 0x1.555492p-3f;
-    q = q * r + 0x1.fffffcp-2f;
-    float p = 1.0f + (r + (r * r) * q);
-    int32_t k = (int32_t)kf;
-    int32_t k1 = k >> 1;
-    return (p * tl__pow2f(k1)) * tl__pow2f(k - k1);
+    return tl__bitsd((tl__dbits(mag) & 0x7fffffffffffffffu) | (tl__dbits(sgn) & 0x8000000000000000u));
 }
+
+/* exp(x) in double for x in [-700, 700], relative error 2^-33: an intermediate for float
+   results, not a float64 exp. x = k ln2 + r, |r| <= ln2/2, exp(r) = 1 + r + r^2 Q(r)
+   (Q of degree 5); 2^k goes into the exponent bits straight from the rounding constant,
+   with no double -> int64 conversion (AVX2 has none). */
+TL_MATH_INLINE double tl__exp_d(double x)
+{
+    double t = x * 0x1.71547652b82fep+0 + 0x1.8p52;      /* 1.5 2^52 + k: k in the low bits */
+    double kd = t - 0x1.8p52;
+    double r = x - kd * 0x1.62e42fefa39efp-1;
+    double q = 0x1.9f02be8344154p-13;
+    q = q * r + 0x1.6d946ae8c5376p-10;
+    q = q * r + 0x1.11127f29162ccp-7;
+    q = q * r + 0x1.555485dae4eedp-5;
+    q = q * r + 0x1.55555432510edp-3;
+    q = q * r + 0x1.0000003d97e44p-1;
+    double p = 1.0 + (r + (r * r) * q);
+    return p * tl__bitsd((tl__dbits(t) + 1023u) << 52);
+}
+
+/* 1/d for finite d within the float range, relative error 2^-46: a float division and one
+   Newton step (SIMD double division is several times slower than float division). */
+TL_MATH_INLINE double tl__recip_d(double d)
+{
+    double y = (double)(1.0f / (float)d);
+    return y + y * (1.0 - d * y);
+}
+
+/* ------------------------------------------------------------------ exp family */
 
 /* exp(kf ln2 + rh + rl) * 2^adj as hi + *lo, |rh| <= ln2/2, rl small: the polynomial's
    leading terms and 1 + (...) are carried to double-float length, so hi + lo is good to
-   about 2^-28 relative before it is rounded (tl__exp_core is good to 1.005 ulp after). The
+   about 2^-28 relative before it is rounded. The
    scaled result must stay within the float range apart from overflow to inf, k + adj in
    [-153, 190]. */
 TL_MATH_INLINE float tl__exp_hl_r(float kf, float rh, float rl, int32_t adj, float *lo)
@@ -178,10 +204,11 @@ TL_MATH_INLINE float tl__clampf(float x, float lo, float hi)
     return tl__self(x == x, x, 0.0f);
 }
 
-/* exp: < 1.05 ulp (1.005 measured). */
+/* exp: < 0.51 ulp, by exp in double (relative error 2^-33) rounded once to float, which
+   also rounds subnormal results once and overflows to inf past 88.72. */
 TL_MATH_INLINE float tl_expf(float x)
 {
-    float r = tl__exp_core(tl__clampf(x, -104.0f, 89.0f));
+    float r = (float)tl__exp_d(tl__clampf(x, -104.0f, 89.0f));
     return tl__self(x == x, r, x);
 }
 
@@ -270,7 +297,21 @@ TL_MATH_INLINE float tl__log_special(float x, float pole, float r)
     return tl__self(x == x, r, x);
 }
 
-/* log: < 1 ulp. */
+/* log(1 + f) in double for f in [sqrt(1/2) - 1, sqrt(2) - 1], relative error 2^-34:
+   2 atanh(s) = 2s (1 + z/3 + z^2/5 + ... + z^5/11), s = f / (2 + f), z = s^2 <= 0.0295. */
+TL_MATH_INLINE double tl__log1p_d(double f)
+{
+    double s = f * tl__recip_d(2.0 + f);
+    double z = s * s;
+    double p = 1.0 / 11;
+    p = p * z + 1.0 / 9;
+    p = p * z + 1.0 / 7;
+    p = p * z + 1.0 / 5;
+    p = p * z + 1.0 / 3;
+    return 2.0 * s + (2.0 * s) * (z * p);
+}
+
+/* log: < 1 ulp (float: about twice as fast as the double form of log2/log10 below). */
 TL_MATH_INLINE float tl_logf(float x)
 {
     float kf, s, hfsq;
@@ -280,42 +321,20 @@ TL_MATH_INLINE float tl_logf(float x)
     return tl__log_special(x, 0.0f, r);
 }
 
-/* log1p(f) as hi + lo with hi carrying 12 significant bits, so hi * (12-bit constant) is
-   exact: the base-2 and base-10 logs multiply by 1/ln(b) in double-length arithmetic. */
-TL_MATH_INLINE float tl__log1p_hilo(float f, float *lo)
-{
-    float s, hfsq;
-    float R = tl__log1p_R(f, &s, &hfsq);
-    float hi = tl__hi12f(f - hfsq);
-    *lo = (f - hi) - hfsq + s * (hfsq + R);
-    return hi;
-}
-
-/* log2: < 1 ulp; exact for powers of two. */
+/* log2, log10: < 0.51 ulp; log2 exact for powers of two. k + log(1 + f) / ln 2 (or
+   k log10(2) + log(1 + f) / ln 10) in double, rounded once. */
 TL_MATH_INLINE float tl_log2f(float x)
 {
-    float kf, lo;
-    float f = tl__log_split(x, &kf);
-    float hi = tl__log1p_hilo(f, &lo);
-    float val_hi = hi * 0x1.716p+0f;                                   /* 1/ln2, hi part */
-    float val_lo = (lo + hi) * -0x1.7135a8p-13f + lo * 0x1.716p+0f;    /* and lo part */
-    float w = kf + val_hi;
-    val_lo += (kf - w) + val_hi;
-    return tl__log_special(x, 0.0f, val_lo + w);
+    float kf, f = tl__log_split(x, &kf);
+    double r = (double)kf + tl__log1p_d(f) * 0x1.71547652b82fep+0;
+    return tl__log_special(x, 0.0f, (float)r);
 }
 
-/* log10: < 1 ulp. */
 TL_MATH_INLINE float tl_log10f(float x)
 {
-    float kf, lo;
-    float f = tl__log_split(x, &kf);
-    float hi = tl__log1p_hilo(f, &lo);
-    float val_hi = hi * 0x1.bccp-2f;                                   /* 1/ln10 hi */
-    float y = kf * 0x1.344p-2f;                                        /* log10(2) hi, exact */
-    float val_lo = kf * 0x1.3509f8p-18f + (lo + hi) * -0x1.09d5b2p-15f + lo * 0x1.bccp-2f;
-    float w = y + val_hi;
-    val_lo += (y - w) + val_hi;
-    return tl__log_special(x, 0.0f, val_lo + w);
+    float kf, f = tl__log_split(x, &kf);
+    double r = (double)kf * 0x1.34413509f79ffp-2 + tl__log1p_d(f) * 0x1.bcb7b1526e50ep-2;
+    return tl__log_special(x, 0.0f, (float)r);
 }
 
 /* log1p: < 1 ulp; log1p(x) = x for tiny x, keeps -0. u = 1 + x is rounded, so
@@ -334,41 +353,6 @@ TL_MATH_INLINE float tl__log1p_l(float x, float xl)
 }
 
 TL_MATH_INLINE float tl_log1pf(float x) { return tl__log1p_l(x, 0.0f); }
-
-/* ------------------------------------------------------------------ double-precision helpers */
-/* Several float functions compute in double internally: converting 16 floats to 2 vectors
-   of doubles is cheap, and it makes them nearly correctly rounded with simple code. */
-
-TL_MATH_INLINE uint64_t tl__dbits(double x) { uint64_t u; memcpy(&u, &x, 8); return u; }
-TL_MATH_INLINE double tl__bitsd(uint64_t u) { double x; memcpy(&x, &u, 8); return x; }
-TL_MATH_INLINE double tl__absd(double x) { return tl__bitsd(tl__dbits(x) & 0x7fffffffffffffffu); }
-
-/* exp(x) in double for x in [-700, 700], relative error 2^-33: an intermediate for float
-   results, not a float64 exp. x = k ln2 + r, |r| <= ln2/2, exp(r) = 1 + r + r^2 Q(r)
-   (Q of degree 5); 2^k goes into the exponent bits straight from the rounding constant,
-   with no double -> int64 conversion (AVX2 has none). */
-TL_MATH_INLINE double tl__exp_d(double x)
-{
-    double t = x * 0x1.71547652b82fep+0 + 0x1.8p52;      /* 1.5 2^52 + k: k in the low bits */
-    double kd = t - 0x1.8p52;
-    double r = x - kd * 0x1.62e42fefa39efp-1;
-    double q = 0x1.9f02be8344154p-13;
-    q = q * r + 0x1.6d946ae8c5376p-10;
-    q = q * r + 0x1.11127f29162ccp-7;
-    q = q * r + 0x1.555485dae4eedp-5;
-    q = q * r + 0x1.55555432510edp-3;
-    q = q * r + 0x1.0000003d97e44p-1;
-    double p = 1.0 + (r + (r * r) * q);
-    return p * tl__bitsd((tl__dbits(t) + 1023u) << 52);
-}
-
-/* 1/d for finite d within the float range, relative error 2^-46: a float division and one
-   Newton step (SIMD double division is several times slower than float division). */
-TL_MATH_INLINE double tl__recip_d(double d)
-{
-    double y = (double)(1.0f / (float)d);
-    return y + y * (1.0 - d * y);
-}
 
 /* ------------------------------------------------------------------ sin, cos, tan */
 
@@ -480,26 +464,22 @@ TL_MATH_INLINE double tl__trig_reduce(float x, int32_t *q)
     return tl__seld(big, rp, rc);
 }
 
-/* sin(r) and cos(r) for |r| <= pi/4 given in double: float polynomials in rh = (float)r
-   (sin r = r + r^3 S(r^2), relative error 2^-32; cos r = 1 - r^2/2 + r^4 C(r^2), 2^-33)
-   plus the first-order terms of rl = r - rh; 1 - r^2/2 is kept to double-float length. */
+/* sin(r) and cos(r) for |r| <= pi/4 given in double: double polynomials
+   (sin r = r + r^3 S(r^2), relative error 2^-37; cos r = 1 - r^2/2 + r^4 C(r^2), 2^-42),
+   each rounded once to float. */
 TL_MATH_INLINE float tl__sincos_kernel(double r, float *c)
 {
-    float rh = (float)r;
-    float rl = (float)(r - (double)rh);
-    float z = rh * rh;
-    float ps = 0x1.7c2c4ep-19f;
-    ps = ps * z + -0x1.a05954p-13f;
-    ps = ps * z + 0x1.111174p-7f;
-    ps = ps * z + -0x1.555556p-3f;
-    float pc = 0x1.99e80cp-16f;
-    pc = pc * z + -0x1.6c0c28p-10f;
-    pc = pc * z + 0x1.55554ap-5f;
-    float hz = 0.5f * z;
-    float w = 1.0f - hz;
-    float cr = w + (((1.0f - w) - hz) + ((z * z) * pc - rl * rh));
-    *c = cr;
-    return tl__self(rh == 0.0f, rh, rh + ((rh * z) * ps + rl * cr));   /* keeps -0 */
+    double z = r * r;
+    double ps = 0x1.6cd1ea85737b7p-19;
+    ps = ps * z + -0x1.a00f7f06c2ef6p-13;
+    ps = ps * z + 0x1.1111086a377ffp-7;
+    ps = ps * z + -0x1.5555554c71982p-3;
+    double pc = -0x1.241e996c0d955p-22;
+    pc = pc * z + 0x1.a010dec433462p-16;
+    pc = pc * z + -0x1.6c16b82a0432ap-10;
+    pc = pc * z + 0x1.5555554ed9765p-5;
+    *c = (float)(1.0 - 0.5 * z + (z * z) * pc);
+    return (float)tl__seld(r == 0.0, r, r + (r * z) * ps);   /* keeps -0 */
 }
 
 /* the quadrant's sign and swap: sin(x) from q and sin/cos of r */
@@ -511,7 +491,7 @@ TL_MATH_INLINE float tl__quadrant(int32_t q, float s, float c)
 
 TL_MATH_INLINE int tl__nonfinitef(float x) { return (tl__fbits(x) & 0x7fffffffu) >= 0x7f800000u; }
 
-/* sin: < 0.9 ulp for every finite float (exact range reduction at any magnitude);
+/* sin: < 0.51 ulp for every finite float (exact range reduction at any magnitude);
    sin(+-inf) = NaN. For contiguous arrays tl_sinf_n is several times faster. */
 TL_MATH_INLINE float tl_sinf(float x)
 {
@@ -520,7 +500,7 @@ TL_MATH_INLINE float tl_sinf(float x)
     return tl__self(tl__nonfinitef(x), x - x, tl__quadrant(q, s, c));
 }
 
-/* cos: < 0.9 ulp for every finite float; cos(+-inf) = NaN. */
+/* cos: < 0.51 ulp for every finite float; cos(+-inf) = NaN. */
 TL_MATH_INLINE float tl_cosf(float x)
 {
     int32_t q;
@@ -599,28 +579,23 @@ TL_MATH_INLINE void tl_tanf_n(const float *x, float *o, int64_t n) { TL__TRIG_BL
 
 /* ------------------------------------------------------------------ hyperbolic, sigmoid */
 
-/* tanh: < 1 ulp; saturates to +-1, keeps -0. |x| < 0.625: x + x^3 P(x^2), P of degree 5
-   (relative error 2^-32); above: 1 - 2 / (e^(2|x|) + 1), which has no cancellation there. */
+/* tanh: < 0.51 ulp; saturates to +-1, keeps -0. In double, rounded once: |x| < 0.625:
+   x + x^3 P(x^2), P of degree 5 (relative error 2^-32); above: 1 - 2 / (e^(2|x|) + 1),
+   which has no cancellation there. */
 TL_MATH_INLINE float tl_tanhf(float x)
 {
-    float a = tl__absf(x);
-    float z = x * x;
-    float p = 0x1.1a27fep-9f;
-    p = p * z + -0x1.0c5ecep-7f;
-    p = p * z + 0x1.63a550p-6f;
-    p = p * z + -0x1.b9f188p-5f;
-    p = p * z + 0x1.11107ap-3f;
-    p = p * z + -0x1.555554p-2f;
-    float small = x + (x * z) * p;
-    float el, eh = tl__exp_hl(2.0f * tl__clampf(a, 0.0f, 10.0f), 0, &el);
-    float d = eh + 1.0f;                                  /* e^(2|x|) + 1 = d + dl */
-    float dl = ((eh - d) + 1.0f) + el;
-    float y = 2.0f / d;
-    float w = 1.0f - y;                                   /* 1 - y = w + wl exactly */
-    float wl = (1.0f - w) - y;
-    float big = tl__signf(w + (wl + ((0.5f * y) * y) * dl), x);
-    float r = tl__self(a < 0.625f, small, big);
-    r = tl__self(x == 0.0f, x, r);                        /* keeps -0 */
+    double xd = x;
+    double z = xd * xd;
+    double p = 0x1.1a27fep-9;
+    p = p * z + -0x1.0c5ecep-7;
+    p = p * z + 0x1.63a550p-6;
+    p = p * z + -0x1.b9f188p-5;
+    p = p * z + 0x1.11107ap-3;
+    p = p * z + -0x1.555554p-2;
+    double small = tl__seld(x == 0.0f, xd, xd + (xd * z) * p);        /* keeps -0 */
+    double a = tl__clampf(tl__absf(x), 0.0f, 10.0f);      /* tanh rounds to 1 beyond 9.01 */
+    double big = 1.0 - 2.0 * tl__recip_d(tl__exp_d(2.0 * a) + 1.0);
+    float r = (float)tl__seld(a < 0.625, small, tl__signf_d(big, xd));
     return tl__self(x == x, r, x);
 }
 
@@ -650,24 +625,26 @@ TL_MATH_INLINE float tl__sigmoid_hl(float ah, float al, int pos, int32_t s, floa
     return q;
 }
 
-/* sigmoid 1/(1+e^-x): < 1 ulp; sigmoid(-inf) = 0, sigmoid(+inf) = 1, subnormal results
-   below x = -87. Built on e = exp(-|x|) <= 1 so nothing overflows. */
+/* sigmoid 1/(1+e^-x): < 0.51 ulp; sigmoid(-inf) = 0, sigmoid(+inf) = 1, subnormal results
+   below x = -87. (x >= 0 ? 1 : e) / (1 + e), e = exp(-|x|) <= 1 so nothing overflows, in
+   double and rounded once (subnormal results included). */
 TL_MATH_INLINE float tl_sigmoidf(float x)
 {
-    float lo, hi = tl__sigmoid_hl(-tl__clampf(tl__absf(x), 0.0f, 104.0f), 0.0f, x >= 0.0f, 0, &lo);
-    return tl__self(x == x, hi + lo, x);
+    double e = tl__exp_d(-(double)tl__clampf(tl__absf(x), 0.0f, 104.0f));
+    double r = tl__seld(x >= 0.0f, 1.0, e) * tl__recip_d(1.0 + e);
+    return tl__self(x == x, (float)r, x);
 }
 
-/* silu x sigmoid(x): < 1.25 ulp; silu(-inf) = NaN (-inf * 0, as x * sigmoid(x) gives), -0.0
-   for very negative finite x. For x < 0 sigmoid is carried scaled by 2^32 so that
-   x sigmoid(x) is rounded once even where it is subnormal. */
+/* silu x sigmoid(x): < 0.51 ulp; silu(-inf) = NaN (-inf * 0, as x * sigmoid(x) gives), -0.0
+   for very negative finite x. x sigmoid(x) in double, rounded once. */
 TL_MATH_INLINE float tl_siluf(float x)
 {
-    float lo, hi = tl__sigmoid_hl(-tl__clampf(tl__absf(x), 0.0f, 110.0f), 0.0f, x >= 0.0f, 32, &lo);
-    float r = (x * hi + x * lo) * tl__self(x >= 0.0f, 1.0f, 0x1p-32f);
-    r = tl__self(x < -110.0f, x * 0.0f, r);
-    r = tl__self(x == (float)INFINITY, x, r);             /* not inf + inf * 0 */
-    return tl__self(x == x, r, x);
+    double xd = x;
+    double e = tl__exp_d(-(double)tl__clampf(tl__absf(x), 0.0f, 110.0f));
+    double r = xd * tl__seld(x >= 0.0f, 1.0, e) * tl__recip_d(1.0 + e);
+    float rf = tl__self(x < -110.0f, x * 0.0f, (float)r);
+    rf = tl__self(x == (float)INFINITY, x, rf);           /* not inf * 0 */
+    return tl__self(x == x, rf, x);
 }
 
 /* sinh: < 1 ulp. |x| < 1: x + x^3 P(x^2) (P of degree 3, relative error 2^-31); above:
@@ -706,65 +683,6 @@ TL_MATH_INLINE float tl_coshf(float x)
 
 /* ------------------------------------------------------------------ erf, erfc, gelu */
 
-/* erf(x) = x + x Q(x^2) for |x| <= 1/2, Q of degree 4 (relative error 2^-29); below 2^-60
-   erf(x) = x 2/sqrt(pi) in one rounding, which x Q would lose among the subnormals. */
-TL_MATH_INLINE float tl__erf_small(float x)
-{
-    float z = x * x;
-    float q = 0x1.35465ep-8f;
-    q = q * z + -0x1.b66846p-6f;
-    q = q * z + 0x1.ce2544p-4f;
-    q = q * z + -0x1.812734p-2f;
-    q = q * z + 0x1.06eba8p-3f;
-    return tl__self(tl__absf(x) < 0x1p-60f, x * 0x1.20dd76p+0f, x + x * q);
-}
-
-/* -(a*a) = result + *lo with the result exact: a = ah + al, ah with 12 significant bits. */
-TL_MATH_INLINE float tl__negsq(float a, float *lo)
-{
-    float ah = tl__hi12f(a);
-    float al = a - ah;
-    *lo = -(al * (a + ah));
-    return -(ah * ah);
-}
-
-/* erfc(a) for a in [1/2, 4], given -a^2 = nh + nl (nh exact, nl small):
-   erfc(a) = exp(-a^2) P(t) / (a + 3/2), t = (a - 3/2) / (a + 3/2) in [-1/2, 3/4], P of
-   degree 10 (relative error 2^-29); exp takes its argument at double-float length, the
-   last Horner step, the division and the product are carried as hi + lo: < 2.5 ulp. */
-TL_MATH_INLINE float tl__erfc_tail(float a, float nh, float nl)
-{
-    float d = a + 1.5f;
-    float t = (a - 1.5f) / d;
-    float p = -0x1.43c84ap-12f;
-    p = p * t + -0x1.f7ba46p-14f;
-    p = p * t + 0x1.ee6fecp-11f;
-    p = p * t + 0x1.d203f4p-10f;
-    p = p * t + -0x1.b31e48p-11f;
-    p = p * t + -0x1.35ec36p-7f;
-    p = p * t + -0x1.09fc6ep-7f;
-    p = p * t + 0x1.875058p-5f;
-    p = p * t + 0x1.35bf16p-4f;
-    p = p * t + -0x1.0404eap-1f;
-    float tp = t * p;                                     /* P = c0 + tp = ph + pl */
-    float ph = 0x1.edf488p-1f + tp;
-    float pl = (0x1.edf488p-1f - ph) + tp;
-    float gh = ph / d, gl = (tl__div_resid(ph, d, gh) + pl) / d;
-    float el, eh = tl__exp_hl2(nh, nl, 0, &el);
-    return eh * gh + (eh * gl + el * gh);
-}
-
-/* erf: < 2 ulp; erf(+-inf) = +-1, keeps -0. */
-TL_MATH_INLINE float tl_erff(float x)
-{
-    float a = tl__absf(x);
-    float ac = tl__clampf(a, 0.5f, 4.0f);                 /* erf rounds to +-1 beyond 3.92 */
-    float nl, nh = tl__negsq(ac, &nl);
-    float big = tl__signf(1.0f - tl__erfc_tail(ac, nh, nl), x);
-    float r = tl__self(a < 0.5f, tl__erf_small(x), big);
-    return tl__self(x == x, r, x);
-}
-
 /* erf(x) = x + x Q(x^2) for |x| <= 1/2 (Q of degree 4, relative error 2^-29), in double. */
 TL_MATH_INLINE double tl__erf_small_d(double x)
 {
@@ -795,6 +713,16 @@ TL_MATH_INLINE double tl__erfc_tail_d(double a, double a2)
     p = p * t + -0x1.0404eap-1;
     p = p * t + 0x1.edf488p-1;
     return tl__exp_d(-a2) * (p * inv);
+}
+
+/* erf: < 0.51 ulp; erf(+-inf) = +-1, keeps -0. In double, rounded once: the series below
+   1/2, 1 - erfc above (erfc <= 0.48 there, so its relative error 2^-29 stays that small). */
+TL_MATH_INLINE float tl_erff(float x)
+{
+    double ac = tl__clampf(tl__absf(x), 0.5f, 4.0f);      /* erf rounds to +-1 beyond 3.92 */
+    double big = tl__signf_d(1.0 - tl__erfc_tail_d(ac, ac * ac), (double)x);
+    float r = (float)tl__seld(tl__absf(x) < 0.5f, tl__erf_small_d(x), big);
+    return tl__self(x == x, r, x);
 }
 
 /* erfc: < 0.6 ulp (relative, down into the subnormals; 0 beyond x = 10.06), in double. */
