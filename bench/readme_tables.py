@@ -80,25 +80,29 @@ def ulp_table(names=ULP_NAMES):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--rounds", type=int, default=15)
+    ap.add_argument("--quick", action="store_true",
+                    help="a smoke run: 256K elements, 2 rounds (never for the README)")
     ap.add_argument("--force", action="store_true",
                     help="run above load 1.5 anyway (prints the tables marked NOT FOR THE README)")
     args = ap.parse_args(argv)
     import torch
     quiet = Quiet(force=args.force, out=sys.stderr)
     # the benches print their own tables to stderr; the Markdown goes to stdout
-    math_rows, q1 = bench_math.run(n=1 << 22, dtypes=(np.float32, np.float64),
-                                   rounds=args.rounds, force=args.force, out=sys.stderr)
-    red_rows, q2 = bench_reduce.run(args.rounds, None, None, force=args.force, out=sys.stderr)
+    n, rounds = (1 << 18, 2) if args.quick else (1 << 22, args.rounds)
+    math_rows, q1 = bench_math.run(n=n, dtypes=(np.float32, np.float64), rounds=rounds,
+                                   force=args.force, out=sys.stderr)
+    red_rows, q2 = bench_reduce.run(rounds, None, None, force=args.force, out=sys.stderr)
     ulps = ulp_table()
-    ok = quiet.finish() and q1.ok and q2.ok
+    ok = quiet.finish() and q1.ok and q2.ok and not args.quick
     out = sys.stdout
     if not ok:
-        print("<!-- NOT FOR THE README: the load average went over 1.5 during this run -->",
+        print("<!-- NOT FOR THE README: a --quick run, or the load average went over 1.5 -->",
               file=out)
     nthreads = os.cpu_count() or 1
-    print(f"Elementwise math (`bench/bench_math.py`, 4M elements, tensorlib / torch "
+    print(f"Elementwise math (`bench/bench_math.py`, {n >> 20 or n / 2**20}M elements, "
+          f"tensorlib / torch "
           f"{torch.__version__}, both pinned to 1 thread and to {nthreads}; best of "
-          f"{args.rounds} alternating rounds; load average <= {quiet.peak:.2f}; "
+          f"{rounds} alternating rounds; load average <= {quiet.peak:.2f}; "
           f"{platform.processor() or platform.machine()}, {nthreads} cores). Max error in "
           "float32 ulps on the same inputs (every 4093rd float32, and a dense grid):\n", file=out)
     ulp = {n: (a, b) for n, a, b in ulps}
