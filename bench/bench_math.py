@@ -1,132 +1,133 @@
-"""Speed of tensorlib's own vectorized elementary functions (tensorlib/_core/cpu/cpu_math.h)
-against NumPy's float32 ufuncs (and SciPy / PyTorch where NumPy has none).
+"""Speed of tensorlib's elementwise math (exp, log, tanh, ...) against PyTorch.
 
-Times the test hook ``_math_eval(name, x, out=o)``: one thread, a contiguous float32 array
-of 16M elements, the TL_DISPATCH loop (the clone the kernels use on this CPU). Each library
-writes into a preallocated output, in alternating rounds (tensorlib, NumPy, torch, ...) so
-machine noise hits all alike; the best round of each is kept. Printed: ns per element and
-the ratios tensorlib/NumPy and tensorlib/torch (below 1 means tensorlib is faster). torch
-runs at its defaults (all its threads) and, for a like-for-like column, on one thread.
+Each function runs as the public op on both sides (``tensorlib.exp(x, out=o)`` against
+``torch.exp(x, out=o)``; the activations without out= in torch, as both allocate there)
+over a contiguous array of n elements (default 4M), in alternating rounds within one
+process, best round kept. Both libraries are pinned to the same thread count, first 1 thread
+and then all of them (os.cpu_count()), and the ratios tensorlib / torch are printed for
+both (below 1: tensorlib is faster). The ``kernel`` column times the bare float32 loop
+(tensorlib._core._math_test, one thread), which shows the op's overhead on top.
 
-    python bench/bench_math.py              # 16M elements, 5 rounds
-    python bench/bench_math.py --quick      # 1M elements, 2 rounds (a smoke test)
-    python bench/bench_math.py exp sin_n    # only these functions
+The load average is printed before and after; above 1.5 the bench refuses to run (--force
+runs it anyway and flags every line). Build with -O3 first (never TENSORLIB_DEV=1):
+
+    python setup.py build_ext --inplace -j2 && PYTHONPATH=. python bench/bench_math.py
+    python bench/bench_math.py --quick              # 256K elements, fewer rounds
+    python bench/bench_math.py exp tanh --dtype float64
 """
 import argparse
-import time
+import os
+import sys
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _quiet import Quiet, interleaved, pin_threads  # noqa: E402
+
+import tensorlib  # noqa: E402
+
 try:
     import torch
-    import torch.nn.functional as F
-except ImportError:          # torch columns are optional
+except ImportError:          # pragma: no cover - the bench needs torch for its ratios
     torch = None
-try:
-    from scipy import special
-except ImportError:          # scipy columns are optional
-    special = None
 
-from tensorlib._core._math_test import _math_eval
-
-# name: (input range, NumPy/SciPy function or None, torch function or None)
-NP = {}
-if special is not None:
-    NP.update({"sigmoid": special.expit, "erf": special.erf, "erfc": special.erfc})
-NP.update({"exp": np.exp, "exp2": np.exp2, "expm1": np.expm1, "log": np.log, "log2": np.log2,
-           "log10": np.log10, "log1p": np.log1p, "sin": np.sin, "cos": np.cos, "tan": np.tan,
-           "sin_n": np.sin, "cos_n": np.cos, "tan_n": np.tan, "tanh": np.tanh, "sinh": np.sinh,
-           "cosh": np.cosh, "atan": np.arctan, "asin": np.arcsin, "acos": np.arccos,
-           "atan2": np.arctan2})
-TORCH = {}
-if torch is not None:
-    TORCH = {
-        "exp": torch.exp, "exp2": torch.exp2, "expm1": torch.expm1, "log": torch.log,
-        "log2": torch.log2, "log10": torch.log10, "log1p": torch.log1p, "sin": torch.sin,
-        "cos": torch.cos, "tan": torch.tan, "sin_n": torch.sin, "cos_n": torch.cos,
-        "tan_n": torch.tan, "tanh": torch.tanh, "sigmoid": torch.sigmoid, "erf": torch.erf,
-        "erfc": torch.erfc, "sinh": torch.sinh, "cosh": torch.cosh, "atan": torch.atan,
-        "asin": torch.asin, "acos": torch.acos, "atan2": torch.atan2,
-        # no out= for the activations: they allocate (a page-faulting 64 MB output)
-        "gelu": F.gelu, "gelu_tanh": lambda x: F.gelu(x, approximate="tanh"), "silu": F.silu,
-        "softplus": F.softplus,
-    }
-RANGE = {"log": (0, 100), "log2": (0, 100), "log10": (0, 100), "log1p": (-1, 100),
-         "asin": (-1, 1), "acos": (-1, 1), "exp": (-80, 80), "exp2": (-120, 120),
-         "expm1": (-10, 80), "sinh": (-80, 80), "cosh": (-80, 80), "erfc": (-4, 9),
-         "sigmoid": (-30, 30), "gelu": (-8, 8), "gelu_tanh": (-8, 8), "silu": (-30, 30),
-         "softplus": (-30, 30)}
-NAMES = ["exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "sin_n", "cos",
-         "cos_n", "tan", "tan_n", "tanh", "sigmoid", "erf", "erfc", "sinh", "cosh", "atan",
-         "asin", "acos", "atan2", "gelu", "gelu_tanh", "silu", "softplus"]
-OUT_OK = {"gelu", "gelu_tanh", "silu", "softplus"}   # torch functions without out=
+# name: input range
+RANGE = {"exp": (-80, 80), "expm1": (-10, 80), "log": (0, 100), "log2": (0, 100),
+         "log10": (0, 100), "log1p": (-1, 100), "sin": (-10, 10), "cos": (-10, 10),
+         "tan": (-1.5, 1.5), "tanh": (-10, 10), "sigmoid": (-30, 30), "erf": (-4, 4),
+         "erfc": (-4, 9), "pow": (0, 10), "gelu": (-8, 8), "silu": (-30, 30),
+         "sqrt": (0, 100), "rsqrt": (0, 100)}
+NAMES = list(RANGE)
+ACTIVATIONS = {"gelu", "silu"}          # torch.nn.functional, no out=
 
 
-def best_of(fns, rounds):
-    best = [float("inf")] * len(fns)
-    for _ in range(rounds):
-        for i, f in enumerate(fns):
-            t = time.perf_counter()
-            f()
-            best[i] = min(best[i], time.perf_counter() - t)
-    return best
+def _op(lib, name):
+    if name in ACTIVATIONS:
+        return getattr(lib.nn.functional, name)
+    return getattr(lib, name)
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("names", nargs="*", default=NAMES)
-    ap.add_argument("--quick", action="store_true")
-    ap.add_argument("-n", type=int, default=None)
-    args = ap.parse_args()
-    n = args.n or (1 << 20 if args.quick else 1 << 24)
-    rounds = 2 if args.quick else 5
+def _call(lib, name, x, o, y=None):
+    f = _op(lib, name)
+    if name == "pow":
+        return lambda: f(x, y, out=o)
+    if name in ACTIVATIONS:
+        return lambda: f(x)
+    return lambda: f(x, out=o)
+
+
+def case(name, n, dtype, threads, rounds, rng):
+    """Best seconds per call {"tensorlib", "torch"[, "kernel"]} for one function."""
+    lo, hi = RANGE[name]
+    a = rng.uniform(lo, hi, n).astype(dtype)
+    b = rng.uniform(-3, 3, n).astype(dtype)
+    x, y, o = tensorlib.from_numpy(a).clone(), tensorlib.from_numpy(b).clone(), None
+    o = tensorlib.empty(n, dtype=getattr(tensorlib, np.dtype(dtype).name))
+    tx, ty = torch.from_numpy(a.copy()), torch.from_numpy(b.copy())
+    to = torch.empty(n, dtype=getattr(torch, np.dtype(dtype).name))
+    fns = {"tensorlib": _call(tensorlib, name, x, o, y), "torch": _call(torch, name, tx, to, ty)}
+    if threads == 1 and dtype == np.float32:
+        try:
+            from tensorlib._core._math_test import _math_eval, _math_names
+            if name in _math_names():
+                ko = np.empty_like(a)
+                fns["kernel"] = lambda: _math_eval(name, a, out=ko)
+        except ImportError:       # pragma: no cover - the test hook is not installed
+            pass
+    pin_threads(threads, torch)
+    return interleaved(fns, rounds)
+
+
+def run(names=NAMES, n=1 << 22, dtypes=(np.float32,), rounds=15, force=False, out=sys.stdout):
+    """Print the table; returns (rows, quiet) with rows of
+    (name, dtype, threads, tensorlib s, torch s, kernel s or None, load average)."""
+    if torch is None:
+        raise SystemExit("bench_math needs torch for its ratios")
+    quiet = Quiet(force=force, out=out)
     rng = np.random.default_rng(0)
-    nthreads = torch.get_num_threads() if torch is not None else 0
-    print(f"{n} float32 elements, best of {rounds} rounds; ns/element "
-          f"(torch: {nthreads} threads, and 1 thread)")
-    print(f"{'function':10s} {'tensorlib':>9s} {'numpy':>8s} {'ratio':>6s} {'torch':>8s} {'ratio':>6s}"
-          f" {'torch1':>8s} {'ratio':>6s}")
-    for name in args.names:
-        lo, hi = RANGE.get(name, (-10, 10))
-        x = rng.uniform(lo, hi, n).astype(np.float32)
-        y = rng.uniform(-10, 10, n).astype(np.float32)
-        o = np.empty_like(x)
-        if name == "atan2":
-            fns = [lambda: _math_eval("atan2", x, y, out=o)]
-        else:
-            fns = [lambda: _math_eval(name, x, out=o)]
-        cols = ["tensorlib"]
-        if name in NP:
-            f = NP[name]
-            fns.append((lambda: f(x, y, out=o)) if name == "atan2" else (lambda: f(x, out=o)))
-            cols.append("numpy")
-        if name in TORCH:
-            tf, tx, ty, to = TORCH[name], torch.from_numpy(x), torch.from_numpy(y), torch.from_numpy(o)
-            if name in OUT_OK:
-                call = lambda: tf(tx)                                  # noqa: E731
-            elif name == "atan2":
-                call = lambda: tf(tx, ty, out=to)                      # noqa: E731
-            else:
-                call = lambda: tf(tx, out=to)                          # noqa: E731
+    all_threads = os.cpu_count() or 1
+    thread_counts = [1] + ([all_threads] if all_threads > 1 else [])
+    print(f"{n} elements per call, best of {rounds} alternating rounds; tensorlib and torch "
+          f"{torch.__version__} pinned to the same thread count; ns per element", file=out)
+    print(f"{'function':9s} {'dtype':8s} {'thr':>3s} {'tensorlib':>9s} {'torch':>8s} "
+          f"{'ratio':>6s} {'kernel':>7s} {'load':>5s}", file=out)
+    rows = []
+    for dtype in dtypes:
+        for name in names:
+            for threads in thread_counts:
+                t = case(name, n, dtype, threads, rounds, rng)
+                load = quiet.sample()
+                ns = {k: v * 1e9 / n for k, v in t.items()}
+                kernel = f"{ns['kernel']:7.3f}" if "kernel" in ns else f"{'-':>7s}"
+                print(f"{name:9s} {np.dtype(dtype).name:8s} {threads:3d} {ns['tensorlib']:9.3f} "
+                      f"{ns['torch']:8.3f} {t['tensorlib'] / t['torch']:6.2f} {kernel} "
+                      f"{load:5.2f}{quiet.flag()}", file=out, flush=True)
+                rows.append((name, np.dtype(dtype).name, threads, t["tensorlib"], t["torch"],
+                             t.get("kernel"), load))
+    quiet.finish()
+    return rows, quiet
 
-            def one_thread(call=call):
-                torch.set_num_threads(1)
-                try:
-                    call()
-                finally:
-                    torch.set_num_threads(nthreads)
-            fns += [call, one_thread]
-            cols += ["torch", "torch1"]
-        t = dict(zip(cols, best_of(fns, rounds)))
-        ns = {k: v * 1e9 / n for k, v in t.items()}
-        line = f"{name:10s} {ns['tensorlib']:9.2f}"
-        for col in ("numpy", "torch", "torch1"):
-            if col in ns:
-                line += f" {ns[col]:8.2f} {ns['tensorlib'] / ns[col]:6.2f}"
-            else:
-                line += f" {'-':>8s} {'-':>6s}"
-        print(line, flush=True)
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("names", nargs="*", default=NAMES)
+    ap.add_argument("--quick", action="store_true", help="256K elements, 5 rounds")
+    ap.add_argument("-n", type=int, default=None, help="elements per call (default 4M)")
+    ap.add_argument("--rounds", type=int, default=None)
+    ap.add_argument("--dtype", choices=["float32", "float64", "both"], default="float32")
+    ap.add_argument("--force", action="store_true",
+                    help="run even above load 1.5 (figures flagged as unfit to publish)")
+    args = ap.parse_args(argv)
+    unknown = [nm for nm in args.names if nm not in RANGE]
+    if unknown:
+        ap.error(f"unknown function(s) {unknown}; known: {' '.join(NAMES)}")
+    n = args.n or (1 << 18 if args.quick else 1 << 22)
+    rounds = args.rounds or (5 if args.quick else 15)
+    dtypes = {"float32": (np.float32,), "float64": (np.float64,),
+              "both": (np.float32, np.float64)}[args.dtype]
+    _, quiet = run(args.names, n, dtypes, rounds, args.force)
+    return 0 if quiet.ok else 3
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

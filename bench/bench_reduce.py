@@ -1,24 +1,28 @@
 """Speed of tensorlib's reductions against PyTorch (when installed) and NumPy.
 
 Each case runs tensorlib, torch and NumPy in alternating rounds in one process and keeps the
-best time of each; ratios below 1 mean tensorlib is faster. Torch runs at its defaults (its
-own thread count); tensorlib at its default thread count. Build with -O3 first:
+best time of each; ratios below 1 mean tensorlib is faster. tensorlib and torch are pinned
+to the same thread count: every case runs at 1 thread and at all threads (os.cpu_count()),
+or at the one count --threads names. The load average is printed before and after; above
+1.5 the bench refuses to run (--force runs it and flags every line). Build with -O3 first:
 
     pip install .                                # or in place: bench/README.md
-    python bench/bench_reduce.py [--rounds N] [--only NAME] [--threads N]
-
-On a shared machine the best-of times still move with the load: compare ratios from the
-same run, and prefer many rounds.
+    python bench/bench_reduce.py [--rounds N] [--only NAME] [--threads N] [--force]
 
 Targets: 16M float32 sum() and a sum over a transposed dim <= 1.1x torch;
 softmax(dim=1) on 4096x1024 float32 <= 1.2x torch.
 """
 import argparse
+import os
+import sys
 import time
 
 import numpy as np
 
-import tensorlib
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _quiet import Quiet, pin_threads  # noqa: E402
+
+import tensorlib  # noqa: E402
 
 try:
     import torch
@@ -75,16 +79,16 @@ def timed(fn, store):
     store.append(time.perf_counter() - t0)
 
 
-def run(rounds, only, threads=None):
+def run(rounds, only, threads=None, force=False, out=sys.stdout):
+    """Print the table; returns (rows, quiet), rows of
+    (name, threads, tensorlib ms, torch ms, numpy ms, load average)."""
+    quiet = Quiet(force=force, out=out)
     rng = np.random.default_rng(0)
-    if threads:
-        tensorlib.set_num_threads(threads)
-        if torch:
-            torch.set_num_threads(threads)
-    print(f"tensorlib threads: {tensorlib.get_num_threads()}"
-          + (f", torch {torch.__version__} threads: {torch.get_num_threads()}" if torch else ""))
-    print(f"{'case':52s} {'tensorlib ms':>12s} {'torch ms':>9s} {'numpy ms':>9s} "
-          f"{'tl/torch':>9s} {'tl/numpy':>9s}  target")
+    counts = [threads] if threads else sorted({1, os.cpu_count() or 1})
+    print(f"tensorlib and torch {torch.__version__ if torch else '(absent)'} pinned to the same "
+          f"thread count; best of {rounds} alternating rounds", file=out)
+    print(f"{'case':52s} {'thr':>3s} {'tensorlib ms':>12s} {'torch ms':>9s} {'numpy ms':>9s} "
+          f"{'tl/torch':>9s} {'tl/numpy':>9s} {'load':>5s}  target", file=out)
     results = []
     for name, target, shape, fn, npfn in cases():
         if only and only not in name:
@@ -94,21 +98,26 @@ def run(rounds, only, threads=None):
             a = (a * 100).astype(np.int32)
         x = tensorlib.from_numpy(a).clone()
         tx = torch.from_numpy(a.copy()) if torch else None
-        times = {"tl": [], "torch": [], "np": []}
-        for _ in range(rounds):
-            timed(lambda: fn(tensorlib, x), times["tl"])
-            if tx is not None:
-                timed(lambda: fn(torch, tx), times["torch"])
-            if npfn is not None:
-                timed(lambda: npfn(a), times["np"])
-        tl = min(times["tl"]) * 1e3
-        tt = min(times["torch"]) * 1e3 if times["torch"] else float("nan")
-        tn = min(times["np"]) * 1e3 if times["np"] else float("nan")
-        ok = "" if target is None or not times["torch"] else \
-            (f"<= {target}: " + ("ok" if tl / tt <= target else "MISSED"))
-        print(f"{name:52s} {tl:12.3f} {tt:9.3f} {tn:9.3f} {tl / tt:9.2f} {tl / tn:9.2f}  {ok}")
-        results.append((name, tl, tt, tn))
-    return results
+        for nthreads in counts:
+            pin_threads(nthreads, torch)
+            times = {"tl": [], "torch": [], "np": []}
+            for _ in range(rounds):
+                timed(lambda: fn(tensorlib, x), times["tl"])
+                if tx is not None:
+                    timed(lambda: fn(torch, tx), times["torch"])
+                if npfn is not None:
+                    timed(lambda: npfn(a), times["np"])
+            tl = min(times["tl"]) * 1e3
+            tt = min(times["torch"]) * 1e3 if times["torch"] else float("nan")
+            tn = min(times["np"]) * 1e3 if times["np"] else float("nan")
+            ok = "" if target is None or not times["torch"] else \
+                (f"<= {target}: " + ("ok" if tl / tt <= target else "MISSED"))
+            load = quiet.sample()
+            print(f"{name:52s} {nthreads:3d} {tl:12.3f} {tt:9.3f} {tn:9.3f} {tl / tt:9.2f} "
+                  f"{tl / tn:9.2f} {load:5.2f}  {ok}{quiet.flag()}", file=out, flush=True)
+            results.append((name, nthreads, tl, tt, tn, load))
+    quiet.finish()
+    return results, quiet
 
 
 if __name__ == "__main__":
@@ -116,6 +125,9 @@ if __name__ == "__main__":
     ap.add_argument("--rounds", type=int, default=15)
     ap.add_argument("--only", default=None, help="run the cases whose name contains this")
     ap.add_argument("--threads", type=int, default=None,
-                    help="threads for both libraries (default: each library's default)")
+                    help="one thread count for both libraries (default: 1, then all)")
+    ap.add_argument("--force", action="store_true",
+                    help="run even above load 1.5 (figures flagged as unfit to publish)")
     args = ap.parse_args()
-    run(args.rounds, args.only, args.threads)
+    _, quiet = run(args.rounds, args.only, args.threads, args.force)
+    sys.exit(0 if quiet.ok else 3)

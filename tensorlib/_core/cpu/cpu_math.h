@@ -7,33 +7,39 @@
    including file: IEEE binary32/64 with FLT_EVAL_METHOD == 0 (x86-64 SSE, AArch64),
    round-to-nearest, no -ffast-math (NaN and inf must behave), and -fno-math-errno so the
    sqrtf of asin/acos is one instruction (setup.py passes it; without it asin/acos stay
-   correct but their loops do not vectorize). The accuracy does not rely on FMA: the
-   avx512f clone contracts a*b+c into fma, the avx2 and baseline clones do not, and both
-   meet the bounds. float16 / bfloat16 kernels convert to float32 and use these.
-   Contiguous float32 sin/cos/tan: prefer tl_sinf_n / tl_cosf_n / tl_tanf_n (same results,
-   several times faster: they skip the huge-argument reduction for blocks that need none).
+   correct but their loops do not vectorize). No fused multiply-adds: setup.py builds with
+   -ffp-contract=off, so every ISA clone (avx512f / avx2 / baseline) returns the same bits
+   (tests/test_math_ulp.py checks it). float16 / bfloat16 kernels convert to float32 and use
+   these. Contiguous float32 sin/cos/tan: tl_sinf_n / tl_cosf_n / tl_tanf_n give the same
+   results several times faster (they skip the huge-argument reduction for blocks that
+   need none); the elementwise kernels use them.
 
-   Several functions compute in double internally (noted at each): still vectorized, and
-   the float result is then rounded once.
+   Many functions compute in double internally (noted at each): still vectorized (two
+   vectors of doubles per vector of floats), and the float result is then rounded once,
+   which makes them correctly rounded but for a few hundredths of an ulp.
 
-   float64 (tl_exp, tl_log, ...): the same names without the f suffix. They call glibc's
-   libm (< 1 ulp, correct special values), so loops calling them are not vectorized;
-   sigmoid, silu, gelu, gelu_tanh and softplus, which libm lacks, are built from libm
-   pieces in numerically stable forms.
+   float64 (tl_exp, tl_log, ...): the same names without the f suffix. exp is ours,
+   vectorized (table of 2^(j/128), < 0.51 ulp; PyTorch's measures 0.52), and sigmoid and
+   silu are built on it; the others call glibc's libm (< 1 ulp, correct special values), so
+   loops calling them are not vectorized; gelu, gelu_tanh and softplus, which libm lacks,
+   are built from libm pieces in numerically stable forms.
 
    Accuracy, float32: max error in float32 ulps of the exact value (a correctly rounded
    result scores <= 0.5; ulp(r) = 2^(exponent(r) - 23), 2^-149 below the normal range),
-   measured against float64 on every 521st float32 of the whole range, every 13th in
-   [1/4, 16], grids at each algorithm's seams and the special values, for every clone.
-   Bound (enforced by the tests) / measured max:
-     exp 1.05 / 1.005     exp2 0.9 / 0.78      expm1 1.0 / 0.81    log 1.0 / 0.84
-     log2 1.0 / 0.79      log10 1.0 / 0.70     log1p 1.0 / 0.85
-     sin, cos 0.9 / 0.78 and tan 0.51 / 0.50, for EVERY float (exact Payne-Hanek range
-                          reduction above 2^20, Cody-Waite in double below)
-     tanh 1.0 / 0.77      sigmoid 1.0 / 0.79   erf 2.0 / 1.69      erfc 0.6 / 0.53
-     sinh 1.0 / 0.76      cosh 1.0 / 0.64      atan 1.0 / 0.84     asin 0.8 / 0.64
-     acos 0.9 / 0.76      atan2 1.5 / 1.45     gelu 0.6 / 0.53     gelu_tanh 1.25 / 1.10
-     silu 1.25 / 1.09     softplus (beta 1) 1.5 / 1.19
+   measured against float64 on every 4093rd float32 of the whole range, grids at each
+   algorithm's seams, random values and the special values, for every clone.
+   Bound (enforced by the tests) / measured max (PyTorch 2.13's max on the same inputs):
+     exp 0.51 / 0.501 (0.557)   exp2 0.9 / 0.80 (0.88)      expm1 1.0 / 0.72 (1.0)
+     log 1.0 / 0.75 (0.80)      log2 0.51 / 0.500 (0.528)   log10 0.51 / 0.500 (0.541)
+     log1p 1.0 / 0.77 (1.0)     tanh 0.51 / 0.502 (0.513)   sigmoid 0.51 / 0.501 (2e6)
+     erf 0.55 / 0.521 (0.723)   erfc 0.6 / 0.53 (0.82)      silu 0.51 / 0.501 (2e7)
+     gelu 0.6 / 0.53 (2e7)      gelu_tanh 1.25 / 1.06 (2e7) softplus 1.5 / 1.15 (1.5)
+     sin, cos 0.51 / 0.500 (0.601) and tan 0.51 / 0.500 (0.935), for EVERY float (exact
+                                Payne-Hanek range reduction above 2^20, Cody-Waite below)
+     sinh 1.0 / 0.67 (1.0)      cosh 1.0 / 0.63 (0.503)     atan 1.0 / 0.80 (0.80)
+     asin 0.8 / 0.60 (0.75)     acos 0.9 / 0.75 (0.78)      atan2 1.5 / 1.45
+   (PyTorch's 2e6..2e7 are its sigmoid/silu/gelu tails, flushed or cancelled; ours keep
+   these relative bounds down into the far tails and the subnormals.)
    (gelu, gelu_tanh, silu, sigmoid and erfc keep these relative bounds down into their
    far tails and the subnormals, where 1 + erf or 1 + tanh forms cancel.)
    Special values follow C99 Annex F: NaN propagates, exp(-inf) = 0, overflow gives inf,
@@ -100,30 +106,52 @@ TL_MATH_INLINE float tl__rintf(float x) { return (x + 0x1.8p23f) - 0x1.8p23f; }
 /* 2^k for k in [-126, 127] */
 TL_MATH_INLINE float tl__pow2f(int32_t k) { return tl__bitsf((uint32_t)(k + 127) << 23); }
 
-/* ------------------------------------------------------------------ exp family */
+/* ------------------------------------------------------------------ double-precision helpers */
+/* Several float functions compute in double internally: converting 16 floats to 2 vectors
+   of doubles is cheap, and it makes them nearly correctly rounded with simple code. */
 
-/* exp(x) for x clamped to [-104, 89]: x = k ln2 + r, exp(r) on |r| <= ln2/2 is
-   1 + r + r^2 Q(r), Q minimax of degree 4 (relative error 2^-28); the scale 2^k is applied
-   in two exact halves (each a normal power of two) so that subnormal results are rounded
-   once and overflow gives inf. */
-TL_MATH_INLINE float tl__exp_core(float x)
+TL_MATH_INLINE uint64_t tl__dbits(double x) { uint64_t u; memcpy(&u, &x, 8); return u; }
+TL_MATH_INLINE double tl__bitsd(uint64_t u) { double x; memcpy(&x, &u, 8); return x; }
+TL_MATH_INLINE double tl__absd(double x) { return tl__bitsd(tl__dbits(x) & 0x7fffffffffffffffu); }
+/* |mag| with the sign of sgn */
+TL_MATH_INLINE double tl__signf_d(double mag, double sgn)
 {
-    float kf = tl__rintf(x * 0x1.715476p+0f);
-    float r = (x - kf * 0x1.62e4p-1f) - kf * 0x1.7f7d1cp-20f;   /* ln2 = hi (exact k*hi) + lo */
-    float q = 0x1.6a4748p-10f;
-    q = q * r + 0x1.1239a4p-7f;
-    q = q * r + 0x1.5558b6p-5f;
-    q = q * r + 0x1.555492p-3f;
-    q = q * r + 0x1.fffffcp-2f;
-    float p = 1.0f + (r + (r * r) * q);
-    int32_t k = (int32_t)kf;
-    int32_t k1 = k >> 1;
-    return (p * tl__pow2f(k1)) * tl__pow2f(k - k1);
+    return tl__bitsd((tl__dbits(mag) & 0x7fffffffffffffffu)
+                     | (tl__dbits(sgn) & 0x8000000000000000u));
 }
+
+/* exp(x) in double for x in [-700, 700], relative error 2^-33: an intermediate for float
+   results, not a float64 exp. x = k ln2 + r, |r| <= ln2/2, exp(r) = 1 + r + r^2 Q(r)
+   (Q of degree 5); 2^k goes into the exponent bits straight from the rounding constant,
+   with no double -> int64 conversion (AVX2 has none). */
+TL_MATH_INLINE double tl__exp_d(double x)
+{
+    double t = x * 0x1.71547652b82fep+0 + 0x1.8p52;      /* 1.5 2^52 + k: k in the low bits */
+    double kd = t - 0x1.8p52;
+    double r = x - kd * 0x1.62e42fefa39efp-1;
+    double q = 0x1.9f02be8344154p-13;
+    q = q * r + 0x1.6d946ae8c5376p-10;
+    q = q * r + 0x1.11127f29162ccp-7;
+    q = q * r + 0x1.555485dae4eedp-5;
+    q = q * r + 0x1.55555432510edp-3;
+    q = q * r + 0x1.0000003d97e44p-1;
+    double p = 1.0 + (r + (r * r) * q);
+    return p * tl__bitsd((tl__dbits(t) + 1023u) << 52);
+}
+
+/* 1/d for finite d within the float range, relative error 2^-46: a float division and one
+   Newton step (SIMD double division is several times slower than float division). */
+TL_MATH_INLINE double tl__recip_d(double d)
+{
+    double y = (double)(1.0f / (float)d);
+    return y + y * (1.0 - d * y);
+}
+
+/* ------------------------------------------------------------------ exp family */
 
 /* exp(kf ln2 + rh + rl) * 2^adj as hi + *lo, |rh| <= ln2/2, rl small: the polynomial's
    leading terms and 1 + (...) are carried to double-float length, so hi + lo is good to
-   about 2^-28 relative before it is rounded (tl__exp_core is good to 1.005 ulp after). The
+   about 2^-28 relative before it is rounded. The
    scaled result must stay within the float range apart from overflow to inf, k + adj in
    [-153, 190]. */
 TL_MATH_INLINE float tl__exp_hl_r(float kf, float rh, float rl, int32_t adj, float *lo)
@@ -178,10 +206,11 @@ TL_MATH_INLINE float tl__clampf(float x, float lo, float hi)
     return tl__self(x == x, x, 0.0f);
 }
 
-/* exp: < 1.05 ulp (1.005 measured). */
+/* exp: < 0.51 ulp, by exp in double (relative error 2^-33) rounded once to float, which
+   also rounds subnormal results once and overflows to inf past 88.72. */
 TL_MATH_INLINE float tl_expf(float x)
 {
-    float r = tl__exp_core(tl__clampf(x, -104.0f, 89.0f));
+    float r = (float)tl__exp_d(tl__clampf(x, -104.0f, 89.0f));
     return tl__self(x == x, r, x);
 }
 
@@ -270,7 +299,21 @@ TL_MATH_INLINE float tl__log_special(float x, float pole, float r)
     return tl__self(x == x, r, x);
 }
 
-/* log: < 1 ulp. */
+/* log(1 + f) in double for f in [sqrt(1/2) - 1, sqrt(2) - 1], relative error 2^-34:
+   2 atanh(s) = 2s (1 + z/3 + z^2/5 + ... + z^5/11), s = f / (2 + f), z = s^2 <= 0.0295. */
+TL_MATH_INLINE double tl__log1p_d(double f)
+{
+    double s = f * tl__recip_d(2.0 + f);
+    double z = s * s;
+    double p = 1.0 / 11;
+    p = p * z + 1.0 / 9;
+    p = p * z + 1.0 / 7;
+    p = p * z + 1.0 / 5;
+    p = p * z + 1.0 / 3;
+    return 2.0 * s + (2.0 * s) * (z * p);
+}
+
+/* log: < 1 ulp (float: about twice as fast as the double form of log2/log10 below). */
 TL_MATH_INLINE float tl_logf(float x)
 {
     float kf, s, hfsq;
@@ -280,42 +323,20 @@ TL_MATH_INLINE float tl_logf(float x)
     return tl__log_special(x, 0.0f, r);
 }
 
-/* log1p(f) as hi + lo with hi carrying 12 significant bits, so hi * (12-bit constant) is
-   exact: the base-2 and base-10 logs multiply by 1/ln(b) in double-length arithmetic. */
-TL_MATH_INLINE float tl__log1p_hilo(float f, float *lo)
-{
-    float s, hfsq;
-    float R = tl__log1p_R(f, &s, &hfsq);
-    float hi = tl__hi12f(f - hfsq);
-    *lo = (f - hi) - hfsq + s * (hfsq + R);
-    return hi;
-}
-
-/* log2: < 1 ulp; exact for powers of two. */
+/* log2, log10: < 0.51 ulp; log2 exact for powers of two. k + log(1 + f) / ln 2 (or
+   k log10(2) + log(1 + f) / ln 10) in double, rounded once. */
 TL_MATH_INLINE float tl_log2f(float x)
 {
-    float kf, lo;
-    float f = tl__log_split(x, &kf);
-    float hi = tl__log1p_hilo(f, &lo);
-    float val_hi = hi * 0x1.716p+0f;                                   /* 1/ln2, hi part */
-    float val_lo = (lo + hi) * -0x1.7135a8p-13f + lo * 0x1.716p+0f;    /* and lo part */
-    float w = kf + val_hi;
-    val_lo += (kf - w) + val_hi;
-    return tl__log_special(x, 0.0f, val_lo + w);
+    float kf, f = tl__log_split(x, &kf);
+    double r = (double)kf + tl__log1p_d(f) * 0x1.71547652b82fep+0;
+    return tl__log_special(x, 0.0f, (float)r);
 }
 
-/* log10: < 1 ulp. */
 TL_MATH_INLINE float tl_log10f(float x)
 {
-    float kf, lo;
-    float f = tl__log_split(x, &kf);
-    float hi = tl__log1p_hilo(f, &lo);
-    float val_hi = hi * 0x1.bccp-2f;                                   /* 1/ln10 hi */
-    float y = kf * 0x1.344p-2f;                                        /* log10(2) hi, exact */
-    float val_lo = kf * 0x1.3509f8p-18f + (lo + hi) * -0x1.09d5b2p-15f + lo * 0x1.bccp-2f;
-    float w = y + val_hi;
-    val_lo += (y - w) + val_hi;
-    return tl__log_special(x, 0.0f, val_lo + w);
+    float kf, f = tl__log_split(x, &kf);
+    double r = (double)kf * 0x1.34413509f79ffp-2 + tl__log1p_d(f) * 0x1.bcb7b1526e50ep-2;
+    return tl__log_special(x, 0.0f, (float)r);
 }
 
 /* log1p: < 1 ulp; log1p(x) = x for tiny x, keeps -0. u = 1 + x is rounded, so
@@ -334,41 +355,6 @@ TL_MATH_INLINE float tl__log1p_l(float x, float xl)
 }
 
 TL_MATH_INLINE float tl_log1pf(float x) { return tl__log1p_l(x, 0.0f); }
-
-/* ------------------------------------------------------------------ double-precision helpers */
-/* Several float functions compute in double internally: converting 16 floats to 2 vectors
-   of doubles is cheap, and it makes them nearly correctly rounded with simple code. */
-
-TL_MATH_INLINE uint64_t tl__dbits(double x) { uint64_t u; memcpy(&u, &x, 8); return u; }
-TL_MATH_INLINE double tl__bitsd(uint64_t u) { double x; memcpy(&x, &u, 8); return x; }
-TL_MATH_INLINE double tl__absd(double x) { return tl__bitsd(tl__dbits(x) & 0x7fffffffffffffffu); }
-
-/* exp(x) in double for x in [-700, 700], relative error 2^-33: an intermediate for float
-   results, not a float64 exp. x = k ln2 + r, |r| <= ln2/2, exp(r) = 1 + r + r^2 Q(r)
-   (Q of degree 5); 2^k goes into the exponent bits straight from the rounding constant,
-   with no double -> int64 conversion (AVX2 has none). */
-TL_MATH_INLINE double tl__exp_d(double x)
-{
-    double t = x * 0x1.71547652b82fep+0 + 0x1.8p52;      /* 1.5 2^52 + k: k in the low bits */
-    double kd = t - 0x1.8p52;
-    double r = x - kd * 0x1.62e42fefa39efp-1;
-    double q = 0x1.9f02be8344154p-13;
-    q = q * r + 0x1.6d946ae8c5376p-10;
-    q = q * r + 0x1.11127f29162ccp-7;
-    q = q * r + 0x1.555485dae4eedp-5;
-    q = q * r + 0x1.55555432510edp-3;
-    q = q * r + 0x1.0000003d97e44p-1;
-    double p = 1.0 + (r + (r * r) * q);
-    return p * tl__bitsd((tl__dbits(t) + 1023u) << 52);
-}
-
-/* 1/d for finite d within the float range, relative error 2^-46: a float division and one
-   Newton step (SIMD double division is several times slower than float division). */
-TL_MATH_INLINE double tl__recip_d(double d)
-{
-    double y = (double)(1.0f / (float)d);
-    return y + y * (1.0 - d * y);
-}
 
 /* ------------------------------------------------------------------ sin, cos, tan */
 
@@ -480,26 +466,22 @@ TL_MATH_INLINE double tl__trig_reduce(float x, int32_t *q)
     return tl__seld(big, rp, rc);
 }
 
-/* sin(r) and cos(r) for |r| <= pi/4 given in double: float polynomials in rh = (float)r
-   (sin r = r + r^3 S(r^2), relative error 2^-32; cos r = 1 - r^2/2 + r^4 C(r^2), 2^-33)
-   plus the first-order terms of rl = r - rh; 1 - r^2/2 is kept to double-float length. */
+/* sin(r) and cos(r) for |r| <= pi/4 given in double: double polynomials
+   (sin r = r + r^3 S(r^2), relative error 2^-37; cos r = 1 - r^2/2 + r^4 C(r^2), 2^-42),
+   each rounded once to float. */
 TL_MATH_INLINE float tl__sincos_kernel(double r, float *c)
 {
-    float rh = (float)r;
-    float rl = (float)(r - (double)rh);
-    float z = rh * rh;
-    float ps = 0x1.7c2c4ep-19f;
-    ps = ps * z + -0x1.a05954p-13f;
-    ps = ps * z + 0x1.111174p-7f;
-    ps = ps * z + -0x1.555556p-3f;
-    float pc = 0x1.99e80cp-16f;
-    pc = pc * z + -0x1.6c0c28p-10f;
-    pc = pc * z + 0x1.55554ap-5f;
-    float hz = 0.5f * z;
-    float w = 1.0f - hz;
-    float cr = w + (((1.0f - w) - hz) + ((z * z) * pc - rl * rh));
-    *c = cr;
-    return tl__self(rh == 0.0f, rh, rh + ((rh * z) * ps + rl * cr));   /* keeps -0 */
+    double z = r * r;
+    double ps = 0x1.6cd1ea85737b7p-19;
+    ps = ps * z + -0x1.a00f7f06c2ef6p-13;
+    ps = ps * z + 0x1.1111086a377ffp-7;
+    ps = ps * z + -0x1.5555554c71982p-3;
+    double pc = -0x1.241e996c0d955p-22;
+    pc = pc * z + 0x1.a010dec433462p-16;
+    pc = pc * z + -0x1.6c16b82a0432ap-10;
+    pc = pc * z + 0x1.5555554ed9765p-5;
+    *c = (float)(1.0 - 0.5 * z + (z * z) * pc);
+    return (float)tl__seld(r == 0.0, r, r + (r * z) * ps);   /* keeps -0 */
 }
 
 /* the quadrant's sign and swap: sin(x) from q and sin/cos of r */
@@ -511,7 +493,7 @@ TL_MATH_INLINE float tl__quadrant(int32_t q, float s, float c)
 
 TL_MATH_INLINE int tl__nonfinitef(float x) { return (tl__fbits(x) & 0x7fffffffu) >= 0x7f800000u; }
 
-/* sin: < 0.9 ulp for every finite float (exact range reduction at any magnitude);
+/* sin: < 0.51 ulp for every finite float (exact range reduction at any magnitude);
    sin(+-inf) = NaN. For contiguous arrays tl_sinf_n is several times faster. */
 TL_MATH_INLINE float tl_sinf(float x)
 {
@@ -520,7 +502,7 @@ TL_MATH_INLINE float tl_sinf(float x)
     return tl__self(tl__nonfinitef(x), x - x, tl__quadrant(q, s, c));
 }
 
-/* cos: < 0.9 ulp for every finite float; cos(+-inf) = NaN. */
+/* cos: < 0.51 ulp for every finite float; cos(+-inf) = NaN. */
 TL_MATH_INLINE float tl_cosf(float x)
 {
     int32_t q;
@@ -599,28 +581,23 @@ TL_MATH_INLINE void tl_tanf_n(const float *x, float *o, int64_t n) { TL__TRIG_BL
 
 /* ------------------------------------------------------------------ hyperbolic, sigmoid */
 
-/* tanh: < 1 ulp; saturates to +-1, keeps -0. |x| < 0.625: x + x^3 P(x^2), P of degree 5
-   (relative error 2^-32); above: 1 - 2 / (e^(2|x|) + 1), which has no cancellation there. */
+/* tanh: < 0.51 ulp; saturates to +-1, keeps -0. In double, rounded once: |x| < 0.625:
+   x + x^3 P(x^2), P of degree 5 (relative error 2^-32); above: 1 - 2 / (e^(2|x|) + 1),
+   which has no cancellation there. */
 TL_MATH_INLINE float tl_tanhf(float x)
 {
-    float a = tl__absf(x);
-    float z = x * x;
-    float p = 0x1.1a27fep-9f;
-    p = p * z + -0x1.0c5ecep-7f;
-    p = p * z + 0x1.63a550p-6f;
-    p = p * z + -0x1.b9f188p-5f;
-    p = p * z + 0x1.11107ap-3f;
-    p = p * z + -0x1.555554p-2f;
-    float small = x + (x * z) * p;
-    float el, eh = tl__exp_hl(2.0f * tl__clampf(a, 0.0f, 10.0f), 0, &el);
-    float d = eh + 1.0f;                                  /* e^(2|x|) + 1 = d + dl */
-    float dl = ((eh - d) + 1.0f) + el;
-    float y = 2.0f / d;
-    float w = 1.0f - y;                                   /* 1 - y = w + wl exactly */
-    float wl = (1.0f - w) - y;
-    float big = tl__signf(w + (wl + ((0.5f * y) * y) * dl), x);
-    float r = tl__self(a < 0.625f, small, big);
-    r = tl__self(x == 0.0f, x, r);                        /* keeps -0 */
+    double xd = x;
+    double z = xd * xd;
+    double p = 0x1.1a27fep-9;
+    p = p * z + -0x1.0c5ecep-7;
+    p = p * z + 0x1.63a550p-6;
+    p = p * z + -0x1.b9f188p-5;
+    p = p * z + 0x1.11107ap-3;
+    p = p * z + -0x1.555554p-2;
+    double small = tl__seld(x == 0.0f, xd, xd + (xd * z) * p);        /* keeps -0 */
+    double a = tl__clampf(tl__absf(x), 0.0f, 10.0f);      /* tanh rounds to 1 beyond 9.01 */
+    double big = 1.0 - 2.0 * tl__recip_d(tl__exp_d(2.0 * a) + 1.0);
+    float r = (float)tl__seld(a < 0.625, small, tl__signf_d(big, xd));
     return tl__self(x == x, r, x);
 }
 
@@ -650,24 +627,26 @@ TL_MATH_INLINE float tl__sigmoid_hl(float ah, float al, int pos, int32_t s, floa
     return q;
 }
 
-/* sigmoid 1/(1+e^-x): < 1 ulp; sigmoid(-inf) = 0, sigmoid(+inf) = 1, subnormal results
-   below x = -87. Built on e = exp(-|x|) <= 1 so nothing overflows. */
+/* sigmoid 1/(1+e^-x): < 0.51 ulp; sigmoid(-inf) = 0, sigmoid(+inf) = 1, subnormal results
+   below x = -87. (x >= 0 ? 1 : e) / (1 + e), e = exp(-|x|) <= 1 so nothing overflows, in
+   double and rounded once (subnormal results included). */
 TL_MATH_INLINE float tl_sigmoidf(float x)
 {
-    float lo, hi = tl__sigmoid_hl(-tl__clampf(tl__absf(x), 0.0f, 104.0f), 0.0f, x >= 0.0f, 0, &lo);
-    return tl__self(x == x, hi + lo, x);
+    double e = tl__exp_d(-(double)tl__clampf(tl__absf(x), 0.0f, 104.0f));
+    double r = tl__seld(x >= 0.0f, 1.0, e) * tl__recip_d(1.0 + e);
+    return tl__self(x == x, (float)r, x);
 }
 
-/* silu x sigmoid(x): < 1.25 ulp; silu(-inf) = NaN (-inf * 0, as x * sigmoid(x) gives), -0.0
-   for very negative finite x. For x < 0 sigmoid is carried scaled by 2^32 so that
-   x sigmoid(x) is rounded once even where it is subnormal. */
+/* silu x sigmoid(x): < 0.51 ulp; silu(-inf) = NaN (-inf * 0, as x * sigmoid(x) gives), -0.0
+   for very negative finite x. x sigmoid(x) in double, rounded once. */
 TL_MATH_INLINE float tl_siluf(float x)
 {
-    float lo, hi = tl__sigmoid_hl(-tl__clampf(tl__absf(x), 0.0f, 110.0f), 0.0f, x >= 0.0f, 32, &lo);
-    float r = (x * hi + x * lo) * tl__self(x >= 0.0f, 1.0f, 0x1p-32f);
-    r = tl__self(x < -110.0f, x * 0.0f, r);
-    r = tl__self(x == (float)INFINITY, x, r);             /* not inf + inf * 0 */
-    return tl__self(x == x, r, x);
+    double xd = x;
+    double e = tl__exp_d(-(double)tl__clampf(tl__absf(x), 0.0f, 110.0f));
+    double r = xd * tl__seld(x >= 0.0f, 1.0, e) * tl__recip_d(1.0 + e);
+    float rf = tl__self(x < -110.0f, x * 0.0f, (float)r);
+    rf = tl__self(x == (float)INFINITY, x, rf);           /* not inf * 0 */
+    return tl__self(x == x, rf, x);
 }
 
 /* sinh: < 1 ulp. |x| < 1: x + x^3 P(x^2) (P of degree 3, relative error 2^-31); above:
@@ -706,65 +685,6 @@ TL_MATH_INLINE float tl_coshf(float x)
 
 /* ------------------------------------------------------------------ erf, erfc, gelu */
 
-/* erf(x) = x + x Q(x^2) for |x| <= 1/2, Q of degree 4 (relative error 2^-29); below 2^-60
-   erf(x) = x 2/sqrt(pi) in one rounding, which x Q would lose among the subnormals. */
-TL_MATH_INLINE float tl__erf_small(float x)
-{
-    float z = x * x;
-    float q = 0x1.35465ep-8f;
-    q = q * z + -0x1.b66846p-6f;
-    q = q * z + 0x1.ce2544p-4f;
-    q = q * z + -0x1.812734p-2f;
-    q = q * z + 0x1.06eba8p-3f;
-    return tl__self(tl__absf(x) < 0x1p-60f, x * 0x1.20dd76p+0f, x + x * q);
-}
-
-/* -(a*a) = result + *lo with the result exact: a = ah + al, ah with 12 significant bits. */
-TL_MATH_INLINE float tl__negsq(float a, float *lo)
-{
-    float ah = tl__hi12f(a);
-    float al = a - ah;
-    *lo = -(al * (a + ah));
-    return -(ah * ah);
-}
-
-/* erfc(a) for a in [1/2, 4], given -a^2 = nh + nl (nh exact, nl small):
-   erfc(a) = exp(-a^2) P(t) / (a + 3/2), t = (a - 3/2) / (a + 3/2) in [-1/2, 3/4], P of
-   degree 10 (relative error 2^-29); exp takes its argument at double-float length, the
-   last Horner step, the division and the product are carried as hi + lo: < 2.5 ulp. */
-TL_MATH_INLINE float tl__erfc_tail(float a, float nh, float nl)
-{
-    float d = a + 1.5f;
-    float t = (a - 1.5f) / d;
-    float p = -0x1.43c84ap-12f;
-    p = p * t + -0x1.f7ba46p-14f;
-    p = p * t + 0x1.ee6fecp-11f;
-    p = p * t + 0x1.d203f4p-10f;
-    p = p * t + -0x1.b31e48p-11f;
-    p = p * t + -0x1.35ec36p-7f;
-    p = p * t + -0x1.09fc6ep-7f;
-    p = p * t + 0x1.875058p-5f;
-    p = p * t + 0x1.35bf16p-4f;
-    p = p * t + -0x1.0404eap-1f;
-    float tp = t * p;                                     /* P = c0 + tp = ph + pl */
-    float ph = 0x1.edf488p-1f + tp;
-    float pl = (0x1.edf488p-1f - ph) + tp;
-    float gh = ph / d, gl = (tl__div_resid(ph, d, gh) + pl) / d;
-    float el, eh = tl__exp_hl2(nh, nl, 0, &el);
-    return eh * gh + (eh * gl + el * gh);
-}
-
-/* erf: < 2 ulp; erf(+-inf) = +-1, keeps -0. */
-TL_MATH_INLINE float tl_erff(float x)
-{
-    float a = tl__absf(x);
-    float ac = tl__clampf(a, 0.5f, 4.0f);                 /* erf rounds to +-1 beyond 3.92 */
-    float nl, nh = tl__negsq(ac, &nl);
-    float big = tl__signf(1.0f - tl__erfc_tail(ac, nh, nl), x);
-    float r = tl__self(a < 0.5f, tl__erf_small(x), big);
-    return tl__self(x == x, r, x);
-}
-
 /* erf(x) = x + x Q(x^2) for |x| <= 1/2 (Q of degree 4, relative error 2^-29), in double. */
 TL_MATH_INLINE double tl__erf_small_d(double x)
 {
@@ -795,6 +715,16 @@ TL_MATH_INLINE double tl__erfc_tail_d(double a, double a2)
     p = p * t + -0x1.0404eap-1;
     p = p * t + 0x1.edf488p-1;
     return tl__exp_d(-a2) * (p * inv);
+}
+
+/* erf: < 0.51 ulp; erf(+-inf) = +-1, keeps -0. In double, rounded once: the series below
+   1/2, 1 - erfc above (erfc <= 0.48 there, so its relative error 2^-29 stays that small). */
+TL_MATH_INLINE float tl_erff(float x)
+{
+    double ac = tl__clampf(tl__absf(x), 0.5f, 4.0f);      /* erf rounds to +-1 beyond 3.92 */
+    double big = tl__signf_d(1.0 - tl__erfc_tail_d(ac, ac * ac), (double)x);
+    float r = (float)tl__seld(tl__absf(x) < 0.5f, tl__erf_small_d(x), big);
+    return tl__self(x == x, r, x);
 }
 
 /* erfc: < 0.6 ulp (relative, down into the subnormals; 0 beyond x = 10.06), in double. */
@@ -970,9 +900,102 @@ TL_MATH_INLINE float tl_acosf(float x)
 }
 
 /* ------------------------------------------------------------------ float64 versions */
-/* glibc libm (< 1 ulp, correct special values); not vectorized. */
+/* glibc libm (< 1 ulp, correct special values; not vectorized), but for exp (ours,
+   vectorized) and the sigmoid and silu built on it. */
 
-TL_MATH_INLINE double tl_exp(double x) { return exp(x); }
+/* 2^(j/128) = hi[j] + lo[j] (hi rounded to nearest), for tl_exp */
+static const double tl__exp2j_hi[128] = {
+    0x1.0000000000000p+0, 0x1.0163da9fb3335p+0, 0x1.02c9a3e778061p+0, 0x1.04315e86e7f85p+0,
+    0x1.059b0d3158574p+0, 0x1.0706b29ddf6dep+0, 0x1.0874518759bc8p+0, 0x1.09e3ecac6f383p+0,
+    0x1.0b5586cf9890fp+0, 0x1.0cc922b7247f7p+0, 0x1.0e3ec32d3d1a2p+0, 0x1.0fb66affed31bp+0,
+    0x1.11301d0125b51p+0, 0x1.12abdc06c31ccp+0, 0x1.1429aaea92de0p+0, 0x1.15a98c8a58e51p+0,
+    0x1.172b83c7d517bp+0, 0x1.18af9388c8deap+0, 0x1.1a35beb6fcb75p+0, 0x1.1bbe084045cd4p+0,
+    0x1.1d4873168b9aap+0, 0x1.1ed5022fcd91dp+0, 0x1.2063b88628cd6p+0, 0x1.21f49917ddc96p+0,
+    0x1.2387a6e756238p+0, 0x1.251ce4fb2a63fp+0, 0x1.26b4565e27cddp+0, 0x1.284dfe1f56381p+0,
+    0x1.29e9df51fdee1p+0, 0x1.2b87fd0dad990p+0, 0x1.2d285a6e4030bp+0, 0x1.2ecafa93e2f56p+0,
+    0x1.306fe0a31b715p+0, 0x1.32170fc4cd831p+0, 0x1.33c08b26416ffp+0, 0x1.356c55f929ff1p+0,
+    0x1.371a7373aa9cbp+0, 0x1.38cae6d05d866p+0, 0x1.3a7db34e59ff7p+0, 0x1.3c32dc313a8e5p+0,
+    0x1.3dea64c123422p+0, 0x1.3fa4504ac801cp+0, 0x1.4160a21f72e2ap+0, 0x1.431f5d950a897p+0,
+    0x1.44e086061892dp+0, 0x1.46a41ed1d0057p+0, 0x1.486a2b5c13cd0p+0, 0x1.4a32af0d7d3dep+0,
+    0x1.4bfdad5362a27p+0, 0x1.4dcb299fddd0dp+0, 0x1.4f9b2769d2ca7p+0, 0x1.516daa2cf6642p+0,
+    0x1.5342b569d4f82p+0, 0x1.551a4ca5d920fp+0, 0x1.56f4736b527dap+0, 0x1.58d12d497c7fdp+0,
+    0x1.5ab07dd485429p+0, 0x1.5c9268a5946b7p+0, 0x1.5e76f15ad2148p+0, 0x1.605e1b976dc09p+0,
+    0x1.6247eb03a5585p+0, 0x1.6434634ccc320p+0, 0x1.6623882552225p+0, 0x1.68155d44ca973p+0,
+    0x1.6a09e667f3bcdp+0, 0x1.6c012750bdabfp+0, 0x1.6dfb23c651a2fp+0, 0x1.6ff7df9519484p+0,
+    0x1.71f75e8ec5f74p+0, 0x1.73f9a48a58174p+0, 0x1.75feb564267c9p+0, 0x1.780694fde5d3fp+0,
+    0x1.7a11473eb0187p+0, 0x1.7c1ed0130c132p+0, 0x1.7e2f336cf4e62p+0, 0x1.80427543e1a12p+0,
+    0x1.82589994cce13p+0, 0x1.8471a4623c7adp+0, 0x1.868d99b4492edp+0, 0x1.88ac7d98a6699p+0,
+    0x1.8ace5422aa0dbp+0, 0x1.8cf3216b5448cp+0, 0x1.8f1ae99157736p+0, 0x1.9145b0b91ffc6p+0,
+    0x1.93737b0cdc5e5p+0, 0x1.95a44cbc8520fp+0, 0x1.97d829fde4e50p+0, 0x1.9a0f170ca07bap+0,
+    0x1.9c49182a3f090p+0, 0x1.9e86319e32323p+0, 0x1.a0c667b5de565p+0, 0x1.a309bec4a2d33p+0,
+    0x1.a5503b23e255dp+0, 0x1.a799e1330b358p+0, 0x1.a9e6b5579fdbfp+0, 0x1.ac36bbfd3f37ap+0,
+    0x1.ae89f995ad3adp+0, 0x1.b0e07298db666p+0, 0x1.b33a2b84f15fbp+0, 0x1.b59728de5593ap+0,
+    0x1.b7f76f2fb5e47p+0, 0x1.ba5b030a1064ap+0, 0x1.bcc1e904bc1d2p+0, 0x1.bf2c25bd71e09p+0,
+    0x1.c199bdd85529cp+0, 0x1.c40ab5fffd07ap+0, 0x1.c67f12e57d14bp+0, 0x1.c8f6d9406e7b5p+0,
+    0x1.cb720dcef9069p+0, 0x1.cdf0b555dc3fap+0, 0x1.d072d4a07897cp+0, 0x1.d2f87080d89f2p+0,
+    0x1.d5818dcfba487p+0, 0x1.d80e316c98398p+0, 0x1.da9e603db3285p+0, 0x1.dd321f301b460p+0,
+    0x1.dfc97337b9b5fp+0, 0x1.e264614f5a129p+0, 0x1.e502ee78b3ff6p+0, 0x1.e7a51fbc74c83p+0,
+    0x1.ea4afa2a490dap+0, 0x1.ecf482d8e67f1p+0, 0x1.efa1bee615a27p+0, 0x1.f252b376bba97p+0,
+    0x1.f50765b6e4540p+0, 0x1.f7bfdad9cbe14p+0, 0x1.fa7c1819e90d8p+0, 0x1.fd3c22b8f71f1p+0,
+};
+static const double tl__exp2j_lo[128] = {
+    0x0.0p+0, 0x1.b61299ab8cdb7p-54, -0x1.19083535b085dp-56, -0x1.0a31c1977c96ep-54,
+    0x1.d73e2a475b465p-55, -0x1.c91dfe2b13c27p-55, 0x1.186be4bb284ffp-57, 0x1.1487818316136p-54,
+    0x1.8a62e4adc610bp-54, 0x1.01edc16e24f71p-54, 0x1.03a1727c57b53p-59, -0x1.b9bedc44ebd7bp-57,
+    -0x1.6c51039449b3ap-54, -0x1.1b514b36ca5c7p-58, -0x1.32fbf9af1369ep-54, 0x1.2406ab9eeab0ap-55,
+    -0x1.19041b9d78a76p-55, -0x1.11023d1970f6cp-54, 0x1.e5b4c7b4968e4p-55, -0x1.95386352ef607p-54,
+    0x1.e016e00a2643cp-54, -0x1.1df98027bb78cp-54, 0x1.dc775814a8495p-55, 0x1.2a97e9494a5eep-55,
+    0x1.9b07eb6c70573p-54, 0x1.ac155bef4f4a4p-55, 0x1.2bd339940e9d9p-55, -0x1.a4c3a8c3f0d7ep-54,
+    0x1.612e8afad1255p-55, -0x1.10adcd6381aa4p-59, 0x1.0024754db41d5p-54, 0x1.1ca0f45d52383p-56,
+    0x1.6f46ad23182e4p-55, 0x1.a9ce78e18047cp-55, 0x1.32721843659a6p-54, -0x1.b5cee5c4e4628p-55,
+    -0x1.63aeabf42eae2p-54, -0x1.e958d3c9904bdp-54, -0x1.5e436d661f5e3p-56, -0x1.efff8375d29c3p-54,
+    0x1.ada0911f09ebcp-55, -0x1.7d023f956f9f3p-54, -0x1.ef3691c309278p-58, -0x1.1c7dde35f7999p-55,
+    0x1.89b7a04ef80d0p-59, 0x1.c944bd1648a76p-54, 0x1.3c1a3b69062f0p-56, 0x1.9cb62f3d1be56p-54,
+    0x1.d4397afec42e2p-56, 0x1.8ecdbbc6a7833p-54, -0x1.4b309d25957e3p-54, -0x1.f768569bd93efp-55,
+    -0x1.07abe1db13cadp-55, -0x1.d689cefede59bp-55, 0x1.9bb2c011d93adp-54, 0x1.295e15b9a1de8p-55,
+    0x1.6324c054647adp-54, 0x1.c4b1b816986a2p-60, 0x1.ba6f93080e65ep-54, -0x1.3e2429b56de47p-54,
+    -0x1.383c17e40b497p-54, -0x1.c483c759d8933p-55, -0x1.bb60987591c34p-54, 0x1.038ae44f73e65p-57,
+    -0x1.bdd3413b26456p-54, -0x1.2895667ff0b0dp-56, -0x1.bbe3a683c88abp-57, -0x1.83c0f25860ef6p-55,
+    -0x1.16e4786887a99p-55, -0x1.0a8d96c65d53cp-54, -0x1.0245957316dd3p-54, 0x1.866b80a02162dp-54,
+    -0x1.41577ee04992fp-55, 0x1.f124cd1164dd6p-54, 0x1.05d02ba15797ep-56, -0x1.27c86626d972bp-54,
+    -0x1.d4c1dd41532d8p-54, -0x1.8d684a341cdfbp-55, -0x1.fc6f89bd4f6bap-54, 0x1.994c2f37cb53ap-54,
+    0x1.6e9f156864b27p-54, -0x1.0d55e32e9e3aap-56, 0x1.5cc13a2e3976cp-55, -0x1.dd6792e582524p-54,
+    -0x1.75fc781b57ebcp-57, -0x1.64b7c96a5f039p-56, -0x1.d185b7c1b85d1p-54, -0x1.173bd91cee632p-54,
+    0x1.c7c46b071f2bep-56, 0x1.824ca78e64c6ep-56, -0x1.359495d1cd533p-54, 0x1.6305c7ddc36abp-54,
+    -0x1.d2f6edb8d41e1p-54, 0x1.bcb7ecac563c7p-54, 0x1.0fac90ef7fd31p-54, -0x1.f9234cae76cd0p-55,
+    0x1.7a1cd345dcc81p-54, -0x1.bdef54c80e425p-54, -0x1.2805e3084d708p-57, -0x1.c71dfbbba6de3p-54,
+    -0x1.5584f7e54ac3bp-56, -0x1.efcd30e54292ep-54, 0x1.23dd07a2d9e84p-55, -0x1.efdca3f6b9c73p-54,
+    0x1.11065895048ddp-55, 0x1.b4537e083c60ap-54, 0x1.2884dff483cadp-54, 0x1.1acbc48805c44p-56,
+    0x1.503cbd1e949dbp-56, -0x1.dd83b53829d72p-55, -0x1.cbc3743797a9cp-54, -0x1.d487b719d8578p-54,
+    0x1.2ed02d75b3707p-55, -0x1.11ec18beddfe8p-54, 0x1.c2300696db532p-54, 0x1.2da5778f018c3p-54,
+    -0x1.1a5cd4f184b5cp-54, -0x1.7b627817a1496p-54, 0x1.39e8980a9cc8fp-55, 0x1.2d522ca0c8de2p-54,
+    -0x1.e9c23179c2893p-54, -0x1.c93f3b411ad8cp-54, 0x1.dc7f486a4b6b0p-54, 0x1.3a1a5bf0d8e43p-54,
+    0x1.9d3e12dd8a18bp-54, -0x1.dbb12d006350ap-54, 0x1.74853f3a5931ep-55, 0x1.2eb74966579e7p-57,
+};
+
+/* exp: < 0.51 ulp for normal results (< 1 ulp of the subnormal spacing below), vectorized
+   (table loads become gathers). x = (128 e + j) ln2/128 + r, |r| <= ln2/256, with ln2/128 =
+   hi (34 bits, so k hi is exact) + lo; exp(x) = 2^e 2^(j/128) (1 + p(r)), p of degree 5
+   (Taylor, relative error 2^-60), the table's low part added with p's term so only the last
+   addition rounds at full size; 2^e applied in two normal halves. */
+TL_MATH_INLINE double tl_exp(double x)
+{
+    double xc = tl__seld(x < -746.0, -746.0, tl__seld(x > 710.0, 710.0, x));
+    xc = tl__seld(xc == xc, xc, 0.0);
+    double t = xc * 0x1.71547652b82fep+7 + 0x1.8p52;      /* 1.5 2^52 + k: k in the low bits */
+    double kd = t - 0x1.8p52;
+    double r = (xc - kd * 0x1.62e42fef80000p-8) - kd * 0x1.1cf79abc9e3b4p-43;
+    uint64_t tb = tl__dbits(t);                           /* 0x4338000000000000 + k */
+    uint64_t j = tb & 127;
+    int64_t e = (int64_t)(tb >> 7) - (int64_t)(0x4338000000000000u >> 7), e1 = e >> 1;
+    double p = r + (r * r) * (0.5 + r * (0x1.5555555555555p-3 + r * (0x1.5555555555555p-5
+                                          + r * 0x1.1111111111111p-7)));
+    double sh = tl__exp2j_hi[j], sl = tl__exp2j_lo[j];
+    double m = sh + (sh * p + sl * (1.0 + p));
+    double s1 = tl__bitsd((uint64_t)(e1 + 1023) << 52);
+    double s2 = tl__bitsd((uint64_t)(e - e1 + 1023) << 52);
+    return tl__seld(x == x, (m * s1) * s2, x);
+}
 TL_MATH_INLINE double tl_exp2(double x) { return exp2(x); }
 TL_MATH_INLINE double tl_expm1(double x) { return expm1(x); }
 TL_MATH_INLINE double tl_log(double x) { return log(x); }
@@ -995,13 +1018,13 @@ TL_MATH_INLINE double tl_atan2(double y, double x) { return atan2(y, x); }
 /* The ones libm lacks, in the same stable forms as the float versions. */
 TL_MATH_INLINE double tl_sigmoid(double x)
 {
-    double e = exp(-fabs(x));
+    double e = tl_exp(-fabs(x));
     return (x >= 0.0 ? 1.0 : e) / (1.0 + e);
 }
 
 TL_MATH_INLINE double tl_silu(double x)
 {
-    double e = exp(-fabs(x));
+    double e = tl_exp(-fabs(x));
     return (x >= 0.0 ? x : x * e) / (1.0 + e);
 }
 

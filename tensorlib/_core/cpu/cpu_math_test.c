@@ -57,7 +57,7 @@ TL_MT_ARRAY_D(tl_tan)
 
 #define TL_MT_FN(NAME, BODY, FN32, FN64)                                                    \
     TL_MT_F32(NAME, BODY, FN32)                                                             \
-    TL_MT_LOOP(, mt_##NAME##_d, double, BODY, FN64)
+    TL_MT_LOOP(TL_DISPATCH, mt_##NAME##_d, double, BODY, FN64)
 
 /* name, arity, float32 function, float64 function */
 #define TL_MT_TABLE(X)                                       \
