@@ -123,10 +123,28 @@ def pytest_runtest_makereport(item, call):
                         f"Skipped: not on the CUDA back end yet: {str(err)[:120]}")
 
 
+def _known_device_failures():
+    """{test id: reason} of tests/device_known_failures.txt (``id  # reason`` per line)."""
+    path = os.path.join(os.path.dirname(__file__), "device_known_failures.txt")
+    known = {}
+    if os.path.exists(path):
+        with open(path) as f:
+            for line in f:
+                line = line.strip()
+                if line and not line.startswith("#"):
+                    test_id, _, reason = line.partition("  # ")
+                    known[test_id.strip()] = reason.strip() or "known device failure"
+    return known
+
+
 def pytest_collection_modifyitems(config, items):
     if not TEST_DEVICE:
         return
+    known = _known_device_failures()
     for item in items:
+        reason = known.get(item.nodeid) or known.get(item.nodeid.split("[")[0])
+        if reason:
+            item.add_marker(pytest.mark.skip(reason=f"known failure on the device: {reason}"))
         m = item.get_closest_marker("cpu_only")
         if m is not None:
             item.add_marker(pytest.mark.skip(reason=f"CPU behaviour: {m.args[0] if m.args else ''}"))
