@@ -100,3 +100,9 @@ EMPTY_OPS_STILL_VALIDATE_INDICES = True
 # AccumulateGrad may take a view of g itself as x.grad, so a later backward adds into the
 # caller's g. tensorlib's .grad never shares memory with a tensor the caller holds (it copies).
 GRAD_NEVER_ALIASES_GRADIENT_ARG = True
+
+# An in-place op on an integer or bool tensor whose other operand requires grad: PyTorch
+# records some (int_x.le_(y), int_x[...] = y (FillBackward3)) and so makes an integer tensor
+# require grad, which requires_grad_() itself forbids; tensorlib never does (as PyTorch's
+# copy_ does not): integer and bool tensors never require grad.
+INT_INPLACE_NEVER_REQUIRES_GRAD = True

@@ -534,10 +534,11 @@ cdef object _adv_bounds_error(int k, int64_t v, int64_t size):
     return IndexError(f"index {v} is out of bounds for dimension {k} with size {size}")
 
 
-cdef tuple _adv_resolve(TensorBase r, list adv, TensorBase value=None, bint strip=False):
+cdef tuple _adv_resolve(TensorBase r, list adv, TensorBase value=None, bint strip=False,
+                        TensorBase like=None):
     """(dims, B, offsets, pos) for the advanced entries of a parsed subscript. With a value
     (a write), its shape is checked against the indexing result before the indices are
-    validated (PyTorch's order of errors)."""
+    validated (PyTorch's order of errors); with ``like``, then its dtype (it must be like's)."""
     cdef TensorBase it, coords
     cdef int d, j, m
     cdef list dims = []
@@ -552,6 +553,8 @@ cdef tuple _adv_resolve(TensorBase r, list adv, TensorBase value=None, bint stri
         offs = _nonzero_buffer(it, [r._strides[d + j] for j in range(it._ndim)])
         if value is not None:
             _value_strides(r, dims, (offs._shape[0],), d, value, strip, NULL)
+            if like is not None:
+                _value_tensor(value, like)
         return (dims, (offs._shape[0],), offs, d)
     for d, it, is_mask in adv:
         if is_mask:
@@ -578,6 +581,8 @@ cdef tuple _adv_resolve(TensorBase r, list adv, TensorBase value=None, bint stri
     pos = dims[0] if adjacent else 0
     if value is not None:
         _value_strides(r, dims, B, pos, value, strip, NULL)
+        if like is not None:
+            _value_tensor(value, like)
     offs = _offsets(B, [_expand(<TensorBase>x, B) for x in idxs],
                     [r._shape[<int>dd] for dd in dims], [r._strides[<int>dd] for dd in dims],
                     True, _adv_bounds_error, False, r._storage.device)
@@ -667,7 +672,8 @@ cdef int _index_write(TensorBase r, list adv, list users, object value, bint acc
     strict: index_put_'s rule of no dropping of leading size-1 value dims."""
     cdef TensorBase v
     _inplace_leaf_check(r)
-    v = _value_tensor(value, r)
+    # (a tensor value's dtype is checked after the indices' and the value's shapes)
+    v = <TensorBase>value if isinstance(value, TensorBase) else _value_tensor(value, r)
     # PyTorch's index_put_ runs x[mask] = one value as masked_fill_ (the mask may be x
     # itself); otherwise it rejects shared memory before it looks at the indices
     if accumulate or v._numel != 1 or len(adv) != 1 or not adv[0][2]:
@@ -677,7 +683,7 @@ cdef int _index_write(TensorBase r, list adv, list users, object value, bint acc
     for d, it, is_mask in adv:
         if is_mask:
             _check_mask_shape(r, <TensorBase>it, d)
-    dims, B, offs, pos = _adv_resolve(r, adv, v, not strict)
+    dims, B, offs, pos = _adv_resolve(r, adv, v, not strict, r)
     if v._storage is r._storage:
         v = _contiguous_copy(v)          # shares memory in a way we cannot judge: read a copy
     prepare_write(r, None)
@@ -1637,6 +1643,7 @@ def _put_self_backward(grad, index, accumulate):
 def _bw_advanced_index(Node node, tuple grads):
     cdef tuple s = _saved_of(node)
     sizes, index = s
+    index = _unpack(index, node)        # (raises once the graph was freed)
     grad = grads[0]
     z = _GENERATED_FUNCTIONS["zeros"](sizes, dtype=grad.dtype, device=grad.device)
     # repeated indices accumulate: z[index] += grad as index_put_ (accumulate=True) on the view

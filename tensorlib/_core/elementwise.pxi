@@ -366,12 +366,13 @@ cdef TensorBase _ew_output(tuple inputs, int nd, const int64_t* shape, DType dt,
 
 
 cdef TensorBase _ew(EwOp op, tuple inputs, object out, bint inplace, const void* extra=NULL,
-                    int force_loop=-1, int force_out=-1):
+                    int force_loop=-1, int force_out=-1, bint contiguous=False):
     """Run ``op`` elementwise over ``inputs`` (tensors and Python numbers).
 
     Output: a new tensor of the broadcast shape, or ``out`` (resized as PyTorch does), or
     inputs[0] when ``inplace``. Every write goes through prepare_write. ``force_loop`` /
-    ``force_out`` override the op's dtype rule (used by ops such as where/masked_fill)."""
+    ``force_out`` override the op's dtype rule (used by ops such as where/masked_fill).
+    ``contiguous``: a new output is contiguous, not laid out like the inputs."""
     cdef tl_ew_iter it
     cdef ScalarSlot slots[4]
     cdef int64_t shape[MAX_DIMS]
@@ -439,7 +440,8 @@ cdef TensorBase _ew(EwOp op, tuple inputs, object out, bint inplace, const void*
         o = _check_out(out, dtype_of(out_code), op.name)
         _resize_out(o, nd, shape)
     else:
-        o = _ew_output(inputs, nd, shape, dtype_of(out_code), dev)
+        o = (empty_tensor(nd, shape, dtype_of(out_code), dev) if contiguous else
+             _ew_output(inputs, nd, shape, dtype_of(out_code), dev))
     if inplace or out is not None:
         if o._storage.device is not dev:
             raise RuntimeError(f"Expected all tensors to be on the same device, but found at "
@@ -811,7 +813,8 @@ cdef TensorBase _masked_fill(TensorBase self, object mask, object value, bint in
             raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the "
                                f"broadcast shape {shape_str(nd, bshape)}")
         return _ew(OP_WHERE, (m, value, self), self, False, NULL, _loop_dtype_of(code), code)
-    return _ew(OP_WHERE, (m, value, self), None, False, NULL, _loop_dtype_of(code), code)
+    # (PyTorch's masked_fill fills a contiguous clone of self broadcast with the mask)
+    return _ew(OP_WHERE, (m, value, self), None, False, NULL, _loop_dtype_of(code), code, True)
 
 
 cdef TensorBase _lerp(TensorBase start, object end, object weight, object out, bint inplace):

@@ -648,9 +648,9 @@ cdef object _view_grad_fn(TensorBase t):
     cdef AutogradMeta m = t._autograd_meta
     cdef TensorBase base = t._view_base
     cdef Node n
-    if base is None or m is None or not base._requires_grad or m.view_version == t._vc.version:
+    if base is None or m is None or m.view_version == t._vc.version:
         return t._grad_fn
-    if m.creation == CREATION_MULTI_OUTPUT:
+    if m.creation == CREATION_MULTI_OUTPUT and t._grad_fn is not None:
         # (written under no_grad, or through its base: PyTorch raises when the history is
         # next needed, naming the function, "Unbind" for UnbindBackward0)
         name = type(t._grad_fn).__name__
@@ -661,6 +661,8 @@ cdef object _view_grad_fn(TensorBase t):
             f"returns multiple views. Such functions do not allow the output views to be "
             f"modified inplace. You should replace the inplace operation by an out-of-place "
             f"one.")
+    if not base._requires_grad:
+        return t._grad_fn
     n = _new_node(AsStridedBackward0, _bw_as_strided_view, (base,))
     n._saved = _base_geometry(t, base)
     t._grad_fn = n
@@ -1142,6 +1144,8 @@ def _expand_reduced(g, sizes, dim, keepdim):
 
 def _bw_reduced_count(sizes, dim):
     n = 1
+    if len(sizes) == 0:
+        return n                # (a 0-d input: dim 0 / -1 is the one element)
     for d in _reduced_dims(sizes, dim):
         n *= sizes[d]
     return n
