@@ -95,3 +95,14 @@ EXPANDED_INDEX_PUT_RAISES = RuntimeError
 # empty result; an empty float index passes gather/scatter). tensorlib raises as for any
 # other bad index.
 EMPTY_OPS_STILL_VALIDATE_INDICES = True
+
+# y.backward(g): when g reaches a leaf through view ops only (y = x.reshape(...)), PyTorch's
+# AccumulateGrad may take a view of g itself as x.grad, so a later backward adds into the
+# caller's g. tensorlib's .grad never shares memory with a tensor the caller holds (it copies).
+GRAD_NEVER_ALIASES_GRADIENT_ARG = True
+
+# An in-place op on an integer or bool tensor whose other operand requires grad: PyTorch
+# records some (int_x.le_(y), int_x[...] = y (FillBackward3)) and so makes an integer tensor
+# require grad, which requires_grad_() itself forbids; tensorlib never does (as PyTorch's
+# copy_ does not): integer and bool tensors never require grad.
+INT_INPLACE_NEVER_REQUIRES_GRAD = True

@@ -497,3 +497,113 @@ def test_a_gradient_that_is_a_view_is_kept_only_when_nothing_else_holds_its_memo
     x, y = tensorlib.ones(2, 3, requires_grad=True), tensorlib.ones(2, 3, requires_grad=True)
     (tensorlib.cat([x, y]) * 2).sum().backward()
     assert x.grad.untyped_storage().nbytes() == 2 * 3 * 4
+
+
+# ---------------------------------------------------------------------------------------------
+# divergences the differential fuzzer found (tests/fuzz_programs.py), checked against torch
+
+def _both():
+    torch = pytest.importorskip("torch")
+    return (tensorlib, torch)
+
+
+def test_leaf_that_stopped_requiring_grad_gets_no_gradient():
+    """AccumulateGrad skips a leaf whose requires_grad was turned off after the graph was built
+    (with and without create_graph)."""
+    for create in (False, True):
+        grads = []
+        for lib in _both():
+            x = lib.tensor([1.0, -2.0, 3.0], requires_grad=True)
+            w = lib.tensor([0.5, 0.5, 0.5], requires_grad=True)
+            y = (x * w).sum()
+            x.requires_grad_(False)
+            y.backward(create_graph=create)
+            grads.append((x.grad, w.grad.detach().numpy().copy()))
+        (gx, gw), (hx, hw) = grads
+        assert gx is None and hx is None
+        np.testing.assert_array_equal(gw, hw)
+
+
+def test_second_backward_accumulates_in_place():
+    """A later gradient is added into the existing .grad in place (its _version moves), also
+    for an empty leaf."""
+    for shape in ((3,), (0, 2)):
+        seen = []
+        for lib in _both():
+            x = lib.ones(*shape, requires_grad=True)
+            (x * 2).sum().backward()
+            g = x.grad
+            v = g._version
+            (x * 3).sum().backward()
+            seen.append((x.grad is g, g._version - v, x.grad.detach().numpy().tolist()))
+        assert seen[0] == seen[1]
+
+
+def test_backward_gradient_of_another_dtype_is_converted():
+    res = []
+    for lib in _both():
+        x = lib.tensor([1.0, 2.0], dtype=lib.bfloat16, requires_grad=True)
+        x.backward(lib.tensor([0.5, 4.0], dtype=lib.float64))
+        res.append((str(x.grad.dtype).rsplit(".", 1)[-1], x.grad.float().tolist()))
+    assert res[0] == res[1] == ("bfloat16", [0.5, 4.0])
+
+
+@pytest.mark.parametrize("op", ["logical_and_", "logical_or_", "logical_xor_", "logical_not_"])
+def test_logical_inplace_is_invisible_to_autograd(op):
+    """logical_*_ has no derivative in PyTorch and so none of autograd's in-place checks: it
+    writes a leaf that requires grad, and a graph through a non-leaf is left as it was."""
+    res = []
+    for lib in _both():
+        x = lib.tensor([1.0, 0.0, 2.0], requires_grad=True)
+        other = () if op == "logical_not_" else (lib.tensor([1.0, 1.0, 0.0]),)
+        getattr(x, op)(*other)
+        y = x.detach().clone().requires_grad_(True)
+        z = y * 2
+        getattr(z, op)(*other)
+        z.sum().backward()
+        res.append((x.requires_grad, x.is_leaf, x.detach().tolist(), x._version,
+                    type(z.grad_fn).__name__, y.grad.tolist()))
+    assert res[0] == res[1]
+
+
+def test_view_dtype_is_not_differentiable():
+    res = []
+    for lib in _both():
+        x = lib.ones(2, 2, requires_grad=True) * 2
+        res.append([(v.requires_grad, v.grad_fn is None)
+                    for v in (x.view(lib.float32), x.view(lib.int32), x.view(4))])
+    assert res[0] == res[1]
+
+
+def test_cat_of_legacy_empty_tensors_gives_empty_gradients():
+    res = []
+    for lib in _both():
+        x = lib.zeros(0, dtype=lib.float64, requires_grad=True)
+        w = lib.ones(2, 2, dtype=lib.float64, requires_grad=True)
+        lib.cat([x, x], -1).backward(lib.zeros(0, dtype=lib.float64))
+        g1 = None if x.grad is None else tuple(x.grad.shape)
+        lib.cat([x, w], 1).sum().backward()
+        res.append((g1, tuple(x.grad.shape), w.grad.tolist()))
+    assert res[0] == res[1]
+
+
+def test_multi_output_view_written_outside_autograd_raises_on_history():
+    """An unbind/split output written in place under no_grad (or through its base) has no
+    history PyTorch can rebuild: reading grad_fn/is_leaf or using it raises, naming the
+    function; an untouched output reads as usual."""
+    for lib in _both():
+        x = lib.ones(1, 3, requires_grad=True)
+        x.detach().zero_()              # (a fresh leaf whose version is not 0)
+        a, b, c = x.unbind(1)
+        assert type(a.grad_fn).__name__ == "UnbindBackward0"
+        with lib.no_grad():
+            a.mul_(2)
+        for f in (lambda: a.grad_fn, lambda: b.is_leaf, lambda: a.sum()):
+            with pytest.raises(RuntimeError, match="Output [01] of Unbind is a view and its "
+                                                   "base or another view"):
+                f()
+        y = lib.ones(4, requires_grad=True) * 1
+        p, q = y.split(2)
+        y.mul_(2)
+        with pytest.raises(RuntimeError, match="Output 0 of Split is a view"):
+            p.grad_fn

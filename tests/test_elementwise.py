@@ -627,7 +627,8 @@ def test_unary_matches_numpy(op, data):
             u.call(tl, x.t)
         return
     got = u.call(tl, x.t)
-    assert got.is_contiguous() and tuple(got.shape) == shape
+    assert tuple(got.shape) == shape
+    assert_iterator_layout(got, [x.t])
     check_result(got, unary_reference(op, x.n, name), res, u.ulps.get(res, 0) if is_float(res) else 0,
                  zero_sign=u.zero_sign and u.ulps.get(res, 0) == 0, what=f"{op}({x!r})",
                  slack=conditioning_slack(op, x.n, name))
@@ -846,7 +847,8 @@ def test_binary_matches_numpy(op, data):
             bo.call(tl, a.t, b.t)
         return
     got = bo.call(tl, a.t, b.t)
-    assert tuple(got.shape) == shape and got.is_contiguous()
+    assert tuple(got.shape) == shape
+    assert_iterator_layout(got, [a.t, b.t])
     ulps = bo.ulps.get(res, 0) if is_float(res) else 0
     check_result(got, binary_reference(op, a.n, an, b.n, bn, p), res, ulps,
                  zero_sign=bo.zero_sign and ulps == 0, what=f"{op}({a!r}, {b!r})")
@@ -2775,3 +2777,113 @@ def test_declared_kernels_run_their_dtype_classes():
             else:
                 with pytest.raises((NotImplementedError, RuntimeError)):
                     getattr(tl, d["name"])(x)
+
+
+# ---------------------------------------------------------------------------------------------
+# output layout: PyTorch's TensorIterator lays a new output out in the inputs' memory order
+
+def iterator_strides(shape, inputs):
+    """The strides PyTorch gives a new elementwise output of ``shape`` over the tensor
+    ``inputs`` (a plain-Python statement of its rule): contiguous when every input is
+    contiguous and of the output's shape; else the dims sorted innermost first by the
+    inputs' strides (the first input whose strides differ decides; broadcast dims, stride 0,
+    say nothing; equal strides put the smaller dim inside), starting from the reversed
+    order and moving a dim only past those it must go outside of."""
+    nd = len(shape)
+    if all(tuple(t.shape) == tuple(shape) and t.is_contiguous() for t in inputs):
+        perm = list(range(nd - 1, -1, -1))
+    else:
+        bst = []
+        for t in inputs:
+            off = nd - t.dim()
+            bst.append([0 if i < off or (t.shape[i - off] == 1 and shape[i] != 1)
+                        else t.stride()[i - off] for i in range(nd)])
+
+        def swap(d0, d1):
+            for st_ in bst:
+                if st_[d0] == 0 or st_[d1] == 0:
+                    continue
+                if st_[d0] != st_[d1]:
+                    return 1 if st_[d0] > st_[d1] else -1
+                if shape[d0] > shape[d1]:
+                    return 1
+            return 0
+        perm = list(range(nd - 1, -1, -1))
+        for i in range(1, nd):
+            d1 = i
+            for d0 in range(i - 1, -1, -1):
+                c = swap(perm[d0], perm[d1])
+                if c > 0:
+                    perm[d0], perm[d1] = perm[d1], perm[d0]
+                    d1 = d0
+                elif c < 0:
+                    break
+    out, cur = [0] * nd, 1
+    for d in perm:
+        out[d] = cur
+        cur *= max(shape[d], 1)
+    return out
+
+
+def assert_iterator_layout(got, inputs):
+    """``got``'s strides are PyTorch's for an elementwise result over ``inputs`` (on every
+    dim of size > 1, the only ones a layout can tell apart)."""
+    if got.numel() <= 1:
+        return
+    want = iterator_strides(tuple(got.shape), [t for t in inputs if isinstance(t, tl.Tensor)])
+    assert [s for s, n in zip(got.stride(), got.shape) if n > 1] == \
+        [s for s, n in zip(want, got.shape) if n > 1], (got.stride(), want)
+
+def _layouts(lib):
+    """Inputs of several layouts: transposed, permuted, overlapping (unfold), sliced,
+    broadcast against a contiguous partner."""
+    base = lib.arange(48, dtype=lib.float32).reshape(2, 3, 8)
+    return [
+        (base.transpose(0, 2),),
+        (base.permute(1, 2, 0),),
+        (base.permute(2, 0, 1)[:, :, ::2],),
+        (base.unfold(2, 3, 2),),
+        (base.transpose(1, 2), lib.ones(8, 1, dtype=lib.float64)),
+        (lib.ones(3, dtype=lib.float64), base[0].t()),
+        (base.transpose(0, 2), base.permute(2, 0, 1).contiguous().permute(0, 2, 1)),
+        (base.mT, 2.5),
+    ]
+
+
+@pytest.mark.parametrize("case", range(8))
+@pytest.mark.parametrize("fn", ["exp", "neg", "add", "mul", "clamp", "where", "gt"])
+def test_elementwise_output_strides_follow_inputs(case, fn):
+    """The strides of a new elementwise result match PyTorch's for every dim of size > 1."""
+    torch = pytest.importorskip("torch")
+    outs = []
+    for lib in (tl, torch):
+        args = _layouts(lib)[case]
+        a = args[0]
+        b = args[1] if len(args) > 1 else a
+        if fn == "exp":
+            r = a.exp()
+        elif fn == "neg":
+            r = -a
+        elif fn == "add":
+            r = a + b
+        elif fn == "mul":
+            r = lib.mul(b, a)
+        elif fn == "clamp":
+            r = a.clamp(1.0, 30.0)
+        elif fn == "gt":
+            r = a > b
+        else:
+            r = lib.where(a > 3, a, b)
+        outs.append(r)
+    r, t = outs
+    assert tuple(r.shape) == tuple(t.shape)
+    # the plain statement of the rule the property tests use agrees with torch here too
+    ins = [x for x in _layouts(torch)[case] if isinstance(x, torch.Tensor)]
+    if fn == "mul":
+        ins = ins[::-1]                 # (called as mul(b, a): the first input decides)
+    want = iterator_strides(tuple(t.shape), ins)
+    assert [s for s, n in zip(want, t.shape) if n > 1] == \
+        [s for s, n in zip(t.stride(), t.shape) if n > 1]
+    assert [s for s, n in zip(r.stride(), r.shape) if n > 1] == \
+        [s for s, n in zip(t.stride(), t.shape) if n > 1]
+    np.testing.assert_allclose(r.numpy(), t.numpy(), rtol=1e-6)      # (exp: within ulps)

@@ -328,3 +328,26 @@ def test_setitem_errors_match_torch(torch):
             x[0] = "a"
         with pytest.raises(RuntimeError):
             L.zeros(2, dtype=L.int32)[0] = 2 ** 40
+
+
+def test_setitem_check_order_matches_torch(torch):
+    """Which error wins when several apply: a number's overflow before the index, the leaf
+    check and shared memory before the mask's shape; x[x] = v runs as masked_fill_."""
+    cases = [
+        lambda L: L.zeros((), dtype=L.uint8).__setitem__(L.tensor(0), 1000),
+        lambda L: L.zeros(3, dtype=L.uint8).__setitem__(7, 1000),
+        lambda L: L.ones(1, requires_grad=True).__setitem__(
+            L.zeros(0, dtype=L.bool), L.zeros(0)),
+        lambda L: (lambda x: x.__setitem__(L.ones(3, 4, dtype=L.bool), x))(L.zeros(0, 0, 3)),
+        lambda L: (lambda x: x.__setitem__(x, 1))(L.tensor([True, False, True])),
+        lambda L: (lambda x: x.__setitem__(x > 0, x))(L.tensor([1.0, -1.0])),
+    ]
+    for f in cases:
+        res = []
+        for L in (tl, torch):
+            try:
+                f(L)
+                res.append(None)
+            except Exception as e:      # the class decides; messages as PyTorch's
+                res.append(type(e))
+        assert res[0] == res[1]

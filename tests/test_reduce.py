@@ -818,3 +818,19 @@ def test_no_memory_left_behind():
         assert tensorlib.memory.memory_allocated() == before
     finally:
         gc.enable()
+
+
+def test_reduction_dims_wrap_before_the_repeat_check():
+    """sum/mean/amax/... wrap every dim before they look for repeats (an out-of-range dim
+    after a repeat raises IndexError); std/var find the repeat first, as in PyTorch."""
+    torch = pytest.importorskip("torch")
+    for name in ("sum", "mean", "amax", "amin", "logsumexp", "count_nonzero", "std", "var"):
+        for dims in ((0, 0), (0, 0, 5), (-1, -1, -3), (5, 0, 0)):
+            errs = []
+            for lib in (tensorlib, torch):
+                try:
+                    getattr(lib.ones(3, 2), name)(dim=dims)
+                    errs.append(None)
+                except (IndexError, RuntimeError) as e:
+                    errs.append((type(e), str(e)))
+            assert errs[0] == errs[1], (name, dims)

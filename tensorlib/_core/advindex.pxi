@@ -30,6 +30,8 @@ cdef int _assert_no_overlap(TensorBase a, TensorBase b) except -1:
     aliasing included). Non-dense pairs it cannot judge pass; callers then read through a
     copy when the storages are shared."""
     cdef int64_t alo, ahi, blo, bhi
+    if a is b:
+        raise RuntimeError(_OVERLAP_MSG)        # (even an empty one, as in PyTorch)
     if a._storage is not b._storage or a._numel == 0 or b._numel == 0:
         return 0
     if not is_non_overlapping_and_dense(a._ndim, a._shape, a._strides) or \
@@ -496,9 +498,11 @@ cdef tuple _index_tuple(object index):
     return (index,)
 
 
-cdef tuple _index_parse(TensorBase t, tuple index):
+cdef tuple _index_parse(TensorBase t, tuple index, bint check_masks=True):
     """Apply the basic part of a subscript (ints, slices, None, Ellipsis) as views, and collect
-    the advanced part. Returns (view, [(dim, tensor, is_mask), ...], [user index tensors])."""
+    the advanced part. Returns (view, [(dim, tensor, is_mask), ...], [user index tensors]).
+    ``check_masks``: check each mask's shape here (a write checks later, in PyTorch's order:
+    see _index_write)."""
     cdef int consumed = 0, dim = 0, ell = 0, i, m, nsel = 0
     cdef TensorBase r = t, it
     cdef list items = []
@@ -554,11 +558,8 @@ cdef tuple _index_parse(TensorBase t, tuple index):
                 if it._dtype.code == DT_UINT8:
                     warnings.warn("indexing with dtype tensorlib.uint8 is now deprecated, please "
                                   "use a dtype tensorlib.bool instead.", UserWarning, stacklevel=1)
-                for i in range(it._ndim):
-                    if it._shape[i] != r._shape[dim + i]:
-                        raise IndexError(
-                            f"The shape of the mask {list(it.shape)} at index {i} does not match "
-                            f"the shape of the indexed tensor {list(r.shape)} at index {dim + i}")
+                if check_masks:
+                    _check_mask_shape(r, it, dim)
                 adv.append((dim, it, True))
                 dim += it._ndim
             else:
@@ -567,16 +568,29 @@ cdef tuple _index_parse(TensorBase t, tuple index):
     return (r, adv, users)
 
 
+cdef int _check_mask_shape(TensorBase r, TensorBase it, int dim) except -1:
+    cdef int i
+    if dim + it._ndim > r._ndim:
+        raise IndexError(f"too many indices for tensor of dimension {r._ndim}")
+    for i in range(it._ndim):
+        if it._shape[i] != r._shape[dim + i]:
+            raise IndexError(
+                f"The shape of the mask {list(it.shape)} at index {i} does not match "
+                f"the shape of the indexed tensor {list(r.shape)} at index {dim + i}")
+    return 0
+
+
 cdef object _adv_bounds_error(int k, int64_t v, int64_t size):
     if size == 0:
         return IndexError("index is out of bounds for dimension with size 0")
     return IndexError(f"index {v} is out of bounds for dimension {k} with size {size}")
 
 
-cdef tuple _adv_resolve(TensorBase r, list adv, TensorBase value=None, bint strip=False):
+cdef tuple _adv_resolve(TensorBase r, list adv, TensorBase value=None, bint strip=False,
+                        TensorBase like=None):
     """(dims, B, offsets, pos) for the advanced entries of a parsed subscript. With a value
     (a write), its shape is checked against the indexing result before the indices are
-    validated (PyTorch's order of errors)."""
+    validated (PyTorch's order of errors); with ``like``, then its dtype (it must be like's)."""
     cdef TensorBase it, coords
     cdef int d, j, m
     cdef list dims = []
@@ -591,6 +605,8 @@ cdef tuple _adv_resolve(TensorBase r, list adv, TensorBase value=None, bint stri
         offs = _nonzero_buffer(it, [r._strides[d + j] for j in range(it._ndim)])
         if value is not None:
             _value_strides(r, dims, (offs._shape[0],), d, value, strip, NULL)
+            if like is not None:
+                _value_tensor(value, like)
         return (dims, (offs._shape[0],), offs, d)
     for d, it, is_mask in adv:
         if is_mask:
@@ -617,6 +633,8 @@ cdef tuple _adv_resolve(TensorBase r, list adv, TensorBase value=None, bint stri
     pos = dims[0] if adjacent else 0
     if value is not None:
         _value_strides(r, dims, B, pos, value, strip, NULL)
+        if like is not None:
+            _value_tensor(value, like)
     offs = _offsets(B, [_expand(<TensorBase>x, B) for x in idxs],
                     [r._shape[<int>dd] for dd in dims], [r._strides[<int>dd] for dd in dims],
                     True, _adv_bounds_error, False, r._storage.device)
@@ -686,15 +704,39 @@ cdef TensorBase _value_tensor(object value, TensorBase like):
     return _tensor_from_data(value, like._dtype, like._storage.device, True)
 
 
+cdef int _inplace_leaf_check(TensorBase t) except -1:
+    """PyTorch's autograd layer rejects index_put_ into a leaf that requires grad (or a view
+    of one) before the op looks at its indices (prepare_write repeats the full check)."""
+    if not _grad_on() or not t._requires_grad:
+        return 0
+    if t._grad_fn is None and t._view_base is None:
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
+                           "operation.")
+    if t._view_base is not None and t._view_base._requires_grad and \
+            t._view_base._grad_fn is None:
+        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
+                           "in-place operation.")
+    return 0
+
+
 cdef int _index_write(TensorBase r, list adv, list users, object value, bint accumulate,
                       bint strict) except -1:
     """r[adv] = value (or += with accumulate): validate, check overlap, then write.
     strict: index_put_'s rule of no dropping of leading size-1 value dims."""
-    cdef TensorBase v = _value_tensor(value, r)
-    dims, B, offs, pos = _adv_resolve(r, adv, v, not strict)
-    for u in users:
-        _assert_no_overlap(r, <TensorBase>u)
-    _assert_no_overlap(r, v)
+    cdef TensorBase v
+    _inplace_leaf_check(r)
+    # (a tensor value's dtype is checked after the indices' and the value's shapes)
+    v = <TensorBase>value if isinstance(value, TensorBase) else _value_tensor(value, r)
+    # PyTorch's index_put_ runs x[mask] = one value as masked_fill_ (the mask may be x
+    # itself); otherwise it rejects shared memory before it looks at the indices
+    if accumulate or v._numel != 1 or len(adv) != 1 or not adv[0][2]:
+        _assert_no_overlap(r, v)
+        for u in users:
+            _assert_no_overlap(r, <TensorBase>u)
+    for d, it, is_mask in adv:
+        if is_mask:
+            _check_mask_shape(r, <TensorBase>it, d)
+    dims, B, offs, pos = _adv_resolve(r, adv, v, not strict, r)
     if v._storage is r._storage:
         v = _contiguous_copy(v)          # shares memory in a way we cannot judge: read a copy
     prepare_write(r, None)
@@ -704,7 +746,7 @@ cdef int _index_write(TensorBase r, list adv, list users, object value, bint acc
 
 
 cdef int _index_set(TensorBase t, object index, object value) except -1:
-    r, adv, users = _index_parse(t, _index_tuple(index))
+    r, adv, users = _index_parse(t, _index_tuple(index), False)
     cdef TensorBase dst = <TensorBase>r
     if adv:
         return _index_write(dst, adv, users, value, False, False)
@@ -743,11 +785,7 @@ cdef tuple _index_put_parse(TensorBase self, object indices, str op):
         if it._dtype.code == DT_BOOL or it._dtype.code == DT_UINT8:
             if dim + it._ndim > self._ndim:
                 raise IndexError(f"too many indices for tensor of dimension {self._ndim}")
-            for i in range(it._ndim):
-                if it._shape[i] != self._shape[dim + i]:
-                    raise IndexError(
-                        f"The shape of the mask {list(it.shape)} at index {i} does not match "
-                        f"the shape of the indexed tensor {list(self.shape)} at index {dim + i}")
+            # (the mask's shape is checked by _index_write, in PyTorch's order)
             if it._ndim == 0:
                 # PyTorch: a lone 0-d bool mask selects the whole tensor (True) or nothing
                 if len(indices) != 1 or it._dtype.code != DT_BOOL:
@@ -1426,7 +1464,7 @@ cdef tuple _subscript_put(TensorBase t, object index):
     """(view, indices) such that ``view.index_put_(indices, v)`` is ``t[index] = v``. The view
     is t itself when the basic part of the subscript leaves t's geometry alone (``x[:, idx]``,
     ``x[..., idx]``: PyTorch's grad_fn is then IndexPutBackward0, not CopySlices)."""
-    r, adv, users = _index_parse(t, _index_tuple(index))
+    r, adv, users = _index_parse(t, _index_tuple(index), False)
     cdef TensorBase v = <TensorBase>r
     cdef list ind = []
     cdef int i, pos = 0, d
@@ -1676,6 +1714,7 @@ def _put_self_backward(grad, index, accumulate):
 def _bw_advanced_index(Node node, tuple grads):
     cdef tuple s = _saved_of(node)
     sizes, index = s
+    index = _unpack(index, node)        # (raises once the graph was freed)
     grad = grads[0]
     z = _GENERATED_FUNCTIONS["zeros"](sizes, dtype=grad.dtype, device=grad.device)
     # repeated indices accumulate: z[index] += grad as index_put_ (accumulate=True) on the view

@@ -398,7 +398,8 @@ cdef TensorBase _cat(object tensors, int64_t dim, object out):
             ref = t
     if ref is None:
         ref = _targ(tensors[0], "cat", "tensors", 1)
-    d = _wrap_dim(dim, ref._ndim)
+    # (only legacy empty tensors: PyTorch returns one without looking at dim)
+    d = _wrap_dim(dim, ref._ndim) if ts else 0
     for k, t in ts:
         if t._ndim != ref._ndim:
             raise RuntimeError(f"Tensors must have same number of dimensions: got {ref._ndim} and {t._ndim}")

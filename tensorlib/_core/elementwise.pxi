@@ -282,13 +282,97 @@ cdef inline int _check_inplace_shape(TensorBase o, int nd, const int64_t* shape)
     return 0
 
 
+cdef int _ew_swap(int nops, int64_t (*bst)[MAX_DIMS], const int64_t* shape, int d0,
+                  int d1) noexcept:
+    """Whether dim d0 (now inner) must go outside dim d1 for the output's memory order: 1 yes,
+    -1 no, 0 no operand can tell. The first operand whose strides (broadcast ones, 0, say
+    nothing) differ decides; on equal strides the smaller dim goes inside."""
+    cdef int k
+    cdef int64_t s0, s1
+    for k in range(nops):
+        s0 = bst[k][d0]
+        s1 = bst[k][d1]
+        if s0 == 0 or s1 == 0:
+            continue
+        if s0 < s1:
+            return -1
+        if s0 > s1:
+            return 1
+        if shape[d0] > shape[d1]:
+            return 1
+    return 0
+
+
+cdef TensorBase _ew_output(tuple inputs, int nd, const int64_t* shape, DType dt, Device dev):
+    """The new output of an elementwise op, laid out as PyTorch's TensorIterator lays it out:
+    contiguous when the tensor operands are contiguous and of the output's shape; otherwise
+    dense in the memory order the operands' strides suggest (dims sorted by stride, inputs
+    in order, broadcast dims ignored), so that ``x.t().exp()`` is transposed like ``x.t()``.
+    Python numbers count as 0-d operands (PyTorch wraps them), which have no say."""
+    cdef int64_t bst[8][MAX_DIMS]
+    cdef int64_t perm[MAX_DIMS]
+    cdef int64_t st[MAX_DIMS]
+    cdef int nops = 0, i, j, d0, d1, c, off
+    cdef int64_t cur, tmp
+    cdef bint fast = True, inverted = True
+    cdef TensorBase t
+    for x in inputs:
+        if not isinstance(x, TensorBase):
+            fast = fast and nd == 0
+            continue
+        t = <TensorBase>x
+        if fast and (t._ndim != nd or memcmp(t._shape, shape, nd * sizeof(int64_t)) != 0
+                     or not t._contiguous):
+            fast = False
+        if nops == 8:
+            continue
+        off = nd - t._ndim
+        for i in range(nd):
+            j = i - off
+            if j < 0 or (t._shape[j] == 1 and shape[i] != 1):
+                bst[nops][i] = 0
+            else:
+                bst[nops][i] = t._strides[j]
+        nops += 1
+    if fast or nd < 2:
+        return empty_tensor(nd, shape, dt, dev)
+    # insertion sort of the dims, innermost first, starting from the reversed order
+    for i in range(nd):
+        perm[i] = nd - 1 - i
+    for i in range(1, nd):
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            c = _ew_swap(nops, bst, shape, <int>perm[d0], <int>perm[d1])
+            if c > 0:
+                tmp = perm[d0]
+                perm[d0] = perm[d1]
+                perm[d1] = tmp
+                d1 = d0
+            elif c < 0:
+                break
+    for i in range(nd):
+        if perm[i] != nd - 1 - i:
+            inverted = False
+            break
+    if inverted:
+        return empty_tensor(nd, shape, dt, dev)
+    cur = 1
+    for i in range(nd):
+        st[perm[i]] = cur
+        cur *= shape[perm[i]]
+    t = empty_tensor(nd, shape, dt, dev)      # (the same bytes, restrided)
+    _set_geometry(t, nd, shape, st)
+    return t
+
+
 cdef TensorBase _ew(EwOp op, tuple inputs, object out, bint inplace, const void* extra=NULL,
-                    int force_loop=-1, int force_out=-1):
+                    int force_loop=-1, int force_out=-1, bint contiguous=False):
     """Run ``op`` elementwise over ``inputs`` (tensors and Python numbers).
 
     Output: a new tensor of the broadcast shape, or ``out`` (resized as PyTorch does), or
     inputs[0] when ``inplace``. Every write goes through prepare_write. ``force_loop`` /
-    ``force_out`` override the op's dtype rule (used by ops such as where/masked_fill)."""
+    ``force_out`` override the op's dtype rule (used by ops such as where/masked_fill).
+    ``contiguous``: a new output is contiguous, not laid out like the inputs."""
     cdef tl_ew_iter it
     cdef ScalarSlot slots[4]
     cdef int64_t shape[MAX_DIMS]
@@ -300,7 +384,11 @@ cdef TensorBase _ew(EwOp op, tuple inputs, object out, bint inplace, const void*
     cdef Device dev = None
     cdef bint mixed = False
     cdef int common
-    if inplace:
+    # PyTorch's logical_and_/or_/xor_/not_ have no autograd formula and so none of its checks:
+    # they write a leaf that requires grad, and a graph through the tensor stays as it was
+    cdef bint untracked = inplace and (op is OP_LOGICAL_AND or op is OP_LOGICAL_OR or
+                                       op is OP_LOGICAL_XOR or op is OP_LOGICAL_NOT)
+    if inplace and not untracked:
         _leaf_check_first(<TensorBase>inputs[0])
     # 1. broadcast shape and device of the tensor inputs (before the dtypes: PyTorch reports
     # a shape mismatch before a dtype its kernel lacks)
@@ -352,14 +440,18 @@ cdef TensorBase _ew(EwOp op, tuple inputs, object out, bint inplace, const void*
         o = _check_out(out, dtype_of(out_code), op.name)
         _resize_out(o, nd, shape)
     else:
-        o = empty_tensor(nd, shape, dtype_of(out_code), dev)
+        o = (empty_tensor(nd, shape, dtype_of(out_code), dev) if contiguous else
+             _ew_output(inputs, nd, shape, dtype_of(out_code), dev))
     if inplace or out is not None:
         if o._storage.device is not dev:
             raise RuntimeError(f"Expected all tensors to be on the same device, but found at "
                                f"least two devices, {dev} and {o._storage.device}!")
         # the write rules; an input that overlaps the output in a way one pass could corrupt
         # is read through a copy
-        prepare_write(o, None)
+        if untracked:
+            prepare_write_untracked(o, None)
+        else:
+            prepare_write(o, None)
         for k in range(nin):
             x = inputs[k]
             if isinstance(x, TensorBase):
@@ -553,7 +645,7 @@ cdef TensorBase _pow(object a, object b, object out, bint inplace):
         _leaf_check_first(<TensorBase>a)
     a = _operand(a, "pow", "input")
     b = _operand(b, "pow", "exponent")
-    _result_code(OP_POW, (a, b), &loop_code, &out_code, NULL)
+    _result_code_shapes_first(OP_POW, (a, b), &loop_code, &out_code, inplace)
     # as PyTorch: only a negative Python-number exponent of an integer result is an error; a
     # tensor of negative exponents truncates toward zero (2 ** -1 == 0, (-1) ** -3 == -1)
     if not dtype_of(loop_code).is_floating_point and not isinstance(b, TensorBase) and b < 0:
@@ -721,7 +813,8 @@ cdef TensorBase _masked_fill(TensorBase self, object mask, object value, bint in
             raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the "
                                f"broadcast shape {shape_str(nd, bshape)}")
         return _ew(OP_WHERE, (m, value, self), self, False, NULL, _loop_dtype_of(code), code)
-    return _ew(OP_WHERE, (m, value, self), None, False, NULL, _loop_dtype_of(code), code)
+    # (PyTorch's masked_fill fills a contiguous clone of self broadcast with the mask)
+    return _ew(OP_WHERE, (m, value, self), None, False, NULL, _loop_dtype_of(code), code, True)
 
 
 cdef TensorBase _lerp(TensorBase start, object end, object weight, object out, bint inplace):

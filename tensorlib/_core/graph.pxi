@@ -472,6 +472,8 @@ cdef int _set_history_multi(object results, Node node, int creation=CREATION_DEF
     for r in results:
         if isinstance(r, TensorBase) and (<TensorBase>r)._dtype.is_floating_point:
             _set_history(r, node, i)
+            # (the version its grad_fn is current for, as for any view: see _view_grad_fn)
+            _meta(<TensorBase>r).view_version = (<TensorBase>r)._vc.version
             if creation != CREATION_DEFAULT:
                 _meta(<TensorBase>r).creation = creation
             meta.append(((<TensorBase>r).shape, (<TensorBase>r)._dtype,
@@ -646,7 +648,20 @@ cdef object _view_grad_fn(TensorBase t):
     cdef AutogradMeta m = t._autograd_meta
     cdef TensorBase base = t._view_base
     cdef Node n
-    if base is None or m is None or not base._requires_grad or m.view_version == t._vc.version:
+    if base is None or m is None or m.view_version == t._vc.version:
+        return t._grad_fn
+    if m.creation == CREATION_MULTI_OUTPUT and t._grad_fn is not None:
+        # (written under no_grad, or through its base: PyTorch raises when the history is
+        # next needed, naming the function, "Unbind" for UnbindBackward0)
+        name = type(t._grad_fn).__name__
+        name = name[:name.rfind("Backward")] if "Backward" in name else name
+        raise RuntimeError(
+            f"Output {m.output_nr} of {name} is a view and its base or another view of its "
+            f"base has been modified inplace. This view is the output of a function that "
+            f"returns multiple views. Such functions do not allow the output views to be "
+            f"modified inplace. You should replace the inplace operation by an out-of-place "
+            f"one.")
+    if not base._requires_grad:
         return t._grad_fn
     n = _new_node(AsStridedBackward0, _bw_as_strided_view, (base,))
     n._saved = _base_geometry(t, base)
@@ -790,7 +805,7 @@ def _cat_backward(grad, sizes, dim):
     pos = 0
     for s in sizes:
         if len(s) == 1 and s[0] == 0:
-            out.append(None)
+            out.append(grad.new_zeros((0,)))     # a skipped legacy empty input: empty grad
             continue
         d = dim % len(s)
         out.append(grad.narrow(d, pos, s[d]))
@@ -1129,6 +1144,8 @@ def _expand_reduced(g, sizes, dim, keepdim):
 
 def _bw_reduced_count(sizes, dim):
     n = 1
+    if len(sizes) == 0:
+        return n                # (a 0-d input: dim 0 / -1 is the one element)
     for d in _reduced_dims(sizes, dim):
         n *= sizes[d]
     return n

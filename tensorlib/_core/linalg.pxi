@@ -156,6 +156,10 @@ cdef TensorBase _la_empty_as(TensorBase a, TensorBase b):
     """PyTorch's bmm runs no kernel for an empty product and makes its result with the second
     operand's dtype, so mismatched dtypes pass there: a is read as b's dtype."""
     if a._dtype is not b._dtype and (a._numel == 0 or b._numel == 0):
+        if _grad_on() and (a._requires_grad or b._requires_grad) and \
+                not b._dtype.is_floating_point:
+            # (an integer result of a differentiable op: PyTorch's autograd refuses it)
+            raise RuntimeError(f"Autograd not support dtype: {b._dtype.legacy_name[:-6]}")
         return _to_dtype(a, b._dtype, False)
     return a
 

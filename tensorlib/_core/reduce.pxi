@@ -24,7 +24,15 @@ cdef list _reduce_mask(TensorBase t, object dim, str op):
     if isinstance(dim, (tuple, list)):
         if len(dim) == 0:
             return [True] * nd
-        dims = _wrap_dims([_iarg(d, op, "dim", 2) for d in dim], nd, op)
+        dims = [_iarg(d, op, "dim", 2) for d in dim]
+        # PyTorch's std/var wrap and check each dim in turn (a repeat wins over a later bad
+        # dim); its other reductions wrap every dim before they look for repeats
+        if not (op.startswith("std") or op.startswith("var")):
+            dims = [_wrap_dim(d, nd) for d in dims]
+        for i in range(len(dims)):
+            dims[i] = _wrap_dim(dims[i], nd)
+            if dims[i] in dims[:i]:
+                raise RuntimeError(f"dim {dims[i]} appears multiple times in the list of dims")
     else:
         dims = [_wrap_dim(_iarg(dim, op, "dim", 2), nd)]
     for d in dims:
@@ -555,8 +563,8 @@ cdef TensorBase _cumulative(TensorBase x, int64_t dim, object dtype, object out,
     cdef TensorBase src = x, xc, y
     if inplace and dtype is not None and dtype is not x._dtype:
         raise RuntimeError(f"{op}(): dtype {dtype} does not match the tensor's dtype {x._dtype}")
-    if dtype is not None and (<DType>dtype).code == DT_BOOL and x._numel != 0:
-        # (an empty input runs no kernel in PyTorch: no error; this error comes before
+    if dtype is not None and (<DType>dtype).code == DT_BOOL and x._numel != 0 and x._ndim != 0:
+        # (an empty or 0-d input runs no kernel in PyTorch: no error; this error comes before
         # autograd's dtype check)
         raise NotImplementedError(f'"{"cumprod" if prod else "cumsum"}_out_cpu" not '
                                   f"implemented for 'Bool'")

@@ -276,13 +276,20 @@ cdef int prepare_write(TensorBase out, TensorBase src) except -1:
     return _prepare_write(out, src, True)
 
 
+cdef int prepare_write_untracked(TensorBase out, TensorBase src) except -1:
+    """prepare_write for an op autograd never sees (PyTorch's logical_and_/or_/xor_/not_):
+    the overlap checks and the version bump, none of the in-place checks of autograd."""
+    return _prepare_write(out, src, True, False)
+
+
 cdef int prepare_fill(TensorBase out) except -1:
     """The write step of fill_/zero_ with a Python scalar: every element gets the same value, so
     a tensor with internal overlap (an expanded one) is fine, as in PyTorch."""
     return _prepare_write(out, None, False)
 
 
-cdef int _prepare_write(TensorBase out, TensorBase src, bint check_internal) except -1:
+cdef int _prepare_write(TensorBase out, TensorBase src, bint check_internal,
+                        bint tracked=True) except -1:
     # copying a tensor onto itself (same memory, layout and dtype) writes nothing new, so it is
     # fine even when out has internal overlap (PyTorch: e.copy_(e) on an expanded e)
     if check_internal and has_internal_overlap(out._ndim, out._shape, out._strides) and not (
@@ -296,7 +303,7 @@ cdef int _prepare_write(TensorBase out, TensorBase src, bint check_internal) exc
             "unsupported operation: some elements of the input tensor and the written-to tensor "
             "refer to a single memory location. Please clone() the tensor before performing the "
             "operation.")
-    if tl_grad_enabled and (out._requires_grad or out._view_base is not None):
+    if tracked and tl_grad_enabled and (out._requires_grad or out._view_base is not None):
         _check_inplace(out)
     out._vc.version += 1
     return 0
@@ -977,6 +984,10 @@ cdef class TensorBase:
             self[index] = value
             _trace_exit(tr, "setitem", ("self", "index", "value"), (self, index, value), self)
             return
+        if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+            # PyTorch makes the number a tensor of self's dtype first: its overflow error wins
+            # over a bad index or an autograd error
+            _check_scalar_fits(value, self._dtype, False, False)
         if tl_grad_enabled and (self._requires_grad or _req(value)):
             if not _is_basic_only(index if type(index) is tuple else (index,)):
                 # an advanced index: recorded as index_put_, as PyTorch does (advindex.pxi)

@@ -410,10 +410,12 @@ cdef TensorBase _slice(TensorBase t, int dim, object start, object stop, object 
 cdef TensorBase _narrow(TensorBase t, int64_t dim, int64_t start, int64_t length):
     if t._ndim == 0:
         raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
-    cdef int d = _wrap_dim(dim, t._ndim)
-    cdef int64_t n = t._shape[d]
-    if length < 0:
-        raise RuntimeError(f"narrow(): length must be non-negative, got {length}")
+    cdef int d
+    cdef int64_t n
+    if length < 0:      # (PyTorch checks the length before the dim)
+        raise RuntimeError("narrow(): length must be non-negative.")
+    d = _wrap_dim(dim, t._ndim)
+    n = t._shape[d]
     if start < -n or start > n:
         raise IndexError(f"start out of range (expected to be in range of [{-n}, {n}], but got {start})")
     if start < 0:

@@ -97,7 +97,8 @@ def _accumulate_grad(node, grads):
     added in place (out of place under ``create_graph``, which keeps their graph)."""
     var = node.variable
     g = grads[0]
-    if g is None:
+    # a leaf that stopped requiring grad after the graph was built takes nothing
+    if g is None or not var.requires_grad:
         return ()
     with _ACCUMULATE_LOCK:
         if _C._is_grad_enabled():               # create_graph: keep the graph of the gradient
@@ -106,10 +107,9 @@ def _accumulate_grad(node, grads):
             steal = (_sys.getrefcount(g) <= _SOLE_REFS and _dense_like(g, var)
                      and _memory_unshared(g))
             var.grad = g.detach() if steal else _fresh_grad(g, var)
-        elif _dense_like(var.grad, var) and not var.grad.requires_grad:
-            var.grad.add_(g)
         else:
-            var.grad = var.grad + g
+            # in place whatever the buffer is (as PyTorch: its version counts the write)
+            var.grad.add_(g)
         _mark_gradient(var.grad)
     return ()
 
@@ -181,6 +181,8 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
         if not t.requires_grad:
             raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
         node, nr = _C._edge(t)
+        if g is not None and g.dtype is not t.dtype:
+            g = g.to(t.dtype)       # (as any gradient entering a node: its input's dtype)
         buf = buffers.setdefault(node, [None] * node._num_outputs)
         buf[nr] = g if buf[nr] is None else buf[nr] + g
         if node not in roots:

@@ -320,6 +320,8 @@ def emit_call(decl, params):
     same = " and (_inplace_ or result is not c_self)" if "self" in cnames else ""
     if decl.get("records_itself"):
         same += " and (<TensorBase>result)._grad_fn is None"
+    if decl.get("record_if"):
+        same += f" and ({decl['record_if'].format(**names)})"
     # (an integer or bool result is never differentiable: PyTorch records nothing, e.g. for
     # int_tensor.copy_(float_tensor_requiring_grad))
     same += (" and (not isinstance(result, TensorBase) or "

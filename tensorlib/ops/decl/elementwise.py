@@ -102,7 +102,8 @@ binary("atan2", "FLOAT",
        "round(tensorlib.atan2(tensorlib.tensor([1.]), tensorlib.tensor([1.])).item(), 4)",
        "0.7854", node="Atan2Backward0", aliases=("arctan2",), tensor_only=True,
        backward={"self": "grad * other / (self * self + other * other)",
-                 "other": "-grad * self / (self * self + other * other)"},
+                 # (as PyTorch: -self, so a bool self raises as there)
+                 "other": "grad * -self / (self * self + other * other)"},
        float="tl_atan2f(x, y)", double="tl_atan2(x, y)")
 binary("bitwise_and", "INT", "tensorlib.tensor([6]).bitwise_and(3).tolist()", "[2]",
        number_self=True, operators=slots("and", "same"),

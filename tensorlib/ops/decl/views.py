@@ -4,6 +4,8 @@ from .common import F, M, op
 OPS = [
     op("view", "Tensor self, object... shape", M, impl="_view_dispatch({self}, {shape})",
        node="ViewBackward0", backward={'self': 'grad.reshape(self_sizes)'}, view_of="self",
+       # a dtype view is not differentiable (PyTorch: even to the same dtype)
+       record_if="not (len({shape}) == 1 and isinstance({shape}[0], (DType, type)))",
        doc="A view with a new shape (PyTorch's compatibility rule; one -1 is inferred), or a "
            "reinterpretation as another dtype.\n\n    >>> tensorlib.arange(6).view(2, -1).shape\n"
            "    tensorlib.Size([2, 3])"),
