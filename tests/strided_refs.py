@@ -69,9 +69,9 @@ def distinct_values(shape, name):
 DEVICES = ("cpu", "meta", "cuda")
 
 
-def make_tensor(a, name, device="cpu"):
+def make_tensor(a, name, device=None):
     """A contiguous tensorlib tensor of dtype ``name`` holding the values of NumPy array ``a``
-    (on meta: its shape and dtype only)."""
+    (on meta: its shape and dtype only; no device: the default one)."""
     return tl.tensor(np.array(a, order="C"), device=device).to(tl_dtype(name))
 
 

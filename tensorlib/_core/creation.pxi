@@ -283,7 +283,8 @@ cdef tuple _meshgrid(tuple tensors, object indexing):
 cdef TensorBase _as_tensor(object data, object dt, object dev):
     """Share memory when possible (a tensor or an ndarray of a supported dtype), else copy."""
     cdef TensorBase t
-    cdef Device d = None if dev is None else _devarg(dev)
+    # no device: the default one (set_default_device), as PyTorch's factories take it
+    cdef Device d = _DEFAULT_DEVICE if dev is None else _devarg(dev)
     data = _foreign_memory(data)
     if isinstance(data, TensorBase):
         t = <TensorBase>data

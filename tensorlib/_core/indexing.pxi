@@ -145,7 +145,11 @@ cdef int _setitem(TensorBase t, object index, object value) except -1:
         # is read through a temporary by _copy_into (x[:] = x[0] is well defined)
         _check_copy_shapes(dst, <TensorBase>value)
         prepare_write(dst, <TensorBase>value if (<TensorBase>value)._numel == dst._numel else None)
-        _copy_into(dst, <TensorBase>value)
+        if (<TensorBase>value)._storage.device is not dst._storage.device:
+            # x[i] = v is a copy_ into a view, and copy_ moves values between devices
+            _copy_across(dst, <TensorBase>value)
+        else:
+            _copy_into(dst, <TensorBase>value)
     elif dst._dtype.is_floating_point and isinstance(value, (int, float)) and \
             not isinstance(value, bool):
         # a number goes in as a tensor would, rounded: beyond the dtype's range it becomes inf

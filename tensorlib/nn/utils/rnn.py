@@ -252,7 +252,7 @@ def _pack(input, lengths, batch_first):
     rows = bb * steps + tt if batch_first else tt * batch + bb
     flat = input.reshape((steps * batch,) + tuple(input.shape[2:]))
     data = flat.index_select(0, _t.tensor(rows.astype(_np.int64), device=input.device))
-    batch_sizes = _t.tensor(mask.sum(axis=1).astype(_np.int64))
+    batch_sizes = _t.tensor(mask.sum(axis=1).astype(_np.int64), device="cpu")
     return data, batch_sizes
 
 
@@ -290,7 +290,7 @@ def pad_packed_sequence(sequence, batch_first=False, padding_value=0.0, total_le
     ext = _t.cat([data, pad_row])
     padded = ext.index_select(0, _t.tensor(index.ravel(), device=data.device))
     padded = padded.view(index.shape + rest)
-    lengths = _t.tensor(lengths.astype(_np.int64))
+    lengths = _t.tensor(lengths.astype(_np.int64), device="cpu")
     if sequence.unsorted_indices is not None:
         unsorted = sequence.unsorted_indices
         padded = padded.index_select(0 if batch_first else 1, unsorted)
@@ -362,7 +362,7 @@ def pack_sequence(sequences, enforce_sorted=True):
     >>> pack_sequence([tensorlib.tensor([1, 2]), tensorlib.tensor([3])]).data.tolist()
     [1, 3, 2]
     """
-    lengths = _t.as_tensor([v.size(0) for v in sequences], dtype=_t.int64)
+    lengths = _t.as_tensor([v.size(0) for v in sequences], dtype=_t.int64, device="cpu")
     return pack_padded_sequence(pad_sequence(sequences), lengths,
                                 enforce_sorted=enforce_sorted)
 
