@@ -92,6 +92,27 @@ __device__ __forceinline__ void tl_offsets(long long i, const tl_ew_desc& d, int
     }
 }
 
+// Float -> integer as the CPU converts (tensorlib/_core/cpu/cpu_copy.h): NaN and
+// out-of-range values give the type's minimum (x86's answer; the GPU's cvt would saturate),
+// narrower types go through int32 and wrap. An integer value converts as C does (wraps).
+__device__ __forceinline__ long long tl_f2i64(double v) {
+    return (v >= -9223372036854775808.0 && v < 9223372036854775808.0) ? (long long)v
+                                                                      : (-0x7fffffffffffffffLL - 1);
+}
+__device__ __forceinline__ int tl_f2i32(double v) {
+    return (v > -2147483649.0 && v < 2147483648.0) ? (int)v : (-0x7fffffff - 1);
+}
+template <class T> __device__ __forceinline__ long long tl_to_i64(T v) { return (long long)v; }
+template <> __device__ __forceinline__ long long tl_to_i64<float>(float v) { return tl_f2i64(v); }
+template <> __device__ __forceinline__ long long tl_to_i64<double>(double v) { return tl_f2i64(v); }
+template <class T> __device__ __forceinline__ int tl_to_i32(T v) { return (int)v; }
+template <> __device__ __forceinline__ int tl_to_i32<float>(float v) { return tl_f2i32(v); }
+template <> __device__ __forceinline__ int tl_to_i32<double>(double v) { return tl_f2i32(v); }
+// a float value into the integer loop type I (8 bytes: int64's rule; narrower: int32's)
+template <class I> __device__ __forceinline__ I tl_f2int(double v) {
+    return sizeof(I) == 8 ? (I)tl_f2i64(v) : (I)tl_f2i32(v);
+}
+
 // loads and stores through a runtime dtype code; the switch is uniform across a launch
 template <class T>
 __device__ __forceinline__ T tl_load(const void* p, long long off, int dt) {
@@ -113,11 +134,11 @@ __device__ __forceinline__ void tl_store(void* p, long long off, int dt, T v) {
     switch (dt) {
         case TL_F32: ((float*)p)[off] = (float)v; break;
         case TL_F64: ((double*)p)[off] = (double)v; break;
-        case TL_I32: ((int*)p)[off] = (int)v; break;
-        case TL_I64: ((long long*)p)[off] = (long long)v; break;
-        case TL_U8: ((unsigned char*)p)[off] = (unsigned char)v; break;
-        case TL_I8: ((signed char*)p)[off] = (signed char)v; break;
-        case TL_I16: ((short*)p)[off] = (short)v; break;
+        case TL_I32: ((int*)p)[off] = tl_to_i32(v); break;
+        case TL_I64: ((long long*)p)[off] = tl_to_i64(v); break;
+        case TL_U8: ((unsigned char*)p)[off] = (unsigned char)tl_to_i32(v); break;
+        case TL_I8: ((signed char*)p)[off] = (signed char)tl_to_i32(v); break;
+        case TL_I16: ((short*)p)[off] = (short)tl_to_i32(v); break;
         case TL_F16: ((unsigned short*)p)[off] = tl_float_to_half((float)v); break;
         case TL_BF16: ((unsigned short*)p)[off] = tl_float_to_bf16((float)v); break;
         default: ((unsigned char*)p)[off] = (v != (T)0); break;

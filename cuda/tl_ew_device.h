@@ -89,8 +89,13 @@ __device__ __forceinline__ long long ipow(long long base, long long e) {
     }
     return (long long)result;
 }
-__device__ __forceinline__ float powf_(float x, float y) { return y == 2.0f ? x * x : powf(x, y); }
-__device__ __forceinline__ double pow_(double x, double y) { return y == 2.0 ? x * x : pow(x, y); }
+// exponents 0, 1 and 2 exactly (the CPU's libm is exact there; CUDA's pow is within 2 ulp)
+__device__ __forceinline__ float powf_(float x, float y) {
+    return y == 2.0f ? x * x : y == 1.0f ? x : y == 0.0f ? 1.0f : powf(x, y);
+}
+__device__ __forceinline__ double pow_(double x, double y) {
+    return y == 2.0 ? x * x : y == 1.0 ? x : y == 0.0 ? 1.0 : pow(x, y);
+}
 
 // float32 (CUDA's functions) and float64; tl_exp/tl_log/tl_tanh(double) are in tl_cuda.h
 #define TL_F1(NAME, FN) __device__ __forceinline__ float NAME##f(float x) { return FN##f(x); }
@@ -211,8 +216,8 @@ enum {
     TLC_BF16 = 7, TLC_F32 = 8, TLC_F64 = 9
 };
 
-// a value of storage dtype dt read into the loop type T; float -> integer goes through
-// int64 and wraps, as the CPU's casts do (C's direct conversion is undefined out of range)
+// a value of storage dtype dt read into the loop type T; float -> integer as the CPU's
+// casts do (tl_f2int: C's direct conversion is undefined out of range)
 // the dtype code of a loop type, for the common case of an operand already in it
 template <class T> struct tl_code { static constexpr int value = -1; };
 template <> struct tl_code<float> { static constexpr int value = 8; };
@@ -225,13 +230,13 @@ __device__ __forceinline__ T tl_ld(const void* p, long long off, int dt) {
     if (dt == tl_code<T>::value) return ((const T*)p)[off];
     switch (dt) {
         case TLC_F32: { float v = ((const float*)p)[off];
-                       return (T)1.5 == (T)1 ? (T)(long long)v : (T)v; }
+                       return (T)1.5 == (T)1 ? tl_f2int<T>(v) : (T)v; }
         case TLC_F64: { double v = ((const double*)p)[off];
-                       return (T)1.5 == (T)1 ? (T)(long long)v : (T)v; }
+                       return (T)1.5 == (T)1 ? tl_f2int<T>(v) : (T)v; }
         case TLC_F16: { float v = tl_half_to_float(((const unsigned short*)p)[off]);
-                       return (T)1.5 == (T)1 ? (T)(long long)v : (T)v; }
+                       return (T)1.5 == (T)1 ? tl_f2int<T>(v) : (T)v; }
         case TLC_BF16: { float v = tl_bf16_to_float(((const unsigned short*)p)[off]);
-                        return (T)1.5 == (T)1 ? (T)(long long)v : (T)v; }
+                        return (T)1.5 == (T)1 ? tl_f2int<T>(v) : (T)v; }
         case TLC_I32: return (T)((const int*)p)[off];
         case TLC_I64: return (T)((const long long*)p)[off];
         case TLC_U8: return (T)((const unsigned char*)p)[off];
@@ -264,11 +269,11 @@ __device__ __forceinline__ void tl_st(void* p, long long off, int dt, T v) {
         case TLC_F64: ((double*)p)[off] = (double)v; break;
         case TLC_F16: ((unsigned short*)p)[off] = tl_float_to_half((float)v); break;
         case TLC_BF16: ((unsigned short*)p)[off] = tl_float_to_bf16((float)v); break;
-        case TLC_I32: ((int*)p)[off] = (T)1.5 == (T)1 ? (int)v : (int)(long long)v; break;
-        case TLC_I64: ((long long*)p)[off] = (long long)v; break;
-        case TLC_U8: ((unsigned char*)p)[off] = (unsigned char)(long long)v; break;
-        case TLC_I8: ((signed char*)p)[off] = (signed char)(long long)v; break;
-        case TLC_I16: ((short*)p)[off] = (short)(long long)v; break;
+        case TLC_I32: ((int*)p)[off] = tl_to_i32(v); break;
+        case TLC_I64: ((long long*)p)[off] = tl_to_i64(v); break;
+        case TLC_U8: ((unsigned char*)p)[off] = (unsigned char)tl_to_i32(v); break;
+        case TLC_I8: ((signed char*)p)[off] = (signed char)tl_to_i32(v); break;
+        case TLC_I16: ((short*)p)[off] = (short)tl_to_i32(v); break;
         default: ((unsigned char*)p)[off] = (v != (T)0); break;
     }
 }
