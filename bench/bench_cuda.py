@@ -61,6 +61,8 @@ def main(argv=None):
     ap.add_argument("--rehearse", action="store_true",
                     help="small sizes, for the emulator (figures mean nothing)")
     ap.add_argument("--reps", type=int, default=20)
+    ap.add_argument("--profile-host", action="store_true",
+                    help="then profile the host side of small adds and of conv2d (cProfile)")
     args = ap.parse_args(argv)
     import tensorlib as tl
     import torch
@@ -143,6 +145,25 @@ def main(argv=None):
                     torch.empty_like(sp))
     print(f"{'host time per small add (launch)':34s} {us_tl:10.1f}us {us_th:10.1f}us "
           f"{us_tl / us_th:7.2f}")
+    if args.profile_host:
+        _profile_host(tl, sx, xi, wi)
+
+
+def _profile_host(tl, sx, xi, wi):
+    """Where the host's time per launch goes: the functions with the most time of their own."""
+    import cProfile
+    import pstats
+    out = tl.empty_like(sx)
+    for what, fn, n in (("small add", lambda: tl.add(sx, sx, out=out), 3000),
+                        ("conv2d", lambda: tl.nn.functional.conv2d(xi, wi), 300)):
+        prof = cProfile.Profile()
+        prof.enable()
+        for _ in range(n):
+            fn()
+        prof.disable()
+        tl.cuda.synchronize()
+        print(f"-- host profile: {n} x {what} (tottime, s)")
+        pstats.Stats(prof).sort_stats("tottime").print_stats(14)
 
 
 if __name__ == "__main__":

@@ -172,12 +172,80 @@ __device__ __forceinline__ red_state<S> red_shfl(red_state<S> s, int w) {
     return o;
 }
 
+// One thread's walk over the reduced indices r, r + step, ... below hi, folded in that
+// order. With one reduced dim of float32/float64 (the common case after coalescing) the
+// values are read directly, several loads in flight before they are folded: the memory
+// system needs that parallelism to run at full bandwidth, and the order is unchanged.
+template <class S, class T>
+__device__ __forceinline__ void red_walk_1d(red_state<S>& s, const T* p, long long r,
+                                            long long hi, long long step, long long st,
+                                            const tl_red_dev& d, double c) {
+    if (d.op == R_SUM) {
+        S a = s.v;
+        for (; r + 7 * step < hi; r += 8 * step) {
+            T x[8];
+#pragma unroll
+            for (int k = 0; k < 8; ++k) x[k] = p[(r + k * step) * st];
+#pragma unroll
+            for (int k = 0; k < 8; ++k) a += (S)x[k];
+        }
+        for (; r < hi; r += step) a += (S)p[r * st];
+        s.v = a;
+        return;
+    }
+    for (; r + 3 * step < hi; r += 4 * step) {
+        T x[4];
+#pragma unroll
+        for (int k = 0; k < 4; ++k) x[k] = p[(r + k * step) * st];
+#pragma unroll
+        for (int k = 0; k < 4; ++k) red_step<S>(s, (S)x[k], r + k * step, d, c);
+    }
+    for (; r < hi; r += step) red_step<S>(s, (S)p[r * st], r, d, c);
+}
+
+template <class S>
+__device__ __forceinline__ void red_walk(red_state<S>& s, const void* src, long long ko,
+                                         long long r, long long hi, long long step,
+                                         const tl_red_dev& d, double c) {
+    if (d.nr == 1 && !d.int_state && d.in_dtype == TLC_F32)
+        red_walk_1d<S, float>(s, (const float*)src + ko, r, hi, step, d.rin[0], d, c);
+    else if (d.nr == 1 && !d.int_state && d.in_dtype == TLC_F64)
+        red_walk_1d<S, double>(s, (const double*)src + ko, r, hi, step, d.rin[0], d, c);
+    else
+        for (; r < hi; r += step)
+            red_step<S>(s, tl_ld<S>(src, ko + red_off(d, r), d.in_dtype), r, d, c);
+}
+
+// The block's states combined in a fixed tree: warp shuffles, then the warps' results
+// through shared memory (blockDim.x a multiple of 32, at most 1024). The result is thread
+// 0's; the caller synchronizes before sv/si are used again.
+template <class S>
+__device__ __forceinline__ red_state<S> red_block_tree(red_state<S> s, S* sv, long long* si,
+                                                       int op) {
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
+    for (int w = 16; w > 0; w >>= 1) s = red_combine<S>(s, red_shfl<S>(s, w), op);
+    if (lane == 0) {
+        sv[warp] = s.v;
+        si[warp] = s.i;
+    }
+    __syncthreads();
+    if (warp == 0) {
+        s = red_identity<S>(op);
+        if (lane < nwarps) {
+            s.v = sv[lane];
+            s.i = si[lane];
+        }
+        for (int w = 16; w > 0; w >>= 1) s = red_combine<S>(s, red_shfl<S>(s, w), op);
+    }
+    return s;
+}
+
 // large reductions: d.parts blocks per output, block b taking part b % parts of output
 // b / parts. Its threads walk the part with stride blockDim.x (neighbouring threads read
 // neighbouring elements when the reduced dim is contiguous), then combine in a fixed tree:
 // warp shuffles, then the warps' results through shared memory (blockDim.x a multiple of
 // 32, at most 1024). With one part the result is stored; otherwise the part's state goes to
-// `partial`, and tl_reduce_finish combines the parts in order. The order of operations
+// `partial`, and tl_reduce_finish combines the parts in a fixed tree. The order of operations
 // depends only on the launch shape, which depends only on the sizes.
 template <class S>
 __device__ __forceinline__ void reduce_block(const void* src, void* out, long long* idx,
@@ -185,7 +253,7 @@ __device__ __forceinline__ void reduce_block(const void* src, void* out, long lo
                                              const tl_red_dev& d) {
     __shared__ S sv[32];
     __shared__ long long si[32];
-    const int t = threadIdx.x, lane = t & 31, warp = t >> 5, nwarps = blockDim.x >> 5;
+    const int t = threadIdx.x;
     const long long chunk = (d.nred + d.parts - 1) / d.parts;
     for (long long b = blockIdx.x; b < d.nout * d.parts; b += gridDim.x) {
         const long long o = b / d.parts, part = b - o * d.parts;
@@ -194,43 +262,33 @@ __device__ __forceinline__ void reduce_block(const void* src, void* out, long lo
         const double c = d.has_center ? center[oo] : 0.0;
         red_state<S> s = red_identity<S>(d.op);
         const long long lo = part * chunk, hi = lo + chunk < d.nred ? lo + chunk : d.nred;
-        for (long long r = lo + t; r < hi; r += blockDim.x)
-            red_step<S>(s, tl_ld<S>(src, ko + red_off(d, r), d.in_dtype), r, d, c);
-        for (int w = 16; w > 0; w >>= 1) s = red_combine<S>(s, red_shfl<S>(s, w), d.op);
-        if (lane == 0) {
-            sv[warp] = s.v;
-            si[warp] = s.i;
-        }
-        __syncthreads();
-        if (warp == 0) {
-            s = red_identity<S>(d.op);
-            if (lane < nwarps) {
-                s.v = sv[lane];
-                s.i = si[lane];
-            }
-            for (int w = 16; w > 0; w >>= 1) s = red_combine<S>(s, red_shfl<S>(s, w), d.op);
-            if (lane == 0) {
-                if (d.parts == 1) red_store<S>(d, s, out, idx, oo, c);
-                else partial[b] = s;
-            }
+        red_walk<S>(s, src, ko, lo + t, hi, blockDim.x, d, c);
+        s = red_block_tree<S>(s, sv, si, d.op);
+        if (t == 0) {
+            if (d.parts == 1) red_store<S>(d, s, out, idx, oo, c);
+            else partial[b] = s;
         }
         __syncthreads();
     }
 }
 
-// the parts of each output combined in order, one thread per output
+// the parts of each output combined by a block (one per output) in a fixed tree: each
+// thread folds parts t, t + blockDim.x, ... in order, then red_block_tree
 template <class S>
 __device__ __forceinline__ void reduce_finish(void* out, long long* idx, const double* center,
                                               const red_state<S>* partial,
                                               const tl_red_dev& d) {
-    TL_FOR_EACH(o, d.nout) {
+    __shared__ S sv[32];
+    __shared__ long long si[32];
+    for (long long o = blockIdx.x; o < d.nout; o += gridDim.x) {
         long long ko, oo;
         red_kept(d, o, &ko, &oo);
-        const double c = d.has_center ? center[oo] : 0.0;
-        red_state<S> s = partial[o * d.parts];
-        for (long long p = 1; p < d.parts; ++p)
+        red_state<S> s = red_identity<S>(d.op);
+        for (long long p = threadIdx.x; p < d.parts; p += blockDim.x)
             s = red_combine<S>(s, partial[o * d.parts + p], d.op);
-        red_store<S>(d, s, out, idx, oo, c);
+        s = red_block_tree<S>(s, sv, si, d.op);
+        if (threadIdx.x == 0) red_store<S>(d, s, out, idx, oo, d.has_center ? center[oo] : 0.0);
+        __syncthreads();
     }
 }
 
@@ -334,6 +392,41 @@ __device__ __forceinline__ void softmax_rows(const T* x, T* y, long long rows, l
             py[k] = want_log ? v - ls : sm_exp(v) * inv;
         }
     }
+}
+
+// float32 softmax (not log): the second walk writes exp(x - max), the third scales it, so
+// exp is taken once per element. On an H200 (bench/results/gpu_tuning_H200_2026-11-27.log)
+// this beat the three-walk kernel by 7% at 512 threads for 4096x4096; keeping each thread's
+// values in registers instead was slower (fewer blocks fit an SM). float64 measured best
+// with the three-walk kernel.
+template <class T>
+__device__ __forceinline__ void softmax_rows_store(const T* x, T* y, long long rows,
+                                                   long long n) {
+    __shared__ double sh_sum[32];
+    __shared__ T sh_max[32];
+    for (long long r = blockIdx.x; r < rows; r += gridDim.x) {
+        const T* px = x + r * n;
+        T* py = y + r * n;
+        T m = px[0];
+        for (long long k = threadIdx.x; k < n; k += blockDim.x) {
+            T v = px[k];
+            if (v > m || v != v) m = v;
+        }
+        m = block_combine<T>(m, true, sh_max);
+        double s = 0.0;
+        for (long long k = threadIdx.x; k < n; k += blockDim.x) {
+            const T e = sm_exp(px[k] - m);
+            py[k] = e;
+            s += (double)e;
+        }
+        s = block_combine<double>(s, false, sh_sum);
+        const T inv = (T)(1.0 / s);
+        for (long long k = threadIdx.x; k < n; k += blockDim.x) py[k] *= inv;
+    }
+}
+extern "C" __global__ void tl_softmax_rows_st_f32(const float* x, float* y, long long rows,
+                                                  long long n, int want_log) {
+    softmax_rows_store<float>(x, y, rows, n);
 }
 
 extern "C" __global__ void tl_softmax_rows_f32(const float* x, float* y, long long rows,

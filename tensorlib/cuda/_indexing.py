@@ -45,7 +45,7 @@ def _tl():
 
 def _launch(name, n, args, index, block=_ops.BLOCK, grid=None):
     if grid is None:
-        grid = max(1, min((n + block - 1) // block, _ops.MAX_GRID))
+        grid = max(1, min((n + block - 1) // block, _ops._rt().grid_cap))
     _ops._rt().launch(FAMILY, name, grid, block, args, _ops._stream(index))
 
 

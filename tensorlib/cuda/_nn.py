@@ -55,16 +55,19 @@ H_W, H_B, H_Y, H_GW, H_GB, H_RMEAN, H_RVAR, H_S0, H_S1 = (1 << i for i in range(
 AFFINE_GROUP = 2
 
 
+# NNArgs and NNDev hold n .. divisor, and rdims .. rstr, in the same order: one copy each
+_RUN = NNArgs.divisor.offset + 8 - NNArgs.n.offset
+assert NNDev.divisor.offset + 8 - NNDev.n.offset == _RUN
+assert NNArgs.rstr.offset - NNArgs.rdims.offset == NNDev.rstr.offset - NNDev.rdims.offset == 48
+
+
 def _dev(a):
     d = NNDev()
     d.flag, d.mode, d.rnd = a.flag, a.mode, a.rnd
-    d.n, d.c = a.n, a.c
-    for f in ("in_", "out", "k", "s", "p", "dil"):
-        ctypes.memmove(ctypes.addressof(getattr(d, f)), ctypes.addressof(getattr(a, f)), 24)
-    for f in ("ld", "sp", "dp", "m", "groups", "hw", "divisor", "ignore_index", "mcol"):
-        setattr(d, f, getattr(a, f))
-    for i in range(6):
-        d.rdims[i], d.rstr[i] = a.rdims[i], a.rstr[i]
+    src, dst = ctypes.addressof(a), ctypes.addressof(d)
+    ctypes.memmove(dst + NNDev.n.offset, src + NNArgs.n.offset, _RUN)
+    ctypes.memmove(dst + NNDev.rdims.offset, src + NNArgs.rdims.offset, 96)
+    d.ignore_index, d.mcol = a.ignore_index, a.mcol
     d.eps, d.momentum, d.smoothing = a.eps, a.momentum, a.smoothing
     have = 0
     for bit, addr in ((H_W, a.w), (H_B, a.b), (H_Y, a.y), (H_GW, a.gw), (H_GB, a.gb),

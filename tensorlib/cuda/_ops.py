@@ -23,7 +23,7 @@ LOOP_NAMES = {0: "b8", 1: "u8", 2: "i8", 3: "i16", 4: "i32", 5: "i64", 8: "f32",
 ITEMSIZE = [1, 1, 1, 2, 4, 8, 2, 2, 4, 8]
 MAXD = 8
 BLOCK = 256
-MAX_GRID = 4096      # grid-stride loops: more blocks than this only add scheduling cost
+MANY_OUTPUTS = 1 << 14   # a reduction with this many outputs takes a thread per output
 
 
 class EW4(ctypes.Structure):
@@ -57,7 +57,7 @@ def _stream(index):
 
 
 def _grid(n):
-    return max(1, min((n + BLOCK - 1) // BLOCK, MAX_GRID))
+    return max(1, min((n + BLOCK - 1) // BLOCK, _rt().grid_cap))
 
 
 def device_of(address):
@@ -193,6 +193,8 @@ def memcpy_dtoh(host, src, index):
 # ---- reductions, softmax, scans, matrix products (cuda/tensor_ops.cu) --------------------
 
 RED_DIMS = 8
+RED_SPLIT = 16          # a split row gives each thread about this many elements
+RED_MAX_PARTS = 1024    # parts per output at most (one block each)
 
 
 class RedDesc(ctypes.Structure):
@@ -238,7 +240,7 @@ def reduce(op, post, in_dtype, ct, out_dtype, src, out, idx, center, p, post_a,
     args = [_runtime.ptr(src if nred else any_ptr), _runtime.ptr(out or any_ptr),
             _runtime.ptr(idx or any_ptr), _runtime.ptr(center or any_ptr), d]
     columns = nk and nr and kin[nk - 1] == 1 and rin[nr - 1] != 1
-    if nred <= 64 or nout >= 4 * MAX_GRID or (columns and nout >= 2048):
+    if nred <= 64 or nout >= MANY_OUTPUTS or (columns and nout >= 2048):
         # few elements per output, outputs enough to fill the device, or outputs that are
         # neighbours in memory while their reduced elements are not: a thread each, so a
         # warp reads 32 neighbours at each step
@@ -250,8 +252,9 @@ def reduce(op, post, in_dtype, ct, out_dtype, src, out, idx, center, p, post_a,
     while threads < 256 and threads < nred // 8:
         threads *= 2
     # few outputs and long rows: split each row over several blocks, then combine the parts
-    # in order (the split depends on the sizes only, so the result does too)
-    d.parts = min(-(-nred // (threads * 16)), 1024) if nout < 256 and nred >= 1 << 14 else 1
+    # in a fixed tree (the split depends on the sizes only, so the result does too)
+    d.parts = (min(-(-nred // (threads * RED_SPLIT)), RED_MAX_PARTS)
+               if nout < 256 and nred >= 1 << 14 else 1)
     blocks = min(nout * d.parts, 1 << 20)
     stream = _stream(index)
     if d.parts == 1:
@@ -263,7 +266,8 @@ def reduce(op, post, in_dtype, ct, out_dtype, src, out, idx, center, p, post_a,
                               device=f"cuda:{index}")
     p = _runtime.ptr(partial.data_ptr())
     _rt().launch("tensor_ops", "tl_reduce_block", blocks, threads, args[:4] + [p, d], stream)
-    _rt().launch("tensor_ops", "tl_reduce_finish", _grid(nout), BLOCK,
+    # a block per output folds its parts (a multiple of 32 threads, up to 256)
+    _rt().launch("tensor_ops", "tl_reduce_finish", nout, min(256, -(-d.parts // 32) * 32),
                  args[1:4] + [p, d], stream)
     # the caching allocator hands the block out again only to work queued after these
     # launches on the same stream
@@ -276,9 +280,11 @@ def softmax(dtype, want_log, x, y, outer, n, inner):
         return
     if inner == 1 and n >= 64:
         # contiguous rows long enough for a block each
-        threads = 128 if n < 2048 else 256 if n < 8192 else 512
-        _rt().launch("tensor_ops", {8: "tl_softmax_rows_f32", 9: "tl_softmax_rows_f64"}[dtype],
-                     min(outer, 1 << 20), threads,
+        threads = 128 if n < 2048 else 512
+        name = {8: "tl_softmax_rows_f32", 9: "tl_softmax_rows_f64"}[dtype]
+        if dtype == 8 and not want_log:
+            name = "tl_softmax_rows_st_f32"          # exp once per element
+        _rt().launch("tensor_ops", name, min(outer, 1 << 20), threads,
                      [_runtime.ptr(x), _runtime.ptr(y), np.int64(outer), np.int64(n),
                       np.int32(want_log)], _stream(device_of(y)))
         return
