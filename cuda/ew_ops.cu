@@ -13405,10 +13405,16 @@ TL_EW_KERNEL(tl_ew_lerp_f64) {
 TL_EW_KERNEL(tl_ew_copy) {
     (void)b; (void)c;
     const bool exact_int = d.dtype[0] <= TLC_I64 && d.dtype[1] <= TLC_I64;
+    // an integer into float32 or a half type: rounded once to float, as the CPU's
+    // (float)v (through double, int64 would be rounded twice)
+    const bool int_to_f = d.dtype[1] <= TLC_I64 && d.dtype[0] != TLC_F64 &&
+                          d.dtype[0] >= TLC_F16;
     TL_FOR_EACH(i, d.n) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
         if (exact_int) tl_st<long long>(o, off[0], d.dtype[0], TL_LD(long long, 1, a));
+        else if (int_to_f)
+            tl_st<float>(o, off[0], d.dtype[0], (float)TL_LD(long long, 1, a));
         else tl_st<double>(o, off[0], d.dtype[0], TL_LD(double, 1, a));
     }
 }

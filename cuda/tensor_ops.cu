@@ -70,6 +70,15 @@ __device__ __forceinline__ red_state<S> red_identity(int op) {
 template <class S>
 __device__ __forceinline__ bool is_nan(S v) { return v != v; }
 
+// one input value in the state's type. all/any/count_nonzero look only at whether it is
+// non-zero: a float such as 0.5 must not be truncated to 0 on its way to the int64 state.
+template <class S>
+__device__ __forceinline__ S red_ld(const void* src, long long off, const tl_red_dev& d) {
+    if (d.op == R_ALL || d.op == R_ANY || d.op == R_NONZERO)
+        return (S)tl_ldb(src, off, d.in_dtype);
+    return tl_ld<S>(src, off, d.in_dtype);
+}
+
 // fold one input value x (at reduced index r) into s
 template <class S>
 __device__ __forceinline__ void red_step(red_state<S>& s, S x, long long r, const tl_red_dev& d,
@@ -159,7 +168,7 @@ __device__ __forceinline__ void reduce_thread(const void* src, void* out, long l
         double c = d.has_center ? center[oo] : 0.0;
         red_state<S> s = red_identity<S>(d.op);
         for (long long r = 0; r < d.nred; ++r)
-            red_step<S>(s, tl_ld<S>(src, ko + red_off(d, r), d.in_dtype), r, d, c);
+            red_step<S>(s, red_ld<S>(src, ko + red_off(d, r), d), r, d, c);
         red_store<S>(d, s, out, idx, oo, c);
     }
 }
@@ -213,7 +222,7 @@ __device__ __forceinline__ void red_walk(red_state<S>& s, const void* src, long 
         red_walk_1d<S, double>(s, (const double*)src + ko, r, hi, step, d.rin[0], d, c);
     else
         for (; r < hi; r += step)
-            red_step<S>(s, tl_ld<S>(src, ko + red_off(d, r), d.in_dtype), r, d, c);
+            red_step<S>(s, red_ld<S>(src, ko + red_off(d, r), d), r, d, c);
 }
 
 // The block's states combined in a fixed tree: warp shuffles, then the warps' results

@@ -151,10 +151,16 @@ def _hand():
         "TL_EW_KERNEL(tl_ew_copy) {\n"
         "    (void)b; (void)c;\n"
         "    const bool exact_int = d.dtype[0] <= TLC_I64 && d.dtype[1] <= TLC_I64;\n"
+        "    // an integer into float32 or a half type: rounded once to float, as the CPU's\n"
+        "    // (float)v (through double, int64 would be rounded twice)\n"
+        "    const bool int_to_f = d.dtype[1] <= TLC_I64 && d.dtype[0] != TLC_F64 &&\n"
+        "                          d.dtype[0] >= TLC_F16;\n"
         "    TL_FOR_EACH(i, d.n) {\n"
         "        long long off[4];\n"
         "        tl_ew4_offsets(i, d, off);\n"
         "        if (exact_int) tl_st<long long>(o, off[0], d.dtype[0], TL_LD(long long, 1, a));\n"
+        "        else if (int_to_f)\n"
+        "            tl_st<float>(o, off[0], d.dtype[0], (float)TL_LD(long long, 1, a));\n"
         "        else tl_st<double>(o, off[0], d.dtype[0], TL_LD(double, 1, a));\n"
         "    }\n}\n")
     return out
