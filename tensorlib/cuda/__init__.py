@@ -356,6 +356,18 @@ def current_stream(dev=None):
     return default_stream(idx)
 
 
+def _current_native(idx):
+    """The runtime stream current for device ``idx`` (a valid index) in this thread: the
+    launch path's lookup, without current_stream's argument checks."""
+    cur = getattr(_tls, "streams", None)
+    if cur is not None:
+        s = cur.get(idx)
+        if s is not None:
+            return s._native
+    s = _defaults.get(idx)
+    return (s if s is not None else default_stream(idx))._native
+
+
 def set_stream(s):
     """Make ``s`` the current stream of its device in this thread."""
     if s is None:

@@ -53,7 +53,7 @@ def _rt():
 
 def _stream(index):
     from tensorlib import cuda
-    return cuda.current_stream(index)._native
+    return cuda._current_native(index)
 
 
 def _grid(n):
@@ -87,25 +87,25 @@ def _ew_launch(kernel, nops, ndim, shape, strides, data, dtypes, extra, extra_nb
     index = device_of(data[0])
     d = EW4()
     d.ndim, d.nops, d.n = ndim, nops, numel
-    for k in range(ndim):
-        d.shape[k] = shape[k]
+    d.shape[:ndim] = shape[:ndim]
+    dt, sval, stride = d.dtype, d.sval, d.stride
     args = [_runtime.ptr(data[0])]
     for j in range(nops):
-        d.dtype[j] = dtypes[j]
+        dt[j] = dtypes[j]
         size = ITEMSIZE[dtypes[j]]
         st = strides[j]
-        if j > 0 and not any(st) and rt.device_of(data[j]) is None:
+        where = index if j == 0 else rt.device_of(data[j])
+        if where is None and not any(st):
             # a host scalar: a Python number or a 0-d CPU tensor joining the op
             d.scalar_mask |= 1 << j
-            d.sval[j] = int.from_bytes(ctypes.string_at(data[j], size).ljust(8, b"\0"),
-                                       "little")
+            sval[j] = int.from_bytes(ctypes.string_at(data[j], size).ljust(8, b"\0"),
+                                     "little")
             args.append(args[0])          # (not read: the kernel takes the slot)
         else:
-            if j > 0 and rt.device_of(data[j]) != index:
+            if where != index:
                 raise RuntimeError(f"CUDA elementwise '{kernel}': operand {j} is not on "
                                    f"cuda:{index}")
-            for k in range(ndim):
-                d.stride[j][k] = st[k] // size
+            stride[j][:ndim] = [s // size for s in st[:ndim]]
             if j > 0:
                 args.append(_runtime.ptr(data[j]))
     while len(args) < 4:
@@ -114,7 +114,7 @@ def _ew_launch(kernel, nops, ndim, shape, strides, data, dtypes, extra, extra_nb
         ctypes.memmove(ctypes.addressof(d.extra), extra, extra_nbytes)
         d.has_extra = 1
     args.append(d)
-    rt.launch("ew_ops", kernel, _grid(numel), BLOCK, args, _stream(index))
+    rt.launch("ew_ops", kernel, _grid(numel), BLOCK, args, _stream(index), index=index)
 
 
 def copy(ndim, shape, dst, dst_strides, dst_dtype, src, src_strides, src_dtype):

@@ -93,9 +93,10 @@ class Runtime:
         raise NotImplementedError
 
     # kernels
-    def launch(self, family, name, grid, block, args, stream, shared=0):
+    def launch(self, family, name, grid, block, args, stream, shared=0, index=None):
         """Queue kernel ``name`` of ``cuda/<family>.cu``. ``args``: ints marked as device
-        pointers with :func:`ptr`, NumPy scalars and ctypes structures."""
+        pointers with :func:`ptr`, NumPy scalars and ctypes structures. ``index``: the
+        device, when the caller knows it (else the first pointer's)."""
         raise NotImplementedError
 
     # streams, events, devices
@@ -140,7 +141,9 @@ def pack_kernel_args(args):
     """
     out = bytearray()
     for i, a in enumerate(args):
-        if isinstance(a, ptr):
+        if type(a) is ptr:
+            data, align = a.to_bytes(8, "little"), 8
+        elif isinstance(a, ptr):
             data, align = int(a).to_bytes(8, "little"), 8
         elif isinstance(a, np.number):
             data, align = a.tobytes(), a.dtype.alignment
@@ -243,7 +246,7 @@ class EmulatorRuntime(Runtime):
         # the emulator's device memory is host memory too: nothing to lock
         return PinnedHostMemory(np.empty(int(nbytes), np.uint8))
 
-    def launch(self, family, name, grid, block, args, stream, shared=0):
+    def launch(self, family, name, grid, block, args, stream, shared=0, index=None):
         kernel = self._kernels.get((family, name))
         if kernel is None:
             kernel = self._kernels[family, name] = (
@@ -404,9 +407,10 @@ class PycudaRuntime(Runtime):
             self._modules[key] = mod
         return mod
 
-    def launch(self, family, name, grid, block, args, stream, shared=0):
+    def launch(self, family, name, grid, block, args, stream, shared=0, index=None):
         params = pack_kernel_args(args)
-        index = next((self._index(a) for a in args if isinstance(a, ptr)), 0)
+        if index is None:
+            index = next((self._index(a) for a in args if isinstance(a, ptr)), 0)
         fn = self._functions.get((index, family, name))
         if fn is None:
             fn = self._functions[index, family, name] = (
