@@ -106,6 +106,12 @@ def pytest_configure(config):
         # sharing is a CPU property: the tests of it are CPU tests)
         _from_numpy = tensorlib.from_numpy
         tensorlib.from_numpy = lambda a: _from_numpy(a).to(TEST_DEVICE)
+        # the memory tests' counters: with no device named, the device the tensors are on
+        from tensorlib import memory
+        for name in ("memory_allocated", "max_memory_allocated", "reset_peak_memory_stats"):
+            def on_test_device(device=None, _f=getattr(memory, name)):
+                return _f(TEST_DEVICE if device is None else device)
+            setattr(memory, name, on_test_device)
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -274,7 +274,7 @@ def run_cat(data, torch):
     assert_values(tl.concat([p.x for p in parts], dim=dim), want)
     assert_values(tl.concatenate(tuple(p.x for p in parts), dim), want)
     # out=: resized and written in place, version bumped
-    o = tl.empty(0, dtype=tl_dtype(dt))
+    o = tl.empty(0, dtype=tl_dtype(dt), device=out.device)
     assert tl.cat([p.x for p in parts], dim, out=o) is o
     assert_values(o, want)
     assert o._version == 1
@@ -488,7 +488,7 @@ def run_tril(data, torch):
         assert_values(getattr(tl, name)(case.x, diagonal=k), ref(case.n, k))
         if torch is not None:
             check_torch_copy(out, getattr(case.p, name)(k))
-        o = tl.empty(0, dtype=case.x.dtype)
+        o = tl.empty(0, dtype=case.x.dtype, device=case.x.device)
         assert getattr(tl, name)(case.x, k, out=o) is o
         assert_values(o, ref(case.n, k))
     # in place, through a view of the root
