@@ -317,6 +317,14 @@ def bmm(dtype, out, B, M, N, K, a, ga, b, gb):
     """out (contiguous B x M x N) = a @ b per batch; ga/gb: (sb, sr, sc) in elements."""
     if B * M * N == 0:
         return
+    if K == 1:
+        # products with nothing to sum (outer): one multiply each, so a -0.0 product stays
+        # -0.0 as on the CPU (a GEMM's sum would start at +0)
+        size = ITEMSIZE[dtype]
+        _ew_launch(f"tl_ew_mul_{'f32' if dtype == 8 else 'f64'}", 3, 3, (B, M, N),
+                   [(M * N * size, N * size, size), (ga[0] * size, ga[1] * size, 0),
+                    (gb[0] * size, 0, gb[2] * size)], [out, a, b], [dtype] * 3, 0, 0, B * M * N)
+        return
     tile = 128 if dtype == 8 else 64
     name = {8: "tl_bmm_f32", 9: "tl_bmm_f64"}[dtype]
     if dtype == 8 and -(-M // 128) * -(-N // 128) * B < 256:
