@@ -697,6 +697,11 @@ cdef TensorBase _value_tensor(object value, TensorBase like):
                                f"got {_tname_short(like._dtype)} for the destination and "
                                f"{_tname_short(v._dtype)} for the source.")
         return v
+    if like._dtype.is_floating_point and isinstance(value, (int, float)) and \
+            not isinstance(value, bool):
+        # rounded as x[i] = v rounds it: beyond the dtype's range it becomes inf (PyTorch
+        # range-checks a floating fill_, not an indexed write)
+        return _tensor_from_data(value, like._dtype, like._storage.device, True)
     if isinstance(value, (bool, int, float)) or isinstance(value, np.generic):
         v = empty_tensor(0, NULL, like._dtype, like._storage.device)
         _fill_raw(v, value)

@@ -984,10 +984,12 @@ cdef class TensorBase:
             self[index] = value
             _trace_exit(tr, "setitem", ("self", "index", "value"), (self, index, value), self)
             return
-        if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        if isinstance(value, (int, float, np.integer, np.floating)) and \
+                not isinstance(value, (bool, np.bool_)):
             # PyTorch makes the number a tensor of self's dtype first: its overflow error wins
-            # over a bad index or an autograd error
-            _check_scalar_fits(value, self._dtype, False, False)
+            # over a bad index or an autograd error (a float must fit an integer dtype too)
+            _check_scalar_fits(value, self._dtype, isinstance(value, (float, np.floating)),
+                               False)
         if tl_grad_enabled and (self._requires_grad or _req(value)):
             if not _is_basic_only(index if type(index) is tuple else (index,)):
                 # an advanced index: recorded as index_put_, as PyTorch does (advindex.pxi)
