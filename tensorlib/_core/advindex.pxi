@@ -724,6 +724,12 @@ cdef int _inplace_leaf_check(TensorBase t) except -1:
     return 0
 
 
+cdef bint _is_masked_fill(list adv, TensorBase v, bint accumulate):
+    """Whether PyTorch's index_put_ runs as masked_fill_ with the value's one element: a lone
+    mask, a one-element value, no accumulation."""
+    return not accumulate and v._numel == 1 and len(adv) == 1 and adv[0][2]
+
+
 cdef int _index_write(TensorBase r, list adv, list users, object value, bint accumulate,
                       bint strict) except -1:
     """r[adv] = value (or += with accumulate): validate, check overlap, then write.
@@ -733,8 +739,12 @@ cdef int _index_write(TensorBase r, list adv, list users, object value, bint acc
     # (a tensor value's dtype is checked after the indices' and the value's shapes)
     v = <TensorBase>value if isinstance(value, TensorBase) else _value_tensor(value, r)
     # PyTorch's index_put_ runs x[mask] = one value as masked_fill_ (the mask may be x
-    # itself); otherwise it rejects shared memory before it looks at the indices
-    if accumulate or v._numel != 1 or len(adv) != 1 or not adv[0][2]:
+    # itself, the value any dtype); otherwise it rejects shared memory before it looks at
+    # the indices
+    if _is_masked_fill(adv, v, accumulate):
+        if v._dtype is not r._dtype:
+            v = _to_dtype(v, r._dtype, False)
+    else:
         _assert_no_overlap(r, v)
         for u in users:
             _assert_no_overlap(r, <TensorBase>u)
@@ -1494,13 +1504,22 @@ cdef int _index_set_recorded(TensorBase t, object index, object value) except -1
     requires grad: an index_put_ on the view of t the basic part selects (in place on a view,
     so t's base gets a CopySlices history), the value cast and stripped of leading size-1
     dims through recorded ops so its gradient flows back."""
-    v_, ind = _subscript_put(t, index)
+    try:
+        v_, ind = _subscript_put(t, index)
+    except IndexError as e:
+        if str(e) == _INDEX_DTYPE_MSG:
+            _inplace_leaf_check(t)  # (PyTorch's autograd check runs before the index kernel)
+        raise
     cdef TensorBase r = <TensorBase>v_, v
     cdef int lead = 0
     if r is not t and t._requires_grad:
         _record_getitem(t, r, None)        # the view carries t's history into the in-place op
     if isinstance(value, TensorBase):
         v = <TensorBase>value
+        if v._dtype is not r._dtype and v._numel == 1 and len(ind) and all(
+                x is None or (<TensorBase>x)._dtype.code in (DT_BOOL, DT_UINT8) for x in ind) \
+                and sum(x is not None for x in ind) == 1:
+            v = v.to(r._dtype)              # (a masked_fill_ in PyTorch: see _is_masked_fill)
         _value_tensor(v, r)                 # the dtypes must match (raises as PyTorch does)
         # the indexing result's rank: what leading size-1 dims of the value may be dropped to
         res_nd = _index_result_ndim(r, list(ind))
