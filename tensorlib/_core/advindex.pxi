@@ -635,6 +635,11 @@ cdef tuple _adv_resolve(TensorBase r, list adv, TensorBase value=None, bint stri
         _value_strides(r, dims, B, pos, value, strip, NULL)
         if like is not None:
             _value_tensor(value, like)
+    if r._numel == 0 and any(r._shape[k] == 0 for k in range(r._ndim) if k not in dims):
+        # the result is empty whatever the indices say: PyTorch runs no kernel, so checks no
+        # bounds (x[[5]] of a (1, 0) tensor is a (1, 0) result)
+        offs = _new_empty(B, dtype_of(DT_INT64), r._storage.device)
+        return (dims, B, offs, pos)
     offs = _offsets(B, [_expand(<TensorBase>x, B) for x in idxs],
                     [r._shape[<int>dd] for dd in dims], [r._strides[<int>dd] for dd in dims],
                     True, _adv_bounds_error, False, r._storage.device)
