@@ -510,7 +510,9 @@ cdef int _check_inplace(TensorBase t) except -1:
         return 0
     if t._grad_fn is None and t._view_base is None:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
-    if t._view_base is not None and t._view_base._requires_grad and t._view_base._grad_fn is None:
+    # (the base need not require grad: a view made to require grad by requires_grad_() is
+    # still a view of a leaf for PyTorch)
+    if t._view_base is not None and t._view_base._grad_fn is None:
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
                            "in-place operation.")
     m = t._autograd_meta
