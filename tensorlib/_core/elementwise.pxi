@@ -267,6 +267,7 @@ cdef inline int _leaf_check_first(TensorBase t) except -1:
     if t._grad_fn is None and t._view_base is None:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
                            "operation.")
+    _check_view_rebase(t)               # (PyTorch's order: how the view was made first)
     if t._view_base is not None and t._view_base._grad_fn is None:
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
                            "in-place operation.")

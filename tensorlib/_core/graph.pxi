@@ -497,31 +497,68 @@ cdef int _check_out_no_grad(str op, tuple inputs) except -1:
 cdef int _check_inplace(TensorBase t) except -1:
     """PyTorch's errors for in-place changes autograd cannot follow (called by prepare_write
     while grad mode is on)."""
-    cdef AutogradMeta m
     if not t._requires_grad:
         if t._view_base is not None and t._view_base._requires_grad and t._autograd_meta is not None \
                 and (<AutogradMeta>t._autograd_meta).creation == CREATION_NO_GRAD:
-            raise RuntimeError(
-                "A view was created in no_grad mode and is being modified inplace with grad mode "
-                "enabled. Given that this use case is ambiguous and error-prone, it is forbidden. "
-                "You can clarify your code by moving both the view and the inplace either both "
-                "inside the no_grad block (if you don't want the inplace to be tracked) or both "
-                "outside (if you want the inplace to be tracked).")
+            _check_view_rebase(t)
         return 0
-    if t._grad_fn is None and t._view_base is None:
-        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+    if t._view_base is None:
+        if t._grad_fn is None:
+            raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
+                               "operation.")
+        return 0
+    # (PyTorch's order: how the view was made first, then whether its base is a leaf)
+    _check_view_rebase(t)
     # (the base need not require grad: a view made to require grad by requires_grad_() is
     # still a view of a leaf for PyTorch)
-    if t._view_base is not None and t._view_base._grad_fn is None:
+    if t._view_base._grad_fn is None:
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
                            "in-place operation.")
-    m = t._autograd_meta
-    if m is not None and m.creation == CREATION_MULTI_OUTPUT:
+    return 0
+
+
+cdef int _check_view_rebase(object t) except -1:
+    """An in-place write autograd records (self or an argument requires grad) into a view
+    whose history PyTorch cannot rewrite: one made under no_grad, one of the views a
+    split/chunk/unbind returned, or a view of either; each raises PyTorch's error."""
+    if not isinstance(t, TensorBase) or (<TensorBase>t)._view_base is None or \
+            (<TensorBase>t)._autograd_meta is None:
+        return 0
+    cdef AutogradMeta m = (<TensorBase>t)._autograd_meta
+    if m.creation == CREATION_NO_GRAD:
         raise RuntimeError(
-            f"Output {m.output_nr} of {type(t._grad_fn).__name__} is a view and is being modified "
-            f"inplace. This view is the output of a function that returns multiple views. Such "
-            f"functions do not allow the output views to be modified inplace. You should replace "
-            f"the inplace operation by an out-of-place one.")
+            "A view was created in no_grad mode and is being modified inplace with grad mode "
+            "enabled. Given that this use case is ambiguous and error-prone, it is forbidden. "
+            "You can clarify your code by moving both the view and the inplace either both "
+            "inside the no_grad block (if you don't want the inplace to be tracked) or both "
+            "outside (if you want the inplace to be tracked).")
+    if m.creation != CREATION_MULTI_OUTPUT:
+        return 0
+    fn = (<TensorBase>t)._grad_fn
+    if fn is None:
+        # (the views of a base that did not require grad: PyTorch has no node to name)
+        prefix = ("A view was created in no_grad mode and is being modified inplace with grad "
+                  "mode enabled.")
+    else:
+        name = type(fn).__name__
+        name = name[:name.rfind("Backward")] if "Backward" in name else name
+        prefix = f"Output {m.output_nr} of {name} is a view and is being modified inplace."
+    raise RuntimeError(
+        f"{prefix} This view is the output of a function that returns multiple views. Such "
+        f"functions do not allow the output views to be modified inplace. You should replace "
+        f"the inplace operation by an out-of-place one.")
+
+
+cdef int _mark_multi_views(object results) except -1:
+    """The views split/chunk/unbind return when autograd records nothing (their base does
+    not require grad, or grad mode is off): PyTorch still marks them, so an in-place write
+    that would make one require grad raises (_check_view_rebase)."""
+    cdef int creation = CREATION_MULTI_OUTPUT if tl_grad_enabled else CREATION_NO_GRAD
+    for r in results:
+        if isinstance(r, TensorBase) and (<TensorBase>r)._view_base is not None:
+            if (<TensorBase>r)._autograd_meta is None or \
+                    (<AutogradMeta>(<TensorBase>r)._autograd_meta).creation == CREATION_DEFAULT:
+                _meta(<TensorBase>r).creation = creation
     return 0
 
 

@@ -199,7 +199,12 @@ cdef TensorBase make_view(TensorBase src, int ndim, const int64_t* shape, const 
     t._dtype = src._dtype
     t._vc = src._vc
     t._view_base = src._view_base if src._view_base is not None else src
-    if src._requires_grad and not tl_grad_enabled:
+    if src._autograd_meta is not None and \
+            (<AutogradMeta>src._autograd_meta).creation != CREATION_DEFAULT:
+        # a view of a split output, or of a view made under no_grad, inherits how that was
+        # made (PyTorch's rule), so in-place on it raises the same error
+        _meta(t).creation = (<AutogradMeta>src._autograd_meta).creation
+    elif src._requires_grad and not tl_grad_enabled:
         # a view made under no_grad: modifying it in place later with grad on is an error
         _meta(t).creation = CREATION_NO_GRAD
     return t

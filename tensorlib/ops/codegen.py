@@ -304,6 +304,10 @@ def emit_call(decl, params):
         lines.append("    _orig_self = _alias_of(c_self, False) if (_rec and _inplace_) else None")
     else:
         lines.append("    _orig_self = None")
+    if "self" in cnames:
+        # an in-place op autograd records: a view that cannot take a new history raises
+        # first, even when only an argument requires grad (PyTorch's check_inplace)
+        lines.append("    if _rec and _inplace_: _check_view_rebase(c_self)")
     # while a memory profile is active on this thread, name the op for attribution
     lines.append(f"    _prev_op_ = _op_enter('{op}') if _prof_on() else None")
     lines.append("    _tr_ = None")
@@ -327,6 +331,8 @@ def emit_call(decl, params):
     same += (" and (not isinstance(result, TensorBase) or "
              "(<TensorBase>result)._dtype.is_floating_point)")
     lines.append(f"    if _rec{same}: _rec_{op}(result, {args}{', ' if args else ''}_inplace_, _orig_self)")
+    if decl.get("outputs") == "multi" and decl.get("view_of"):
+        lines.append("    if not _rec: _mark_multi_views(result)")
     lines.append("    return result")
     return "\n".join(lines) + "\n"
 
