@@ -397,7 +397,7 @@ cdef object _unpack(object x, Node node):
     if x is _RELEASED:
         raise RuntimeError(_released_error())
     if not isinstance(x, SavedTensor):
-        return x
+        return (<_WrappedNumber>x).value if isinstance(x, _WrappedNumber) else x
     s = <SavedTensor>x
     if s.unpack_hook is not None:
         t = s.unpack_hook(s.packed)
@@ -437,7 +437,7 @@ cdef object _RELEASED = object()      # a saved tensor's place after the graph w
 
 
 cdef bint _holds_tensor(object x):
-    if isinstance(x, (SavedTensor, TensorBase)):
+    if isinstance(x, (SavedTensor, TensorBase, _WrappedNumber)):
         return True
     if isinstance(x, (tuple, list)):
         for y in x:
@@ -567,6 +567,22 @@ cdef object _save_any(object x, bint is_output):
     if isinstance(x, TensorBase):
         return _save(x, is_output)
     return x
+
+
+cdef class _WrappedNumber:
+    """A Python number an op saved where PyTorch holds it as a wrapped 0-d tensor (x * 2):
+    freed with the graph like a saved tensor, so a second backward raises there too."""
+    cdef readonly object value
+
+    def __cinit__(self, value):
+        self.value = value
+
+
+cdef object _save_input(object x, bint is_output):
+    """_save_any for an input PyTorch wraps into a tensor when it is a number."""
+    if isinstance(x, (int, float, bool)):
+        return _WrappedNumber(x)
+    return _save_any(x, is_output)
 
 
 cdef object _save_output(object x, int output_nr):

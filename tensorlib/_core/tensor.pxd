@@ -147,6 +147,7 @@ cdef Node _new_node(type cls, object fn, tuple inputs)
 cdef object _unpack(object x, Node node)
 cdef tuple _saved_of(Node node)
 cdef object _save_any(object x, bint is_output)
+cdef object _save_input(object x, bint is_output)
 cdef TensorBase _original_of(TensorBase t)
 cdef int _set_history(object result, Node node, int output_nr=*) except -1
 cdef int _set_history_multi(object results, Node node, int creation=*) except -1

@@ -511,10 +511,12 @@ def emit_autograd(decl, params):
             expr = (f"(_save_output(result[{src}], {src}) if isinstance(result, tuple) "
                     "else None)")
         elif kind == "param":
+            # (a number PyTorch wraps into a tensor is saved as one: freed with the graph)
+            save = "_save_input" if op in WRAPS_SCALARS and src in diff else "_save_any"
             if src == "self":
-                expr = "(_save_any(_orig_self_, False) if _inplace_ else _save_any(self, False))"
+                expr = f"(_save_any(_orig_self_, False) if _inplace_ else {save}(self, False))"
             else:
-                expr = f"_save_any({src}, False)"
+                expr = f"{save}({src}, False)"
         else:
             base, suf = src
             target = "result" if base == "result" else base
