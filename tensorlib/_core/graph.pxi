@@ -839,7 +839,8 @@ def _unfold_backward(grad, sizes, dim, size, step):
     d = dim % len(sizes) if len(sizes) else 0
     n = grad.shape[d] if len(sizes) else 1
     for i in range(n):
-        window = grad.select(d, i).movedim(-1, d) if len(sizes) else grad
+        # (a 0-d input unfolds to one window of size 0 or 1: its gradient is that window's sum)
+        window = grad.select(d, i).movedim(-1, d) if len(sizes) else grad.sum()
         region = z.narrow(d, i * step, size) if len(sizes) else z
         region.add_(window)
     return z
