@@ -310,6 +310,16 @@ cdef tuple _edge_of(object x):
     return (_grad_accumulator(t), 0)
 
 
+cdef int _read_history(object x) except -1:
+    """Bring a view's history up to date before a recorded op runs, as PyTorch's autograd
+    layer collects its edges first: a split/unbind output whose base was written since raises
+    its error before the op checks its own arguments."""
+    if isinstance(x, TensorBase) and (<TensorBase>x)._requires_grad and \
+            (<TensorBase>x)._view_base is not None and (<TensorBase>x)._autograd_meta is not None:
+        _view_grad_fn(<TensorBase>x)
+    return 0
+
+
 cdef bint _req(object x):
     return isinstance(x, TensorBase) and (<TensorBase>x)._requires_grad
 

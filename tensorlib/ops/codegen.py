@@ -304,6 +304,8 @@ def emit_call(decl, params):
         lines.append("    _orig_self = _alias_of(c_self, False) if (_rec and _inplace_) else None")
     else:
         lines.append("    _orig_self = None")
+    if "self" in diff and any(p.name == "self" and p.type != "Tensor[]" for p in params):
+        lines.append("    if _rec: _read_history(c_self)")
     if "self" in cnames:
         # an in-place op autograd records: a view that cannot take a new history raises
         # first, even when only an argument requires grad (PyTorch's check_inplace)
