@@ -1249,7 +1249,12 @@ def _var_backward(grad, self, dim, correction, keepdim, unbiased):
     sizes = tuple(self.shape)
     n = _bw_reduced_count(sizes, dim)
     mean = self.mean(tuple(_reduced_dims(sizes, dim)), keepdim=True)
-    return _expand_reduced(grad, sizes, dim, keepdim) * 2 * (self - mean) / max(n - c, 0)
+    g = _expand_reduced(grad, sizes, dim, keepdim)
+    if (len(sizes) == 0 or dim is None) and n - c <= 0:
+        # PyTorch's formula for a whole-tensor reduction without degrees of freedom: NaN where
+        # self equals its mean, else grad * inf; nothing of self's history is in it
+        return _f_where(self == mean, g * float("nan"), g * float("inf"))
+    return g * 2 * (self - mean) / max(n - c, 0)
 
 
 def _norm_backward(grad, self, p, dim, keepdim, result):
