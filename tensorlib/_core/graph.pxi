@@ -928,6 +928,15 @@ def _pow_backward_exponent(grad, self, exponent, result):
     return grad * result * (math.log(self) if self > 0 else float("nan"))
 
 
+def _relu_backward(grad, result):
+    """PyTorch's threshold_backward: 0 where the result is <= 0, else grad (a NaN result passes
+    grad through). It takes the result as an input whose gradient is zero, so under
+    create_graph the gradient has the result's history even when grad has none."""
+    if tl_grad_enabled and result.requires_grad:
+        return _f_where(result <= 0, (result * 0).abs(), grad)
+    return _f_where(result <= 0, 0.0, grad)
+
+
 def _silu_backward(grad, self):
     s = self.sigmoid()
     return grad * s * (1 + self * (1 - s))

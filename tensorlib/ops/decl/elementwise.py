@@ -229,7 +229,7 @@ unary("erfc", "FLOAT", "tensorlib.tensor([0.]).erfc().tolist()", "[1.0]",
 # relu selects x unless x < 0, as PyTorch: NaN and -0.0 pass through
 unary("relu", "SAME", "tensorlib.tensor([-1., 2.]).relu().tolist()", "[0.0, 2.0]",
       impl="_relu({self}, {out}, {inplace})",       # (bool input raises, as PyTorch)
-      node="ReluBackward0", backward="grad * (result > 0)",
+      node="ReluBackward0", backward="_relu_backward(grad, result)",
       int="x > 0 ? x : 0", float="x < 0 ? 0 : x", double="x < 0 ? 0 : x")
 # silu and gelu are float-only in PyTorch (integers raise NotImplementedError)
 unary("silu", "SAME", "tensorlib.tensor([0.]).silu().tolist()", "[0.0]",
