@@ -1242,11 +1242,11 @@ def _evenly_distribute_all(grad, self, value):
     return grad * mask / mask.sum()
 
 
-def _max_backward(grads, self, result, indices, dim, keepdim, other=None, bigger=True):
+def _max_backward(grads, self, sizes, result, indices, dim, keepdim, other=None, bigger=True):
     if other is not None or isinstance(dim, TensorBase):      # max(input, other): maximum
         return _max_min_share(grads[0], self, dim if other is None else other, bigger)
     if indices is not None:
-        return _take_along_backward(grads[0], tuple(self.shape), dim, indices, bool(keepdim))
+        return _take_along_backward(grads[0], tuple(sizes), dim, indices, bool(keepdim))
     # max(): equal elements share the gradient, NaNs too when the result is NaN (PyTorch)
     return _evenly_distribute_all(grads[0], self, result)
 
