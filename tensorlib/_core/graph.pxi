@@ -678,7 +678,12 @@ cdef int _set_history_inplace(object result, Node n) except -1:
     cdef TensorBase base = t._view_base
     cdef Node cs
     if base is None:
-        return _set_history(t, n)
+        old = t._grad_fn
+        old_nr = 0 if t._autograd_meta is None else (<AutogradMeta>t._autograd_meta).output_nr
+        _set_history(t, n)
+        if old is not None and (<AutogradMeta>t._autograd_meta).retains_grad:
+            _move_retain_hook(<Node>old, n, old_nr)
+        return 0
     cs = Node.__new__(CopySlices)
     cs.next_edges = (_edge_of(base),) + n.next_edges[1:]
     cs._input_meta = ((base.shape, base._dtype),) + n._input_meta[1:]
@@ -693,6 +698,22 @@ cdef int _set_history_inplace(object result, Node n) except -1:
     t._requires_grad = True
     t._grad_fn = None
     _meta(t).view_version = -1          # stale: regenerate from the base
+    return 0
+
+
+cdef int _move_retain_hook(Node old, Node new, int old_nr) except -1:
+    """retain_grad's hook follows the tensor to the grad_fn an in-place op gave it (PyTorch:
+    .grad is the gradient of the tensor's current version); other tensor hooks stay."""
+    hooks = old._pre_hooks.get(old_nr) if old._pre_hooks else None
+    if not hooks:
+        return 0
+    moved = [h for h in hooks if getattr(h, "_tl_retains_grad", False)]
+    for h in moved:
+        hooks.remove(h)
+    if moved:
+        if new._pre_hooks is None:
+            new._pre_hooks = {}
+        new._pre_hooks.setdefault(0, []).extend(moved)
     return 0
 
 
