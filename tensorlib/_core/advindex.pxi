@@ -310,19 +310,84 @@ cdef int _space(TensorBase r, list dims, tuple B, int pos, int64_t* shape, int64
     return n
 
 
+cdef int _iter_order(int n, const int64_t* shape, const int64_t* a, const int64_t* b,
+                     int64_t* perm) noexcept:
+    """The dims innermost first as PyTorch's TensorIterator orders them for an output from
+    two operands' strides over the output's shape (a first): insertion sort from the reversed
+    order; the first operand whose strides (0: broadcast, no say) differ decides, on equal
+    strides the smaller dim goes inside. Returns whether the order is not the plain one."""
+    cdef int i, d0, d1, k, c
+    cdef int64_t s0, s1, tmp
+    cdef const int64_t* ops[2]
+    ops[0] = a
+    ops[1] = b
+    for i in range(n):
+        perm[i] = n - 1 - i
+    for i in range(1, n):
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            c = 0
+            for k in range(2):
+                s0 = ops[k][perm[d0]]
+                s1 = ops[k][perm[d1]]
+                if s0 == 0 or s1 == 0:
+                    continue
+                if s0 != s1:
+                    c = 1 if s0 > s1 else -1
+                    break
+                if shape[perm[d0]] > shape[perm[d1]]:
+                    c = 1
+                    break
+            if c > 0:
+                tmp = perm[d0]
+                perm[d0] = perm[d1]
+                perm[d1] = tmp
+                d1 = d0
+            elif c < 0:
+                break
+    for i in range(n):
+        if perm[i] != n - 1 - i:
+            return True
+    return False
+
+
 cdef TensorBase _plan_gather(TensorBase r, list dims, tuple B, TensorBase offsets, int pos,
-                             object out, str out_msg, tuple inputs, int64_t unit=1):
-    """r[plan] into a new tensor (or into out=). Offsets count in units of ``unit`` elements."""
+                             object out, str out_msg, tuple inputs, int64_t unit=1,
+                             bint iter_layout=False):
+    """r[plan] into a new tensor (or into out=). Offsets count in units of ``unit`` elements.
+    ``iter_layout``: lay a new result out in the memory order r's strides suggest, as
+    PyTorch's index does (x.t()[None][[0]] keeps x.t()'s order); else contiguous."""
     cdef int64_t shape[MAX_DIMS]
     cdef int64_t rst[MAX_DIMS]
     cdef int64_t ist[MAX_DIMS]
     cdef int64_t dst[MAX_DIMS]
+    cdef int64_t perm[MAX_DIMS]
+    cdef int64_t st[MAX_DIMS]
+    cdef int64_t ios[MAX_DIMS]
+    cdef int64_t cur
     cdef int n = _space(r, dims, B, pos, shape, rst, ist), i
     cdef TensorBase res, o = None
     if out is not None:
         o = _out_for(out, r._dtype, out_msg, inputs, n, shape)
     res = o if (o is not None and not _shares_any(o, inputs)) else \
         empty_tensor(n, shape, r._dtype, r._storage.device)
+    if o is None and iter_layout and n > 1:
+        # the index operand as PyTorch shapes it: the indices' shape with size-1 dims for r's
+        # kept dims, contiguous (broadcast, stride 0, over a kept dim of size > 1)
+        cur = 1
+        for i in range(n - 1, -1, -1):
+            if pos <= i < pos + len(B):
+                ios[i] = cur
+                cur *= shape[i]
+            else:
+                ios[i] = cur if shape[i] == 1 else 0
+        iter_layout = _iter_order(n, shape, rst, ios, perm)
+    if o is None and iter_layout and n > 1:
+        cur = 1
+        for i in range(n):
+            st[perm[i]] = cur
+            cur *= shape[perm[i]]
+        _set_geometry(res, n, shape, st)        # (the same bytes, restrided)
     for i in range(n):
         dst[i] = res._strides[i] * r._dtype.itemsize
     _run_index(res, (r, offsets), n, shape, tensor_data(res), dst, tensor_data(r), rst,
@@ -660,7 +725,7 @@ cdef object _index_get(TensorBase t, tuple index):
         if it._dtype.code == DT_INT64 and it._contiguous and not _on_cuda(it):
             return _take1(<TensorBase>r, it)                               # x[idx]: one pass
     dims, B, offs, pos = _adv_resolve(<TensorBase>r, adv)
-    return _plan_gather(<TensorBase>r, dims, B, offs, pos, None, "", ())
+    return _plan_gather(<TensorBase>r, dims, B, offs, pos, None, "", (), 1, True)
 
 
 cdef TensorBase _take1(TensorBase r, TensorBase idx):
