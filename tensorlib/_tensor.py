@@ -150,6 +150,7 @@ class Tensor(TensorBase):
                 t.grad = grad.detach().clone() if t.grad is None else t.grad + grad
             return None
 
+        retain._tl_retains_grad = True     # (an in-place op moves it to the new grad_fn)
         _C._meta_of(self).retains_grad = True
         self.register_hook(retain)
 

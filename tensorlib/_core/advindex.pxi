@@ -310,19 +310,84 @@ cdef int _space(TensorBase r, list dims, tuple B, int pos, int64_t* shape, int64
     return n
 
 
+cdef int _iter_order(int n, const int64_t* shape, const int64_t* a, const int64_t* b,
+                     int64_t* perm) noexcept:
+    """The dims innermost first as PyTorch's TensorIterator orders them for an output from
+    two operands' strides over the output's shape (a first): insertion sort from the reversed
+    order; the first operand whose strides (0: broadcast, no say) differ decides, on equal
+    strides the smaller dim goes inside. Returns whether the order is not the plain one."""
+    cdef int i, d0, d1, k, c
+    cdef int64_t s0, s1, tmp
+    cdef const int64_t* ops[2]
+    ops[0] = a
+    ops[1] = b
+    for i in range(n):
+        perm[i] = n - 1 - i
+    for i in range(1, n):
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            c = 0
+            for k in range(2):
+                s0 = ops[k][perm[d0]]
+                s1 = ops[k][perm[d1]]
+                if s0 == 0 or s1 == 0:
+                    continue
+                if s0 != s1:
+                    c = 1 if s0 > s1 else -1
+                    break
+                if shape[perm[d0]] > shape[perm[d1]]:
+                    c = 1
+                    break
+            if c > 0:
+                tmp = perm[d0]
+                perm[d0] = perm[d1]
+                perm[d1] = tmp
+                d1 = d0
+            elif c < 0:
+                break
+    for i in range(n):
+        if perm[i] != n - 1 - i:
+            return True
+    return False
+
+
 cdef TensorBase _plan_gather(TensorBase r, list dims, tuple B, TensorBase offsets, int pos,
-                             object out, str out_msg, tuple inputs, int64_t unit=1):
-    """r[plan] into a new tensor (or into out=). Offsets count in units of ``unit`` elements."""
+                             object out, str out_msg, tuple inputs, int64_t unit=1,
+                             bint iter_layout=False):
+    """r[plan] into a new tensor (or into out=). Offsets count in units of ``unit`` elements.
+    ``iter_layout``: lay a new result out in the memory order r's strides suggest, as
+    PyTorch's index does (x.t()[None][[0]] keeps x.t()'s order); else contiguous."""
     cdef int64_t shape[MAX_DIMS]
     cdef int64_t rst[MAX_DIMS]
     cdef int64_t ist[MAX_DIMS]
     cdef int64_t dst[MAX_DIMS]
+    cdef int64_t perm[MAX_DIMS]
+    cdef int64_t st[MAX_DIMS]
+    cdef int64_t ios[MAX_DIMS]
+    cdef int64_t cur
     cdef int n = _space(r, dims, B, pos, shape, rst, ist), i
     cdef TensorBase res, o = None
     if out is not None:
         o = _out_for(out, r._dtype, out_msg, inputs, n, shape)
     res = o if (o is not None and not _shares_any(o, inputs)) else \
         empty_tensor(n, shape, r._dtype, r._storage.device)
+    if o is None and iter_layout and n > 1:
+        # the index operand as PyTorch shapes it: the indices' shape with size-1 dims for r's
+        # kept dims, contiguous (broadcast, stride 0, over a kept dim of size > 1)
+        cur = 1
+        for i in range(n - 1, -1, -1):
+            if pos <= i < pos + len(B):
+                ios[i] = cur
+                cur *= shape[i]
+            else:
+                ios[i] = cur if shape[i] == 1 else 0
+        iter_layout = _iter_order(n, shape, rst, ios, perm)
+    if o is None and iter_layout and n > 1:
+        cur = 1
+        for i in range(n):
+            st[perm[i]] = cur
+            cur *= shape[perm[i]]
+        _set_geometry(res, n, shape, st)        # (the same bytes, restrided)
     for i in range(n):
         dst[i] = res._strides[i] * r._dtype.itemsize
     _run_index(res, (r, offsets), n, shape, tensor_data(res), dst, tensor_data(r), rst,
@@ -635,6 +700,11 @@ cdef tuple _adv_resolve(TensorBase r, list adv, TensorBase value=None, bint stri
         _value_strides(r, dims, B, pos, value, strip, NULL)
         if like is not None:
             _value_tensor(value, like)
+    if r._numel == 0 and any(r._shape[k] == 0 for k in range(r._ndim) if k not in dims):
+        # the result is empty whatever the indices say: PyTorch runs no kernel, so checks no
+        # bounds (x[[5]] of a (1, 0) tensor is a (1, 0) result)
+        offs = _new_empty(B, dtype_of(DT_INT64), r._storage.device)
+        return (dims, B, offs, pos)
     offs = _offsets(B, [_expand(<TensorBase>x, B) for x in idxs],
                     [r._shape[<int>dd] for dd in dims], [r._strides[<int>dd] for dd in dims],
                     True, _adv_bounds_error, False, r._storage.device)
@@ -655,7 +725,7 @@ cdef object _index_get(TensorBase t, tuple index):
         if it._dtype.code == DT_INT64 and it._contiguous and not _on_cuda(it):
             return _take1(<TensorBase>r, it)                               # x[idx]: one pass
     dims, B, offs, pos = _adv_resolve(<TensorBase>r, adv)
-    return _plan_gather(<TensorBase>r, dims, B, offs, pos, None, "", ())
+    return _plan_gather(<TensorBase>r, dims, B, offs, pos, None, "", (), 1, True)
 
 
 cdef TensorBase _take1(TensorBase r, TensorBase idx):
@@ -697,6 +767,11 @@ cdef TensorBase _value_tensor(object value, TensorBase like):
                                f"got {_tname_short(like._dtype)} for the destination and "
                                f"{_tname_short(v._dtype)} for the source.")
         return v
+    if like._dtype.is_floating_point and isinstance(value, (int, float)) and \
+            not isinstance(value, bool):
+        # rounded as x[i] = v rounds it: beyond the dtype's range it becomes inf (PyTorch
+        # range-checks a floating fill_, not an indexed write)
+        return _tensor_from_data(value, like._dtype, like._storage.device, True)
     if isinstance(value, (bool, int, float)) or isinstance(value, np.generic):
         v = empty_tensor(0, NULL, like._dtype, like._storage.device)
         _fill_raw(v, value)
@@ -712,11 +787,17 @@ cdef int _inplace_leaf_check(TensorBase t) except -1:
     if t._grad_fn is None and t._view_base is None:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
                            "operation.")
-    if t._view_base is not None and t._view_base._requires_grad and \
-            t._view_base._grad_fn is None:
+    _check_view_rebase(t)               # (PyTorch's order: how the view was made first)
+    if t._view_base is not None and t._view_base._grad_fn is None:
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
                            "in-place operation.")
     return 0
+
+
+cdef bint _is_masked_fill(list adv, TensorBase v, bint accumulate):
+    """Whether PyTorch's index_put_ runs as masked_fill_ with the value's one element: a lone
+    mask, a one-element value, no accumulation."""
+    return not accumulate and v._numel == 1 and len(adv) == 1 and adv[0][2]
 
 
 cdef int _index_write(TensorBase r, list adv, list users, object value, bint accumulate,
@@ -728,8 +809,12 @@ cdef int _index_write(TensorBase r, list adv, list users, object value, bint acc
     # (a tensor value's dtype is checked after the indices' and the value's shapes)
     v = <TensorBase>value if isinstance(value, TensorBase) else _value_tensor(value, r)
     # PyTorch's index_put_ runs x[mask] = one value as masked_fill_ (the mask may be x
-    # itself); otherwise it rejects shared memory before it looks at the indices
-    if accumulate or v._numel != 1 or len(adv) != 1 or not adv[0][2]:
+    # itself, the value any dtype); otherwise it rejects shared memory before it looks at
+    # the indices
+    if _is_masked_fill(adv, v, accumulate):
+        if v._dtype is not r._dtype:
+            v = _to_dtype(v, r._dtype, False)
+    else:
         _assert_no_overlap(r, v)
         for u in users:
             _assert_no_overlap(r, <TensorBase>u)
@@ -1489,13 +1574,22 @@ cdef int _index_set_recorded(TensorBase t, object index, object value) except -1
     requires grad: an index_put_ on the view of t the basic part selects (in place on a view,
     so t's base gets a CopySlices history), the value cast and stripped of leading size-1
     dims through recorded ops so its gradient flows back."""
-    v_, ind = _subscript_put(t, index)
+    try:
+        v_, ind = _subscript_put(t, index)
+    except IndexError as e:
+        if str(e) == _INDEX_DTYPE_MSG:
+            _inplace_leaf_check(t)  # (PyTorch's autograd check runs before the index kernel)
+        raise
     cdef TensorBase r = <TensorBase>v_, v
     cdef int lead = 0
     if r is not t and t._requires_grad:
         _record_getitem(t, r, None)        # the view carries t's history into the in-place op
     if isinstance(value, TensorBase):
         v = <TensorBase>value
+        if v._dtype is not r._dtype and v._numel == 1 and len(ind) and all(
+                x is None or (<TensorBase>x)._dtype.code in (DT_BOOL, DT_UINT8) for x in ind) \
+                and sum(x is not None for x in ind) == 1:
+            v = v.to(r._dtype)              # (a masked_fill_ in PyTorch: see _is_masked_fill)
         _value_tensor(v, r)                 # the dtypes must match (raises as PyTorch does)
         # the indexing result's rank: what leading size-1 dims of the value may be dropped to
         res_nd = _index_result_ndim(r, list(ind))

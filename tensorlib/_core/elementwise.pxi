@@ -267,7 +267,8 @@ cdef inline int _leaf_check_first(TensorBase t) except -1:
     if t._grad_fn is None and t._view_base is None:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
                            "operation.")
-    if t._view_base is not None and t._view_base._requires_grad and t._view_base._grad_fn is None:
+    _check_view_rebase(t)               # (PyTorch's order: how the view was made first)
+    if t._view_base is not None and t._view_base._grad_fn is None:
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
                            "in-place operation.")
     return 0
@@ -645,6 +646,11 @@ cdef TensorBase _pow(object a, object b, object out, bint inplace):
         _leaf_check_first(<TensorBase>a)
     a = _operand(a, "pow", "input")
     b = _operand(b, "pow", "exponent")
+    if isinstance(a, TensorBase) and (<TensorBase>a)._dtype.code == DT_BOOL and \
+            isinstance(b, bool):
+        # PyTorch has no bool pow kernel but answers x ** 0 and x ** 1 without one:
+        # x ** False is all True, x ** True is x, i.e. x | (not b)
+        return _ew(OP_BITWISE_OR, (a, not b), out, inplace)
     _result_code_shapes_first(OP_POW, (a, b), &loop_code, &out_code, inplace)
     # as PyTorch: only a negative Python-number exponent of an integer result is an error; a
     # tensor of negative exponents truncates toward zero (2 ** -1 == 0, (-1) ** -3 == -1)

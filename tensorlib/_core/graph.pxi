@@ -310,6 +310,16 @@ cdef tuple _edge_of(object x):
     return (_grad_accumulator(t), 0)
 
 
+cdef int _read_history(object x) except -1:
+    """Bring a view's history up to date before a recorded op runs, as PyTorch's autograd
+    layer collects its edges first: a split/unbind output whose base was written since raises
+    its error before the op checks its own arguments."""
+    if isinstance(x, TensorBase) and (<TensorBase>x)._requires_grad and \
+            (<TensorBase>x)._view_base is not None and (<TensorBase>x)._autograd_meta is not None:
+        _view_grad_fn(<TensorBase>x)
+    return 0
+
+
 cdef bint _req(object x):
     return isinstance(x, TensorBase) and (<TensorBase>x)._requires_grad
 
@@ -397,7 +407,7 @@ cdef object _unpack(object x, Node node):
     if x is _RELEASED:
         raise RuntimeError(_released_error())
     if not isinstance(x, SavedTensor):
-        return x
+        return (<_WrappedNumber>x).value if isinstance(x, _WrappedNumber) else x
     s = <SavedTensor>x
     if s.unpack_hook is not None:
         t = s.unpack_hook(s.packed)
@@ -437,7 +447,7 @@ cdef object _RELEASED = object()      # a saved tensor's place after the graph w
 
 
 cdef bint _holds_tensor(object x):
-    if isinstance(x, (SavedTensor, TensorBase)):
+    if isinstance(x, (SavedTensor, TensorBase, _WrappedNumber)):
         return True
     if isinstance(x, (tuple, list)):
         for y in x:
@@ -497,29 +507,68 @@ cdef int _check_out_no_grad(str op, tuple inputs) except -1:
 cdef int _check_inplace(TensorBase t) except -1:
     """PyTorch's errors for in-place changes autograd cannot follow (called by prepare_write
     while grad mode is on)."""
-    cdef AutogradMeta m
     if not t._requires_grad:
         if t._view_base is not None and t._view_base._requires_grad and t._autograd_meta is not None \
                 and (<AutogradMeta>t._autograd_meta).creation == CREATION_NO_GRAD:
-            raise RuntimeError(
-                "A view was created in no_grad mode and is being modified inplace with grad mode "
-                "enabled. Given that this use case is ambiguous and error-prone, it is forbidden. "
-                "You can clarify your code by moving both the view and the inplace either both "
-                "inside the no_grad block (if you don't want the inplace to be tracked) or both "
-                "outside (if you want the inplace to be tracked).")
+            _check_view_rebase(t)
         return 0
-    if t._grad_fn is None and t._view_base is None:
-        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
-    if t._view_base is not None and t._view_base._requires_grad and t._view_base._grad_fn is None:
+    if t._view_base is None:
+        if t._grad_fn is None:
+            raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
+                               "operation.")
+        return 0
+    # (PyTorch's order: how the view was made first, then whether its base is a leaf)
+    _check_view_rebase(t)
+    # (the base need not require grad: a view made to require grad by requires_grad_() is
+    # still a view of a leaf for PyTorch)
+    if t._view_base._grad_fn is None:
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
                            "in-place operation.")
-    m = t._autograd_meta
-    if m is not None and m.creation == CREATION_MULTI_OUTPUT:
+    return 0
+
+
+cdef int _check_view_rebase(object t) except -1:
+    """An in-place write autograd records (self or an argument requires grad) into a view
+    whose history PyTorch cannot rewrite: one made under no_grad, one of the views a
+    split/chunk/unbind returned, or a view of either; each raises PyTorch's error."""
+    if not isinstance(t, TensorBase) or (<TensorBase>t)._view_base is None or \
+            (<TensorBase>t)._autograd_meta is None:
+        return 0
+    cdef AutogradMeta m = (<TensorBase>t)._autograd_meta
+    if m.creation == CREATION_NO_GRAD:
         raise RuntimeError(
-            f"Output {m.output_nr} of {type(t._grad_fn).__name__} is a view and is being modified "
-            f"inplace. This view is the output of a function that returns multiple views. Such "
-            f"functions do not allow the output views to be modified inplace. You should replace "
-            f"the inplace operation by an out-of-place one.")
+            "A view was created in no_grad mode and is being modified inplace with grad mode "
+            "enabled. Given that this use case is ambiguous and error-prone, it is forbidden. "
+            "You can clarify your code by moving both the view and the inplace either both "
+            "inside the no_grad block (if you don't want the inplace to be tracked) or both "
+            "outside (if you want the inplace to be tracked).")
+    if m.creation != CREATION_MULTI_OUTPUT:
+        return 0
+    fn = (<TensorBase>t)._grad_fn
+    if fn is None:
+        # (the views of a base that did not require grad: PyTorch has no node to name)
+        prefix = ("A view was created in no_grad mode and is being modified inplace with grad "
+                  "mode enabled.")
+    else:
+        name = type(fn).__name__
+        name = name[:name.rfind("Backward")] if "Backward" in name else name
+        prefix = f"Output {m.output_nr} of {name} is a view and is being modified inplace."
+    raise RuntimeError(
+        f"{prefix} This view is the output of a function that returns multiple views. Such "
+        f"functions do not allow the output views to be modified inplace. You should replace "
+        f"the inplace operation by an out-of-place one.")
+
+
+cdef int _mark_multi_views(object results) except -1:
+    """The views split/chunk/unbind return when autograd records nothing (their base does
+    not require grad, or grad mode is off): PyTorch still marks them, so an in-place write
+    that would make one require grad raises (_check_view_rebase)."""
+    cdef int creation = CREATION_MULTI_OUTPUT if tl_grad_enabled else CREATION_NO_GRAD
+    for r in results:
+        if isinstance(r, TensorBase) and (<TensorBase>r)._view_base is not None:
+            if (<TensorBase>r)._autograd_meta is None or \
+                    (<AutogradMeta>(<TensorBase>r)._autograd_meta).creation == CREATION_DEFAULT:
+                _meta(<TensorBase>r).creation = creation
     return 0
 
 
@@ -528,6 +577,22 @@ cdef object _save_any(object x, bint is_output):
     if isinstance(x, TensorBase):
         return _save(x, is_output)
     return x
+
+
+cdef class _WrappedNumber:
+    """A Python number an op saved where PyTorch holds it as a wrapped 0-d tensor (x * 2):
+    freed with the graph like a saved tensor, so a second backward raises there too."""
+    cdef readonly object value
+
+    def __cinit__(self, value):
+        self.value = value
+
+
+cdef object _save_input(object x, bint is_output):
+    """_save_any for an input PyTorch wraps into a tensor when it is a number."""
+    if isinstance(x, (int, float, bool)):
+        return _WrappedNumber(x)
+    return _save_any(x, is_output)
 
 
 cdef object _save_output(object x, int output_nr):
@@ -613,7 +678,12 @@ cdef int _set_history_inplace(object result, Node n) except -1:
     cdef TensorBase base = t._view_base
     cdef Node cs
     if base is None:
-        return _set_history(t, n)
+        old = t._grad_fn
+        old_nr = 0 if t._autograd_meta is None else (<AutogradMeta>t._autograd_meta).output_nr
+        _set_history(t, n)
+        if old is not None and (<AutogradMeta>t._autograd_meta).retains_grad:
+            _move_retain_hook(<Node>old, n, old_nr)
+        return 0
     cs = Node.__new__(CopySlices)
     cs.next_edges = (_edge_of(base),) + n.next_edges[1:]
     cs._input_meta = ((base.shape, base._dtype),) + n._input_meta[1:]
@@ -628,6 +698,22 @@ cdef int _set_history_inplace(object result, Node n) except -1:
     t._requires_grad = True
     t._grad_fn = None
     _meta(t).view_version = -1          # stale: regenerate from the base
+    return 0
+
+
+cdef int _move_retain_hook(Node old, Node new, int old_nr) except -1:
+    """retain_grad's hook follows the tensor to the grad_fn an in-place op gave it (PyTorch:
+    .grad is the gradient of the tensor's current version); other tensor hooks stay."""
+    hooks = old._pre_hooks.get(old_nr) if old._pre_hooks else None
+    if not hooks:
+        return 0
+    moved = [h for h in hooks if getattr(h, "_tl_retains_grad", False)]
+    for h in moved:
+        hooks.remove(h)
+    if moved:
+        if new._pre_hooks is None:
+            new._pre_hooks = {}
+        new._pre_hooks.setdefault(0, []).extend(moved)
     return 0
 
 
@@ -784,7 +870,8 @@ def _unfold_backward(grad, sizes, dim, size, step):
     d = dim % len(sizes) if len(sizes) else 0
     n = grad.shape[d] if len(sizes) else 1
     for i in range(n):
-        window = grad.select(d, i).movedim(-1, d) if len(sizes) else grad
+        # (a 0-d input unfolds to one window of size 0 or 1: its gradient is that window's sum)
+        window = grad.select(d, i).movedim(-1, d) if len(sizes) else grad.sum()
         region = z.narrow(d, i * step, size) if len(sizes) else z
         region.add_(window)
     return z
@@ -860,6 +947,15 @@ def _pow_backward_exponent(grad, self, exponent, result):
     if self == 0:
         return _f_where(exponent >= 0, 0.0, grad * result * float("-inf"))
     return grad * result * (math.log(self) if self > 0 else float("nan"))
+
+
+def _relu_backward(grad, result):
+    """PyTorch's threshold_backward: 0 where the result is <= 0, else grad (a NaN result passes
+    grad through). It takes the result as an input whose gradient is zero, so under
+    create_graph the gradient has the result's history even when grad has none."""
+    if tl_grad_enabled and result.requires_grad:
+        return _f_where(result <= 0, (result * 0).abs(), grad)
+    return _f_where(result <= 0, 0.0, grad)
 
 
 def _silu_backward(grad, self):
@@ -1167,11 +1263,11 @@ def _evenly_distribute_all(grad, self, value):
     return grad * mask / mask.sum()
 
 
-def _max_backward(grads, self, result, indices, dim, keepdim, other=None, bigger=True):
+def _max_backward(grads, self, sizes, result, indices, dim, keepdim, other=None, bigger=True):
     if other is not None or isinstance(dim, TensorBase):      # max(input, other): maximum
         return _max_min_share(grads[0], self, dim if other is None else other, bigger)
     if indices is not None:
-        return _take_along_backward(grads[0], tuple(self.shape), dim, indices, bool(keepdim))
+        return _take_along_backward(grads[0], tuple(sizes), dim, indices, bool(keepdim))
     # max(): equal elements share the gradient, NaNs too when the result is NaN (PyTorch)
     return _evenly_distribute_all(grads[0], self, result)
 
@@ -1183,7 +1279,12 @@ def _var_backward(grad, self, dim, correction, keepdim, unbiased):
     sizes = tuple(self.shape)
     n = _bw_reduced_count(sizes, dim)
     mean = self.mean(tuple(_reduced_dims(sizes, dim)), keepdim=True)
-    return _expand_reduced(grad, sizes, dim, keepdim) * 2 * (self - mean) / max(n - c, 0)
+    g = _expand_reduced(grad, sizes, dim, keepdim)
+    if (len(sizes) == 0 or dim is None) and n - c <= 0:
+        # PyTorch's formula for a whole-tensor reduction without degrees of freedom: NaN where
+        # self equals its mean, else grad * inf; nothing of self's history is in it
+        return _f_where(self == mean, g * float("nan"), g * float("inf"))
+    return g * 2 * (self - mean) / max(n - c, 0)
 
 
 def _norm_backward(grad, self, p, dim, keepdim, result):

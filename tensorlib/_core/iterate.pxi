@@ -126,8 +126,12 @@ cdef int copy_cast(int ndim, const int64_t* shape,
 
 
 cdef bint has_internal_overlap(int ndim, const int64_t* shape, const int64_t* strides) noexcept:
-    """True when two elements certainly share memory (a 0 stride on a dim of size > 1)."""
+    """True when two elements certainly share memory (a 0 stride on a dim of size > 1); never
+    for a tensor without elements (PyTorch counts it as dense)."""
     cdef int i
+    for i in range(ndim):
+        if shape[i] == 0:
+            return False
     for i in range(ndim):
         if strides[i] == 0 and shape[i] > 1:
             return True

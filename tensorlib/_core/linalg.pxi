@@ -212,6 +212,7 @@ cdef TensorBase _dot(TensorBase a, TensorBase b, object out):
 cdef TensorBase _outer(TensorBase a, TensorBase b, object out):
     """outer(input, vec2): a[i] * b[j] with type promotion (exact products, K == 1)."""
     cdef int64_t sh[2]
+    cdef int64_t st[2]
     cdef int code
     cdef DType dt
     cdef TensorBase o, t
@@ -225,6 +226,12 @@ cdef TensorBase _outer(TensorBase a, TensorBase b, object out):
     sh[1] = b._shape[0]
     if out is None:
         o = empty_tensor(2, sh, dt, a._storage.device)
+        if sh[0] == 0 and sh[1] == 1:
+            # PyTorch's outer is input.reshape(-1, 1) * vec2, laid out by TensorIterator: for a
+            # (0, 1) result its tie-break on equal strides puts dim 0 inside, strides (1, 0)
+            st[0] = 1
+            st[1] = 0
+            _set_geometry(o, 2, sh, st)
     else:
         o = _targ(out, "outer", "out", 0)
         if not can_cast_codes(code, o._dtype.code):

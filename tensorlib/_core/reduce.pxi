@@ -561,6 +561,7 @@ cdef TensorBase _cumulative(TensorBase x, int64_t dim, object dtype, object out,
     cdef int64_t outer, n, inner
     cdef DType res_dt
     cdef TensorBase src = x, xc, y
+    d = _wrap_dim(dim, x._ndim)     # (PyTorch checks the dim before the dtype)
     if inplace and dtype is not None and dtype is not x._dtype:
         raise RuntimeError(f"{op}(): dtype {dtype} does not match the tensor's dtype {x._dtype}")
     if dtype is not None and (<DType>dtype).code == DT_BOOL and x._numel != 0 and x._ndim != 0:
@@ -570,7 +571,6 @@ cdef TensorBase _cumulative(TensorBase x, int64_t dim, object dtype, object out,
                                   f"implemented for 'Bool'")
     _check_grad_dtype(x, dtype)
     x = _as_dtype_arg(x, dtype)
-    d = _wrap_dim(dim, x._ndim)
     res_dt = x._dtype if inplace or dtype is not None else _sum_dtype(x)
     code = _compute_code(x._dtype.code)
     xc = _contiguous(x) if x._dtype.code == code else _contiguous_copy(x, dtype_of(code))

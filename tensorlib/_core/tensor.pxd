@@ -110,7 +110,8 @@ cdef bint _prof_on() noexcept nogil
 cdef enum ViewCreation:
     CREATION_DEFAULT = 0
     CREATION_MULTI_OUTPUT = 1     # split/chunk/unbind outputs: in-place on them is an error
-    CREATION_NO_GRAD = 2          # made under no_grad from a tensor that requires grad
+    CREATION_NO_GRAD = 2          # made under no_grad (from a tensor that requires grad, or
+                                  # a split/chunk/unbind output)
 
 cdef class AutogradMeta:
     cdef public object grad_accumulator   # weakref to the leaf's AccumulateGrad
@@ -146,11 +147,15 @@ cdef Node _new_node(type cls, object fn, tuple inputs)
 cdef object _unpack(object x, Node node)
 cdef tuple _saved_of(Node node)
 cdef object _save_any(object x, bint is_output)
+cdef object _save_input(object x, bint is_output)
 cdef TensorBase _original_of(TensorBase t)
 cdef int _set_history(object result, Node node, int output_nr=*) except -1
 cdef int _set_history_multi(object results, Node node, int creation=*) except -1
 cdef int _set_history_inplace(object result, Node n) except -1
 cdef int _check_out_no_grad(str op, tuple inputs) except -1
+cdef int _check_view_rebase(object t) except -1
+cdef int _read_history(object x) except -1
+cdef int _mark_multi_views(object results) except -1
 
 # the back ends (backend.pxi)
 cdef struct LaMat:

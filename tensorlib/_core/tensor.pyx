@@ -199,7 +199,12 @@ cdef TensorBase make_view(TensorBase src, int ndim, const int64_t* shape, const 
     t._dtype = src._dtype
     t._vc = src._vc
     t._view_base = src._view_base if src._view_base is not None else src
-    if src._requires_grad and not tl_grad_enabled:
+    if src._autograd_meta is not None and \
+            (<AutogradMeta>src._autograd_meta).creation != CREATION_DEFAULT:
+        # a view of a split output, or of a view made under no_grad, inherits how that was
+        # made (PyTorch's rule), so in-place on it raises the same error
+        _meta(t).creation = (<AutogradMeta>src._autograd_meta).creation
+    elif src._requires_grad and not tl_grad_enabled:
         # a view made under no_grad: modifying it in place later with grad on is an error
         _meta(t).creation = CREATION_NO_GRAD
     return t
@@ -984,10 +989,12 @@ cdef class TensorBase:
             self[index] = value
             _trace_exit(tr, "setitem", ("self", "index", "value"), (self, index, value), self)
             return
-        if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        if isinstance(value, (int, float, np.integer, np.floating)) and \
+                not isinstance(value, (bool, np.bool_)):
             # PyTorch makes the number a tensor of self's dtype first: its overflow error wins
-            # over a bad index or an autograd error
-            _check_scalar_fits(value, self._dtype, False, False)
+            # over a bad index or an autograd error (a float must fit an integer dtype too)
+            _check_scalar_fits(value, self._dtype, isinstance(value, (float, np.floating)),
+                               False)
         if tl_grad_enabled and (self._requires_grad or _req(value)):
             if not _is_basic_only(index if type(index) is tuple else (index,)):
                 # an advanced index: recorded as index_put_, as PyTorch does (advindex.pxi)

@@ -304,6 +304,12 @@ def emit_call(decl, params):
         lines.append("    _orig_self = _alias_of(c_self, False) if (_rec and _inplace_) else None")
     else:
         lines.append("    _orig_self = None")
+    if "self" in diff and any(p.name == "self" and p.type != "Tensor[]" for p in params):
+        lines.append("    if _rec: _read_history(c_self)")
+    if "self" in cnames:
+        # an in-place op autograd records: a view that cannot take a new history raises
+        # first, even when only an argument requires grad (PyTorch's check_inplace)
+        lines.append("    if _rec and _inplace_: _check_view_rebase(c_self)")
     # while a memory profile is active on this thread, name the op for attribution
     lines.append(f"    _prev_op_ = _op_enter('{op}') if _prof_on() else None")
     lines.append("    _tr_ = None")
@@ -327,6 +333,8 @@ def emit_call(decl, params):
     same += (" and (not isinstance(result, TensorBase) or "
              "(<TensorBase>result)._dtype.is_floating_point)")
     lines.append(f"    if _rec{same}: _rec_{op}(result, {args}{', ' if args else ''}_inplace_, _orig_self)")
+    if decl.get("outputs") == "multi" and decl.get("view_of"):
+        lines.append("    if not _rec: _mark_multi_views(result)")
     lines.append("    return result")
     return "\n".join(lines) + "\n"
 
@@ -505,10 +513,12 @@ def emit_autograd(decl, params):
             expr = (f"(_save_output(result[{src}], {src}) if isinstance(result, tuple) "
                     "else None)")
         elif kind == "param":
+            # (a number PyTorch wraps into a tensor is saved as one: freed with the graph)
+            save = "_save_input" if op in WRAPS_SCALARS and src in diff else "_save_any"
             if src == "self":
-                expr = "(_save_any(_orig_self_, False) if _inplace_ else _save_any(self, False))"
+                expr = f"(_save_any(_orig_self_, False) if _inplace_ else {save}(self, False))"
             else:
-                expr = f"_save_any({src}, False)"
+                expr = f"{save}({src}, False)"
         else:
             base, suf = src
             target = "result" if base == "result" else base

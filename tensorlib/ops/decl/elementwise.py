@@ -229,7 +229,7 @@ unary("erfc", "FLOAT", "tensorlib.tensor([0.]).erfc().tolist()", "[1.0]",
 # relu selects x unless x < 0, as PyTorch: NaN and -0.0 pass through
 unary("relu", "SAME", "tensorlib.tensor([-1., 2.]).relu().tolist()", "[0.0, 2.0]",
       impl="_relu({self}, {out}, {inplace})",       # (bool input raises, as PyTorch)
-      node="ReluBackward0", backward="grad * (result > 0)",
+      node="ReluBackward0", backward="_relu_backward(grad, result)",
       int="x > 0 ? x : 0", float="x < 0 ? 0 : x", double="x < 0 ? 0 : x")
 # silu and gelu are float-only in PyTorch (integers raise NotImplementedError)
 unary("silu", "SAME", "tensorlib.tensor([0.]).silu().tolist()", "[0.0]",
@@ -317,9 +317,14 @@ OPS += [
        kernels=[kernel("remainder", "binary", "SAME", uint8="UMOD(x, y)", int="IMOD_PY({T}, x, y)",
                        float="py_modf(x, y)", double="py_mod(x, y)")],
        impl="_int_safe_binary(OP_REMAINDER, {self}, {other}, {out}, {inplace})",
+       # a number % tensor is PyTorch's remainder.Scalar_Tensor, recorded with a node named
+       # NotImplemented whose backward raises (see floor_divide)
        node="RemainderBackward0",
-       node_if=(("RemainderBackward1", "isinstance(other, TensorBase)"),),
-       backward={'self': 'grad', 'other': "-grad * self.div(other, rounding_mode='floor')"},
+       node_if=(("_NotImplementedNode", "not isinstance(self, TensorBase)"),
+                ("RemainderBackward1", "isinstance(other, TensorBase)")),
+       backward={'self': 'grad',
+                 'other': "(-grad * self.div(other, rounding_mode='floor') if isinstance(self, "
+                          "TensorBase) else _derivative_not_implemented('aten::remainder'))"},
        doc="Python's modulus: the result has the sign of the divisor.\n\n"
            "    >>> tensorlib.tensor([-7]).remainder(3).tolist()\n    [2]"),
     op("fmod", "Tensor self, object other, *, object out=None", FMI,

@@ -46,7 +46,8 @@ OPS = [
     op("outer", "Tensor self, Tensor vec2, *, object out=None",
        impl="_outer({self}, {vec2}, {out})",
        aliases=("ger",), node="MulBackward0",
-       backward={'self': 'grad.mv(vec2)', 'vec2': 'grad.t().mv(self)'},
+       # (the other vector in the gradient's dtype: the product promoted them, mv does not)
+       backward={'self': 'grad.mv(vec2.to(grad.dtype))', 'vec2': 'grad.t().mv(self.to(grad.dtype))'},
        doc="Outer product ``input[i] * vec2[j]`` of two 1-D tensors (dtypes promote).\n\n"
            "    >>> tensorlib.outer(tensorlib.tensor([1, 2]), tensorlib.tensor([1, 10])).tolist()\n"
            "    [[1, 10], [2, 20]]"),

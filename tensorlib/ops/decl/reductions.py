@@ -60,7 +60,11 @@ OPS = [
        outputs="auto",
        node_if=(("MaximumBackward0", "other is not None or isinstance(dim, TensorBase)"),
                 ("MaxBackward0", "dim is not None")),
-       backward={'self': '_max_backward(grads, self, result, indices, dim, keepdim, other, True)',
+       # (with a dim only the indices and self's sizes are needed: PyTorch saves no self, so
+       # a later in-place change of self does not break this backward)
+       save_if={'self': "dim is None or other is not None or isinstance(dim, TensorBase)"},
+       backward={'self': '_max_backward(grads, self, self_sizes, result, indices, dim, keepdim, '
+                         'other, True)',
                  'dim': '_max_other_backward(grads, self, dim, other, True)',
                  'other': '_max_other_backward(grads, self, dim, other, True)'},
        doc="The largest element (NaN if any); with ``dim`` a ``(values, indices)`` named tuple "
@@ -73,7 +77,11 @@ OPS = [
        outputs="auto",
        node_if=(("MinimumBackward0", "other is not None or isinstance(dim, TensorBase)"),
                 ("MinBackward0", "dim is not None")),
-       backward={'self': '_max_backward(grads, self, result, indices, dim, keepdim, other, False)',
+       # (with a dim only the indices and self's sizes are needed: PyTorch saves no self, so
+       # a later in-place change of self does not break this backward)
+       save_if={'self': "dim is None or other is not None or isinstance(dim, TensorBase)"},
+       backward={'self': '_max_backward(grads, self, self_sizes, result, indices, dim, keepdim, '
+                         'other, False)',
                  'dim': '_max_other_backward(grads, self, dim, other, False)',
                  'other': '_max_other_backward(grads, self, dim, other, False)'},
        doc="The smallest element (NaN if any); with ``dim`` a ``(values, indices)`` named tuple; "
