@@ -6,12 +6,12 @@ variants since removed).
     TENSORLIB_CUDA=pycuda python bench/gpu_tuning.py          # on a GPU machine
     TENSORLIB_CUDA=emulate python bench/gpu_tuning.py --rehearse
 """
-import statistics
 import sys
 
 import numpy as np
 import torch
 import tensorlib as tl
+from bench_cuda import _timer_tl, _timer_torch
 from tensorlib.cuda import _ops, _runtime
 
 small = "--rehearse" in sys.argv
@@ -19,34 +19,12 @@ tdev = "cpu" if small else "cuda"
 
 
 def t_tl(fn, reps=3 if small else 25):
-    """Median microseconds of fn, each call bracketed by CUDA events."""
-    fn()
-    tl.cuda.synchronize()
-    out = []
-    for _ in range(reps):
-        a, b = tl.cuda.Event(enable_timing=True), tl.cuda.Event(enable_timing=True)
-        a.record()
-        fn()
-        b.record()
-        b.synchronize()
-        out.append(a.elapsed_time(b) * 1e3)
-    return statistics.median(out)
+    """Median microseconds of fn, each call bracketed by CUDA events (bench_cuda's timer)."""
+    return _timer_tl(tl, fn, reps) * 1e6
 
 
 def t_th(fn, reps=25):
-    if small:
-        return float("nan")
-    fn()
-    torch.cuda.synchronize()
-    out = []
-    for _ in range(reps):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        fn()
-        b.record()
-        b.synchronize()
-        out.append(a.elapsed_time(b) * 1e3)
-    return statistics.median(out)
+    return float("nan") if small else _timer_torch(torch, fn, reps, True) * 1e6
 
 
 print("SMs:", tl.cuda.get_device_properties(0).multi_processor_count)

@@ -378,6 +378,17 @@ __device__ __forceinline__ S block_combine(S v, bool is_max, S* shared) {
     return v;
 }
 
+// the block's maximum of a row (NaN wins), every thread getting it
+template <class T>
+__device__ __forceinline__ T row_max(const T* px, long long n, T* sh_max) {
+    T m = px[0];
+    for (long long k = threadIdx.x; k < n; k += blockDim.x) {
+        const T v = px[k];
+        if (v > m || v != v) m = v;
+    }
+    return block_combine<T>(m, true, sh_max);
+}
+
 template <class T>
 __device__ __forceinline__ void softmax_rows(const T* x, T* y, long long rows, long long n,
                                              int want_log) {
@@ -386,12 +397,7 @@ __device__ __forceinline__ void softmax_rows(const T* x, T* y, long long rows, l
     for (long long r = blockIdx.x; r < rows; r += gridDim.x) {
         const T* px = x + r * n;
         T* py = y + r * n;
-        T m = px[0];
-        for (long long k = threadIdx.x; k < n; k += blockDim.x) {
-            T v = px[k];
-            if (v > m || v != v) m = v;
-        }
-        m = block_combine<T>(m, true, sh_max);
+        const T m = row_max<T>(px, n, sh_max);
         double s = 0.0;
         for (long long k = threadIdx.x; k < n; k += blockDim.x) s += (double)sm_exp(px[k] - m);
         s = block_combine<double>(s, false, sh_sum);
@@ -416,12 +422,7 @@ __device__ __forceinline__ void softmax_rows_store(const T* x, T* y, long long r
     for (long long r = blockIdx.x; r < rows; r += gridDim.x) {
         const T* px = x + r * n;
         T* py = y + r * n;
-        T m = px[0];
-        for (long long k = threadIdx.x; k < n; k += blockDim.x) {
-            T v = px[k];
-            if (v > m || v != v) m = v;
-        }
-        m = block_combine<T>(m, true, sh_max);
+        const T m = row_max<T>(px, n, sh_max);
         double s = 0.0;
         for (long long k = threadIdx.x; k < n; k += blockDim.x) {
             const T e = sm_exp(px[k] - m);
