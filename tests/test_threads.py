@@ -11,6 +11,8 @@ counters must come back exactly to where they started.
 """
 import faulthandler
 import gc
+import os
+import signal
 import sys
 import threading
 
@@ -351,3 +353,30 @@ def test_the_default_generator_hands_each_draw_a_block_of_its_stream():
         k = t[:4].numpy().tobytes()
         assert k in keys and k not in seen and t.equal(keys[k])
         seen.add(k)
+
+
+def _sigint_blocked(task):
+    """Whether thread ``task`` of this process blocks SIGINT (its SigBlk mask in /proc)."""
+    with open(f"/proc/self/task/{task}/status") as f:
+        mask = next(int(line.split()[1], 16) for line in f if line.startswith("SigBlk:"))
+    return bool(mask >> (signal.SIGINT - 1) & 1)
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="needs Linux's /proc")
+def test_pool_workers_leave_ctrl_c_to_python():
+    """The pool's workers block the asynchronous signals, so Ctrl-C reaches a Python thread
+    (and interrupts what it is waiting on) rather than a worker polling for its next job."""
+    before = tensorlib.get_num_threads()
+    x = tensorlib.ones(1 << 20)
+    try:
+        tensorlib.set_num_threads(4)
+        x + x                                      # up to 3 workers
+        tasks = set(os.listdir("/proc/self/task"))
+        tensorlib.set_num_threads(6)
+        x + x                                      # 2 more, started now
+        new = set(os.listdir("/proc/self/task")) - tasks
+        assert len(new) == 2
+        assert all(_sigint_blocked(t) for t in new)
+        assert not _sigint_blocked(os.getpid())   # the main thread takes Ctrl-C
+    finally:
+        tensorlib.set_num_threads(before)

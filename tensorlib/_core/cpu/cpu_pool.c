@@ -3,6 +3,7 @@
 #include "cpu_pool.h"
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
@@ -90,7 +91,7 @@ int tl_get_num_threads(void) {
 void tl_set_num_threads(int n) {
     if (n < 1) n = 1;
     if (n > TL_MAX_THREADS) n = TL_MAX_THREADS;
-    pool.wanted = n;
+    __atomic_store_n(&pool.wanted, n, __ATOMIC_RELAXED);   /* workers read it as they go */
 }
 
 /* Claim and run chunks of the current job until none are left. Called with pool.mu held;
@@ -112,33 +113,51 @@ static void run_chunks(job_t *job) {
 }
 
 /* A worker waits for a generation it has not seen: polling first (TL_SPIN_NS), then
-   asleep. A job it finds already finished (pool.job reset) is skipped. */
+   asleep. A job it finds already finished (pool.job reset) is skipped, and so is every job
+   while the thread count is set below its number (it sleeps without polling then). */
 static void *worker_main(void *arg) {
+    const int id = (int)(intptr_t)arg;     /* 1 .. nworkers; the caller is thread 0 */
     uint64_t seen = 0;
-    (void)arg;
     pthread_mutex_lock(&pool.mu);
     for (;;) {
         if (!pool.shutdown && pool.generation == seen) {
-            pthread_mutex_unlock(&pool.mu);
-            spin_while_equal(&pool.generation, seen);
-            pthread_mutex_lock(&pool.mu);
+            if (id < __atomic_load_n(&pool.wanted, __ATOMIC_RELAXED)) {
+                pthread_mutex_unlock(&pool.mu);
+                spin_while_equal(&pool.generation, seen);
+                pthread_mutex_lock(&pool.mu);
+            }
             while (!pool.shutdown && pool.generation == seen)
                 pthread_cond_wait(&pool.wake, &pool.mu);
         }
         if (pool.shutdown) break;
         seen = pool.generation;
-        if (pool.job != NULL) run_chunks(pool.job);
+        if (pool.job != NULL && id < __atomic_load_n(&pool.wanted, __ATOMIC_RELAXED))
+            run_chunks(pool.job);
     }
     pthread_mutex_unlock(&pool.mu);
     return NULL;
 }
 
-/* Start workers up to wanted - 1 (the caller is the last thread). Called with pool.mu held. */
+/* Start workers up to wanted - 1 (the caller is the last thread). Called with pool.mu held.
+   The workers block the asynchronous signals (they inherit the creating thread's mask), so
+   Ctrl-C and the like reach a Python thread and interrupt its blocking call at once; the
+   synchronous ones (SIGSEGV, SIGFPE, ...) stay deliverable for the sanitizers' reports. */
 static void ensure_workers(int wanted) {
+    static const int async_signals[] = {SIGINT, SIGTERM, SIGQUIT, SIGHUP, SIGALRM, SIGUSR1,
+                                        SIGUSR2, SIGCHLD, SIGWINCH};
+    sigset_t block, old;
+    if (pool.nworkers >= wanted - 1) return;
+    sigemptyset(&block);
+    for (size_t i = 0; i < sizeof async_signals / sizeof async_signals[0]; i++)
+        sigaddset(&block, async_signals[i]);
+    pthread_sigmask(SIG_BLOCK, &block, &old);
     while (pool.nworkers < wanted - 1 && pool.nworkers < TL_MAX_THREADS) {
-        if (pthread_create(&pool.threads[pool.nworkers], NULL, worker_main, NULL) != 0) break;
+        if (pthread_create(&pool.threads[pool.nworkers], NULL, worker_main,
+                           (void *)(intptr_t)(pool.nworkers + 1)) != 0)
+            break;
         pool.nworkers++;
     }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 void tl_parallel_for(int64_t begin, int64_t end, int64_t grain, tl_chunk_fn fn, void *ctx) {
