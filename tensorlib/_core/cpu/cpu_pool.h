@@ -1,6 +1,8 @@
 /* tensorlib's thread pool: small, fork-safe and deterministic. Between jobs a worker polls
    for the next one for 50 us, then sleeps on a condition variable (so an idle pool never
    competes with BLAS threads for long, and a loop of ops does not pay a wake-up per op).
+   Workers block the asynchronous signals (SIGINT, SIGTERM, ...), which go to Python's
+   threads.
 
    Determinism: tl_parallel_for splits [begin, end) into chunks of exactly `grain` items
    (the last may be shorter) whatever the thread count, and calls fn once per chunk. A
