@@ -368,6 +368,9 @@ def test_exception_in_loop_body(no_leaks):
 
 
 def test_keyboard_interrupt(no_leaks):
+    # Python's own Ctrl-C handler, whatever the run inherited: a shell starts background jobs
+    # with SIGINT ignored, and Python then installs no handler
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     got = 0
     try:
         for _ in tdata.DataLoader(Rows(n=40), batch_size=2, num_workers=2):
@@ -377,6 +380,8 @@ def test_keyboard_interrupt(no_leaks):
                 time.sleep(1)
     except KeyboardInterrupt:
         pass
+    finally:
+        signal.signal(signal.SIGINT, previous)
     assert got == 2
 
 
