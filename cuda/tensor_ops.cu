@@ -158,29 +158,6 @@ __device__ __forceinline__ void red_store(const tl_red_dev& d, red_state<S> s, v
     tl_st<double>(out, oo, d.out_dtype, v);
 }
 
-// small reductions: one thread per output walks its reduced elements in order
-template <class S>
-__device__ __forceinline__ void reduce_thread(const void* src, void* out, long long* idx,
-                                              const double* center, const tl_red_dev& d) {
-    TL_FOR_EACH(o, d.nout) {
-        long long ko, oo;
-        red_kept(d, o, &ko, &oo);
-        double c = d.has_center ? center[oo] : 0.0;
-        red_state<S> s = red_identity<S>(d.op);
-        for (long long r = 0; r < d.nred; ++r)
-            red_step<S>(s, red_ld<S>(src, ko + red_off(d, r), d), r, d, c);
-        red_store<S>(d, s, out, idx, oo, c);
-    }
-}
-
-template <class S>
-__device__ __forceinline__ red_state<S> red_shfl(red_state<S> s, int w) {
-    red_state<S> o;
-    o.v = __shfl_down_sync(0xffffffffu, s.v, w);
-    o.i = __shfl_down_sync(0xffffffffu, s.i, w);
-    return o;
-}
-
 // One thread's walk over the reduced indices r, r + step, ... below hi, folded in that
 // order. With one reduced dim of float32/float64 (the common case after coalescing) the
 // values are read directly, several loads in flight before they are folded: the memory
@@ -223,6 +200,28 @@ __device__ __forceinline__ void red_walk(red_state<S>& s, const void* src, long 
     else
         for (; r < hi; r += step)
             red_step<S>(s, red_ld<S>(src, ko + red_off(d, r), d), r, d, c);
+}
+
+// small reductions: one thread per output walks its reduced elements in order
+template <class S>
+__device__ __forceinline__ void reduce_thread(const void* src, void* out, long long* idx,
+                                              const double* center, const tl_red_dev& d) {
+    TL_FOR_EACH(o, d.nout) {
+        long long ko, oo;
+        red_kept(d, o, &ko, &oo);
+        double c = d.has_center ? center[oo] : 0.0;
+        red_state<S> s = red_identity<S>(d.op);
+        red_walk<S>(s, src, ko, 0, d.nred, 1, d, c);
+        red_store<S>(d, s, out, idx, oo, c);
+    }
+}
+
+template <class S>
+__device__ __forceinline__ red_state<S> red_shfl(red_state<S> s, int w) {
+    red_state<S> o;
+    o.v = __shfl_down_sync(0xffffffffu, s.v, w);
+    o.i = __shfl_down_sync(0xffffffffu, s.i, w);
+    return o;
 }
 
 // The block's states combined in a fixed tree: warp shuffles, then the warps' results
