@@ -1,8 +1,8 @@
 """Which ISA clone each elementwise kernel runs on this CPU.
 
 The float kernels are compiled as GCC target clones (TL_DISPATCH in
-tensorlib/_core/cpu/cpu_simd.h: avx512f, avx2, default); the dynamic loader picks one per
-function at load time by CPU features (an ifunc resolver calling __builtin_cpu_supports),
+tensorlib/_core/cpu/cpu_simd.h: avx512f, arch=x86-64-v3 (AVX2 + FMA), default); the dynamic
+loader picks one per function at load time by CPU features (an ifunc resolver calling __builtin_cpu_supports),
 and the op tables ``tl_ew_<op>`` of the tensor module hold the resolved addresses. This
 script reads those addresses through ctypes and names the clone each one is, from the
 module's symbol table (``nm``, binutils):

@@ -40,8 +40,8 @@ def _build_info():
 
 def _isa():
     """The clone the target_clones dispatch of the SIMD kernels picks on this CPU: the first
-    of avx512f, avx2 that the CPU supports (the order of cpu_simd.h's TL_DISPATCH), asked of
-    the build's own feature test (the same __builtin_cpu_supports the dispatch uses)."""
+    of avx512f, avx2 (x86-64-v3: AVX2 with FMA) that the CPU supports (the order of
+    cpu_simd.h's TL_DISPATCH), asked of the build's own feature test (the same __builtin_cpu_supports the dispatch uses)."""
     try:
         from tensorlib._core._math_test import _math_eval
     except ImportError:

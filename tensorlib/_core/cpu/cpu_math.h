@@ -7,8 +7,9 @@
    including file: IEEE binary32/64 with FLT_EVAL_METHOD == 0 (x86-64 SSE, AArch64),
    round-to-nearest, no -ffast-math (NaN and inf must behave), and -fno-math-errno so the
    sqrtf of asin/acos is one instruction (setup.py passes it; without it asin/acos stay
-   correct but their loops do not vectorize). No fused multiply-adds: setup.py builds with
-   -ffp-contract=off, so every ISA clone (avx512f / avx2 / baseline) returns the same bits
+   correct but their loops do not vectorize). No implicit fused multiply-adds: setup.py
+   builds with -ffp-contract=off, and the few fused ones are written out (tl__fmaf, rounded
+   once on every ISA), so every clone (avx512f / x86-64-v3 / baseline) returns the same bits
    (tests/test_math_ulp.py checks it). float16 / bfloat16 kernels convert to float32 and use
    these. Contiguous float32 sin/cos/tan: tl_sinf_n / tl_cosf_n / tl_tanf_n give the same
    results several times faster (they skip the huge-argument reduction for blocks that
@@ -31,15 +32,17 @@
    Bound (enforced by the tests) / measured max (PyTorch 2.13's max on the same inputs):
      exp 0.51 / 0.501 (0.557)   exp2 0.9 / 0.80 (0.88)      expm1 1.0 / 0.72 (1.0)
      log 1.0 / 0.75 (0.80)      log2 0.51 / 0.500 (0.528)   log10 0.51 / 0.500 (0.541)
-     log1p 1.0 / 0.77 (1.0)     tanh 0.51 / 0.502 (0.513)   sigmoid 0.51 / 0.501 (2e6)
-     erf 0.55 / 0.521 (0.723)   erfc 0.6 / 0.53 (0.82)      silu 0.51 / 0.501 (2e7)
+     log1p 1.0 / 0.77 (1.0)     tanh 0.51 / 0.502 (0.513)   sigmoid 2.4 / 2.33 (2e6)
+     erf 0.55 / 0.521 (0.723)   erfc 0.6 / 0.53 (0.82)      silu 3.1 / 3.04 (2e7)
      gelu 0.6 / 0.53 (2e7)      gelu_tanh 1.25 / 1.06 (2e7) softplus 1.5 / 1.15 (1.5)
      sin, cos 0.51 / 0.500 (0.601) and tan 0.51 / 0.500 (0.935), for EVERY float (exact
                                 Payne-Hanek range reduction above 2^20, Cody-Waite below)
      sinh 1.0 / 0.67 (1.0)      cosh 1.0 / 0.63 (0.503)     atan 1.0 / 0.80 (0.80)
      asin 0.8 / 0.60 (0.75)     acos 0.9 / 0.75 (0.78)      atan2 1.5 / 1.45
    (PyTorch's 2e6..2e7 are its sigmoid/silu/gelu tails, flushed or cancelled; ours keep
-   these relative bounds down into the far tails and the subnormals.)
+   these relative bounds down into the far tails and the subnormals. Over x in [-87, 30],
+   where it does not flush, PyTorch's sigmoid measures 2.47 and its silu 2.40: sigmoid and
+   silu are computed in float, with fused multiply-adds, for speed, at about its accuracy.)
    (gelu, gelu_tanh, silu, sigmoid and erfc keep these relative bounds down into their
    far tails and the subnormals, where 1 + erf or 1 + tanh forms cancel.)
    Special values follow C99 Annex F: NaN propagates, exp(-inf) = 0, overflow gives inf,
@@ -105,6 +108,11 @@ TL_MATH_INLINE float tl__hi12f(float x) { return tl__bitsf(tl__fbits(x) & 0xffff
 TL_MATH_INLINE float tl__rintf(float x) { return (x + 0x1.8p23f) - 0x1.8p23f; }
 /* 2^k for k in [-126, 127] */
 TL_MATH_INLINE float tl__pow2f(int32_t k) { return tl__bitsf((uint32_t)(k + 127) << 23); }
+/* a b + c rounded once. Written out (the compiler never contracts: -ffp-contract=off), so
+   every ISA clone computes the same bits: one instruction in the avx512f and x86-64-v3
+   (AVX2 + FMA) clones and on AArch64; in the baseline x86-64 clone, which only CPUs without
+   AVX2 run, a call to libm's fmaf per element (exact too, but not vectorized). */
+#define tl__fmaf(a, b, c) __builtin_fmaf((a), (b), (c))
 
 /* ------------------------------------------------------------------ double-precision helpers */
 /* Several float functions compute in double internally: converting 16 floats to 2 vectors
@@ -627,26 +635,58 @@ TL_MATH_INLINE float tl__sigmoid_hl(float ah, float al, int pos, int32_t s, floa
     return q;
 }
 
-/* sigmoid 1/(1+e^-x): < 0.51 ulp; sigmoid(-inf) = 0, sigmoid(+inf) = 1, subnormal results
-   below x = -87. (x >= 0 ? 1 : e) / (1 + e), e = exp(-|x|) <= 1 so nothing overflows, in
-   double and rounded once (subnormal results included). */
-TL_MATH_INLINE float tl_sigmoidf(float x)
+/* e^-a for a in [0, 110] as p 2^k, k = -round(a / ln2), 2^k returned as two normal factors
+   *s1 *s2 (k down to -159): r = -a - k ln2 (ln2 in two parts, the first product exact),
+   |r| <= ln2/2, p = e^r = 1 + r + r^2 Q(r) (Q of degree 4, relative error 2^-27.8), with
+   fused multiply-adds: p within about 1 ulp. All float (twice the lanes of the
+   double-precision kernels), for the activations where speed matters more than the last
+   ulp. A NaN a gives a NaN p. */
+TL_MATH_INLINE float tl__expneg_fast(float a, float *s1, float *s2)
 {
-    double e = tl__exp_d(-(double)tl__clampf(tl__absf(x), 0.0f, 104.0f));
-    double r = tl__seld(x >= 0.0f, 1.0, e) * tl__recip_d(1.0 + e);
-    return tl__self(x == x, (float)r, x);
+    float t = tl__fmaf(a, -0x1.715476p+0f, 0x1.8p23f);    /* 1.5 2^23 + k */
+    float kf = t - 0x1.8p23f;
+    float r = tl__fmaf(kf, -0x1.62e4p-1f, -a);            /* exact */
+    r = tl__fmaf(kf, -0x1.7f7d1cp-20f, r);
+    float q = 0x1.6a4748p-10f;
+    q = tl__fmaf(q, r, 0x1.1239a4p-7f);
+    q = tl__fmaf(q, r, 0x1.5558b6p-5f);
+    q = tl__fmaf(q, r, 0x1.555492p-3f);
+    q = tl__fmaf(q, r, 0x1.fffffcp-2f);
+    int32_t k = (int32_t)(tl__fbits(t) - tl__fbits(0x1.8p23f)), k1 = k >> 1;
+    *s1 = tl__pow2f(k1);
+    *s2 = tl__pow2f(k - k1);
+    float h = 1.0f + r;
+    return h + tl__fmaf(r * r, q, (1.0f - h) + r);        /* 1 + r = h + ((1 - h) + r) */
 }
 
-/* silu x sigmoid(x): < 0.51 ulp; silu(-inf) = NaN (-inf * 0, as x * sigmoid(x) gives), -0.0
-   for very negative finite x. x sigmoid(x) in double, rounded once. */
+/* sigmoid 1/(1+e^-x): < 2.4 ulp (PyTorch's: 2.5 for x in [-87, 30], its tail flushed
+   below), down into the subnormals (x > -103.9; 0 below), sigmoid(-inf) = 0,
+   sigmoid(+inf) = 1. (x >= 0 ? 1 : e) / (1 + e), e = e^-|x| <= 1 from tl__expneg_fast, so
+   nothing overflows; for x < 0 the quotient is formed before the scale 2^k, so a subnormal
+   result is rounded only at the end. */
+TL_MATH_INLINE float tl_sigmoidf(float x)
+{
+    float a = tl__absf(x);
+    a = 104.0f < a ? 104.0f : a;                          /* NaN passes */
+    float s1, s2, p = tl__expneg_fast(a, &s1, &s2);
+    int pos = x >= 0.0f;
+    float q = tl__self(pos, 1.0f, p) / (1.0f + (p * s1) * s2);
+    return tl__self(pos, q, (q * s1) * s2);
+}
+
+/* silu x sigmoid(x): < 3.1 ulp (PyTorch's: 2.4 for x in [-87, 30], its tail flushed),
+   down into the subnormals (x > -110; -0.0 below); silu(-inf) = NaN (-inf * 0, as
+   x * sigmoid(x) gives), silu(+inf) = inf. As sigmoid: x (x >= 0 ? 1 : e) / (1 + e), x e
+   formed before the scale 2^k. */
 TL_MATH_INLINE float tl_siluf(float x)
 {
-    double xd = x;
-    double e = tl__exp_d(-(double)tl__clampf(tl__absf(x), 0.0f, 110.0f));
-    double r = xd * tl__seld(x >= 0.0f, 1.0, e) * tl__recip_d(1.0 + e);
-    float rf = tl__self(x < -110.0f, x * 0.0f, (float)r);
-    rf = tl__self(x == (float)INFINITY, x, rf);           /* not inf * 0 */
-    return tl__self(x == x, rf, x);
+    float a = tl__absf(x);
+    a = 110.0f < a ? 110.0f : a;                          /* NaN passes */
+    float s1, s2, p = tl__expneg_fast(a, &s1, &s2);
+    int pos = x >= 0.0f;
+    float q = (x * tl__self(pos, 1.0f, p)) / (1.0f + (p * s1) * s2);
+    float r = tl__self(pos, q, (q * s1) * s2);
+    return tl__self(x < -110.0f, x * 0.0f, r);            /* -inf: NaN, as -inf * 0 */
 }
 
 /* sinh: < 1 ulp. |x| < 1: x + x^3 P(x^2) (P of degree 3, relative error 2^-31); above:

@@ -1,7 +1,7 @@
 /* Test-only loops over the cpu_math.h functions, so the tests measure exactly what the
    kernels run: each loop is a TL_DISPATCH function (the clone picked for this CPU), and for
-   float32 each clone is also compiled on its own (target avx512f / avx2 / baseline) so the
-   tests can check every code path the dispatcher could pick, FMA-contracted or not.
+   float32 each clone is also compiled on its own (target avx512f / x86-64-v3, called avx2
+   here / baseline) so the tests can check every code path the dispatcher could pick.
    setup.py compiles this file at -O3 even in development builds, since the point is to
    test the vectorized code. */
 #include <string.h>
@@ -12,7 +12,7 @@
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__)
 #define TL_MT_CLONES 1
 #define TL_MT_AVX512F_ATTR __attribute__((target("avx512f")))
-#define TL_MT_AVX2_ATTR __attribute__((target("avx2")))
+#define TL_MT_AVX2_ATTR __attribute__((target("arch=x86-64-v3")))
 #else
 #define TL_MT_CLONES 0
 #define TL_MT_AVX512F_ATTR
@@ -107,7 +107,7 @@ static int tl_mt_isa_ok(int isa)
 #if TL_MT_CLONES
     __builtin_cpu_init();
     if (isa == TL_MT_AVX512F) return __builtin_cpu_supports("avx512f");
-    if (isa == TL_MT_AVX2) return __builtin_cpu_supports("avx2");
+    if (isa == TL_MT_AVX2) return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
     return isa == TL_MT_DISPATCH || isa == TL_MT_BASELINE;
 #else
     return isa == TL_MT_DISPATCH;

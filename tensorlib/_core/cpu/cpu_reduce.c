@@ -33,29 +33,31 @@ static const int ITEMSIZE[TL_NUM_DTYPES] = {1, 1, 1, 2, 4, 8, 2, 2, 4, 8};
 
 /* exp for float32 that vectorizes (no libm call, no branches): exp(x) = 2^k exp(r) with
    k = round(x / ln2) and |r| <= ln2 / 2, exp(r) by its Taylor polynomial of degree 7
-   (truncation error ~5e-9 relative). Within 1 ulp of the correctly rounded result on
-   [-104, 89]; exp(-inf) = 0, exp(inf) = inf, NaN propagates. 2^k is applied as two factors
-   so that neither overflows near the ends of the range and subnormal results stay right.
-   (Private to this file until the shared vector math in cpu_math.h lands.) */
+   (truncation error ~5e-9 relative) in fused multiply-adds (written out, so every ISA clone
+   rounds alike: see tl__fmaf in cpu_math.h). Within 1 ulp of the correctly rounded result
+   on [-104, 89]; exp(-inf) = 0, exp(inf) = inf, NaN propagates. 2^k is applied as two
+   factors so that neither overflows near the ends of the range and subnormal results stay
+   right. */
+#define FMA(a, b, c) __builtin_fmaf((a), (b), (c))
 static inline float red_expf(float x) {
     float xc = x < -110.0f ? -110.0f : x;       /* NaN passes both clamps unchanged */
     float kf, r, p, s1, s2;
     int32_t ki, h, e1, e2;
     xc = xc > 89.0f ? 89.0f : xc;
-    kf = xc * 1.44269504088896341f + 12582912.0f;     /* 1.5 * 2^23: rounds to an integer */
+    kf = FMA(xc, 1.44269504088896341f, 12582912.0f);  /* 1.5 * 2^23: rounds to an integer */
     memcpy(&ki, &kf, 4);
     ki -= 0x4B400000;                                  /* that integer, read from the bits */
     kf -= 12582912.0f;
-    r = xc - kf * 0.693145751953125f;                  /* ln2 split in two: exact product */
-    r = r - kf * 1.428606820309417e-06f;
+    r = FMA(kf, -0.693145751953125f, xc);              /* ln2 split in two: exact product */
+    r = FMA(kf, -1.428606820309417e-06f, r);
     p = 1.9841269841269841e-04f;
-    p = p * r + 1.3888888888888889e-03f;
-    p = p * r + 8.3333333333333333e-03f;
-    p = p * r + 4.1666666666666667e-02f;
-    p = p * r + 1.6666666666666667e-01f;
-    p = p * r + 0.5f;
-    p = p * r + 1.0f;
-    p = p * r + 1.0f;
+    p = FMA(p, r, 1.3888888888888889e-03f);
+    p = FMA(p, r, 8.3333333333333333e-03f);
+    p = FMA(p, r, 4.1666666666666667e-02f);
+    p = FMA(p, r, 1.6666666666666667e-01f);
+    p = FMA(p, r, 0.5f);
+    p = FMA(p, r, 1.0f);
+    p = FMA(p, r, 1.0f);
     h = ki >> 1;
     e1 = (h + 127) << 23;
     e2 = (ki - h + 127) << 23;
