@@ -21,9 +21,10 @@
 
    float64 (tl_exp, tl_log, ...): the same names without the f suffix. exp is ours,
    vectorized (table of 2^(j/128), < 0.51 ulp; PyTorch's measures 0.52), and sigmoid and
-   silu are built on it; the others call glibc's libm (< 1 ulp, correct special values), so
-   loops calling them are not vectorized; gelu, gelu_tanh and softplus, which libm lacks,
-   are built from libm pieces in numerically stable forms.
+   silu are built on it; log and log1p are ours, vectorized (< 0.9 / < 1 ulp); the others
+   call glibc's libm (< 1 ulp, correct special values), so loops calling them are not
+   vectorized; gelu, gelu_tanh and softplus, which libm lacks, are built from libm pieces in
+   numerically stable forms.
 
    Accuracy, float32: max error in float32 ulps of the exact value (a correctly rounded
    result scores <= 0.5; ulp(r) = 2^(exponent(r) - 23), 2^-149 below the normal range),
@@ -32,17 +33,18 @@
    Bound (enforced by the tests) / measured max (PyTorch 2.13's max on the same inputs):
      exp 0.51 / 0.501 (0.557)   exp2 0.9 / 0.80 (0.88)      expm1 1.0 / 0.72 (1.0)
      log 1.0 / 0.75 (0.80)      log2 0.51 / 0.500 (0.528)   log10 0.51 / 0.500 (0.541)
-     log1p 1.0 / 0.77 (1.0)     tanh 0.51 / 0.502 (0.513)   sigmoid 2.4 / 2.33 (2e6)
-     erf 0.55 / 0.521 (0.723)   erfc 0.6 / 0.53 (0.82)      silu 3.1 / 3.04 (2e7)
-     gelu 0.6 / 0.53 (2e7)      gelu_tanh 1.25 / 1.06 (2e7) softplus 1.5 / 1.15 (1.5)
+     log1p 1.0 / 0.77 (1.0)     tanh 0.51 / 0.502 (0.513)   sigmoid 2.5 / 2.41 (2e6)
+     erf 0.55 / 0.521 (0.723)   erfc 0.6 / 0.53 (0.82)      silu 3.2 / 3.11 (2e7)
+     gelu 2.5 / 2.37 (2e7)      gelu_tanh 1.25 / 1.06 (2e7) softplus 1.5 / 1.15 (1.5)
      sin, cos 0.51 / 0.500 (0.601) and tan 0.51 / 0.500 (0.935), for EVERY float (exact
                                 Payne-Hanek range reduction above 2^20, Cody-Waite below)
      sinh 1.0 / 0.67 (1.0)      cosh 1.0 / 0.63 (0.503)     atan 1.0 / 0.80 (0.80)
      asin 0.8 / 0.60 (0.75)     acos 0.9 / 0.75 (0.78)      atan2 1.5 / 1.45
    (PyTorch's 2e6..2e7 are its sigmoid/silu/gelu tails, flushed or cancelled; ours keep
    these relative bounds down into the far tails and the subnormals. Over x in [-87, 30],
-   where it does not flush, PyTorch's sigmoid measures 2.47 and its silu 2.40: sigmoid and
-   silu are computed in float, with fused multiply-adds, for speed, at about its accuracy.)
+   where it does not flush, PyTorch's sigmoid measures 2.47 and its silu 2.40, and its gelu
+   2.4 on [-1, 1]: sigmoid, silu and gelu are computed in float, with fused multiply-adds,
+   for speed, at about its accuracy.)
    (gelu, gelu_tanh, silu, sigmoid and erfc keep these relative bounds down into their
    far tails and the subnormals, where 1 + erf or 1 + tanh forms cancel.)
    Special values follow C99 Annex F: NaN propagates, exp(-inf) = 0, overflow gives inf,
@@ -108,11 +110,12 @@ TL_MATH_INLINE float tl__hi12f(float x) { return tl__bitsf(tl__fbits(x) & 0xffff
 TL_MATH_INLINE float tl__rintf(float x) { return (x + 0x1.8p23f) - 0x1.8p23f; }
 /* 2^k for k in [-126, 127] */
 TL_MATH_INLINE float tl__pow2f(int32_t k) { return tl__bitsf((uint32_t)(k + 127) << 23); }
-/* a b + c rounded once. Written out (the compiler never contracts: -ffp-contract=off), so
+/* a b + c rounded once (tl__fma: the same in double). Written out (the compiler never contracts: -ffp-contract=off), so
    every ISA clone computes the same bits: one instruction in the avx512f and x86-64-v3
    (AVX2 + FMA) clones and on AArch64; in the baseline x86-64 clone, which only CPUs without
    AVX2 run, a call to libm's fmaf per element (exact too, but not vectorized). */
 #define tl__fmaf(a, b, c) __builtin_fmaf((a), (b), (c))
+#define tl__fma(a, b, c) __builtin_fma((a), (b), (c))
 
 /* ------------------------------------------------------------------ double-precision helpers */
 /* Several float functions compute in double internally: converting 16 floats to 2 vectors
@@ -635,18 +638,18 @@ TL_MATH_INLINE float tl__sigmoid_hl(float ah, float al, int pos, int32_t s, floa
     return q;
 }
 
-/* e^-a for a in [0, 110] as p 2^k, k = -round(a / ln2), 2^k returned as two normal factors
-   *s1 *s2 (k down to -159): r = -a - k ln2 (ln2 in two parts, the first product exact),
+/* e^-(a + al) for a in [0, 110], |al| < 2^-20 a, as p 2^k, k = -round(a / ln2), 2^k
+   returned as two normal factors *s1 *s2 (k down to -159): r = -a - k ln2 - al (ln2 in two parts, the first product exact),
    |r| <= ln2/2, p = e^r = 1 + r + r^2 Q(r) (Q of degree 4, relative error 2^-27.8), with
    fused multiply-adds: p within about 1 ulp. All float (twice the lanes of the
    double-precision kernels), for the activations where speed matters more than the last
    ulp. A NaN a gives a NaN p. */
-TL_MATH_INLINE float tl__expneg_fast(float a, float *s1, float *s2)
+TL_MATH_INLINE float tl__expneg_fast(float a, float al, float *s1, float *s2)
 {
     float t = tl__fmaf(a, -0x1.715476p+0f, 0x1.8p23f);    /* 1.5 2^23 + k */
     float kf = t - 0x1.8p23f;
     float r = tl__fmaf(kf, -0x1.62e4p-1f, -a);            /* exact */
-    r = tl__fmaf(kf, -0x1.7f7d1cp-20f, r);
+    r = tl__fmaf(kf, -0x1.7f7d1cp-20f, r) - al;
     float q = 0x1.6a4748p-10f;
     q = tl__fmaf(q, r, 0x1.1239a4p-7f);
     q = tl__fmaf(q, r, 0x1.5558b6p-5f);
@@ -659,7 +662,7 @@ TL_MATH_INLINE float tl__expneg_fast(float a, float *s1, float *s2)
     return h + tl__fmaf(r * r, q, (1.0f - h) + r);        /* 1 + r = h + ((1 - h) + r) */
 }
 
-/* sigmoid 1/(1+e^-x): < 2.4 ulp (PyTorch's: 2.5 for x in [-87, 30], its tail flushed
+/* sigmoid 1/(1+e^-x): < 2.5 ulp (PyTorch's: 2.5 for x in [-87, 30], its tail flushed
    below), down into the subnormals (x > -103.9; 0 below), sigmoid(-inf) = 0,
    sigmoid(+inf) = 1. (x >= 0 ? 1 : e) / (1 + e), e = e^-|x| <= 1 from tl__expneg_fast, so
    nothing overflows; for x < 0 the quotient is formed before the scale 2^k, so a subnormal
@@ -667,22 +670,22 @@ TL_MATH_INLINE float tl__expneg_fast(float a, float *s1, float *s2)
 TL_MATH_INLINE float tl_sigmoidf(float x)
 {
     float a = tl__absf(x);
-    a = 104.0f < a ? 104.0f : a;                          /* NaN passes */
-    float s1, s2, p = tl__expneg_fast(a, &s1, &s2);
+    a = tl__self(104.0f < a, 104.0f, a);                 /* NaN passes */
+    float s1, s2, p = tl__expneg_fast(a, 0.0f, &s1, &s2);
     int pos = x >= 0.0f;
     float q = tl__self(pos, 1.0f, p) / (1.0f + (p * s1) * s2);
     return tl__self(pos, q, (q * s1) * s2);
 }
 
-/* silu x sigmoid(x): < 3.1 ulp (PyTorch's: 2.4 for x in [-87, 30], its tail flushed),
+/* silu x sigmoid(x): < 3.2 ulp (PyTorch's: 2.4 for x in [-87, 30], its tail flushed),
    down into the subnormals (x > -110; -0.0 below); silu(-inf) = NaN (-inf * 0, as
    x * sigmoid(x) gives), silu(+inf) = inf. As sigmoid: x (x >= 0 ? 1 : e) / (1 + e), x e
    formed before the scale 2^k. */
 TL_MATH_INLINE float tl_siluf(float x)
 {
     float a = tl__absf(x);
-    a = 110.0f < a ? 110.0f : a;                          /* NaN passes */
-    float s1, s2, p = tl__expneg_fast(a, &s1, &s2);
+    a = tl__self(110.0f < a, 110.0f, a);                 /* NaN passes */
+    float s1, s2, p = tl__expneg_fast(a, 0.0f, &s1, &s2);
     int pos = x >= 0.0f;
     float q = (x * tl__self(pos, 1.0f, p)) / (1.0f + (p * s1) * s2);
     float r = tl__self(pos, q, (q * s1) * s2);
@@ -777,23 +780,62 @@ TL_MATH_INLINE float tl_erfcf(float x)
     return tl__self(x == x, (float)r, x);
 }
 
-/* gelu, exact form x Phi(x) = x (1 + erf(x/sqrt2)) / 2, computed in double as
-   x erfc(-x/sqrt2) / 2 so the left tail keeps its relative accuracy (1 + erf cancels
-   there): < 0.6 ulp; subnormal results down to x = -14.5, -0.0 below; gelu(-inf) = NaN
-   (-inf * 0, as the formula gives), gelu(+inf) = inf. */
+/* gelu, exact form x Phi(x) = x (1 + erf(x/sqrt2)) / 2: < 2.5 ulp, down into the
+   subnormals (x > -14.6; -0.0 below); gelu(-inf) = NaN (-inf * 0, as the formula gives),
+   gelu(+inf) = inf. PyTorch's measures 2.4 ulp on [-1, 1], 5.1 on [1, 10], 2e3 on [-3, -1]
+   and 2e7 further left, where 1 + erf cancels. In float with fused multiply-adds, for
+   speed; no form used cancels. For -0.5 <= x <= 2: x (1/2 + x S(x^2)) (S of degree 7,
+   relative error 2^-25). Elsewhere, with a = |x|, a Phi(-a) = e^(-a^2/2) G(a), G by a
+   polynomial in a - 1.5 below a = 2.5 (degree 10) and in 1/a above (degree 8), both to
+   2^-26.6; gelu = -a Phi(-a) for x < 0 and x - a Phi(-a) for x > 0, so the factor a is
+   never divided out (a rounding saved). a^2 is split exactly (a fused multiply-add) for the exponential,
+   since e^(-a^2/2) magnifies an error in a^2 by a^2/2. The clamps are bit selects: a ?:
+   lets GCC branch to a constant path, which stops vectorization. */
 TL_MATH_INLINE float tl_geluf(float x)
 {
-    double xd = x;
-    double z = xd * -0x1.6a09e667f3bcdp-1;               /* Phi(x) = erfc(z) / 2 */
-    double a = tl__absd(z);
-    double ac = tl__seld(a < 0.5, 0.5, tl__seld(a > 10.7, 10.7, a));
-    double a2 = 0.5 * (xd * xd);                          /* z^2, exactly */
-    a2 = tl__seld(a2 > 114.5, 114.5, a2);
-    double tail = tl__erfc_tail_d(ac, a2);
-    double phi2 = tl__seld(a < 0.5, 1.0 - tl__erf_small_d(z), tl__seld(z > 0.0, tail, 2.0 - tail));
-    float r = (float)(0.5 * xd * phi2);
-    r = tl__self(a > 10.7, tl__self(x < 0.0f, x * 0.0f, x), r);
-    return tl__self(x == x, r, x);
+    float a = tl__absf(x);
+    float x2 = x * x;
+    float s = -0x1.6fa644p-26f;
+    s = tl__fmaf(s, x2, 0x1.3d498ep-21f);
+    s = tl__fmaf(s, x2, -0x1.39f4ccp-17f);
+    s = tl__fmaf(s, x2, 0x1.e4f502p-14f);
+    s = tl__fmaf(s, x2, -0x1.376bb2p-10f);
+    s = tl__fmaf(s, x2, 0x1.46d59ap-7f);
+    s = tl__fmaf(s, x2, -0x1.105870p-4f);
+    s = tl__fmaf(s, x2, 0x1.988454p-2f);
+    float mid = x * tl__fmaf(x, s, 0.5f);                 /* S(x^2) = (Phi(x) - 1/2) / x */
+    float ac = tl__self(14.6f < a, 14.6f, a);             /* NaN passes */
+    ac = tl__self(ac < 0.5f, 0.5f, ac);
+    float h = ac * ac, hl = tl__fmaf(ac, ac, -h);
+    float s1, s2, p = tl__expneg_fast(0.5f * h, 0.5f * hl, &s1, &s2);
+    /* G(a) = a e^(a^2/2) Phi(-a): in a - 1.5 below a = 2.5, in w = 1/a above */
+    float v = ac - 1.5f;
+    float g1 = -0x1.5f098cp-18f;
+    g1 = tl__fmaf(g1, v, 0x1.48af18p-16f);
+    g1 = tl__fmaf(g1, v, -0x1.fc5a68p-15f);
+    g1 = tl__fmaf(g1, v, 0x1.bedde2p-13f);
+    g1 = tl__fmaf(g1, v, -0x1.763b2ap-11f);
+    g1 = tl__fmaf(g1, v, 0x1.21e4b4p-9f);
+    g1 = tl__fmaf(g1, v, -0x1.9ef262p-8f);
+    g1 = tl__fmaf(g1, v, 0x1.0d5feap-6f);
+    g1 = tl__fmaf(g1, v, -0x1.332028p-5f);
+    g1 = tl__fmaf(g1, v, 0x1.204038p-4f);
+    g1 = tl__fmaf(g1, v, 0x1.3c1440p-2f);
+    float w = 1.0f / ac;
+    float g2 = -0x1.6839ccp+0f;
+    g2 = tl__fmaf(g2, w, 0x1.d36330p-1f);
+    g2 = tl__fmaf(g2, w, 0x1.24d46ep+1f);
+    g2 = tl__fmaf(g2, w, -0x1.d5522ap+1f);
+    g2 = tl__fmaf(g2, w, 0x1.013888p+1f);
+    g2 = tl__fmaf(g2, w, -0x1.b4a580p-4f);
+    g2 = tl__fmaf(g2, w, -0x1.8ffb90p-2f);
+    g2 = tl__fmaf(g2, w, -0x1.76e808p-12f);
+    g2 = tl__fmaf(g2, w, 0x1.988604p-2f);
+    float pg = p * tl__self(ac < 2.5f, g1, g2);           /* a Phi(-a) / 2^k */
+    float tail = (pg * s1) * s2;
+    float res = tl__self(x < 0.0f, -tail, x - tail);
+    res = tl__self(x >= -0.5f, tl__self(x <= 2.0f, mid, res), res);
+    return tl__self(a > 14.6f, tl__self(x < 0.0f, x * 0.0f, x), res);
 }
 
 /* gelu, tanh approximation x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) / 2, computed as
@@ -1036,12 +1078,66 @@ TL_MATH_INLINE double tl_exp(double x)
     double s2 = tl__bitsd((uint64_t)(e - e1 + 1023) << 52);
     return tl__seld(x == x, (m * s1) * s2, x);
 }
+/* log(x) + c, for finite x > 0 and |c| <= 2^-52 |log(x)| (or 0), vectorized, < 0.9 ulp:
+   x = 2^k m, m in [sqrt(1/2), sqrt2) (subnormals scaled by 2^54 first), f = m - 1 (exact),
+   s = f / (2 + f), z = s^2: log(m) = f - f^2/2 + s (f^2/2 + R), R = z (2/3 + z Q(z)) (Q of
+   degree 6, relative error 2^-46.5: 2^-52 on R), so the leading term f is exact and s's
+   rounding only reaches the small term; k ln2 is added in two parts (k ln2_hi exact) and c
+   with the low part, so the result is rounded once. k comes from the exponent bits as a
+   double (no int64 -> double conversion, which AVX2 lacks). */
+TL_MATH_INLINE double tl__log_d(double x, double c)
+{
+    int sub = x < 0x1p-1022;
+    uint64_t u = tl__dbits(tl__seld(sub, x * 0x1p54, x));
+    uint64_t e = (u + 0x00095f619980c433u) >> 52;           /* k + 1023 */
+    double m = tl__bitsd(u - (e << 52) + (1023ull << 52));
+    double kd = (tl__bitsd(0x4330000000000000u | e) - 0x1.00000000003ffp52)
+                - tl__seld(sub, 54.0, 0.0);
+    double f = m - 1.0;
+    double s = f / (2.0 + f);
+    double z = s * s;
+    double q = 0x1.0995db5506568p-3;
+    q = tl__fma(q, z, 0x1.0fffe0b872419p-3);
+    q = tl__fma(q, z, 0x1.3b19879b43160p-3);
+    q = tl__fma(q, z, 0x1.745d06cbe0d04p-3);
+    q = tl__fma(q, z, 0x1.c71c71ddb535ep-3);
+    q = tl__fma(q, z, 0x1.249249248bd22p-2);
+    q = tl__fma(q, z, 0x1.9999999999993p-2);
+    q = tl__fma(q, z, 0x1.5555555555555p-1);
+    double hfsq = 0.5 * f * f;
+    double lo = s * (hfsq + z * q) + (kd * 0x1.a39ef35793c76p-33 + c);
+    return kd * 0x1.62e42fee00000p-1 - ((hfsq - lo) - f);
+}
+
+/* log: < 0.9 ulp, vectorized; log(0) = -inf, log(x < 0) = NaN, log(inf) = inf. */
+TL_MATH_INLINE double tl_log(double x)
+{
+    double r = tl__log_d(x, 0.0);
+    r = tl__seld(x == 0.0, -(double)INFINITY, r);
+    r = tl__seld(x < 0.0, (double)NAN, r);
+    r = tl__seld(x == (double)INFINITY, x, r);
+    return tl__seld(x == x, r, x);
+}
+
+/* log1p: < 1 ulp, vectorized: u = 1 + x rounded, log1p(x) = log(u) + (x - (u - 1)) / u (the
+   rounding of u, to first order), the correction added before log's last rounding.
+   log1p(-1) = -inf, log1p(x < -1) = NaN, keeps -0. */
+TL_MATH_INLINE double tl_log1p(double x)
+{
+    double u = 1.0 + x;
+    double c = (x - (u - 1.0)) / u;
+    double r = tl__log_d(u, tl__seld((u > 0.0) & (u < (double)INFINITY), c, 0.0));
+    r = tl__seld(x == -1.0, -(double)INFINITY, r);
+    r = tl__seld(x < -1.0, (double)NAN, r);
+    r = tl__seld(x == (double)INFINITY, x, r);
+    r = tl__seld(x == 0.0, x, r);
+    return tl__seld(x == x, r, x);
+}
+
 TL_MATH_INLINE double tl_exp2(double x) { return exp2(x); }
 TL_MATH_INLINE double tl_expm1(double x) { return expm1(x); }
-TL_MATH_INLINE double tl_log(double x) { return log(x); }
 TL_MATH_INLINE double tl_log2(double x) { return log2(x); }
 TL_MATH_INLINE double tl_log10(double x) { return log10(x); }
-TL_MATH_INLINE double tl_log1p(double x) { return log1p(x); }
 TL_MATH_INLINE double tl_sin(double x) { return sin(x); }
 TL_MATH_INLINE double tl_cos(double x) { return cos(x); }
 TL_MATH_INLINE double tl_tan(double x) { return tan(x); }
