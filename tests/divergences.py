@@ -106,3 +106,14 @@ GRAD_NEVER_ALIASES_GRADIENT_ARG = True
 # require grad, which requires_grad_() itself forbids; tensorlib never does (as PyTorch's
 # copy_ does not): integer and bool tensors never require grad.
 INT_INPLACE_NEVER_REQUIRES_GRAD = True
+
+# A write that raises (x[idx] = v or index_put_ with an index out of range) leaves tensorlib's
+# tensor unchanged: every index is checked before the first element is written. PyTorch's CPU
+# kernel checks each index as it writes, so the elements before the bad one are written when
+# it raises (and _version does not move).
+FAILED_WRITES_ARE_ATOMIC = True
+
+# fill_ / full of a float16 or bfloat16 tensor with a number beyond its range: PyTorch raises
+# "value cannot be converted to type ... without overflow", except for a tensor of one element,
+# whose fast path stores inf unchecked. tensorlib raises whatever the size.
+ONE_ELEMENT_HALF_FILL_IS_CHECKED = RuntimeError

@@ -518,7 +518,7 @@ cdef tuple _classify(object x):
                 return (IK_BOOL, bool(_item(t)))
             return (IK_TENSOR, t)
         if not _is_index_dtype(t._dtype.code):
-            raise IndexError(_INDEX_DTYPE_MSG)
+            return (IK_TENSOR, t)       # (rejected once the indices are counted, as PyTorch)
         if t._ndim == 0:
             return (IK_INT, int(_item(t)))
         return (IK_TENSOR, t)
@@ -590,6 +590,10 @@ cdef tuple _index_parse(TensorBase t, tuple index, bint check_masks=True):
             raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
                              "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
         raise IndexError(f"too many indices for tensor of dimension {t._ndim}")
+    for kind, v in items:
+        if kind == IK_TENSOR and not _is_index_dtype((<TensorBase>v)._dtype.code) and \
+                (<TensorBase>v)._dtype.code != DT_BOOL and (<TensorBase>v)._dtype.code != DT_UINT8:
+            raise IndexError(_INDEX_DTYPE_MSG)
     for kind, v in items:
         if kind == IK_ELLIPSIS:
             dim += t._ndim - consumed
@@ -812,6 +816,9 @@ cdef int _index_write(TensorBase r, list adv, list users, object value, bint acc
     # itself, the value any dtype); otherwise it rejects shared memory before it looks at
     # the indices
     if _is_masked_fill(adv, v, accumulate):
+        if (<TensorBase>adv[0][1])._dtype.code == DT_UINT8:
+            raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with "
+                               "dtype unsigned char")
         if v._dtype is not r._dtype:
             v = _to_dtype(v, r._dtype, False)
     else:
@@ -1590,6 +1597,10 @@ cdef int _index_set_recorded(TensorBase t, object index, object value) except -1
                 x is None or (<TensorBase>x)._dtype.code in (DT_BOOL, DT_UINT8) for x in ind) \
                 and sum(x is not None for x in ind) == 1:
             v = v.to(r._dtype)              # (a masked_fill_ in PyTorch: see _is_masked_fill)
+        _inplace_leaf_check(r)              # PyTorch's order: autograd, masks' shapes, dtypes
+        for d, it, is_mask in (<tuple>_index_put_parse(r, ind, "index_put_"))[0]:
+            if is_mask:
+                _check_mask_shape(r, <TensorBase>it, d)
         _value_tensor(v, r)                 # the dtypes must match (raises as PyTorch does)
         # the indexing result's rank: what leading size-1 dims of the value may be dropped to
         res_nd = _index_result_ndim(r, list(ind))

@@ -534,6 +534,8 @@ cdef int _check_view_rebase(object t) except -1:
     if not isinstance(t, TensorBase) or (<TensorBase>t)._view_base is None or \
             (<TensorBase>t)._autograd_meta is None:
         return 0
+    if not (<TensorBase>t)._dtype.is_floating_point:
+        return 0            # (an integer or bool view records nothing: PyTorch does not track it)
     cdef AutogradMeta m = (<TensorBase>t)._autograd_meta
     if m.creation == CREATION_NO_GRAD:
         raise RuntimeError(
@@ -942,11 +944,13 @@ def _pow_backward_self(grad, self, exponent):
 def _pow_backward_exponent(grad, self, exponent, result):
     """d(self ** e)/de = result * log(self); 0 where self == 0 and e >= 0 (PyTorch)."""
     import math
+    # grad * (result * log(self)), grouped as PyTorch groups it: in half precision
+    # (grad * result) * log(self) can overflow to inf where PyTorch's product stays finite
     if isinstance(self, TensorBase):
-        return _f_where((self == 0) & (exponent >= 0), 0.0, grad * result * self.log())
+        return _f_where((self == 0) & (exponent >= 0), 0.0, grad * (result * self.log()))
     if self == 0:
-        return _f_where(exponent >= 0, 0.0, grad * result * float("-inf"))
-    return grad * result * (math.log(self) if self > 0 else float("nan"))
+        return _f_where(exponent >= 0, 0.0, grad * (result * float("-inf")))
+    return grad * (result * (math.log(self) if self > 0 else float("nan")))
 
 
 def _relu_backward(grad, result):
@@ -990,7 +994,7 @@ def _clamp_backward(grad, self, lo, hi):
     if hi is not None:
         m2 = self <= hi
         mask = m2 if mask is None else mask & m2
-    return grad * mask
+    return _f_where(mask, grad, 0.0)        # (a select, as PyTorch's: an inf grad gives 0, not NaN)
 
 
 def _clamp_bound_backward(grad, self, bound, upper, other=None):
@@ -1006,13 +1010,15 @@ def _clamp_bound_backward(grad, self, bound, upper, other=None):
         mask = self < bound
         if other is not None:
             mask = mask & (bound < other)
-    return grad * mask
+    return _f_where(mask, grad, 0.0)
 
 
 def _max_min_share(grad, self, other, bigger):
-    """maximum/minimum: the winner gets the gradient; ties share it evenly (PyTorch)."""
-    win = (self > other) if bigger else (self < other)
-    return grad * (win + (self == other) * 0.5)
+    """maximum/minimum: the loser gets 0, ties share the gradient evenly, and otherwise (the
+    winner, or a NaN on either side) self gets all of it: PyTorch's selects, so an inf
+    gradient gives 0 to the loser, not NaN."""
+    lose = (self < other) if bigger else (self > other)
+    return _f_where(lose, 0.0, _f_where(self == other, grad / 2, grad))
 
 
 def _sum_to_shape(TensorBase g, shape):

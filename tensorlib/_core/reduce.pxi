@@ -376,7 +376,9 @@ cdef object _max_min(TensorBase x, object dim, object keepdim, object other, obj
     _check_nonempty_dims(x, mask, op, True)
     values, indices = _reduce_arg(x, d if x._ndim > 0 else -1, bool(keepdim), is_max, True)
     if x._ndim == 0:
-        values, indices = _reshape(values, ()), _reshape(indices, ())
+        # fresh 0-d tensors, as PyTorch returns (a view of the temporaries would make an
+        # in-place write into the result look like a write into a view)
+        values, indices = _clone(_reshape(values, ())), _clone(_reshape(indices, ()))
     if out is not None:
         if not isinstance(out, (tuple, list)) or len(out) != 2:
             raise TypeError(f"{op}(): argument 'out' must be a tuple of two Tensors")
@@ -476,13 +478,23 @@ cdef TensorBase _norm(TensorBase x, object p, object dim, bint keepdim, object o
         res = _reduce(x, mask, keepdim, TL_R_ABSMAX if pv > 0 else TL_R_ABSMIN, x._dtype)
     elif pv == 0.0:
         res = _reduce(x, mask, keepdim, TL_R_NONZERO, x._dtype)
-    elif pv == 1.0:
+    elif pv == 1.0 or _reduces_one_element(x, mask):
+        # one element per output: |x| itself, as PyTorch gives it (x^2 could overflow)
         res = _reduce(x, mask, keepdim, TL_R_ABSSUM, x._dtype)
     elif pv == 2.0:
         res = _reduce(x, mask, keepdim, TL_R_SUMSQ, x._dtype, TL_POST_SQRT_DIV, 1.0)
     else:
         res = _reduce(x, mask, keepdim, TL_R_POWSUM, x._dtype, TL_POST_ROOT, pv, pv)
     return _into_out(res, out, "norm")
+
+
+cdef bint _reduces_one_element(TensorBase x, list mask):
+    """Whether every output of a reduction over the dims in mask reads exactly one element."""
+    cdef Py_ssize_t i, n = 1
+    for i in range(x._ndim):
+        if mask[i]:
+            n *= x._shape[i]
+    return n == 1
 
 
 # -- logsumexp: the max m per output, then log(sum(exp(x - m))) + m (m = 0 where it is

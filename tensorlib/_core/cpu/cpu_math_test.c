@@ -12,7 +12,11 @@
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__)
 #define TL_MT_CLONES 1
 #define TL_MT_AVX512F_ATTR __attribute__((target("avx512f")))
+#if __GNUC__ >= 11
 #define TL_MT_AVX2_ATTR __attribute__((target("arch=x86-64-v3")))
+#else
+#define TL_MT_AVX2_ATTR __attribute__((target("avx2")))
+#endif
 #else
 #define TL_MT_CLONES 0
 #define TL_MT_AVX512F_ATTR

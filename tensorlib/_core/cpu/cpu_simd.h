@@ -8,7 +8,12 @@
 #define TL_CPU_SIMD_H
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__)
+#if __GNUC__ >= 11
 #define TL_DISPATCH __attribute__((target_clones("avx512f", "arch=x86-64-v3", "default")))
+#else
+/* GCC 10 and older know no x86-64-v3: their AVX2 clone calls libm's fmaf (same bits) */
+#define TL_DISPATCH __attribute__((target_clones("avx512f", "avx2", "default")))
+#endif
 #else
 #define TL_DISPATCH
 #endif
