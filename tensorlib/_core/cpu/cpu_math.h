@@ -1078,7 +1078,8 @@ TL_MATH_INLINE double tl_exp(double x)
     double s2 = tl__bitsd((uint64_t)(e - e1 + 1023) << 52);
     return tl__seld(x == x, (m * s1) * s2, x);
 }
-/* log(x) + c, for finite x > 0 and |c| <= 2^-52 |log(x)| (or 0), vectorized, < 0.9 ulp:
+/* log(x) + c, for finite x > 0 and |c| < 2^-52 (log1p's correction for the rounding of
+   x = 1 + its argument, a relative error; 0 for log), vectorized, < 0.9 ulp:
    x = 2^k m, m in [sqrt(1/2), sqrt2) (subnormals scaled by 2^54 first), f = m - 1 (exact),
    s = f / (2 + f), z = s^2: log(m) = f - f^2/2 + s (f^2/2 + R), R = z (2/3 + z Q(z)) (Q of
    degree 6, relative error 2^-46.5: 2^-52 on R), so the leading term f is exact and s's
