@@ -8,7 +8,9 @@
 #   (../shared/tools/pycuda-wheel.sh CARRY_DIR python3.12) and, optionally, so312/: the
 #   cp312 extension modules built beforehand (tensorlib/_core/*.cpython-312-*.so and
 #   tensorlib/_build_info.py), which saves the build; without them (or when they do not
-#   import) tensorlib is built here.
+#   import) tensorlib is built here. And optionally cubins/: the kernels compiled for the
+#   GPU beforehand (python -m tensorlib.cuda.kernel_cache --arch sm_90 --cache
+#   CARRY_DIR/cubins); whatever is missing or stale is compiled here, 16 files at once.
 # Writes everything it prints to $OUT/gpu_check.log when $OUT is set. Budget: under 8 minutes.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -33,7 +35,13 @@ fi
 # rehearsal on a machine without a GPU: GPU_CHECK_RUNTIME=emulate GPU_CHECK_BENCH=--rehearse
 export TENSORLIB_CUDA=${GPU_CHECK_RUNTIME:-pycuda}
 stamp "runtime: $(python3 -c 'import tensorlib as t; print(t.cuda.backend_name(), t.cuda.device_count(), t.cuda.get_device_name())' 2>&1 | tail -3)"
-stamp "first use: compile the kernels (pycuda caches them) and one add"
+export TENSORLIB_CUDA_CACHE=$(cd "$CARRY" && pwd)/cubins
+if [ "$TENSORLIB_CUDA" = pycuda ]; then
+  arch=sm_$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d .)
+  stamp "kernels for $arch: $(ls "$TENSORLIB_CUDA_CACHE" 2>/dev/null | grep -c "$arch") carried, the rest compiled now"
+  python3 -m tensorlib.cuda.kernel_cache --arch "$arch" -j 16 > /dev/null || exit 1
+fi
+stamp "first use: one add"
 timeout 120 python3 -c '
 import tensorlib as t
 x = t.arange(10.0, device="cuda")

@@ -752,13 +752,24 @@ def test_data_parallel_on_two_devices_equals_one_device():
 
 # ---- the pycuda back end's own logic, on a stand-in driver ----------------------------------
 
-def test_pycuda_runtime_bookkeeping_on_a_stand_in_driver(monkeypatch):
-    """Without a GPU, PycudaRuntime runs on a fake ``pycuda.driver``/``pycuda.compiler`` that
-    records every call: segments and address lookup, contexts pushed and popped around each
-    call, launch arguments (device addresses as sized ints), the module cache."""
+def test_pycuda_runtime_bookkeeping_on_a_stand_in_driver(monkeypatch, tmp_path):
+    """Without a GPU, PycudaRuntime runs on a fake ``pycuda.driver`` that records every call:
+    segments and address lookup, contexts pushed and popped around each call, launch
+    arguments (device addresses as sized ints), modules loaded from the cubin cache."""
     import types
-    from tensorlib.cuda import _runtime as rt_mod
+    from tensorlib.cuda import _runtime as rt_mod, kernel_cache
     calls = []
+    monkeypatch.setenv("TENSORLIB_CUDA_CACHE", str(tmp_path))
+    nvcc_runs = []
+
+    def fake_nvcc(cmd):
+        nvcc_runs.append(cmd)
+        with open(cmd[cmd.index("-o") + 1], "wb") as f:
+            f.write(b"cubin")
+        return types.SimpleNamespace(returncode=0, stdout="", stderr="")
+
+    monkeypatch.setattr(kernel_cache, "_run_nvcc", fake_nvcc)
+    monkeypatch.setattr(kernel_cache.shutil, "which", lambda name: "/usr/bin/" + name)
     addr = iter(range(1 << 32, 1 << 40, 1 << 24))
 
     class Alloc:
@@ -843,7 +854,7 @@ def test_pycuda_runtime_bookkeeping_on_a_stand_in_driver(monkeypatch):
         pagelocked_empty=lambda n, dt, order, flags: np.zeros(n, dt),
         device_attribute=types.SimpleNamespace(MULTIPROCESSOR_COUNT=16),
         Context=types.SimpleNamespace(synchronize=lambda: calls.append(("sync",))))
-    compiled = []
+    loaded = []
 
     class Function:                       # pycuda's Function: its low-level launch
         def __init__(self, name):
@@ -856,17 +867,16 @@ def test_pycuda_runtime_bookkeeping_on_a_stand_in_driver(monkeypatch):
         def get_function(self, name):
             return Function(name)
 
-    def SourceModule(src, options, no_extern_c, include_dirs):
-        compiled.append((len(src), tuple(options), no_extern_c))
+    def module_from_file(path):
+        with open(path, "rb") as f:
+            loaded.append((path, f.read()))
         return Module()
 
+    drv.module_from_file = module_from_file
     pkg = types.ModuleType("pycuda")
     pkg.driver = drv
-    comp = types.ModuleType("pycuda.compiler")
-    comp.SourceModule = SourceModule
     monkeypatch.setitem(sys.modules, "pycuda", pkg)
     monkeypatch.setitem(sys.modules, "pycuda.driver", drv)
-    monkeypatch.setitem(sys.modules, "pycuda.compiler", comp)
     rt = rt_mod.PycudaRuntime()
     assert rt.device_count() == 2 and rt.device_name(1) == "Fake GPU 1"
     assert rt.properties(0)["major"] == 9 and rt.properties(0)["multi_processor_count"] == 132
@@ -891,7 +901,11 @@ def test_pycuda_runtime_bookkeeping_on_a_stand_in_driver(monkeypatch):
     rt.launch("ew_ops", "tl_ew_add_f32", 7, 256,
               [rt_mod.ptr(a1), np.float32(2), desc], "s")
     rt.launch("ew_ops", "tl_ew_mul_f32", (2, 3), (16, 16), [rt_mod.ptr(a1 + 64)], None, 128)
-    assert len(compiled) == 1 and compiled[0][2] is True      # one module per (device, file)
+    # one module per (device, file): a cubin for the device's architecture, compiled once
+    # into the cache and loaded from there
+    assert [c[:3] for c in nvcc_runs] == [["nvcc", "-cubin", "-arch=sm_90"]]
+    assert len(loaded) == 1 and loaded[0] == (kernel_cache.cubin_path("ew_ops", "sm_90"),
+                                              b"cubin")
     (_, n1, args1, g1, b1, sh1, s1), = [c for c in calls if c[0] == "launch"][:1]
     assert n1 == "tl_ew_add_f32" and g1 == (7, 1, 1) and b1 == (256, 1, 1) and s1 == "s"
     # one parameter block, each argument at its C alignment: 8 + 4 (+4 padding) + 8 bytes
@@ -930,6 +944,17 @@ def test_pycuda_runtime_bookkeeping_on_a_stand_in_driver(monkeypatch):
     calls.clear()
     rt.launch("ew_ops", "tl_ew_mul_f32", 1, 1, [rt_mod.ptr(a0)], s1)
     assert [c[-1] for c in calls if c[0] == "launch"] == [s1.raw]   # the raw pycuda stream
+    # a block packed by the caller goes to the driver as it is, in the device's context
+    calls.clear()
+    block = rt_mod.pack_kernel_args([rt_mod.ptr(a0), desc])
+    rt.launch_packed("ew_ops", "tl_ew_mul_f32", 3, 128, block, 1, s1, 0)
+    assert calls == [("push", 0), ("launch", "tl_ew_mul_f32", block, (3, 1, 1), (128, 1, 1),
+                                   0, s1.raw), ("pop", 0)]
+    # device 0 loads its own module of the same cubin; a second runtime (a new process)
+    # finds the cubin in the cache: no compiler
+    rt_mod.PycudaRuntime().launch("ew_ops", "tl_ew_add_f32", 1, 1, [rt_mod.ptr(a0)], None,
+                                  index=0)
+    assert len(nvcc_runs) == 1 and len(loaded) == 3
 
 
 # ---- __cuda_array_interface__ ---------------------------------------------------------------

@@ -548,22 +548,43 @@ cdef object _cuda_index():
     return _cuda_index_mod
 
 
-cdef str _cuda_kernel_name(tl_loop_fn fn):
-    """The device kernel of a CPU loop: ``<op>_<loop type>`` (the loop tables and the
-    generated .cu file come from the same declarations)."""
+cdef tuple _cuda_ew_kernel(tl_loop_fn fn):
+    """The device kernel of a CPU loop: (``tl_ew_<op>_<loop type>``, the bytes of the op's
+    parameters), or None. The loop tables and the generated .cu file come from the same
+    declarations."""
     global _cuda_ew_names
     cdef const tl_loop_fn* table
     if _cuda_ew_names is None:
         from tensorlib.ops.cudagen import extra_bytes
         names = {}
         loops = _cuda_ops().LOOP_NAMES
-        for name in extra_bytes():
+        for name, sizes in extra_bytes().items():
             table = ew_loops(name)
             for code, lt in loops.items():
                 if table[code] != NULL:
-                    names[<uintptr_t>table[code]] = f"{name}_{lt}"
+                    names[<uintptr_t>table[code]] = (f"tl_ew_{name}_{lt}", sizes.get(lt, 0))
         _cuda_ew_names = names
     return _cuda_ew_names.get(<uintptr_t>fn)
+
+
+# tl_ew4 of cuda/tl_ew_device.h, and the parameter block of a generated elementwise kernel
+# (out, a, b, c, descriptor): filled here in C, so a launch costs no Python per operand
+cdef struct _cuda_ew4:
+    int ndim, nops, scalar_mask, has_extra
+    int dtype[4]
+    long long n
+    long long shape[8]
+    long long stride[4][8]
+    unsigned long long sval[4]
+    double extra[8]
+
+cdef struct _cuda_ew_params:
+    uint64_t ptr[4]
+    _cuda_ew4 d
+
+# item sizes by dtype code (tensorlib/_core/dtype.pyx)
+cdef int _CUDA_ITEMSIZE[10]
+_CUDA_ITEMSIZE[:] = [1, 1, 1, 2, 4, 8, 2, 2, 4, 8]
 
 
 # the kernels of Backend.nn (cpu_nn.h's TL_NN_* order), for error messages
@@ -582,16 +603,52 @@ cdef class CUDABackend(Backend):
     Kinds of work without a device kernel yet raise NotImplementedError (the base class)."""
 
     cdef int elementwise(self, tl_ew_iter* it, int64_t numel) except -1:
-        cdef int k, i
-        name = _cuda_kernel_name(it.fn)
-        if name is None:
+        cdef int j, k, size
+        cdef bint broadcast
+        cdef _cuda_ew_params p
+        if numel == 0:
+            return 0
+        kernel = _cuda_ew_kernel(it.fn)
+        if kernel is None:
             raise NotImplementedError("this elementwise kernel has no CUDA version")
-        shape = [it.shape[i] for i in range(it.ndim)]
-        strides = [[it.strides[k][i] for i in range(it.ndim)] for k in range(it.nops)]
-        data = [<uintptr_t>it.data[k] for k in range(it.nops)]
-        dtypes = [it.dtype[k] for k in range(it.nops)]
-        _cuda_ops().elementwise(name, it.nops, it.ndim, shape, strides, data, dtypes,
-                                <uintptr_t>it.extra, numel)
+        if it.ndim > 8:
+            raise NotImplementedError(f"CUDA elementwise '{kernel[0]}': {it.ndim} dims after "
+                                      f"coalescing (at most 8)")
+        rt = _cuda_ops()._rt()
+        index = rt.device_of(<uintptr_t>it.data[0])
+        if index is None:
+            raise RuntimeError(f"CUDA elementwise '{kernel[0]}': the output is not in "
+                               f"device memory")
+        memset(&p, 0, sizeof(p))
+        p.d.ndim, p.d.nops, p.d.n = it.ndim, it.nops, numel
+        for k in range(it.ndim):
+            p.d.shape[k] = it.shape[k]
+        for j in range(it.nops):
+            size = _CUDA_ITEMSIZE[it.dtype[j]]
+            p.d.dtype[j] = it.dtype[j]
+            p.ptr[j] = <uintptr_t>it.data[j]
+            broadcast = True
+            for k in range(it.ndim):
+                p.d.stride[j][k] = it.strides[j][k] // size
+                broadcast = broadcast and it.strides[j][k] == 0
+            # The front half puts only tensors of the output's device and host scalars (a
+            # Python number, a 0-d CPU tensor) into one op; a scalar is never strided, so
+            # only operands with every stride 0 need the address lookup.
+            if j > 0 and broadcast:
+                where = rt.device_of(p.ptr[j])
+                if where is None:
+                    p.d.scalar_mask |= 1 << j
+                    memcpy(&p.d.sval[j], it.data[j], size)
+                    p.ptr[j] = p.ptr[0]           # (not read: the kernel takes the slot)
+                elif where != index:
+                    raise RuntimeError(f"CUDA elementwise '{kernel[0]}': operand {j} is not "
+                                       f"on cuda:{index}")
+        for j in range(it.nops, 4):
+            p.ptr[j] = p.ptr[0]
+        if it.extra != NULL and kernel[1]:
+            memcpy(p.d.extra, it.extra, <size_t>kernel[1])
+            p.d.has_extra = 1
+        _cuda_ops().launch_ew(kernel[0], index, numel, (<char*>&p)[:sizeof(p)])
         return 0
 
     cdef int copy(self, int ndim, const int64_t* shape, char* dst, const int64_t* dst_strides,

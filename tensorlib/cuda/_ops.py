@@ -48,16 +48,28 @@ def _extra_size(name, loop):
 
 
 def _rt():
-    return _runtime.get_runtime()
+    return _runtime._runtime or _runtime.get_runtime()
 
 
 def _stream(index):
-    from tensorlib import cuda
-    return cuda._current_native(index)
+    return _cuda()._current_native(index)
+
+
+_cuda_mod = None
+
+
+def _cuda():
+    global _cuda_mod
+    if _cuda_mod is None:
+        from tensorlib import cuda
+        _cuda_mod = cuda
+    return _cuda_mod
 
 
 def _grid(n):
-    return max(1, min((n + BLOCK - 1) // BLOCK, _rt().grid_cap))
+    g = (n + BLOCK - 1) // BLOCK
+    cap = _rt().grid_cap
+    return g if 0 < g < cap else max(1, min(g, cap))
 
 
 def device_of(address):
@@ -68,13 +80,13 @@ def device_of(address):
     return i
 
 
-def elementwise(name, nops, ndim, shape, strides, data, dtypes, extra, numel):
-    """One elementwise launch: kernel ``tl_ew_<name>_<loop>`` (``name`` carries the loop type
-    already, e.g. ``add_f32``), output operand 0. ``strides`` in bytes per operand;
-    ``extra``: the address of the op's parameters on the host (0 for none)."""
-    op, _, loop = name.rpartition("_")
-    _ew_launch(f"tl_ew_{name}", nops, ndim, shape, strides, data, dtypes, extra,
-               _extra_size(op, loop) if extra else 0, numel)
+def launch_ew(kernel, index, numel, params):
+    """Queue generated elementwise kernel ``kernel`` (``tl_ew_<op>_<loop type>``) over
+    ``numel`` elements on device ``index``'s current stream. ``params``: its parameter block
+    (four operand addresses, then the ``tl_ew4`` descriptor), which ``CUDABackend``
+    fills in C from the front half's iterator."""
+    _rt().launch_packed("ew_ops", kernel, _grid(numel), BLOCK, params, 4, _stream(index),
+                        index)
 
 
 def _ew_launch(kernel, nops, ndim, shape, strides, data, dtypes, extra, extra_nbytes, numel):

@@ -99,6 +99,17 @@ class Runtime:
         device, when the caller knows it (else the first pointer's)."""
         raise NotImplementedError
 
+    def launch_packed(self, family, name, grid, block, params, nptrs, stream, index,
+                      shared=0):
+        """Queue kernel ``name`` whose parameter block is already laid out (bytes, as
+        :func:`pack_kernel_args` lays them): ``nptrs`` device addresses of 8 bytes, then one
+        structure passed by value. The hot launches' path: their callers pack in C."""
+        # the generic way: the block split back into arguments (the emulator maps each
+        # device address to its own memory)
+        args = [ptr(int.from_bytes(params[8 * i:8 * i + 8], "little")) for i in range(nptrs)]
+        args.append(_blob(params[8 * nptrs:]))
+        self.launch(family, name, grid, block, args, stream, shared, index)
+
     # streams, events, devices
     def new_stream(self, index, priority=0):
         raise NotImplementedError
@@ -154,6 +165,26 @@ def pack_kernel_args(args):
                             f"NumPy scalar or a ctypes structure)")
         out += bytes(-len(out) % align) + data
     return bytes(out)
+
+
+_blob_types = {}
+
+
+def _blob(data):
+    """``data`` (a multiple of 8 bytes) as a ctypes structure of 8-byte words: a descriptor
+    passed by value, kept 8-byte aligned.
+
+    >>> ctypes.sizeof(_blob(bytes(16)))
+    16
+    """
+    n = len(data)
+    cls = _blob_types.get(n)
+    if cls is None:
+        if n % 8:
+            raise ValueError(f"a parameter structure of {n} bytes (a multiple of 8 expected)")
+        cls = _blob_types[n] = type(f"_Blob{n}", (ctypes.Structure,),
+                                    {"_fields_": [("words", ctypes.c_int64 * (n // 8))]})
+    return cls.from_buffer_copy(data)
 
 
 class _Segments:
@@ -277,9 +308,10 @@ class EmulatorRuntime(Runtime):
 
 
 class PycudaRuntime(Runtime):
-    """The real GPU through pycuda. Modules are compiled from the ``.cu`` sources with nvcc
-    at first use and cached by pycuda (keyed by the source); launches, copies, streams and
-    events are pycuda's. Created only when pycuda imports and the driver finds a device."""
+    """The real GPU through pycuda. Modules are cubins of the ``.cu`` sources for the
+    device's architecture, from tensorlib's content-hashed cache (compiled by nvcc at first
+    use when missing); launches, copies, streams and events are pycuda's. Created only when
+    pycuda imports and the driver finds a device."""
 
     name = "pycuda"
 
@@ -396,25 +428,27 @@ class PycudaRuntime(Runtime):
         key = (index, family)
         mod = self._modules.get(key)
         if mod is None:
-            from pycuda.compiler import SourceModule
-            from tensorlib.cuda import kernel_dir
-            path = os.path.join(kernel_dir(), family + ".cu")
-            with open(path) as f:
-                src = f.read()
-            mod = self._in(index, lambda: SourceModule(src, options=["-std=c++17"],
-                                                       no_extern_c=True,
-                                                       include_dirs=[kernel_dir()]))
+            # a cubin from the content-hashed cache (tensorlib.cuda.kernel_cache), compiled
+            # by nvcc on a miss: no compiler at all when the cache was filled ahead
+            from tensorlib.cuda import kernel_cache
+            arch = kernel_cache.arch_of(*self._drv.Device(index).compute_capability())
+            path = kernel_cache.compile_cubin(family, arch)
+            mod = self._in(index, self._drv.module_from_file, path)
             self._modules[key] = mod
         return mod
+
+    def _function(self, index, family, name):
+        fn = self._functions.get((index, family, name))
+        if fn is None:
+            fn = self._functions[index, family, name] = (
+                self._module(index, family).get_function(name))
+        return fn
 
     def launch(self, family, name, grid, block, args, stream, shared=0, index=None):
         params = pack_kernel_args(args)
         if index is None:
             index = next((self._index(a) for a in args if isinstance(a, ptr)), 0)
-        fn = self._functions.get((index, family, name))
-        if fn is None:
-            fn = self._functions[index, family, name] = (
-                self._module(index, family).get_function(name))
+        fn = self._function(index, family, name)
         grid = (grid, 1, 1) if isinstance(grid, int) else tuple(grid) + (1,) * (3 - len(grid))
         block = (block, 1, 1) if isinstance(block, int) else tuple(block) + (1,) * (3 - len(block))
         direct = getattr(fn, "_launch_kernel", None)
@@ -425,6 +459,20 @@ class PycudaRuntime(Runtime):
             # one void scalar: pycuda copies its bytes as the whole parameter block
             self._in(index, lambda: fn(np.void(params), grid=grid, block=block, shared=shared,
                                        stream=_raw(stream)))
+
+    def launch_packed(self, family, name, grid, block, params, nptrs, stream, index,
+                      shared=0):
+        fn = self._functions.get((index, family, name)) or self._function(index, family, name)
+        direct = getattr(fn, "_launch_kernel", None)
+        if direct is None:
+            Runtime.launch_packed(self, family, name, grid, block, params, nptrs, stream,
+                                  index, shared)
+            return
+        ctx = self._ctx(index)
+        try:
+            direct((grid, 1, 1), (block, 1, 1), params, shared, _raw(stream))
+        finally:
+            ctx.pop()
 
     def new_stream(self, index, priority=0):
         return _PycudaStream(self, index, self._in(index, self._drv.Stream))
