@@ -286,7 +286,7 @@ cdef int32_t _cuda_current_stream_id(int index) except? -1:
     if _cuda_mod is None:
         import tensorlib.cuda
         _cuda_mod = tensorlib.cuda
-    return _cuda_mod.current_stream(index)._id
+    return _cuda_mod._current_id(index)
 
 
 # Frees waiting for other streams (record_stream): (allocator, address, rounded, nbytes,

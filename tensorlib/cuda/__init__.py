@@ -368,6 +368,18 @@ def _current_native(idx):
     return (s if s is not None else default_stream(idx))._native
 
 
+def _current_id(idx):
+    """The id of the stream current for device ``idx`` (a valid index) in this thread: the
+    allocator's lookup at every device allocation, without current_stream's checks."""
+    cur = getattr(_tls, "streams", None)
+    if cur is not None:
+        s = cur.get(idx)
+        if s is not None:
+            return s._id
+    s = _defaults.get(idx)
+    return (s if s is not None else default_stream(idx))._id
+
+
 def set_stream(s):
     """Make ``s`` the current stream of its device in this thread."""
     if s is None:
