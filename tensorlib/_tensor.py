@@ -145,9 +145,12 @@ class Tensor(TensorBase):
         ref = weakref.ref(self)     # weak: the hook lives on the node, which self keeps alive
 
         def retain(grad):
+            # a contiguous copy, as PyTorch's; under create_graph it keeps grad's history
+            # (the clone is recorded), so a second derivative can flow through .grad
             t = ref()
             if t is not None:
-                t.grad = grad.detach().clone() if t.grad is None else t.grad + grad
+                t.grad = (grad.clone(memory_format=contiguous_format) if t.grad is None
+                          else t.grad + grad)
             return None
 
         retain._tl_retains_grad = True     # (an in-place op moves it to the new grad_fn)

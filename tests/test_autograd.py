@@ -196,6 +196,23 @@ def test_retain_grad_and_accumulation():
     assert y.grad.tolist() == [2.0, 2.0] and x.grad.tolist() == [6.0, 6.0]
 
 
+def test_retained_grad_keeps_its_history_under_create_graph():
+    """As PyTorch: the retained .grad is a contiguous clone, recorded when backward builds a
+    graph, so a second derivative flows through it (d/dy of sum(y*y) = 2y; again: 2)."""
+    x = tensorlib.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    y = x.t() * 1
+    y.retain_grad()
+    (y * y).sum().backward(create_graph=True)
+    assert y.grad.requires_grad and type(y.grad.grad_fn).__name__ == "CloneBackward0"
+    assert y.grad.is_contiguous() and y.grad.tolist() == [[2.0, 6.0], [4.0, 8.0]]
+    (gx,) = tensorlib.autograd.grad(y.grad.sum(), x)
+    assert gx.tolist() == [[2.0, 2.0], [2.0, 2.0]]
+    z = x * 1
+    z.retain_grad()
+    (z * z).sum().backward()                # no graph: a plain copy
+    assert not z.grad.requires_grad and z.grad.grad_fn is None
+
+
 # --------------------------------------------------------------------------- errors
 def test_backward_twice_raises_and_retain_graph_allows_it():
     x = tensorlib.ones(2, requires_grad=True)
