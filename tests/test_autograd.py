@@ -254,6 +254,25 @@ def test_modified_saved_tensor_raises_version_error():
         z.backward(tensorlib.ones(3))
 
 
+def test_index_tensors_written_after_indexing_raise_at_backward():
+    """x[mask] and x[idx] save the index tensors: a later in-place write would send the
+    gradient to other elements, so backward raises as PyTorch's does."""
+    x = tensorlib.ones(2, 3, requires_grad=True)
+    mask = tensorlib.tensor([True, False, True])
+    y = x[:, mask]
+    mask.fill_(True)
+    with pytest.raises(RuntimeError, match=r"BoolTensor \[3\]\] is at version 1; expected "
+                                           r"version 0"):
+        y.sum().backward()
+    idx = tensorlib.tensor([0, 0, 2])
+    y = x[1, idx]
+    y.sum().backward(retain_graph=True)       # unchanged: runs, repeated indices accumulate
+    assert x.grad.tolist() == [[0.0, 0.0, 0.0], [2.0, 0.0, 1.0]]
+    idx.add_(1)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.sum().backward()
+
+
 def test_inplace_on_multi_output_view_and_no_grad_view():
     x = tensorlib.ones(4, requires_grad=True) * 1
     a, b = x.split(2)

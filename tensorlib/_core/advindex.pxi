@@ -1819,7 +1819,11 @@ def _put_self_backward(grad, index, accumulate):
 def _bw_advanced_index(Node node, tuple grads):
     cdef tuple s = _saved_of(node)
     sizes, index = s
-    index = _unpack(index, node)        # (raises once the graph was freed)
+    # (each raises once the graph was freed, or when the tensor was written in place since)
+    if isinstance(index, tuple):
+        index = tuple([_unpack(i, node) for i in index])
+    else:
+        index = _unpack(index, node)
     grad = grads[0]
     z = _GENERATED_FUNCTIONS["zeros"](sizes, dtype=grad.dtype, device=grad.device)
     # repeated indices accumulate: z[index] += grad as index_put_ (accumulate=True) on the view

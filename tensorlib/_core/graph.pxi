@@ -1200,6 +1200,14 @@ cdef int _record_getitem(TensorBase self, object r, object index) except -1:
         _meta(res).view_version = res._vc.version
     else:
         n = _new_node(IndexBackward0, _bw_advanced_index, (self,))
+        # the index tensors (a mask, integer indices) are saved with their versions: writing
+        # into one before backward raises at backward, as in PyTorch, instead of scattering
+        # the gradient by the new values
+        if isinstance(index, TensorBase):
+            index = _save(index, False)
+        elif isinstance(index, tuple):
+            index = tuple([_save(i, False) if isinstance(i, TensorBase) else i
+                           for i in index])
         n._saved = (tuple(self.shape), index)
         _set_history(res, n)
     return 0
