@@ -103,6 +103,47 @@ __device__ __forceinline__ void nn_col2im(const tl_nn_dev& d, const T* x, T* y) 
     }
 }
 
+// A small convolution in one launch (the im2col + GEMM + copy path is three, and on a GPU
+// each launch costs more host time than this kernel's work): one thread per output element
+// of y [n, m, out] (m = output channels, c = input channels, split into `groups`), the
+// output columns fastest so that neighbouring threads read neighbouring inputs. The sum runs
+// in T in a fixed order (input channel, then kd, kh, kw), the bias (NN_B) added last.
+template <class T>
+__device__ __forceinline__ void nn_conv_direct(const tl_nn_dev& d, const T* x, const T* w,
+                                               const T* b, T* y) {
+    const long long D = d.in[0], H = d.in[1], W = d.in[2];
+    const long long OD = d.out[0], OH = d.out[1], OW = d.out[2], L = OD * OH * OW;
+    const long long KD = d.k[0], KH = d.k[1], KW = d.k[2], K = KD * KH * KW;
+    const long long CG = d.c / d.groups, MG = d.m / d.groups;
+    const bool bias = (d.have & NN_B) != 0;
+    TL_FOR_EACH(i, d.n * d.m * L) {
+        const long long pl = i / L, l = i - pl * L, ni = pl / d.m, co = pl - ni * d.m;
+        const long long od = l / (OH * OW), oh = (l / OW) % OH, ow = l % OW;
+        const long long d0 = od * d.s[0] - d.p[0], h0 = oh * d.s[1] - d.p[1];
+        const long long w0 = ow * d.s[2] - d.p[2];
+        const T* xs = x + (ni * d.c + (co / MG) * CG) * D * H * W;
+        const T* ws = w + co * CG * K;
+        T acc = (T)0;
+        for (long long ci = 0; ci < CG; ++ci, xs += D * H * W, ws += K) {
+            for (long long kd = 0; kd < KD; ++kd) {
+                const long long id = d0 + kd * d.dil[0];
+                if (id < 0 || id >= D) continue;
+                for (long long kh = 0; kh < KH; ++kh) {
+                    const long long ih = h0 + kh * d.dil[1];
+                    if (ih < 0 || ih >= H) continue;
+                    const T* row = xs + (id * H + ih) * W;
+                    const T* wr = ws + (kd * KH + kh) * KW;
+                    for (long long kw = 0; kw < KW; ++kw) {
+                        const long long iw = w0 + kw * d.dil[2];
+                        if (iw >= 0 && iw < W) acc += row[iw] * wr[kw];
+                    }
+                }
+            }
+        }
+        y[i] = bias ? acc + b[co] : acc;
+    }
+}
+
 template <class T>
 __device__ __forceinline__ void nn_bias_add(const tl_nn_dev& d, const T* w, T* y) {
     TL_FOR_EACH(i, d.n * d.c * d.m) y[i] += w[(i / d.m) % d.c];
@@ -811,6 +852,10 @@ __device__ __forceinline__ void nn_msoftmax_bwd(const tl_nn_dev& d, const T* yv,
     }                                                                                            \
     extern "C" __global__ void tl_nn_col2im_##SFX(tl_nn_dev d, const T* x, T* y) {               \
         nn_col2im<T>(d, x, y);                                                                   \
+    }                                                                                            \
+    extern "C" __global__ void tl_nn_conv_direct_##SFX(tl_nn_dev d, const T* x, const T* w,      \
+                                                       const T* b, T* y) {                       \
+        nn_conv_direct<T>(d, x, w, b, y);                                                        \
     }                                                                                            \
     extern "C" __global__ void tl_nn_bias_add_##SFX(tl_nn_dev d, const T* w, T* y) {             \
         nn_bias_add<T>(d, w, y);                                                                 \

@@ -128,6 +128,101 @@ def test_conv2d_random_geometry(n, c, h, w, k, s, p, d):
          rand(rng, 2, c, k, k), rand(rng, 2))
 
 
+# ---- convolution in one launch (tensorlib.cuda._nn.conv_direct) ----------------------------
+
+def _forward(fn, *arrays, dtype):
+    """fn on the CPU and on cuda (no gradients); the device's kernels launched meanwhile."""
+    from tensorlib.cuda import _ops
+    ref = _host(fn(*(tensorlib.tensor(a) for a in arrays)))
+    dev = [tensorlib.tensor(a, device="cuda") for a in arrays]
+    rt, names = _ops._rt(), []
+    orig = rt.launch
+    rt.launch = lambda family, name, *args, **kw: (names.append(name),
+                                                   orig(family, name, *args, **kw))[1]
+    try:
+        out = _host(fn(*dev))
+    finally:
+        del rt.launch
+    assert out.shape == ref.shape and out.dtype == ref.dtype
+    # float32 sums in float (the CPU's GEMM in its own order): cancellation needs an atol
+    np.testing.assert_allclose(out, ref, **({"float32": dict(rtol=1e-5, atol=1e-5),
+                                            "float64": dict(rtol=1e-12, atol=1e-12)}[dtype]))
+    return names
+
+
+DIRECT = {"float32": ["tl_nn_conv_direct_f32"], "float64": ["tl_nn_conv_direct_f64"]}
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("stride,padding,dilation,groups,bias", [
+    (1, 0, 1, 1, False), (1, 1, 1, 1, True), ((2, 1), (1, 2), (1, 2), 1, True),
+    (3, 2, 2, 2, False), ((1, 2), 0, (2, 1), 3, True), (2, (0, 3), 1, 6, True)])
+def test_conv2d_direct_is_one_launch(dtype, stride, padding, dilation, groups, bias):
+    rng = np.random.default_rng(11)
+    x, b = rand(rng, 3, 6, 9, 7, dtype=dtype), rand(rng, 6, dtype=dtype)
+    w = rand(rng, 6, 6 // groups, 3, 2, dtype=dtype)         # at most 6 * 6 = 36 taps
+    args = (x, w, b) if bias else (x, w)
+    names = _forward(lambda x, w, b=None: F.conv2d(x, w, b, stride, padding, dilation, groups),
+                     *args, dtype=dtype)
+    assert names == DIRECT[dtype]                            # bias included, nothing else
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_conv1d_conv3d_direct(dtype):
+    rng = np.random.default_rng(12)
+    names = _forward(lambda x, w, b: F.conv1d(x, w, b, stride=2, padding=3, dilation=2,
+                                              groups=2),
+                     rand(rng, 3, 8, 13, dtype=dtype), rand(rng, 4, 4, 5, dtype=dtype),
+                     rand(rng, 4, dtype=dtype), dtype=dtype)
+    assert names == DIRECT[dtype]
+    names = _forward(lambda x, w: F.conv3d(x, w, None, stride=(1, 2, 1), padding=(1, 0, 2),
+                                           dilation=(2, 1, 1)),
+                     rand(rng, 2, 2, 5, 6, 4, dtype=dtype), rand(rng, 3, 2, 2, 3, 2,
+                                                                  dtype=dtype), dtype=dtype)
+    assert names == DIRECT[dtype]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_conv_direct_threshold_and_empty(dtype):
+    from tensorlib.cuda import _nn
+    rng = np.random.default_rng(13)
+    fn = lambda x, w, b: F.conv2d(x, w, b, padding=1)  # noqa: E731
+    taps = _nn.CONV_DIRECT_TAPS
+    # exactly at the threshold: one launch; one tap more: im2col + GEMM + copy + bias
+    x, w = rand(rng, 2, taps // 4, 5, 6, dtype=dtype), rand(rng, 3, taps // 4, 2, 2, dtype=dtype)
+    assert _forward(fn, x, w, rand(rng, 3, dtype=dtype), dtype=dtype) == DIRECT[dtype]
+    x, w = rand(rng, 2, taps + 1, 5, 6, dtype=dtype), rand(rng, 3, taps + 1, 1, 1, dtype=dtype)
+    names = _forward(fn, x, w, rand(rng, 3, dtype=dtype), dtype=dtype)
+    assert len(names) > 1 and not any("conv_direct" in n for n in names)
+    assert any("im2col" in n for n in names)
+    # an empty batch launches nothing; no input channels give the bias alone
+    assert _forward(fn, rand(rng, 0, 3, 5, 6, dtype=dtype), rand(rng, 4, 3, 3, 3, dtype=dtype),
+                    rand(rng, 4, dtype=dtype), dtype=dtype) == []
+    x, w = np.zeros((2, 0, 4, 4), dtype), np.zeros((3, 0, 3, 3), dtype)
+    assert _forward(fn, x, w, rand(rng, 3, dtype=dtype), dtype=dtype) == DIRECT[dtype]
+
+
+def test_conv_direct_leaves_cpu_and_meta_alone():
+    # CPU and meta keep im2col + GEMM: meta's estimate still holds the column matrix
+    # [3*9, 2*36] (a CPU run's memory), the direct kernel allocates nothing but the output
+    rng = np.random.default_rng(14)
+    x, w = rand(rng, 2, 3, 8, 8, dtype="float32"), rand(rng, 4, 3, 3, 3, dtype="float32")
+    out_b, cols_b = 2 * 4 * 36 * 4, 27 * 72 * 4
+    est = tensorlib.memory.estimate(lambda x, w: F.conv2d(x, w), tensorlib.tensor(x),
+                                    tensorlib.tensor(w))
+    assert est.peak_bytes - est.inputs_bytes >= out_b + cols_b
+    xd, wd = tensorlib.tensor(x, device="cuda"), tensorlib.tensor(w, device="cuda")
+    cuda.synchronize()
+    base = cuda.memory_allocated()
+    cuda.reset_max_memory_allocated()
+    out = F.conv2d(xd, wd)
+    assert cuda.max_memory_allocated() - base < cols_b
+    torch = pytest.importorskip("torch")
+    ref = torch.nn.functional.conv2d(torch.tensor(x), torch.tensor(w)).numpy()
+    for got in (_host(out), _host(F.conv2d(tensorlib.tensor(x), tensorlib.tensor(w)))):
+        np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-5)
+
+
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_linear_forward_and_gradients(dtype):
     rng = np.random.default_rng(4)

@@ -85,6 +85,12 @@ cdef class Backend:
     cdef int nn(self, int op, tl_nn_args* a, bint big) except -1:
         raise NotImplementedError(f"nn kernels are not implemented on '{self.name}'")
 
+    cdef int conv_direct(self, tl_nn_args* a) except -1:
+        """A whole non-transposed convolution as one kernel (the descriptor as
+        _nn_conv_direct fills it); returns 1 when queued, 0 when not taken (the front half
+        then runs im2col + GEMM). Not taken by default: CPU and meta keep that path."""
+        return 0
+
     cdef int optim(self, const tl_optim_args* a, bint big) except -1:
         raise NotImplementedError(f"optimizer updates are not implemented on '{self.name}'")
 
@@ -712,6 +718,10 @@ cdef class CUDABackend(Backend):
         from tensorlib.cuda import _nn
         name = _CUDA_NN_NAMES[op] if 0 <= op < len(_CUDA_NN_NAMES) else str(op)
         return _nn.run(op, name, <uintptr_t>a, sizeof(tl_nn_args))
+
+    cdef int conv_direct(self, tl_nn_args* a) except -1:
+        # small convolutions in one launch (tensorlib/cuda/_nn.py decides by the tap count)
+        return _cuda_helper("_nn").conv_direct(<uintptr_t>a, sizeof(tl_nn_args))
 
     cdef int optim(self, const tl_optim_args* a, bint big) except -1:
         # the descriptor's address: tensorlib/cuda/_optim.py reads it through a ctypes

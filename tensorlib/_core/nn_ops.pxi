@@ -6,6 +6,8 @@
 # size-1 dims). The forward is im2col into a column matrix [C*K, n*L] of a batch chunk (the
 # chunk's samples side by side, so one GEMM per group covers the chunk) and the product with
 # the weight; transposed convolution is the same algebra read backwards (GEMM, then col2im).
+# A back end may first take a whole small forward as one kernel (Backend.conv_direct: CUDA's
+# direct convolution, where launches cost more than the work); CPU and meta never do.
 # Column buffers are bounded (NN_COLS_BYTES) by splitting the batch into fixed chunks, so
 # results do not depend on anything but the shapes. On meta every launch is a no-op and the
 # same intermediates are allocated, so the memory estimate matches a CPU run.
@@ -283,6 +285,26 @@ cdef int _nn_accumulate(TensorBase y, TensorBase x) except -1:
     return _nn_launch(y, TL_NN_ACCUMULATE, &a, y._numel)
 
 
+cdef int _nn_conv_direct(TensorBase x, TensorBase w, TensorBase bias, TensorBase out,
+                        int64_t G, tuple img, tuple grid, tuple ks, tuple stride, tuple padding,
+                        tuple dilation) except -1:
+    """Offers a whole (non-transposed) convolution, bias included, to the back end as one
+    kernel (Backend.conv_direct): returns 1 when it was queued into ``out``, else 0."""
+    cdef tl_nn_args a
+    _nn_clear(&a)
+    _nn_conv_geometry(&a, img, grid, ks, stride, padding, dilation)
+    a.dtype = x._dtype.code
+    a.n = x._shape[0]
+    a.c = x._shape[1]
+    a.m = out._shape[1]
+    a.groups = G
+    a.x = tensor_data(x)
+    a.w = tensor_data(w)
+    a.b = _nn_ptr(bias)
+    a.y = tensor_data(out)
+    return backend_of(out).conv_direct(&a)
+
+
 cdef int64_t _nn_chunk(int64_t N, int64_t rows, int64_t L, int itemsize) noexcept:
     """Samples per batch chunk: as many as keep the column matrix under NN_COLS_BYTES."""
     cdef int64_t per = rows * L * itemsize
@@ -403,6 +425,9 @@ cdef object _nn_convolution(TensorBase input, TensorBase weight, TensorBase bias
     cdef int64_t K = _nn_prod(ks), Li = _nn_prod(isz), Lo = _nn_prod(osz)
     out = _nn_empty((N, Cout) + osz, input._dtype, input._storage.device)
     if out._numel == 0:
+        return out
+    if not transposed and _nn_conv_direct(x, w, _nn_c(bias), out, G, isz, osz, ks, stride,
+                                          padding, dilation):
         return out
     if not transposed:
         chunk = _nn_chunk(N, Cin * K, Lo, x._dtype.itemsize)

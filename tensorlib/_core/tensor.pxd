@@ -187,6 +187,7 @@ cdef class Backend:
     cdef int random(self, TensorBase t, int kind, object generator, double a, double b,
                     int64_t lo, uint64_t span) except -1
     cdef int nn(self, int op, tl_nn_args* a, bint big) except -1
+    cdef int conv_direct(self, tl_nn_args* a) except -1
     cdef int optim(self, const tl_optim_args* a, bint big) except -1
 
 cdef Backend backend_for(Device dev)

@@ -1,6 +1,6 @@
-"""The CUDA back end's fused nn kernels (cuda/nn_ops.cu): convolution's im2col/col2im and bias
-steps, pooling, batch/layer/group normalization, the LSTM/GRU cells, cross entropy and the
-masked softmax.
+"""The CUDA back end's fused nn kernels (cuda/nn_ops.cu): small convolutions in one launch
+(:func:`conv_direct`), convolution's im2col/col2im and bias steps, pooling, batch/layer/group
+normalization, the LSTM/GRU cells, cross entropy and the masked softmax.
 
 ``CUDABackend.nn`` hands over the address of the front half's ``tl_nn_args``
 (tensorlib/_core/cpu/cpu_nn.h); :func:`run` reads it through the ctypes mirror
@@ -140,6 +140,31 @@ def _im2col(a):
 
 def _col2im(a):
     _Launcher(a, a.y).each("col2im", a.n * a.c * _prod(a.in_), a.x, a.y)
+
+
+# The most multiply-adds per output (C_in/groups * kD*kH*kW) that conv_direct takes. The
+# im2col + GEMM + copy path costs three launches (about 20 us of host time each); one thread
+# per output summing its taps from cache costs about as much as the im2col launch alone, but
+# it reuses nothing between outputs, so a long sum (deep channels, big kernels) belongs to
+# the tiled GEMM. 64 covers the small layers whose time is all launch overhead (a 3x3 kernel
+# over up to 7 channels, 5x5 over 2, 7x7 over 1, 1-D kernels over many channels); above it
+# the GEMM's reuse starts to pay for the two extra launches.
+CONV_DIRECT_TAPS = 64
+
+
+def conv_direct(address, size):
+    """Queue the convolution of the tl_nn_args at ``address`` (filled by nn_ops.pxi's
+    _nn_conv_direct: n, c = C_in, m = C_out, groups, the geometry, x, w, b or NULL, y) as
+    the one kernel ``tl_nn_conv_direct`` when its taps per output are at most
+    CONV_DIRECT_TAPS; returns 1 when queued, 0 when the caller should take the im2col path."""
+    if size != ctypes.sizeof(NNArgs):
+        raise RuntimeError(f"tensorlib.cuda._nn: tl_nn_args is {size} bytes but its mirror "
+                           f"{ctypes.sizeof(NNArgs)} (rebuild the core)")
+    a = NNArgs.from_address(address)
+    if a.dtype not in (8, 9) or a.c // a.groups * _prod(a.k) > CONV_DIRECT_TAPS:
+        return 0
+    _Launcher(a, a.y).each("conv_direct", a.n * a.m * _prod(a.out), a.x, a.w, a.b, a.y)
+    return 1
 
 
 def _bias_add(a):
