@@ -108,39 +108,43 @@ __device__ __forceinline__ void nn_col2im(const tl_nn_dev& d, const T* x, T* y) 
 // of y [n, m, out] (m = output channels, c = input channels, split into `groups`), the
 // output columns fastest so that neighbouring threads read neighbouring inputs. The sum runs
 // in T in a fixed order (input channel, then kd, kh, kw), the bias (NN_B) added last.
-template <class T>
+// Index math in I: int when the host found every offset below 2^31 (flag), since 64-bit
+// division and multiplies cost a GPU several times the work of a short sum.
+template <class T, class I>
 __device__ __forceinline__ void nn_conv_direct(const tl_nn_dev& d, const T* x, const T* w,
                                                const T* b, T* y) {
-    const long long D = d.in[0], H = d.in[1], W = d.in[2];
-    const long long OD = d.out[0], OH = d.out[1], OW = d.out[2], L = OD * OH * OW;
-    const long long KD = d.k[0], KH = d.k[1], KW = d.k[2], K = KD * KH * KW;
-    const long long CG = d.c / d.groups, MG = d.m / d.groups;
+    const I D = (I)d.in[0], H = (I)d.in[1], W = (I)d.in[2], DHW = D * H * W;
+    const I OH = (I)d.out[1], OW = (I)d.out[2], OHW = OH * OW, L = (I)d.out[0] * OHW;
+    const I KD = (I)d.k[0], KH = (I)d.k[1], KW = (I)d.k[2], K = KD * KH * KW;
+    const I C = (I)d.c, M = (I)d.m, CG = C / (I)d.groups, MG = M / (I)d.groups;
+    const I s0 = (I)d.s[0], s1 = (I)d.s[1], s2 = (I)d.s[2];
+    const I dl0 = (I)d.dil[0], dl1 = (I)d.dil[1], dl2 = (I)d.dil[2];
     const bool bias = (d.have & NN_B) != 0;
-    TL_FOR_EACH(i, d.n * d.m * L) {
-        const long long pl = i / L, l = i - pl * L, ni = pl / d.m, co = pl - ni * d.m;
-        const long long od = l / (OH * OW), oh = (l / OW) % OH, ow = l % OW;
-        const long long d0 = od * d.s[0] - d.p[0], h0 = oh * d.s[1] - d.p[1];
-        const long long w0 = ow * d.s[2] - d.p[2];
-        const T* xs = x + (ni * d.c + (co / MG) * CG) * D * H * W;
+    TL_FOR_EACH(i64, d.n * d.m * d.out[0] * OHW) {
+        const I i = (I)i64;
+        const I pl = i / L, l = i - pl * L, ni = pl / M, co = pl - ni * M;
+        const I od = l / OHW, r = l - od * OHW, oh = r / OW, ow = r - oh * OW;
+        const I d0 = od * s0 - (I)d.p[0], h0 = oh * s1 - (I)d.p[1], w0 = ow * s2 - (I)d.p[2];
+        const T* xs = x + (ni * C + (co / MG) * CG) * DHW;
         const T* ws = w + co * CG * K;
         T acc = (T)0;
-        for (long long ci = 0; ci < CG; ++ci, xs += D * H * W, ws += K) {
-            for (long long kd = 0; kd < KD; ++kd) {
-                const long long id = d0 + kd * d.dil[0];
+        for (I ci = 0; ci < CG; ++ci, xs += DHW, ws += K) {
+            for (I kd = 0; kd < KD; ++kd) {
+                const I id = d0 + kd * dl0;
                 if (id < 0 || id >= D) continue;
-                for (long long kh = 0; kh < KH; ++kh) {
-                    const long long ih = h0 + kh * d.dil[1];
+                for (I kh = 0; kh < KH; ++kh) {
+                    const I ih = h0 + kh * dl1;
                     if (ih < 0 || ih >= H) continue;
                     const T* row = xs + (id * H + ih) * W;
                     const T* wr = ws + (kd * KH + kh) * KW;
-                    for (long long kw = 0; kw < KW; ++kw) {
-                        const long long iw = w0 + kw * d.dil[2];
+                    for (I kw = 0; kw < KW; ++kw) {
+                        const I iw = w0 + kw * dl2;
                         if (iw >= 0 && iw < W) acc += row[iw] * wr[kw];
                     }
                 }
             }
         }
-        y[i] = bias ? acc + b[co] : acc;
+        y[i64] = bias ? acc + b[co] : acc;
     }
 }
 
@@ -855,7 +859,8 @@ __device__ __forceinline__ void nn_msoftmax_bwd(const tl_nn_dev& d, const T* yv,
     }                                                                                            \
     extern "C" __global__ void tl_nn_conv_direct_##SFX(tl_nn_dev d, const T* x, const T* w,      \
                                                        const T* b, T* y) {                       \
-        nn_conv_direct<T>(d, x, w, b, y);                                                        \
+        if (d.flag) nn_conv_direct<T, int>(d, x, w, b, y);                                       \
+        else nn_conv_direct<T, long long>(d, x, w, b, y);                                        \
     }                                                                                            \
     extern "C" __global__ void tl_nn_bias_add_##SFX(tl_nn_dev d, const T* w, T* y) {             \
         nn_bias_add<T>(d, w, y);                                                                 \

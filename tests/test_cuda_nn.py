@@ -168,7 +168,11 @@ def test_conv2d_direct_is_one_launch(dtype, stride, padding, dilation, groups, b
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-def test_conv1d_conv3d_direct(dtype):
+@pytest.mark.parametrize("index64", [False, True])
+def test_conv1d_conv3d_direct(dtype, index64, monkeypatch):
+    from tensorlib.cuda import _nn
+    if index64:                                  # the kernel's 64-bit index math
+        monkeypatch.setattr(_nn, "CONV_DIRECT_INT32", 0)
     rng = np.random.default_rng(12)
     names = _forward(lambda x, w, b: F.conv1d(x, w, b, stride=2, padding=3, dilation=2,
                                               groups=2),

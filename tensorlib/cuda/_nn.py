@@ -142,14 +142,17 @@ def _col2im(a):
     _Launcher(a, a.y).each("col2im", a.n * a.c * _prod(a.in_), a.x, a.y)
 
 
-# The most multiply-adds per output (C_in/groups * kD*kH*kW) that conv_direct takes. The
-# im2col + GEMM + copy path costs three launches (about 20 us of host time each); one thread
-# per output summing its taps from cache costs about as much as the im2col launch alone, but
-# it reuses nothing between outputs, so a long sum (deep channels, big kernels) belongs to
-# the tiled GEMM. 64 covers the small layers whose time is all launch overhead (a 3x3 kernel
-# over up to 7 channels, 5x5 over 2, 7x7 over 1, 1-D kernels over many channels); above it
-# the GEMM's reuse starts to pay for the two extra launches.
+# The most multiply-adds per output (C_in/groups * kD*kH*kW) that conv_direct takes. The direct
+# kernel saves two or more launches (about 20 us of host time each; grouped im2col launches a
+# GEMM per group), but it reuses nothing between outputs: each thread loads all its inputs
+# and weights, where the tiled GEMM shares them, so long sums (deep channels, big kernels)
+# stay with the GEMM. 64 covers the small layers whose time is launch overhead (3x3 over up
+# to 7 channels, 5x5 over 2, 7x7 over 1, depthwise kernels up to 8x8); the crossover itself
+# has not been measured (an H200 ran a depthwise 5x5 in 178 us direct, 2.8 ms via im2col).
 CONV_DIRECT_TAPS = 64
+# below this every offset of the direct kernel fits in int (the tests lower it to 0 to run
+# the 64-bit path)
+CONV_DIRECT_INT32 = 2**30
 
 
 def conv_direct(address, size):
@@ -163,6 +166,9 @@ def conv_direct(address, size):
     a = NNArgs.from_address(address)
     if a.dtype not in (8, 9) or a.c // a.groups * _prod(a.k) > CONV_DIRECT_TAPS:
         return 0
+    # flag: every offset the kernel forms fits in int (32-bit index math, much cheaper)
+    a.flag = int(max(a.n * a.c * _prod(a.in_), a.n * a.m * _prod(a.out), a.m * a.c * _prod(a.k),
+                     *(a.in_[i] + 2 * a.p[i] + a.s[i] for i in range(3))) < CONV_DIRECT_INT32)
     _Launcher(a, a.y).each("conv_direct", a.n * a.m * _prod(a.out), a.x, a.w, a.b, a.y)
     return 1
 
