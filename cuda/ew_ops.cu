@@ -18,7 +18,8 @@ TL_EW_KERNEL(tl_ew_mul_b8) {
         const b8 s1_ = TL_IS_SCALAR(1) ? tl_ldb_bits(d.sval[1], d.dtype[1]) : (b8)0;
         const b8 s2_ = TL_IS_SCALAR(2) ? tl_ldb_bits(d.sval[2], d.dtype[2]) : (b8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             b8 x_[4] = {}; b8 y_[4] = {};
 #pragma unroll
@@ -53,7 +54,8 @@ TL_EW_KERNEL(tl_ew_mul_u8) {
         const u8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<u8>(d.sval[1], d.dtype[1]) : (u8)0;
         const u8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<u8>(d.sval[2], d.dtype[2]) : (u8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             u8 x_[4] = {}; u8 y_[4] = {};
 #pragma unroll
@@ -88,7 +90,8 @@ TL_EW_KERNEL(tl_ew_mul_i8) {
         const i8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i8>(d.sval[1], d.dtype[1]) : (i8)0;
         const i8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i8>(d.sval[2], d.dtype[2]) : (i8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i8 x_[4] = {}; i8 y_[4] = {};
 #pragma unroll
@@ -123,7 +126,8 @@ TL_EW_KERNEL(tl_ew_mul_i16) {
         const i16 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i16>(d.sval[1], d.dtype[1]) : (i16)0;
         const i16 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i16>(d.sval[2], d.dtype[2]) : (i16)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i16 x_[4] = {}; i16 y_[4] = {};
 #pragma unroll
@@ -158,7 +162,36 @@ TL_EW_KERNEL(tl_ew_mul_i32) {
         const i32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i32>(d.sval[1], d.dtype[1]) : (i32)0;
         const i32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i32>(d.sval[2], d.dtype[2]) : (i32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 4;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<i32> xv_[2] = {}; tl_v16<i32> yv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i32>*)(a))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<i32>*)(b))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<i32> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 4; ++e_) {
+                        const i32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        const i32 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
+                        r_.v[e_] = (i32)(x * y);
+                    }
+                    ((tl_v16<i32>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 4;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i32 x_[4] = {}; i32 y_[4] = {};
 #pragma unroll
@@ -193,7 +226,36 @@ TL_EW_KERNEL(tl_ew_mul_i64) {
         const i64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i64>(d.sval[1], d.dtype[1]) : (i64)0;
         const i64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i64>(d.sval[2], d.dtype[2]) : (i64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 2;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<i64> xv_[2] = {}; tl_v16<i64> yv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i64>*)(a))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<i64>*)(b))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<i64> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 2; ++e_) {
+                        const i64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        const i64 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
+                        r_.v[e_] = (i64)(x * y);
+                    }
+                    ((tl_v16<i64>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 2;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i64 x_[4] = {}; i64 y_[4] = {};
 #pragma unroll
@@ -228,7 +290,36 @@ TL_EW_KERNEL(tl_ew_mul_f32) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const f32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f32>(d.sval[2], d.dtype[2]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 4;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f32> xv_[2] = {}; tl_v16<f32> yv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<f32>*)(b))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f32> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 4; ++e_) {
+                        const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        const f32 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
+                        r_.v[e_] = (f32)(x * y);
+                    }
+                    ((tl_v16<f32>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 4;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f32 x_[4] = {}; f32 y_[4] = {};
 #pragma unroll
@@ -263,7 +354,36 @@ TL_EW_KERNEL(tl_ew_mul_f64) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const f64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f64>(d.sval[2], d.dtype[2]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 2;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f64> xv_[2] = {}; tl_v16<f64> yv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<f64>*)(b))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f64> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 2; ++e_) {
+                        const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        const f64 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
+                        r_.v[e_] = (f64)(x * y);
+                    }
+                    ((tl_v16<f64>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 2;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f64 x_[4] = {}; f64 y_[4] = {};
 #pragma unroll
@@ -300,7 +420,8 @@ TL_EW_KERNEL(tl_ew_maximum_b8) {
         const b8 s1_ = TL_IS_SCALAR(1) ? tl_ldb_bits(d.sval[1], d.dtype[1]) : (b8)0;
         const b8 s2_ = TL_IS_SCALAR(2) ? tl_ldb_bits(d.sval[2], d.dtype[2]) : (b8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             b8 x_[4] = {}; b8 y_[4] = {};
 #pragma unroll
@@ -335,7 +456,8 @@ TL_EW_KERNEL(tl_ew_maximum_u8) {
         const u8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<u8>(d.sval[1], d.dtype[1]) : (u8)0;
         const u8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<u8>(d.sval[2], d.dtype[2]) : (u8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             u8 x_[4] = {}; u8 y_[4] = {};
 #pragma unroll
@@ -370,7 +492,8 @@ TL_EW_KERNEL(tl_ew_maximum_i8) {
         const i8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i8>(d.sval[1], d.dtype[1]) : (i8)0;
         const i8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i8>(d.sval[2], d.dtype[2]) : (i8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i8 x_[4] = {}; i8 y_[4] = {};
 #pragma unroll
@@ -405,7 +528,8 @@ TL_EW_KERNEL(tl_ew_maximum_i16) {
         const i16 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i16>(d.sval[1], d.dtype[1]) : (i16)0;
         const i16 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i16>(d.sval[2], d.dtype[2]) : (i16)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i16 x_[4] = {}; i16 y_[4] = {};
 #pragma unroll
@@ -440,7 +564,36 @@ TL_EW_KERNEL(tl_ew_maximum_i32) {
         const i32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i32>(d.sval[1], d.dtype[1]) : (i32)0;
         const i32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i32>(d.sval[2], d.dtype[2]) : (i32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 4;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<i32> xv_[2] = {}; tl_v16<i32> yv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i32>*)(a))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<i32>*)(b))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<i32> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 4; ++e_) {
+                        const i32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        const i32 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
+                        r_.v[e_] = (i32)((x > y ? x : y));
+                    }
+                    ((tl_v16<i32>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 4;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i32 x_[4] = {}; i32 y_[4] = {};
 #pragma unroll
@@ -475,7 +628,36 @@ TL_EW_KERNEL(tl_ew_maximum_i64) {
         const i64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i64>(d.sval[1], d.dtype[1]) : (i64)0;
         const i64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i64>(d.sval[2], d.dtype[2]) : (i64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 2;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<i64> xv_[2] = {}; tl_v16<i64> yv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i64>*)(a))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<i64>*)(b))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<i64> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 2; ++e_) {
+                        const i64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        const i64 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
+                        r_.v[e_] = (i64)((x > y ? x : y));
+                    }
+                    ((tl_v16<i64>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 2;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i64 x_[4] = {}; i64 y_[4] = {};
 #pragma unroll
@@ -510,7 +692,36 @@ TL_EW_KERNEL(tl_ew_maximum_f32) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const f32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f32>(d.sval[2], d.dtype[2]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 4;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f32> xv_[2] = {}; tl_v16<f32> yv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<f32>*)(b))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f32> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 4; ++e_) {
+                        const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        const f32 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
+                        r_.v[e_] = (f32)(FMAX(x, y));
+                    }
+                    ((tl_v16<f32>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 4;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f32 x_[4] = {}; f32 y_[4] = {};
 #pragma unroll
@@ -545,7 +756,36 @@ TL_EW_KERNEL(tl_ew_maximum_f64) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const f64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f64>(d.sval[2], d.dtype[2]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 2;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f64> xv_[2] = {}; tl_v16<f64> yv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<f64>*)(b))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f64> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 2; ++e_) {
+                        const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        const f64 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
+                        r_.v[e_] = (f64)(FMAX(x, y));
+                    }
+                    ((tl_v16<f64>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 2;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f64 x_[4] = {}; f64 y_[4] = {};
 #pragma unroll
@@ -582,7 +822,8 @@ TL_EW_KERNEL(tl_ew_minimum_b8) {
         const b8 s1_ = TL_IS_SCALAR(1) ? tl_ldb_bits(d.sval[1], d.dtype[1]) : (b8)0;
         const b8 s2_ = TL_IS_SCALAR(2) ? tl_ldb_bits(d.sval[2], d.dtype[2]) : (b8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             b8 x_[4] = {}; b8 y_[4] = {};
 #pragma unroll
@@ -617,7 +858,8 @@ TL_EW_KERNEL(tl_ew_minimum_u8) {
         const u8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<u8>(d.sval[1], d.dtype[1]) : (u8)0;
         const u8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<u8>(d.sval[2], d.dtype[2]) : (u8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             u8 x_[4] = {}; u8 y_[4] = {};
 #pragma unroll
@@ -652,7 +894,8 @@ TL_EW_KERNEL(tl_ew_minimum_i8) {
         const i8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i8>(d.sval[1], d.dtype[1]) : (i8)0;
         const i8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i8>(d.sval[2], d.dtype[2]) : (i8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i8 x_[4] = {}; i8 y_[4] = {};
 #pragma unroll
@@ -687,7 +930,8 @@ TL_EW_KERNEL(tl_ew_minimum_i16) {
         const i16 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i16>(d.sval[1], d.dtype[1]) : (i16)0;
         const i16 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i16>(d.sval[2], d.dtype[2]) : (i16)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i16 x_[4] = {}; i16 y_[4] = {};
 #pragma unroll
@@ -722,7 +966,36 @@ TL_EW_KERNEL(tl_ew_minimum_i32) {
         const i32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i32>(d.sval[1], d.dtype[1]) : (i32)0;
         const i32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i32>(d.sval[2], d.dtype[2]) : (i32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 4;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<i32> xv_[2] = {}; tl_v16<i32> yv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i32>*)(a))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<i32>*)(b))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<i32> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 4; ++e_) {
+                        const i32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        const i32 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
+                        r_.v[e_] = (i32)((x < y ? x : y));
+                    }
+                    ((tl_v16<i32>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 4;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i32 x_[4] = {}; i32 y_[4] = {};
 #pragma unroll
@@ -757,7 +1030,36 @@ TL_EW_KERNEL(tl_ew_minimum_i64) {
         const i64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i64>(d.sval[1], d.dtype[1]) : (i64)0;
         const i64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i64>(d.sval[2], d.dtype[2]) : (i64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 2;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<i64> xv_[2] = {}; tl_v16<i64> yv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i64>*)(a))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<i64>*)(b))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<i64> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 2; ++e_) {
+                        const i64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        const i64 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
+                        r_.v[e_] = (i64)((x < y ? x : y));
+                    }
+                    ((tl_v16<i64>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 2;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i64 x_[4] = {}; i64 y_[4] = {};
 #pragma unroll
@@ -792,7 +1094,36 @@ TL_EW_KERNEL(tl_ew_minimum_f32) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const f32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f32>(d.sval[2], d.dtype[2]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 4;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f32> xv_[2] = {}; tl_v16<f32> yv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<f32>*)(b))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f32> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 4; ++e_) {
+                        const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        const f32 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
+                        r_.v[e_] = (f32)(FMIN(x, y));
+                    }
+                    ((tl_v16<f32>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 4;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f32 x_[4] = {}; f32 y_[4] = {};
 #pragma unroll
@@ -827,7 +1158,36 @@ TL_EW_KERNEL(tl_ew_minimum_f64) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const f64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f64>(d.sval[2], d.dtype[2]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 2;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f64> xv_[2] = {}; tl_v16<f64> yv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<f64>*)(b))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f64> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 2; ++e_) {
+                        const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        const f64 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
+                        r_.v[e_] = (f64)(FMIN(x, y));
+                    }
+                    ((tl_v16<f64>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 2;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f64 x_[4] = {}; f64 y_[4] = {};
 #pragma unroll
@@ -864,7 +1224,36 @@ TL_EW_KERNEL(tl_ew_atan2_f32) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const f32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f32>(d.sval[2], d.dtype[2]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 4;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f32> xv_[2] = {}; tl_v16<f32> yv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<f32>*)(b))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f32> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 4; ++e_) {
+                        const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        const f32 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
+                        r_.v[e_] = (f32)(tl_atan2f(x, y));
+                    }
+                    ((tl_v16<f32>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 4;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f32 x_[4] = {}; f32 y_[4] = {};
 #pragma unroll
@@ -899,7 +1288,36 @@ TL_EW_KERNEL(tl_ew_atan2_f64) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const f64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f64>(d.sval[2], d.dtype[2]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 2;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f64> xv_[2] = {}; tl_v16<f64> yv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<f64>*)(b))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f64> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 2; ++e_) {
+                        const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        const f64 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
+                        r_.v[e_] = (f64)(tl_atan2(x, y));
+                    }
+                    ((tl_v16<f64>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 2;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f64 x_[4] = {}; f64 y_[4] = {};
 #pragma unroll
@@ -936,7 +1354,8 @@ TL_EW_KERNEL(tl_ew_bitwise_and_b8) {
         const b8 s1_ = TL_IS_SCALAR(1) ? tl_ldb_bits(d.sval[1], d.dtype[1]) : (b8)0;
         const b8 s2_ = TL_IS_SCALAR(2) ? tl_ldb_bits(d.sval[2], d.dtype[2]) : (b8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             b8 x_[4] = {}; b8 y_[4] = {};
 #pragma unroll
@@ -971,7 +1390,8 @@ TL_EW_KERNEL(tl_ew_bitwise_and_u8) {
         const u8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<u8>(d.sval[1], d.dtype[1]) : (u8)0;
         const u8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<u8>(d.sval[2], d.dtype[2]) : (u8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             u8 x_[4] = {}; u8 y_[4] = {};
 #pragma unroll
@@ -1006,7 +1426,8 @@ TL_EW_KERNEL(tl_ew_bitwise_and_i8) {
         const i8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i8>(d.sval[1], d.dtype[1]) : (i8)0;
         const i8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i8>(d.sval[2], d.dtype[2]) : (i8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i8 x_[4] = {}; i8 y_[4] = {};
 #pragma unroll
@@ -1041,7 +1462,8 @@ TL_EW_KERNEL(tl_ew_bitwise_and_i16) {
         const i16 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i16>(d.sval[1], d.dtype[1]) : (i16)0;
         const i16 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i16>(d.sval[2], d.dtype[2]) : (i16)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i16 x_[4] = {}; i16 y_[4] = {};
 #pragma unroll
@@ -1076,7 +1498,36 @@ TL_EW_KERNEL(tl_ew_bitwise_and_i32) {
         const i32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i32>(d.sval[1], d.dtype[1]) : (i32)0;
         const i32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i32>(d.sval[2], d.dtype[2]) : (i32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 4;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<i32> xv_[2] = {}; tl_v16<i32> yv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i32>*)(a))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<i32>*)(b))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<i32> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 4; ++e_) {
+                        const i32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        const i32 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
+                        r_.v[e_] = (i32)(x & y);
+                    }
+                    ((tl_v16<i32>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 4;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i32 x_[4] = {}; i32 y_[4] = {};
 #pragma unroll
@@ -1111,7 +1562,36 @@ TL_EW_KERNEL(tl_ew_bitwise_and_i64) {
         const i64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i64>(d.sval[1], d.dtype[1]) : (i64)0;
         const i64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i64>(d.sval[2], d.dtype[2]) : (i64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 2;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<i64> xv_[2] = {}; tl_v16<i64> yv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i64>*)(a))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<i64>*)(b))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<i64> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 2; ++e_) {
+                        const i64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        const i64 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
+                        r_.v[e_] = (i64)(x & y);
+                    }
+                    ((tl_v16<i64>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 2;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i64 x_[4] = {}; i64 y_[4] = {};
 #pragma unroll
@@ -1148,7 +1628,8 @@ TL_EW_KERNEL(tl_ew_bitwise_or_b8) {
         const b8 s1_ = TL_IS_SCALAR(1) ? tl_ldb_bits(d.sval[1], d.dtype[1]) : (b8)0;
         const b8 s2_ = TL_IS_SCALAR(2) ? tl_ldb_bits(d.sval[2], d.dtype[2]) : (b8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             b8 x_[4] = {}; b8 y_[4] = {};
 #pragma unroll
@@ -1183,7 +1664,8 @@ TL_EW_KERNEL(tl_ew_bitwise_or_u8) {
         const u8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<u8>(d.sval[1], d.dtype[1]) : (u8)0;
         const u8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<u8>(d.sval[2], d.dtype[2]) : (u8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             u8 x_[4] = {}; u8 y_[4] = {};
 #pragma unroll
@@ -1218,7 +1700,8 @@ TL_EW_KERNEL(tl_ew_bitwise_or_i8) {
         const i8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i8>(d.sval[1], d.dtype[1]) : (i8)0;
         const i8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i8>(d.sval[2], d.dtype[2]) : (i8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i8 x_[4] = {}; i8 y_[4] = {};
 #pragma unroll
@@ -1253,7 +1736,8 @@ TL_EW_KERNEL(tl_ew_bitwise_or_i16) {
         const i16 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i16>(d.sval[1], d.dtype[1]) : (i16)0;
         const i16 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i16>(d.sval[2], d.dtype[2]) : (i16)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i16 x_[4] = {}; i16 y_[4] = {};
 #pragma unroll
@@ -1288,7 +1772,36 @@ TL_EW_KERNEL(tl_ew_bitwise_or_i32) {
         const i32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i32>(d.sval[1], d.dtype[1]) : (i32)0;
         const i32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i32>(d.sval[2], d.dtype[2]) : (i32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 4;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<i32> xv_[2] = {}; tl_v16<i32> yv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i32>*)(a))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<i32>*)(b))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<i32> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 4; ++e_) {
+                        const i32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        const i32 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
+                        r_.v[e_] = (i32)(x | y);
+                    }
+                    ((tl_v16<i32>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 4;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i32 x_[4] = {}; i32 y_[4] = {};
 #pragma unroll
@@ -1323,7 +1836,36 @@ TL_EW_KERNEL(tl_ew_bitwise_or_i64) {
         const i64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i64>(d.sval[1], d.dtype[1]) : (i64)0;
         const i64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i64>(d.sval[2], d.dtype[2]) : (i64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 2;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<i64> xv_[2] = {}; tl_v16<i64> yv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i64>*)(a))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<i64>*)(b))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<i64> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 2; ++e_) {
+                        const i64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        const i64 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
+                        r_.v[e_] = (i64)(x | y);
+                    }
+                    ((tl_v16<i64>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 2;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i64 x_[4] = {}; i64 y_[4] = {};
 #pragma unroll
@@ -1360,7 +1902,8 @@ TL_EW_KERNEL(tl_ew_bitwise_xor_b8) {
         const b8 s1_ = TL_IS_SCALAR(1) ? tl_ldb_bits(d.sval[1], d.dtype[1]) : (b8)0;
         const b8 s2_ = TL_IS_SCALAR(2) ? tl_ldb_bits(d.sval[2], d.dtype[2]) : (b8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             b8 x_[4] = {}; b8 y_[4] = {};
 #pragma unroll
@@ -1395,7 +1938,8 @@ TL_EW_KERNEL(tl_ew_bitwise_xor_u8) {
         const u8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<u8>(d.sval[1], d.dtype[1]) : (u8)0;
         const u8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<u8>(d.sval[2], d.dtype[2]) : (u8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             u8 x_[4] = {}; u8 y_[4] = {};
 #pragma unroll
@@ -1430,7 +1974,8 @@ TL_EW_KERNEL(tl_ew_bitwise_xor_i8) {
         const i8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i8>(d.sval[1], d.dtype[1]) : (i8)0;
         const i8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i8>(d.sval[2], d.dtype[2]) : (i8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i8 x_[4] = {}; i8 y_[4] = {};
 #pragma unroll
@@ -1465,7 +2010,8 @@ TL_EW_KERNEL(tl_ew_bitwise_xor_i16) {
         const i16 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i16>(d.sval[1], d.dtype[1]) : (i16)0;
         const i16 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i16>(d.sval[2], d.dtype[2]) : (i16)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i16 x_[4] = {}; i16 y_[4] = {};
 #pragma unroll
@@ -1500,7 +2046,36 @@ TL_EW_KERNEL(tl_ew_bitwise_xor_i32) {
         const i32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i32>(d.sval[1], d.dtype[1]) : (i32)0;
         const i32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i32>(d.sval[2], d.dtype[2]) : (i32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 4;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<i32> xv_[2] = {}; tl_v16<i32> yv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i32>*)(a))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<i32>*)(b))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<i32> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 4; ++e_) {
+                        const i32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        const i32 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
+                        r_.v[e_] = (i32)(x ^ y);
+                    }
+                    ((tl_v16<i32>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 4;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i32 x_[4] = {}; i32 y_[4] = {};
 #pragma unroll
@@ -1535,7 +2110,36 @@ TL_EW_KERNEL(tl_ew_bitwise_xor_i64) {
         const i64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i64>(d.sval[1], d.dtype[1]) : (i64)0;
         const i64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i64>(d.sval[2], d.dtype[2]) : (i64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 2;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<i64> xv_[2] = {}; tl_v16<i64> yv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i64>*)(a))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<i64>*)(b))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<i64> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 2; ++e_) {
+                        const i64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        const i64 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
+                        r_.v[e_] = (i64)(x ^ y);
+                    }
+                    ((tl_v16<i64>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 2;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i64 x_[4] = {}; i64 y_[4] = {};
 #pragma unroll
@@ -1572,7 +2176,8 @@ TL_EW_KERNEL(tl_ew_lshift_u8) {
         const u8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<u8>(d.sval[1], d.dtype[1]) : (u8)0;
         const u8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<u8>(d.sval[2], d.dtype[2]) : (u8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             u8 x_[4] = {}; u8 y_[4] = {};
 #pragma unroll
@@ -1607,7 +2212,8 @@ TL_EW_KERNEL(tl_ew_lshift_i8) {
         const i8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i8>(d.sval[1], d.dtype[1]) : (i8)0;
         const i8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i8>(d.sval[2], d.dtype[2]) : (i8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i8 x_[4] = {}; i8 y_[4] = {};
 #pragma unroll
@@ -1642,7 +2248,8 @@ TL_EW_KERNEL(tl_ew_lshift_i16) {
         const i16 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i16>(d.sval[1], d.dtype[1]) : (i16)0;
         const i16 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i16>(d.sval[2], d.dtype[2]) : (i16)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i16 x_[4] = {}; i16 y_[4] = {};
 #pragma unroll
@@ -1677,7 +2284,36 @@ TL_EW_KERNEL(tl_ew_lshift_i32) {
         const i32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i32>(d.sval[1], d.dtype[1]) : (i32)0;
         const i32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i32>(d.sval[2], d.dtype[2]) : (i32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 4;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<i32> xv_[2] = {}; tl_v16<i32> yv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i32>*)(a))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<i32>*)(b))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<i32> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 4; ++e_) {
+                        const i32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        const i32 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
+                        r_.v[e_] = (i32)(SHL(i32, x, y));
+                    }
+                    ((tl_v16<i32>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 4;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i32 x_[4] = {}; i32 y_[4] = {};
 #pragma unroll
@@ -1712,7 +2348,36 @@ TL_EW_KERNEL(tl_ew_lshift_i64) {
         const i64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i64>(d.sval[1], d.dtype[1]) : (i64)0;
         const i64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i64>(d.sval[2], d.dtype[2]) : (i64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 2;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<i64> xv_[2] = {}; tl_v16<i64> yv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i64>*)(a))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<i64>*)(b))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<i64> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 2; ++e_) {
+                        const i64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        const i64 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
+                        r_.v[e_] = (i64)(SHL(i64, x, y));
+                    }
+                    ((tl_v16<i64>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 2;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i64 x_[4] = {}; i64 y_[4] = {};
 #pragma unroll
@@ -1749,7 +2414,8 @@ TL_EW_KERNEL(tl_ew_rshift_u8) {
         const u8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<u8>(d.sval[1], d.dtype[1]) : (u8)0;
         const u8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<u8>(d.sval[2], d.dtype[2]) : (u8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             u8 x_[4] = {}; u8 y_[4] = {};
 #pragma unroll
@@ -1784,7 +2450,8 @@ TL_EW_KERNEL(tl_ew_rshift_i8) {
         const i8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i8>(d.sval[1], d.dtype[1]) : (i8)0;
         const i8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i8>(d.sval[2], d.dtype[2]) : (i8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i8 x_[4] = {}; i8 y_[4] = {};
 #pragma unroll
@@ -1819,7 +2486,8 @@ TL_EW_KERNEL(tl_ew_rshift_i16) {
         const i16 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i16>(d.sval[1], d.dtype[1]) : (i16)0;
         const i16 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i16>(d.sval[2], d.dtype[2]) : (i16)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i16 x_[4] = {}; i16 y_[4] = {};
 #pragma unroll
@@ -1854,7 +2522,36 @@ TL_EW_KERNEL(tl_ew_rshift_i32) {
         const i32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i32>(d.sval[1], d.dtype[1]) : (i32)0;
         const i32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i32>(d.sval[2], d.dtype[2]) : (i32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 4;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<i32> xv_[2] = {}; tl_v16<i32> yv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i32>*)(a))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<i32>*)(b))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<i32> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 4; ++e_) {
+                        const i32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        const i32 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
+                        r_.v[e_] = (i32)(SHR(i32, x, y));
+                    }
+                    ((tl_v16<i32>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 4;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i32 x_[4] = {}; i32 y_[4] = {};
 #pragma unroll
@@ -1889,7 +2586,36 @@ TL_EW_KERNEL(tl_ew_rshift_i64) {
         const i64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i64>(d.sval[1], d.dtype[1]) : (i64)0;
         const i64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i64>(d.sval[2], d.dtype[2]) : (i64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 2;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<i64> xv_[2] = {}; tl_v16<i64> yv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i64>*)(a))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<i64>*)(b))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<i64> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 2; ++e_) {
+                        const i64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        const i64 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
+                        r_.v[e_] = (i64)(SHR(i64, x, y));
+                    }
+                    ((tl_v16<i64>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 2;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i64 x_[4] = {}; i64 y_[4] = {};
 #pragma unroll
@@ -1926,7 +2652,8 @@ TL_EW_KERNEL(tl_ew_eq_b8) {
         const b8 s1_ = TL_IS_SCALAR(1) ? tl_ldb_bits(d.sval[1], d.dtype[1]) : (b8)0;
         const b8 s2_ = TL_IS_SCALAR(2) ? tl_ldb_bits(d.sval[2], d.dtype[2]) : (b8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             b8 x_[4] = {}; b8 y_[4] = {};
 #pragma unroll
@@ -1961,7 +2688,8 @@ TL_EW_KERNEL(tl_ew_eq_u8) {
         const u8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<u8>(d.sval[1], d.dtype[1]) : (u8)0;
         const u8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<u8>(d.sval[2], d.dtype[2]) : (u8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             u8 x_[4] = {}; u8 y_[4] = {};
 #pragma unroll
@@ -1996,7 +2724,8 @@ TL_EW_KERNEL(tl_ew_eq_i8) {
         const i8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i8>(d.sval[1], d.dtype[1]) : (i8)0;
         const i8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i8>(d.sval[2], d.dtype[2]) : (i8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i8 x_[4] = {}; i8 y_[4] = {};
 #pragma unroll
@@ -2031,7 +2760,8 @@ TL_EW_KERNEL(tl_ew_eq_i16) {
         const i16 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i16>(d.sval[1], d.dtype[1]) : (i16)0;
         const i16 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i16>(d.sval[2], d.dtype[2]) : (i16)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i16 x_[4] = {}; i16 y_[4] = {};
 #pragma unroll
@@ -2066,7 +2796,8 @@ TL_EW_KERNEL(tl_ew_eq_i32) {
         const i32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i32>(d.sval[1], d.dtype[1]) : (i32)0;
         const i32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i32>(d.sval[2], d.dtype[2]) : (i32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i32 x_[4] = {}; i32 y_[4] = {};
 #pragma unroll
@@ -2101,7 +2832,8 @@ TL_EW_KERNEL(tl_ew_eq_i64) {
         const i64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i64>(d.sval[1], d.dtype[1]) : (i64)0;
         const i64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i64>(d.sval[2], d.dtype[2]) : (i64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i64 x_[4] = {}; i64 y_[4] = {};
 #pragma unroll
@@ -2136,7 +2868,8 @@ TL_EW_KERNEL(tl_ew_eq_f32) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const f32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f32>(d.sval[2], d.dtype[2]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f32 x_[4] = {}; f32 y_[4] = {};
 #pragma unroll
@@ -2171,7 +2904,8 @@ TL_EW_KERNEL(tl_ew_eq_f64) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const f64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f64>(d.sval[2], d.dtype[2]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f64 x_[4] = {}; f64 y_[4] = {};
 #pragma unroll
@@ -2208,7 +2942,8 @@ TL_EW_KERNEL(tl_ew_ne_b8) {
         const b8 s1_ = TL_IS_SCALAR(1) ? tl_ldb_bits(d.sval[1], d.dtype[1]) : (b8)0;
         const b8 s2_ = TL_IS_SCALAR(2) ? tl_ldb_bits(d.sval[2], d.dtype[2]) : (b8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             b8 x_[4] = {}; b8 y_[4] = {};
 #pragma unroll
@@ -2243,7 +2978,8 @@ TL_EW_KERNEL(tl_ew_ne_u8) {
         const u8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<u8>(d.sval[1], d.dtype[1]) : (u8)0;
         const u8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<u8>(d.sval[2], d.dtype[2]) : (u8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             u8 x_[4] = {}; u8 y_[4] = {};
 #pragma unroll
@@ -2278,7 +3014,8 @@ TL_EW_KERNEL(tl_ew_ne_i8) {
         const i8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i8>(d.sval[1], d.dtype[1]) : (i8)0;
         const i8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i8>(d.sval[2], d.dtype[2]) : (i8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i8 x_[4] = {}; i8 y_[4] = {};
 #pragma unroll
@@ -2313,7 +3050,8 @@ TL_EW_KERNEL(tl_ew_ne_i16) {
         const i16 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i16>(d.sval[1], d.dtype[1]) : (i16)0;
         const i16 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i16>(d.sval[2], d.dtype[2]) : (i16)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i16 x_[4] = {}; i16 y_[4] = {};
 #pragma unroll
@@ -2348,7 +3086,8 @@ TL_EW_KERNEL(tl_ew_ne_i32) {
         const i32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i32>(d.sval[1], d.dtype[1]) : (i32)0;
         const i32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i32>(d.sval[2], d.dtype[2]) : (i32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i32 x_[4] = {}; i32 y_[4] = {};
 #pragma unroll
@@ -2383,7 +3122,8 @@ TL_EW_KERNEL(tl_ew_ne_i64) {
         const i64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i64>(d.sval[1], d.dtype[1]) : (i64)0;
         const i64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i64>(d.sval[2], d.dtype[2]) : (i64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i64 x_[4] = {}; i64 y_[4] = {};
 #pragma unroll
@@ -2418,7 +3158,8 @@ TL_EW_KERNEL(tl_ew_ne_f32) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const f32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f32>(d.sval[2], d.dtype[2]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f32 x_[4] = {}; f32 y_[4] = {};
 #pragma unroll
@@ -2453,7 +3194,8 @@ TL_EW_KERNEL(tl_ew_ne_f64) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const f64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f64>(d.sval[2], d.dtype[2]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f64 x_[4] = {}; f64 y_[4] = {};
 #pragma unroll
@@ -2490,7 +3232,8 @@ TL_EW_KERNEL(tl_ew_lt_b8) {
         const b8 s1_ = TL_IS_SCALAR(1) ? tl_ldb_bits(d.sval[1], d.dtype[1]) : (b8)0;
         const b8 s2_ = TL_IS_SCALAR(2) ? tl_ldb_bits(d.sval[2], d.dtype[2]) : (b8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             b8 x_[4] = {}; b8 y_[4] = {};
 #pragma unroll
@@ -2525,7 +3268,8 @@ TL_EW_KERNEL(tl_ew_lt_u8) {
         const u8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<u8>(d.sval[1], d.dtype[1]) : (u8)0;
         const u8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<u8>(d.sval[2], d.dtype[2]) : (u8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             u8 x_[4] = {}; u8 y_[4] = {};
 #pragma unroll
@@ -2560,7 +3304,8 @@ TL_EW_KERNEL(tl_ew_lt_i8) {
         const i8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i8>(d.sval[1], d.dtype[1]) : (i8)0;
         const i8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i8>(d.sval[2], d.dtype[2]) : (i8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i8 x_[4] = {}; i8 y_[4] = {};
 #pragma unroll
@@ -2595,7 +3340,8 @@ TL_EW_KERNEL(tl_ew_lt_i16) {
         const i16 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i16>(d.sval[1], d.dtype[1]) : (i16)0;
         const i16 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i16>(d.sval[2], d.dtype[2]) : (i16)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i16 x_[4] = {}; i16 y_[4] = {};
 #pragma unroll
@@ -2630,7 +3376,8 @@ TL_EW_KERNEL(tl_ew_lt_i32) {
         const i32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i32>(d.sval[1], d.dtype[1]) : (i32)0;
         const i32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i32>(d.sval[2], d.dtype[2]) : (i32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i32 x_[4] = {}; i32 y_[4] = {};
 #pragma unroll
@@ -2665,7 +3412,8 @@ TL_EW_KERNEL(tl_ew_lt_i64) {
         const i64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i64>(d.sval[1], d.dtype[1]) : (i64)0;
         const i64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i64>(d.sval[2], d.dtype[2]) : (i64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i64 x_[4] = {}; i64 y_[4] = {};
 #pragma unroll
@@ -2700,7 +3448,8 @@ TL_EW_KERNEL(tl_ew_lt_f32) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const f32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f32>(d.sval[2], d.dtype[2]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f32 x_[4] = {}; f32 y_[4] = {};
 #pragma unroll
@@ -2735,7 +3484,8 @@ TL_EW_KERNEL(tl_ew_lt_f64) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const f64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f64>(d.sval[2], d.dtype[2]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f64 x_[4] = {}; f64 y_[4] = {};
 #pragma unroll
@@ -2772,7 +3522,8 @@ TL_EW_KERNEL(tl_ew_le_b8) {
         const b8 s1_ = TL_IS_SCALAR(1) ? tl_ldb_bits(d.sval[1], d.dtype[1]) : (b8)0;
         const b8 s2_ = TL_IS_SCALAR(2) ? tl_ldb_bits(d.sval[2], d.dtype[2]) : (b8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             b8 x_[4] = {}; b8 y_[4] = {};
 #pragma unroll
@@ -2807,7 +3558,8 @@ TL_EW_KERNEL(tl_ew_le_u8) {
         const u8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<u8>(d.sval[1], d.dtype[1]) : (u8)0;
         const u8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<u8>(d.sval[2], d.dtype[2]) : (u8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             u8 x_[4] = {}; u8 y_[4] = {};
 #pragma unroll
@@ -2842,7 +3594,8 @@ TL_EW_KERNEL(tl_ew_le_i8) {
         const i8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i8>(d.sval[1], d.dtype[1]) : (i8)0;
         const i8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i8>(d.sval[2], d.dtype[2]) : (i8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i8 x_[4] = {}; i8 y_[4] = {};
 #pragma unroll
@@ -2877,7 +3630,8 @@ TL_EW_KERNEL(tl_ew_le_i16) {
         const i16 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i16>(d.sval[1], d.dtype[1]) : (i16)0;
         const i16 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i16>(d.sval[2], d.dtype[2]) : (i16)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i16 x_[4] = {}; i16 y_[4] = {};
 #pragma unroll
@@ -2912,7 +3666,8 @@ TL_EW_KERNEL(tl_ew_le_i32) {
         const i32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i32>(d.sval[1], d.dtype[1]) : (i32)0;
         const i32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i32>(d.sval[2], d.dtype[2]) : (i32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i32 x_[4] = {}; i32 y_[4] = {};
 #pragma unroll
@@ -2947,7 +3702,8 @@ TL_EW_KERNEL(tl_ew_le_i64) {
         const i64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i64>(d.sval[1], d.dtype[1]) : (i64)0;
         const i64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i64>(d.sval[2], d.dtype[2]) : (i64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i64 x_[4] = {}; i64 y_[4] = {};
 #pragma unroll
@@ -2982,7 +3738,8 @@ TL_EW_KERNEL(tl_ew_le_f32) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const f32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f32>(d.sval[2], d.dtype[2]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f32 x_[4] = {}; f32 y_[4] = {};
 #pragma unroll
@@ -3017,7 +3774,8 @@ TL_EW_KERNEL(tl_ew_le_f64) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const f64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f64>(d.sval[2], d.dtype[2]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f64 x_[4] = {}; f64 y_[4] = {};
 #pragma unroll
@@ -3054,7 +3812,8 @@ TL_EW_KERNEL(tl_ew_gt_b8) {
         const b8 s1_ = TL_IS_SCALAR(1) ? tl_ldb_bits(d.sval[1], d.dtype[1]) : (b8)0;
         const b8 s2_ = TL_IS_SCALAR(2) ? tl_ldb_bits(d.sval[2], d.dtype[2]) : (b8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             b8 x_[4] = {}; b8 y_[4] = {};
 #pragma unroll
@@ -3089,7 +3848,8 @@ TL_EW_KERNEL(tl_ew_gt_u8) {
         const u8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<u8>(d.sval[1], d.dtype[1]) : (u8)0;
         const u8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<u8>(d.sval[2], d.dtype[2]) : (u8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             u8 x_[4] = {}; u8 y_[4] = {};
 #pragma unroll
@@ -3124,7 +3884,8 @@ TL_EW_KERNEL(tl_ew_gt_i8) {
         const i8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i8>(d.sval[1], d.dtype[1]) : (i8)0;
         const i8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i8>(d.sval[2], d.dtype[2]) : (i8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i8 x_[4] = {}; i8 y_[4] = {};
 #pragma unroll
@@ -3159,7 +3920,8 @@ TL_EW_KERNEL(tl_ew_gt_i16) {
         const i16 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i16>(d.sval[1], d.dtype[1]) : (i16)0;
         const i16 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i16>(d.sval[2], d.dtype[2]) : (i16)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i16 x_[4] = {}; i16 y_[4] = {};
 #pragma unroll
@@ -3194,7 +3956,8 @@ TL_EW_KERNEL(tl_ew_gt_i32) {
         const i32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i32>(d.sval[1], d.dtype[1]) : (i32)0;
         const i32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i32>(d.sval[2], d.dtype[2]) : (i32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i32 x_[4] = {}; i32 y_[4] = {};
 #pragma unroll
@@ -3229,7 +3992,8 @@ TL_EW_KERNEL(tl_ew_gt_i64) {
         const i64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i64>(d.sval[1], d.dtype[1]) : (i64)0;
         const i64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i64>(d.sval[2], d.dtype[2]) : (i64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i64 x_[4] = {}; i64 y_[4] = {};
 #pragma unroll
@@ -3264,7 +4028,8 @@ TL_EW_KERNEL(tl_ew_gt_f32) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const f32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f32>(d.sval[2], d.dtype[2]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f32 x_[4] = {}; f32 y_[4] = {};
 #pragma unroll
@@ -3299,7 +4064,8 @@ TL_EW_KERNEL(tl_ew_gt_f64) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const f64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f64>(d.sval[2], d.dtype[2]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f64 x_[4] = {}; f64 y_[4] = {};
 #pragma unroll
@@ -3336,7 +4102,8 @@ TL_EW_KERNEL(tl_ew_ge_b8) {
         const b8 s1_ = TL_IS_SCALAR(1) ? tl_ldb_bits(d.sval[1], d.dtype[1]) : (b8)0;
         const b8 s2_ = TL_IS_SCALAR(2) ? tl_ldb_bits(d.sval[2], d.dtype[2]) : (b8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             b8 x_[4] = {}; b8 y_[4] = {};
 #pragma unroll
@@ -3371,7 +4138,8 @@ TL_EW_KERNEL(tl_ew_ge_u8) {
         const u8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<u8>(d.sval[1], d.dtype[1]) : (u8)0;
         const u8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<u8>(d.sval[2], d.dtype[2]) : (u8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             u8 x_[4] = {}; u8 y_[4] = {};
 #pragma unroll
@@ -3406,7 +4174,8 @@ TL_EW_KERNEL(tl_ew_ge_i8) {
         const i8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i8>(d.sval[1], d.dtype[1]) : (i8)0;
         const i8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i8>(d.sval[2], d.dtype[2]) : (i8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i8 x_[4] = {}; i8 y_[4] = {};
 #pragma unroll
@@ -3441,7 +4210,8 @@ TL_EW_KERNEL(tl_ew_ge_i16) {
         const i16 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i16>(d.sval[1], d.dtype[1]) : (i16)0;
         const i16 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i16>(d.sval[2], d.dtype[2]) : (i16)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i16 x_[4] = {}; i16 y_[4] = {};
 #pragma unroll
@@ -3476,7 +4246,8 @@ TL_EW_KERNEL(tl_ew_ge_i32) {
         const i32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i32>(d.sval[1], d.dtype[1]) : (i32)0;
         const i32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i32>(d.sval[2], d.dtype[2]) : (i32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i32 x_[4] = {}; i32 y_[4] = {};
 #pragma unroll
@@ -3511,7 +4282,8 @@ TL_EW_KERNEL(tl_ew_ge_i64) {
         const i64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i64>(d.sval[1], d.dtype[1]) : (i64)0;
         const i64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i64>(d.sval[2], d.dtype[2]) : (i64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i64 x_[4] = {}; i64 y_[4] = {};
 #pragma unroll
@@ -3546,7 +4318,8 @@ TL_EW_KERNEL(tl_ew_ge_f32) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const f32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f32>(d.sval[2], d.dtype[2]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f32 x_[4] = {}; f32 y_[4] = {};
 #pragma unroll
@@ -3581,7 +4354,8 @@ TL_EW_KERNEL(tl_ew_ge_f64) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const f64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f64>(d.sval[2], d.dtype[2]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f64 x_[4] = {}; f64 y_[4] = {};
 #pragma unroll
@@ -3618,7 +4392,8 @@ TL_EW_KERNEL(tl_ew_logical_and_b8) {
         const b8 s1_ = TL_IS_SCALAR(1) ? tl_ldb_bits(d.sval[1], d.dtype[1]) : (b8)0;
         const b8 s2_ = TL_IS_SCALAR(2) ? tl_ldb_bits(d.sval[2], d.dtype[2]) : (b8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             b8 x_[4] = {}; b8 y_[4] = {};
 #pragma unroll
@@ -3653,7 +4428,8 @@ TL_EW_KERNEL(tl_ew_logical_and_u8) {
         const u8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<u8>(d.sval[1], d.dtype[1]) : (u8)0;
         const u8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<u8>(d.sval[2], d.dtype[2]) : (u8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             u8 x_[4] = {}; u8 y_[4] = {};
 #pragma unroll
@@ -3688,7 +4464,8 @@ TL_EW_KERNEL(tl_ew_logical_and_i8) {
         const i8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i8>(d.sval[1], d.dtype[1]) : (i8)0;
         const i8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i8>(d.sval[2], d.dtype[2]) : (i8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i8 x_[4] = {}; i8 y_[4] = {};
 #pragma unroll
@@ -3723,7 +4500,8 @@ TL_EW_KERNEL(tl_ew_logical_and_i16) {
         const i16 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i16>(d.sval[1], d.dtype[1]) : (i16)0;
         const i16 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i16>(d.sval[2], d.dtype[2]) : (i16)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i16 x_[4] = {}; i16 y_[4] = {};
 #pragma unroll
@@ -3758,7 +4536,8 @@ TL_EW_KERNEL(tl_ew_logical_and_i32) {
         const i32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i32>(d.sval[1], d.dtype[1]) : (i32)0;
         const i32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i32>(d.sval[2], d.dtype[2]) : (i32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i32 x_[4] = {}; i32 y_[4] = {};
 #pragma unroll
@@ -3793,7 +4572,8 @@ TL_EW_KERNEL(tl_ew_logical_and_i64) {
         const i64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i64>(d.sval[1], d.dtype[1]) : (i64)0;
         const i64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i64>(d.sval[2], d.dtype[2]) : (i64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i64 x_[4] = {}; i64 y_[4] = {};
 #pragma unroll
@@ -3828,7 +4608,8 @@ TL_EW_KERNEL(tl_ew_logical_and_f32) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const f32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f32>(d.sval[2], d.dtype[2]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f32 x_[4] = {}; f32 y_[4] = {};
 #pragma unroll
@@ -3863,7 +4644,8 @@ TL_EW_KERNEL(tl_ew_logical_and_f64) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const f64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f64>(d.sval[2], d.dtype[2]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f64 x_[4] = {}; f64 y_[4] = {};
 #pragma unroll
@@ -3900,7 +4682,8 @@ TL_EW_KERNEL(tl_ew_logical_or_b8) {
         const b8 s1_ = TL_IS_SCALAR(1) ? tl_ldb_bits(d.sval[1], d.dtype[1]) : (b8)0;
         const b8 s2_ = TL_IS_SCALAR(2) ? tl_ldb_bits(d.sval[2], d.dtype[2]) : (b8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             b8 x_[4] = {}; b8 y_[4] = {};
 #pragma unroll
@@ -3935,7 +4718,8 @@ TL_EW_KERNEL(tl_ew_logical_or_u8) {
         const u8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<u8>(d.sval[1], d.dtype[1]) : (u8)0;
         const u8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<u8>(d.sval[2], d.dtype[2]) : (u8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             u8 x_[4] = {}; u8 y_[4] = {};
 #pragma unroll
@@ -3970,7 +4754,8 @@ TL_EW_KERNEL(tl_ew_logical_or_i8) {
         const i8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i8>(d.sval[1], d.dtype[1]) : (i8)0;
         const i8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i8>(d.sval[2], d.dtype[2]) : (i8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i8 x_[4] = {}; i8 y_[4] = {};
 #pragma unroll
@@ -4005,7 +4790,8 @@ TL_EW_KERNEL(tl_ew_logical_or_i16) {
         const i16 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i16>(d.sval[1], d.dtype[1]) : (i16)0;
         const i16 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i16>(d.sval[2], d.dtype[2]) : (i16)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i16 x_[4] = {}; i16 y_[4] = {};
 #pragma unroll
@@ -4040,7 +4826,8 @@ TL_EW_KERNEL(tl_ew_logical_or_i32) {
         const i32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i32>(d.sval[1], d.dtype[1]) : (i32)0;
         const i32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i32>(d.sval[2], d.dtype[2]) : (i32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i32 x_[4] = {}; i32 y_[4] = {};
 #pragma unroll
@@ -4075,7 +4862,8 @@ TL_EW_KERNEL(tl_ew_logical_or_i64) {
         const i64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i64>(d.sval[1], d.dtype[1]) : (i64)0;
         const i64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i64>(d.sval[2], d.dtype[2]) : (i64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i64 x_[4] = {}; i64 y_[4] = {};
 #pragma unroll
@@ -4110,7 +4898,8 @@ TL_EW_KERNEL(tl_ew_logical_or_f32) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const f32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f32>(d.sval[2], d.dtype[2]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f32 x_[4] = {}; f32 y_[4] = {};
 #pragma unroll
@@ -4145,7 +4934,8 @@ TL_EW_KERNEL(tl_ew_logical_or_f64) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const f64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f64>(d.sval[2], d.dtype[2]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f64 x_[4] = {}; f64 y_[4] = {};
 #pragma unroll
@@ -4182,7 +4972,8 @@ TL_EW_KERNEL(tl_ew_logical_xor_b8) {
         const b8 s1_ = TL_IS_SCALAR(1) ? tl_ldb_bits(d.sval[1], d.dtype[1]) : (b8)0;
         const b8 s2_ = TL_IS_SCALAR(2) ? tl_ldb_bits(d.sval[2], d.dtype[2]) : (b8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             b8 x_[4] = {}; b8 y_[4] = {};
 #pragma unroll
@@ -4217,7 +5008,8 @@ TL_EW_KERNEL(tl_ew_logical_xor_u8) {
         const u8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<u8>(d.sval[1], d.dtype[1]) : (u8)0;
         const u8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<u8>(d.sval[2], d.dtype[2]) : (u8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             u8 x_[4] = {}; u8 y_[4] = {};
 #pragma unroll
@@ -4252,7 +5044,8 @@ TL_EW_KERNEL(tl_ew_logical_xor_i8) {
         const i8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i8>(d.sval[1], d.dtype[1]) : (i8)0;
         const i8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i8>(d.sval[2], d.dtype[2]) : (i8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i8 x_[4] = {}; i8 y_[4] = {};
 #pragma unroll
@@ -4287,7 +5080,8 @@ TL_EW_KERNEL(tl_ew_logical_xor_i16) {
         const i16 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i16>(d.sval[1], d.dtype[1]) : (i16)0;
         const i16 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i16>(d.sval[2], d.dtype[2]) : (i16)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i16 x_[4] = {}; i16 y_[4] = {};
 #pragma unroll
@@ -4322,7 +5116,8 @@ TL_EW_KERNEL(tl_ew_logical_xor_i32) {
         const i32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i32>(d.sval[1], d.dtype[1]) : (i32)0;
         const i32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i32>(d.sval[2], d.dtype[2]) : (i32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i32 x_[4] = {}; i32 y_[4] = {};
 #pragma unroll
@@ -4357,7 +5152,8 @@ TL_EW_KERNEL(tl_ew_logical_xor_i64) {
         const i64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i64>(d.sval[1], d.dtype[1]) : (i64)0;
         const i64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i64>(d.sval[2], d.dtype[2]) : (i64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i64 x_[4] = {}; i64 y_[4] = {};
 #pragma unroll
@@ -4392,7 +5188,8 @@ TL_EW_KERNEL(tl_ew_logical_xor_f32) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const f32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f32>(d.sval[2], d.dtype[2]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f32 x_[4] = {}; f32 y_[4] = {};
 #pragma unroll
@@ -4427,7 +5224,8 @@ TL_EW_KERNEL(tl_ew_logical_xor_f64) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const f64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f64>(d.sval[2], d.dtype[2]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f64 x_[4] = {}; f64 y_[4] = {};
 #pragma unroll
@@ -4463,7 +5261,8 @@ TL_EW_KERNEL(tl_ew_neg_u8) {
     if (tl_ew4_fast(d, 1, 1, -1, -1)) {
         const u8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<u8>(d.sval[1], d.dtype[1]) : (u8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             u8 x_[4] = {};
 #pragma unroll
@@ -4496,7 +5295,8 @@ TL_EW_KERNEL(tl_ew_neg_i8) {
     if (tl_ew4_fast(d, 2, 2, -1, -1)) {
         const i8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i8>(d.sval[1], d.dtype[1]) : (i8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i8 x_[4] = {};
 #pragma unroll
@@ -4529,7 +5329,8 @@ TL_EW_KERNEL(tl_ew_neg_i16) {
     if (tl_ew4_fast(d, 3, 3, -1, -1)) {
         const i16 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i16>(d.sval[1], d.dtype[1]) : (i16)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i16 x_[4] = {};
 #pragma unroll
@@ -4562,7 +5363,34 @@ TL_EW_KERNEL(tl_ew_neg_i32) {
     if (tl_ew4_fast(d, 4, 4, -1, -1)) {
         const i32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i32>(d.sval[1], d.dtype[1]) : (i32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 4;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<i32> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i32>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<i32> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 4; ++e_) {
+                        const i32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (i32)(0 - x);
+                    }
+                    ((tl_v16<i32>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 4;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i32 x_[4] = {};
 #pragma unroll
@@ -4595,7 +5423,34 @@ TL_EW_KERNEL(tl_ew_neg_i64) {
     if (tl_ew4_fast(d, 5, 5, -1, -1)) {
         const i64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i64>(d.sval[1], d.dtype[1]) : (i64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 2;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<i64> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i64>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<i64> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 2; ++e_) {
+                        const i64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (i64)(0 - x);
+                    }
+                    ((tl_v16<i64>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 2;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i64 x_[4] = {};
 #pragma unroll
@@ -4628,7 +5483,34 @@ TL_EW_KERNEL(tl_ew_neg_f32) {
     if (tl_ew4_fast(d, 8, 8, -1, -1)) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 4;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f32> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f32> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 4; ++e_) {
+                        const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (f32)(-x);
+                    }
+                    ((tl_v16<f32>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 4;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f32 x_[4] = {};
 #pragma unroll
@@ -4661,7 +5543,34 @@ TL_EW_KERNEL(tl_ew_neg_f64) {
     if (tl_ew4_fast(d, 9, 9, -1, -1)) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 2;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f64> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f64> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 2; ++e_) {
+                        const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (f64)(-x);
+                    }
+                    ((tl_v16<f64>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 2;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f64 x_[4] = {};
 #pragma unroll
@@ -4696,7 +5605,8 @@ TL_EW_KERNEL(tl_ew_abs_u8) {
     if (tl_ew4_fast(d, 1, 1, -1, -1)) {
         const u8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<u8>(d.sval[1], d.dtype[1]) : (u8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             u8 x_[4] = {};
 #pragma unroll
@@ -4729,7 +5639,8 @@ TL_EW_KERNEL(tl_ew_abs_i8) {
     if (tl_ew4_fast(d, 2, 2, -1, -1)) {
         const i8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i8>(d.sval[1], d.dtype[1]) : (i8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i8 x_[4] = {};
 #pragma unroll
@@ -4762,7 +5673,8 @@ TL_EW_KERNEL(tl_ew_abs_i16) {
     if (tl_ew4_fast(d, 3, 3, -1, -1)) {
         const i16 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i16>(d.sval[1], d.dtype[1]) : (i16)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i16 x_[4] = {};
 #pragma unroll
@@ -4795,7 +5707,34 @@ TL_EW_KERNEL(tl_ew_abs_i32) {
     if (tl_ew4_fast(d, 4, 4, -1, -1)) {
         const i32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i32>(d.sval[1], d.dtype[1]) : (i32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 4;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<i32> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i32>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<i32> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 4; ++e_) {
+                        const i32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (i32)(x < 0 ? 0 - x : x);
+                    }
+                    ((tl_v16<i32>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 4;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i32 x_[4] = {};
 #pragma unroll
@@ -4828,7 +5767,34 @@ TL_EW_KERNEL(tl_ew_abs_i64) {
     if (tl_ew4_fast(d, 5, 5, -1, -1)) {
         const i64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i64>(d.sval[1], d.dtype[1]) : (i64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 2;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<i64> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i64>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<i64> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 2; ++e_) {
+                        const i64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (i64)(x < 0 ? 0 - x : x);
+                    }
+                    ((tl_v16<i64>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 2;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i64 x_[4] = {};
 #pragma unroll
@@ -4861,7 +5827,34 @@ TL_EW_KERNEL(tl_ew_abs_f32) {
     if (tl_ew4_fast(d, 8, 8, -1, -1)) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 4;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f32> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f32> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 4; ++e_) {
+                        const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (f32)(fabsf(x));
+                    }
+                    ((tl_v16<f32>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 4;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f32 x_[4] = {};
 #pragma unroll
@@ -4894,7 +5887,34 @@ TL_EW_KERNEL(tl_ew_abs_f64) {
     if (tl_ew4_fast(d, 9, 9, -1, -1)) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 2;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f64> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f64> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 2; ++e_) {
+                        const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (f64)(fabs(x));
+                    }
+                    ((tl_v16<f64>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 2;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f64 x_[4] = {};
 #pragma unroll
@@ -4929,7 +5949,8 @@ TL_EW_KERNEL(tl_ew_sign_b8) {
     if (tl_ew4_fast(d, 0, 0, -1, -1)) {
         const b8 s1_ = TL_IS_SCALAR(1) ? tl_ldb_bits(d.sval[1], d.dtype[1]) : (b8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             b8 x_[4] = {};
 #pragma unroll
@@ -4962,7 +5983,8 @@ TL_EW_KERNEL(tl_ew_sign_u8) {
     if (tl_ew4_fast(d, 1, 1, -1, -1)) {
         const u8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<u8>(d.sval[1], d.dtype[1]) : (u8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             u8 x_[4] = {};
 #pragma unroll
@@ -4995,7 +6017,8 @@ TL_EW_KERNEL(tl_ew_sign_i8) {
     if (tl_ew4_fast(d, 2, 2, -1, -1)) {
         const i8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i8>(d.sval[1], d.dtype[1]) : (i8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i8 x_[4] = {};
 #pragma unroll
@@ -5028,7 +6051,8 @@ TL_EW_KERNEL(tl_ew_sign_i16) {
     if (tl_ew4_fast(d, 3, 3, -1, -1)) {
         const i16 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i16>(d.sval[1], d.dtype[1]) : (i16)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i16 x_[4] = {};
 #pragma unroll
@@ -5061,7 +6085,34 @@ TL_EW_KERNEL(tl_ew_sign_i32) {
     if (tl_ew4_fast(d, 4, 4, -1, -1)) {
         const i32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i32>(d.sval[1], d.dtype[1]) : (i32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 4;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<i32> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i32>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<i32> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 4; ++e_) {
+                        const i32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (i32)((x > 0) - (x < 0));
+                    }
+                    ((tl_v16<i32>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 4;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i32 x_[4] = {};
 #pragma unroll
@@ -5094,7 +6145,34 @@ TL_EW_KERNEL(tl_ew_sign_i64) {
     if (tl_ew4_fast(d, 5, 5, -1, -1)) {
         const i64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i64>(d.sval[1], d.dtype[1]) : (i64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 2;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<i64> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i64>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<i64> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 2; ++e_) {
+                        const i64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (i64)((x > 0) - (x < 0));
+                    }
+                    ((tl_v16<i64>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 2;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i64 x_[4] = {};
 #pragma unroll
@@ -5127,7 +6205,34 @@ TL_EW_KERNEL(tl_ew_sign_f32) {
     if (tl_ew4_fast(d, 8, 8, -1, -1)) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 4;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f32> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f32> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 4; ++e_) {
+                        const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (f32)((x > 0) - (x < 0));
+                    }
+                    ((tl_v16<f32>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 4;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f32 x_[4] = {};
 #pragma unroll
@@ -5160,7 +6265,34 @@ TL_EW_KERNEL(tl_ew_sign_f64) {
     if (tl_ew4_fast(d, 9, 9, -1, -1)) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 2;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f64> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f64> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 2; ++e_) {
+                        const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (f64)((x > 0) - (x < 0));
+                    }
+                    ((tl_v16<f64>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 2;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f64 x_[4] = {};
 #pragma unroll
@@ -5195,7 +6327,34 @@ TL_EW_KERNEL(tl_ew_reciprocal_f32) {
     if (tl_ew4_fast(d, 8, 8, -1, -1)) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 4;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f32> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f32> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 4; ++e_) {
+                        const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (f32)(1 / x);
+                    }
+                    ((tl_v16<f32>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 4;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f32 x_[4] = {};
 #pragma unroll
@@ -5228,7 +6387,34 @@ TL_EW_KERNEL(tl_ew_reciprocal_f64) {
     if (tl_ew4_fast(d, 9, 9, -1, -1)) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 2;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f64> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f64> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 2; ++e_) {
+                        const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (f64)(1 / x);
+                    }
+                    ((tl_v16<f64>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 2;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f64 x_[4] = {};
 #pragma unroll
@@ -5263,7 +6449,8 @@ TL_EW_KERNEL(tl_ew_square_b8) {
     if (tl_ew4_fast(d, 0, 0, -1, -1)) {
         const b8 s1_ = TL_IS_SCALAR(1) ? tl_ldb_bits(d.sval[1], d.dtype[1]) : (b8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             b8 x_[4] = {};
 #pragma unroll
@@ -5296,7 +6483,8 @@ TL_EW_KERNEL(tl_ew_square_u8) {
     if (tl_ew4_fast(d, 1, 1, -1, -1)) {
         const u8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<u8>(d.sval[1], d.dtype[1]) : (u8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             u8 x_[4] = {};
 #pragma unroll
@@ -5329,7 +6517,8 @@ TL_EW_KERNEL(tl_ew_square_i8) {
     if (tl_ew4_fast(d, 2, 2, -1, -1)) {
         const i8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i8>(d.sval[1], d.dtype[1]) : (i8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i8 x_[4] = {};
 #pragma unroll
@@ -5362,7 +6551,8 @@ TL_EW_KERNEL(tl_ew_square_i16) {
     if (tl_ew4_fast(d, 3, 3, -1, -1)) {
         const i16 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i16>(d.sval[1], d.dtype[1]) : (i16)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i16 x_[4] = {};
 #pragma unroll
@@ -5395,7 +6585,34 @@ TL_EW_KERNEL(tl_ew_square_i32) {
     if (tl_ew4_fast(d, 4, 4, -1, -1)) {
         const i32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i32>(d.sval[1], d.dtype[1]) : (i32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 4;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<i32> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i32>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<i32> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 4; ++e_) {
+                        const i32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (i32)(x * x);
+                    }
+                    ((tl_v16<i32>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 4;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i32 x_[4] = {};
 #pragma unroll
@@ -5428,7 +6645,34 @@ TL_EW_KERNEL(tl_ew_square_i64) {
     if (tl_ew4_fast(d, 5, 5, -1, -1)) {
         const i64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i64>(d.sval[1], d.dtype[1]) : (i64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 2;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<i64> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i64>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<i64> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 2; ++e_) {
+                        const i64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (i64)(x * x);
+                    }
+                    ((tl_v16<i64>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 2;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i64 x_[4] = {};
 #pragma unroll
@@ -5461,7 +6705,34 @@ TL_EW_KERNEL(tl_ew_square_f32) {
     if (tl_ew4_fast(d, 8, 8, -1, -1)) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 4;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f32> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f32> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 4; ++e_) {
+                        const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (f32)(x * x);
+                    }
+                    ((tl_v16<f32>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 4;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f32 x_[4] = {};
 #pragma unroll
@@ -5494,7 +6765,34 @@ TL_EW_KERNEL(tl_ew_square_f64) {
     if (tl_ew4_fast(d, 9, 9, -1, -1)) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 2;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f64> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f64> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 2; ++e_) {
+                        const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (f64)(x * x);
+                    }
+                    ((tl_v16<f64>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 2;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f64 x_[4] = {};
 #pragma unroll
@@ -5529,7 +6827,34 @@ TL_EW_KERNEL(tl_ew_exp_f32) {
     if (tl_ew4_fast(d, 8, 8, -1, -1)) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 4;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f32> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f32> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 4; ++e_) {
+                        const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (f32)(tl_expf(x));
+                    }
+                    ((tl_v16<f32>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 4;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f32 x_[4] = {};
 #pragma unroll
@@ -5562,7 +6887,34 @@ TL_EW_KERNEL(tl_ew_exp_f64) {
     if (tl_ew4_fast(d, 9, 9, -1, -1)) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 2;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f64> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f64> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 2; ++e_) {
+                        const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (f64)(tl_exp(x));
+                    }
+                    ((tl_v16<f64>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 2;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f64 x_[4] = {};
 #pragma unroll
@@ -5597,7 +6949,34 @@ TL_EW_KERNEL(tl_ew_exp2_f32) {
     if (tl_ew4_fast(d, 8, 8, -1, -1)) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 4;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f32> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f32> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 4; ++e_) {
+                        const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (f32)(tl_exp2f(x));
+                    }
+                    ((tl_v16<f32>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 4;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f32 x_[4] = {};
 #pragma unroll
@@ -5630,7 +7009,34 @@ TL_EW_KERNEL(tl_ew_exp2_f64) {
     if (tl_ew4_fast(d, 9, 9, -1, -1)) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 2;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f64> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f64> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 2; ++e_) {
+                        const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (f64)(tl_exp2(x));
+                    }
+                    ((tl_v16<f64>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 2;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f64 x_[4] = {};
 #pragma unroll
@@ -5665,7 +7071,34 @@ TL_EW_KERNEL(tl_ew_expm1_f32) {
     if (tl_ew4_fast(d, 8, 8, -1, -1)) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 4;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f32> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f32> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 4; ++e_) {
+                        const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (f32)(tl_expm1f(x));
+                    }
+                    ((tl_v16<f32>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 4;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f32 x_[4] = {};
 #pragma unroll
@@ -5698,7 +7131,34 @@ TL_EW_KERNEL(tl_ew_expm1_f64) {
     if (tl_ew4_fast(d, 9, 9, -1, -1)) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 2;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f64> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f64> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 2; ++e_) {
+                        const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (f64)(tl_expm1(x));
+                    }
+                    ((tl_v16<f64>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 2;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f64 x_[4] = {};
 #pragma unroll
@@ -5733,7 +7193,34 @@ TL_EW_KERNEL(tl_ew_log_f32) {
     if (tl_ew4_fast(d, 8, 8, -1, -1)) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 4;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f32> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f32> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 4; ++e_) {
+                        const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (f32)(tl_logf(x));
+                    }
+                    ((tl_v16<f32>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 4;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f32 x_[4] = {};
 #pragma unroll
@@ -5766,7 +7253,34 @@ TL_EW_KERNEL(tl_ew_log_f64) {
     if (tl_ew4_fast(d, 9, 9, -1, -1)) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 2;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f64> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f64> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 2; ++e_) {
+                        const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (f64)(tl_log(x));
+                    }
+                    ((tl_v16<f64>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 2;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f64 x_[4] = {};
 #pragma unroll
@@ -5801,7 +7315,34 @@ TL_EW_KERNEL(tl_ew_log2_f32) {
     if (tl_ew4_fast(d, 8, 8, -1, -1)) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 4;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f32> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f32> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 4; ++e_) {
+                        const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (f32)(tl_log2f(x));
+                    }
+                    ((tl_v16<f32>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 4;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f32 x_[4] = {};
 #pragma unroll
@@ -5834,7 +7375,34 @@ TL_EW_KERNEL(tl_ew_log2_f64) {
     if (tl_ew4_fast(d, 9, 9, -1, -1)) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 2;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f64> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f64> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 2; ++e_) {
+                        const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (f64)(tl_log2(x));
+                    }
+                    ((tl_v16<f64>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 2;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f64 x_[4] = {};
 #pragma unroll
@@ -5869,7 +7437,34 @@ TL_EW_KERNEL(tl_ew_log10_f32) {
     if (tl_ew4_fast(d, 8, 8, -1, -1)) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 4;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f32> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f32> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 4; ++e_) {
+                        const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (f32)(tl_log10f(x));
+                    }
+                    ((tl_v16<f32>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 4;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f32 x_[4] = {};
 #pragma unroll
@@ -5902,7 +7497,34 @@ TL_EW_KERNEL(tl_ew_log10_f64) {
     if (tl_ew4_fast(d, 9, 9, -1, -1)) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 2;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f64> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f64> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 2; ++e_) {
+                        const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (f64)(tl_log10(x));
+                    }
+                    ((tl_v16<f64>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 2;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f64 x_[4] = {};
 #pragma unroll
@@ -5937,7 +7559,34 @@ TL_EW_KERNEL(tl_ew_log1p_f32) {
     if (tl_ew4_fast(d, 8, 8, -1, -1)) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 4;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f32> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f32> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 4; ++e_) {
+                        const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (f32)(tl_log1pf(x));
+                    }
+                    ((tl_v16<f32>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 4;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f32 x_[4] = {};
 #pragma unroll
@@ -5970,7 +7619,34 @@ TL_EW_KERNEL(tl_ew_log1p_f64) {
     if (tl_ew4_fast(d, 9, 9, -1, -1)) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 2;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f64> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f64> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 2; ++e_) {
+                        const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (f64)(tl_log1p(x));
+                    }
+                    ((tl_v16<f64>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 2;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f64 x_[4] = {};
 #pragma unroll
@@ -6005,7 +7681,34 @@ TL_EW_KERNEL(tl_ew_sqrt_f32) {
     if (tl_ew4_fast(d, 8, 8, -1, -1)) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 4;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f32> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f32> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 4; ++e_) {
+                        const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (f32)(sqrtf(x));
+                    }
+                    ((tl_v16<f32>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 4;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f32 x_[4] = {};
 #pragma unroll
@@ -6038,7 +7741,34 @@ TL_EW_KERNEL(tl_ew_sqrt_f64) {
     if (tl_ew4_fast(d, 9, 9, -1, -1)) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 2;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f64> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f64> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 2; ++e_) {
+                        const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (f64)(sqrt(x));
+                    }
+                    ((tl_v16<f64>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 2;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f64 x_[4] = {};
 #pragma unroll
@@ -6073,7 +7803,34 @@ TL_EW_KERNEL(tl_ew_rsqrt_f32) {
     if (tl_ew4_fast(d, 8, 8, -1, -1)) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 4;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f32> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f32> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 4; ++e_) {
+                        const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (f32)(1.0f / sqrtf(x));
+                    }
+                    ((tl_v16<f32>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 4;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f32 x_[4] = {};
 #pragma unroll
@@ -6106,7 +7863,34 @@ TL_EW_KERNEL(tl_ew_rsqrt_f64) {
     if (tl_ew4_fast(d, 9, 9, -1, -1)) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 2;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f64> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f64> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 2; ++e_) {
+                        const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (f64)(1.0 / sqrt(x));
+                    }
+                    ((tl_v16<f64>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 2;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f64 x_[4] = {};
 #pragma unroll
@@ -6141,7 +7925,34 @@ TL_EW_KERNEL(tl_ew_sin_f32) {
     if (tl_ew4_fast(d, 8, 8, -1, -1)) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 4;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f32> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f32> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 4; ++e_) {
+                        const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (f32)(tl_sinf(x));
+                    }
+                    ((tl_v16<f32>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 4;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f32 x_[4] = {};
 #pragma unroll
@@ -6174,7 +7985,34 @@ TL_EW_KERNEL(tl_ew_sin_f64) {
     if (tl_ew4_fast(d, 9, 9, -1, -1)) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 2;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f64> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f64> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 2; ++e_) {
+                        const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (f64)(tl_sin(x));
+                    }
+                    ((tl_v16<f64>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 2;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f64 x_[4] = {};
 #pragma unroll
@@ -6209,7 +8047,34 @@ TL_EW_KERNEL(tl_ew_cos_f32) {
     if (tl_ew4_fast(d, 8, 8, -1, -1)) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 4;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f32> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f32> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 4; ++e_) {
+                        const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (f32)(tl_cosf(x));
+                    }
+                    ((tl_v16<f32>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 4;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f32 x_[4] = {};
 #pragma unroll
@@ -6242,7 +8107,34 @@ TL_EW_KERNEL(tl_ew_cos_f64) {
     if (tl_ew4_fast(d, 9, 9, -1, -1)) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 2;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f64> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f64> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 2; ++e_) {
+                        const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (f64)(tl_cos(x));
+                    }
+                    ((tl_v16<f64>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 2;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f64 x_[4] = {};
 #pragma unroll
@@ -6277,7 +8169,34 @@ TL_EW_KERNEL(tl_ew_tan_f32) {
     if (tl_ew4_fast(d, 8, 8, -1, -1)) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 4;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f32> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f32> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 4; ++e_) {
+                        const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (f32)(tl_tanf(x));
+                    }
+                    ((tl_v16<f32>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 4;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f32 x_[4] = {};
 #pragma unroll
@@ -6310,7 +8229,34 @@ TL_EW_KERNEL(tl_ew_tan_f64) {
     if (tl_ew4_fast(d, 9, 9, -1, -1)) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 2;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f64> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f64> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 2; ++e_) {
+                        const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (f64)(tl_tan(x));
+                    }
+                    ((tl_v16<f64>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 2;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f64 x_[4] = {};
 #pragma unroll
@@ -6345,7 +8291,34 @@ TL_EW_KERNEL(tl_ew_asin_f32) {
     if (tl_ew4_fast(d, 8, 8, -1, -1)) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 4;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f32> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f32> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 4; ++e_) {
+                        const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (f32)(tl_asinf(x));
+                    }
+                    ((tl_v16<f32>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 4;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f32 x_[4] = {};
 #pragma unroll
@@ -6378,7 +8351,34 @@ TL_EW_KERNEL(tl_ew_asin_f64) {
     if (tl_ew4_fast(d, 9, 9, -1, -1)) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 2;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f64> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f64> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 2; ++e_) {
+                        const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (f64)(tl_asin(x));
+                    }
+                    ((tl_v16<f64>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 2;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f64 x_[4] = {};
 #pragma unroll
@@ -6413,7 +8413,34 @@ TL_EW_KERNEL(tl_ew_acos_f32) {
     if (tl_ew4_fast(d, 8, 8, -1, -1)) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 4;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f32> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f32> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 4; ++e_) {
+                        const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (f32)(tl_acosf(x));
+                    }
+                    ((tl_v16<f32>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 4;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f32 x_[4] = {};
 #pragma unroll
@@ -6446,7 +8473,34 @@ TL_EW_KERNEL(tl_ew_acos_f64) {
     if (tl_ew4_fast(d, 9, 9, -1, -1)) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 2;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f64> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f64> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 2; ++e_) {
+                        const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (f64)(tl_acos(x));
+                    }
+                    ((tl_v16<f64>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 2;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f64 x_[4] = {};
 #pragma unroll
@@ -6481,7 +8535,34 @@ TL_EW_KERNEL(tl_ew_atan_f32) {
     if (tl_ew4_fast(d, 8, 8, -1, -1)) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 4;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f32> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f32> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 4; ++e_) {
+                        const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (f32)(tl_atanf(x));
+                    }
+                    ((tl_v16<f32>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 4;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f32 x_[4] = {};
 #pragma unroll
@@ -6514,7 +8595,34 @@ TL_EW_KERNEL(tl_ew_atan_f64) {
     if (tl_ew4_fast(d, 9, 9, -1, -1)) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 2;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f64> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f64> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 2; ++e_) {
+                        const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (f64)(tl_atan(x));
+                    }
+                    ((tl_v16<f64>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 2;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f64 x_[4] = {};
 #pragma unroll
@@ -6549,7 +8657,34 @@ TL_EW_KERNEL(tl_ew_sinh_f32) {
     if (tl_ew4_fast(d, 8, 8, -1, -1)) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 4;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f32> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f32> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 4; ++e_) {
+                        const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (f32)(tl_sinhf(x));
+                    }
+                    ((tl_v16<f32>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 4;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f32 x_[4] = {};
 #pragma unroll
@@ -6582,7 +8717,34 @@ TL_EW_KERNEL(tl_ew_sinh_f64) {
     if (tl_ew4_fast(d, 9, 9, -1, -1)) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 2;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f64> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f64> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 2; ++e_) {
+                        const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (f64)(tl_sinh(x));
+                    }
+                    ((tl_v16<f64>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 2;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f64 x_[4] = {};
 #pragma unroll
@@ -6617,7 +8779,34 @@ TL_EW_KERNEL(tl_ew_cosh_f32) {
     if (tl_ew4_fast(d, 8, 8, -1, -1)) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 4;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f32> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f32> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 4; ++e_) {
+                        const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (f32)(tl_coshf(x));
+                    }
+                    ((tl_v16<f32>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 4;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f32 x_[4] = {};
 #pragma unroll
@@ -6650,7 +8839,34 @@ TL_EW_KERNEL(tl_ew_cosh_f64) {
     if (tl_ew4_fast(d, 9, 9, -1, -1)) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 2;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f64> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f64> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 2; ++e_) {
+                        const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (f64)(tl_cosh(x));
+                    }
+                    ((tl_v16<f64>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 2;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f64 x_[4] = {};
 #pragma unroll
@@ -6685,7 +8901,34 @@ TL_EW_KERNEL(tl_ew_asinh_f32) {
     if (tl_ew4_fast(d, 8, 8, -1, -1)) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 4;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f32> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f32> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 4; ++e_) {
+                        const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (f32)(asinhf(x));
+                    }
+                    ((tl_v16<f32>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 4;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f32 x_[4] = {};
 #pragma unroll
@@ -6718,7 +8961,34 @@ TL_EW_KERNEL(tl_ew_asinh_f64) {
     if (tl_ew4_fast(d, 9, 9, -1, -1)) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 2;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f64> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f64> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 2; ++e_) {
+                        const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (f64)(asinh(x));
+                    }
+                    ((tl_v16<f64>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 2;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f64 x_[4] = {};
 #pragma unroll
@@ -6753,7 +9023,34 @@ TL_EW_KERNEL(tl_ew_acosh_f32) {
     if (tl_ew4_fast(d, 8, 8, -1, -1)) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 4;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f32> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f32> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 4; ++e_) {
+                        const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (f32)(acoshf(x));
+                    }
+                    ((tl_v16<f32>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 4;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f32 x_[4] = {};
 #pragma unroll
@@ -6786,7 +9083,34 @@ TL_EW_KERNEL(tl_ew_acosh_f64) {
     if (tl_ew4_fast(d, 9, 9, -1, -1)) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 2;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f64> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f64> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 2; ++e_) {
+                        const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (f64)(acosh(x));
+                    }
+                    ((tl_v16<f64>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 2;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f64 x_[4] = {};
 #pragma unroll
@@ -6821,7 +9145,34 @@ TL_EW_KERNEL(tl_ew_atanh_f32) {
     if (tl_ew4_fast(d, 8, 8, -1, -1)) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 4;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f32> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f32> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 4; ++e_) {
+                        const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (f32)(atanhf(x));
+                    }
+                    ((tl_v16<f32>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 4;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f32 x_[4] = {};
 #pragma unroll
@@ -6854,7 +9205,34 @@ TL_EW_KERNEL(tl_ew_atanh_f64) {
     if (tl_ew4_fast(d, 9, 9, -1, -1)) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 2;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f64> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f64> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 2; ++e_) {
+                        const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (f64)(atanh(x));
+                    }
+                    ((tl_v16<f64>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 2;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f64 x_[4] = {};
 #pragma unroll
@@ -6889,7 +9267,34 @@ TL_EW_KERNEL(tl_ew_tanh_f32) {
     if (tl_ew4_fast(d, 8, 8, -1, -1)) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 4;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f32> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f32> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 4; ++e_) {
+                        const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (f32)(tl_tanhf(x));
+                    }
+                    ((tl_v16<f32>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 4;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f32 x_[4] = {};
 #pragma unroll
@@ -6922,7 +9327,34 @@ TL_EW_KERNEL(tl_ew_tanh_f64) {
     if (tl_ew4_fast(d, 9, 9, -1, -1)) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 2;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f64> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f64> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 2; ++e_) {
+                        const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (f64)(tl_tanh(x));
+                    }
+                    ((tl_v16<f64>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 2;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f64 x_[4] = {};
 #pragma unroll
@@ -6957,7 +9389,34 @@ TL_EW_KERNEL(tl_ew_sigmoid_f32) {
     if (tl_ew4_fast(d, 8, 8, -1, -1)) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 4;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f32> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f32> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 4; ++e_) {
+                        const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (f32)(tl_sigmoidf(x));
+                    }
+                    ((tl_v16<f32>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 4;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f32 x_[4] = {};
 #pragma unroll
@@ -6990,7 +9449,34 @@ TL_EW_KERNEL(tl_ew_sigmoid_f64) {
     if (tl_ew4_fast(d, 9, 9, -1, -1)) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 2;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f64> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f64> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 2; ++e_) {
+                        const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (f64)(tl_sigmoid(x));
+                    }
+                    ((tl_v16<f64>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 2;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f64 x_[4] = {};
 #pragma unroll
@@ -7025,7 +9511,34 @@ TL_EW_KERNEL(tl_ew_erf_f32) {
     if (tl_ew4_fast(d, 8, 8, -1, -1)) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 4;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f32> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f32> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 4; ++e_) {
+                        const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (f32)(tl_erff(x));
+                    }
+                    ((tl_v16<f32>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 4;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f32 x_[4] = {};
 #pragma unroll
@@ -7058,7 +9571,34 @@ TL_EW_KERNEL(tl_ew_erf_f64) {
     if (tl_ew4_fast(d, 9, 9, -1, -1)) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 2;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f64> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f64> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 2; ++e_) {
+                        const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (f64)(tl_erf(x));
+                    }
+                    ((tl_v16<f64>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 2;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f64 x_[4] = {};
 #pragma unroll
@@ -7093,7 +9633,34 @@ TL_EW_KERNEL(tl_ew_erfc_f32) {
     if (tl_ew4_fast(d, 8, 8, -1, -1)) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 4;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f32> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f32> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 4; ++e_) {
+                        const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (f32)(tl_erfcf(x));
+                    }
+                    ((tl_v16<f32>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 4;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f32 x_[4] = {};
 #pragma unroll
@@ -7126,7 +9693,34 @@ TL_EW_KERNEL(tl_ew_erfc_f64) {
     if (tl_ew4_fast(d, 9, 9, -1, -1)) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 2;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f64> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f64> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 2; ++e_) {
+                        const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (f64)(tl_erfc(x));
+                    }
+                    ((tl_v16<f64>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 2;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f64 x_[4] = {};
 #pragma unroll
@@ -7161,7 +9755,8 @@ TL_EW_KERNEL(tl_ew_relu_u8) {
     if (tl_ew4_fast(d, 1, 1, -1, -1)) {
         const u8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<u8>(d.sval[1], d.dtype[1]) : (u8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             u8 x_[4] = {};
 #pragma unroll
@@ -7194,7 +9789,8 @@ TL_EW_KERNEL(tl_ew_relu_i8) {
     if (tl_ew4_fast(d, 2, 2, -1, -1)) {
         const i8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i8>(d.sval[1], d.dtype[1]) : (i8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i8 x_[4] = {};
 #pragma unroll
@@ -7227,7 +9823,8 @@ TL_EW_KERNEL(tl_ew_relu_i16) {
     if (tl_ew4_fast(d, 3, 3, -1, -1)) {
         const i16 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i16>(d.sval[1], d.dtype[1]) : (i16)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i16 x_[4] = {};
 #pragma unroll
@@ -7260,7 +9857,34 @@ TL_EW_KERNEL(tl_ew_relu_i32) {
     if (tl_ew4_fast(d, 4, 4, -1, -1)) {
         const i32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i32>(d.sval[1], d.dtype[1]) : (i32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 4;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<i32> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i32>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<i32> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 4; ++e_) {
+                        const i32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (i32)(x > 0 ? x : 0);
+                    }
+                    ((tl_v16<i32>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 4;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i32 x_[4] = {};
 #pragma unroll
@@ -7293,7 +9917,34 @@ TL_EW_KERNEL(tl_ew_relu_i64) {
     if (tl_ew4_fast(d, 5, 5, -1, -1)) {
         const i64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i64>(d.sval[1], d.dtype[1]) : (i64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 2;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<i64> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i64>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<i64> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 2; ++e_) {
+                        const i64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (i64)(x > 0 ? x : 0);
+                    }
+                    ((tl_v16<i64>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 2;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i64 x_[4] = {};
 #pragma unroll
@@ -7326,7 +9977,34 @@ TL_EW_KERNEL(tl_ew_relu_f32) {
     if (tl_ew4_fast(d, 8, 8, -1, -1)) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 4;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f32> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f32> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 4; ++e_) {
+                        const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (f32)(x < 0 ? 0 : x);
+                    }
+                    ((tl_v16<f32>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 4;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f32 x_[4] = {};
 #pragma unroll
@@ -7359,7 +10037,34 @@ TL_EW_KERNEL(tl_ew_relu_f64) {
     if (tl_ew4_fast(d, 9, 9, -1, -1)) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 2;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f64> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f64> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 2; ++e_) {
+                        const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (f64)(x < 0 ? 0 : x);
+                    }
+                    ((tl_v16<f64>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 2;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f64 x_[4] = {};
 #pragma unroll
@@ -7394,7 +10099,34 @@ TL_EW_KERNEL(tl_ew_silu_f32) {
     if (tl_ew4_fast(d, 8, 8, -1, -1)) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 4;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f32> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f32> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 4; ++e_) {
+                        const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (f32)(tl_siluf(x));
+                    }
+                    ((tl_v16<f32>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 4;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f32 x_[4] = {};
 #pragma unroll
@@ -7427,7 +10159,34 @@ TL_EW_KERNEL(tl_ew_silu_f64) {
     if (tl_ew4_fast(d, 9, 9, -1, -1)) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 2;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f64> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f64> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 2; ++e_) {
+                        const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (f64)(tl_silu(x));
+                    }
+                    ((tl_v16<f64>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 2;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f64 x_[4] = {};
 #pragma unroll
@@ -7462,7 +10221,8 @@ TL_EW_KERNEL(tl_ew_floor_u8) {
     if (tl_ew4_fast(d, 1, 1, -1, -1)) {
         const u8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<u8>(d.sval[1], d.dtype[1]) : (u8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             u8 x_[4] = {};
 #pragma unroll
@@ -7495,7 +10255,8 @@ TL_EW_KERNEL(tl_ew_floor_i8) {
     if (tl_ew4_fast(d, 2, 2, -1, -1)) {
         const i8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i8>(d.sval[1], d.dtype[1]) : (i8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i8 x_[4] = {};
 #pragma unroll
@@ -7528,7 +10289,8 @@ TL_EW_KERNEL(tl_ew_floor_i16) {
     if (tl_ew4_fast(d, 3, 3, -1, -1)) {
         const i16 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i16>(d.sval[1], d.dtype[1]) : (i16)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i16 x_[4] = {};
 #pragma unroll
@@ -7561,7 +10323,34 @@ TL_EW_KERNEL(tl_ew_floor_i32) {
     if (tl_ew4_fast(d, 4, 4, -1, -1)) {
         const i32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i32>(d.sval[1], d.dtype[1]) : (i32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 4;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<i32> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i32>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<i32> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 4; ++e_) {
+                        const i32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (i32)(x);
+                    }
+                    ((tl_v16<i32>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 4;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i32 x_[4] = {};
 #pragma unroll
@@ -7594,7 +10383,34 @@ TL_EW_KERNEL(tl_ew_floor_i64) {
     if (tl_ew4_fast(d, 5, 5, -1, -1)) {
         const i64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i64>(d.sval[1], d.dtype[1]) : (i64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 2;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<i64> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i64>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<i64> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 2; ++e_) {
+                        const i64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (i64)(x);
+                    }
+                    ((tl_v16<i64>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 2;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i64 x_[4] = {};
 #pragma unroll
@@ -7627,7 +10443,34 @@ TL_EW_KERNEL(tl_ew_floor_f32) {
     if (tl_ew4_fast(d, 8, 8, -1, -1)) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 4;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f32> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f32> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 4; ++e_) {
+                        const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (f32)(floorf(x));
+                    }
+                    ((tl_v16<f32>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 4;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f32 x_[4] = {};
 #pragma unroll
@@ -7660,7 +10503,34 @@ TL_EW_KERNEL(tl_ew_floor_f64) {
     if (tl_ew4_fast(d, 9, 9, -1, -1)) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 2;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f64> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f64> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 2; ++e_) {
+                        const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (f64)(floor(x));
+                    }
+                    ((tl_v16<f64>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 2;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f64 x_[4] = {};
 #pragma unroll
@@ -7695,7 +10565,8 @@ TL_EW_KERNEL(tl_ew_ceil_u8) {
     if (tl_ew4_fast(d, 1, 1, -1, -1)) {
         const u8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<u8>(d.sval[1], d.dtype[1]) : (u8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             u8 x_[4] = {};
 #pragma unroll
@@ -7728,7 +10599,8 @@ TL_EW_KERNEL(tl_ew_ceil_i8) {
     if (tl_ew4_fast(d, 2, 2, -1, -1)) {
         const i8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i8>(d.sval[1], d.dtype[1]) : (i8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i8 x_[4] = {};
 #pragma unroll
@@ -7761,7 +10633,8 @@ TL_EW_KERNEL(tl_ew_ceil_i16) {
     if (tl_ew4_fast(d, 3, 3, -1, -1)) {
         const i16 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i16>(d.sval[1], d.dtype[1]) : (i16)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i16 x_[4] = {};
 #pragma unroll
@@ -7794,7 +10667,34 @@ TL_EW_KERNEL(tl_ew_ceil_i32) {
     if (tl_ew4_fast(d, 4, 4, -1, -1)) {
         const i32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i32>(d.sval[1], d.dtype[1]) : (i32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 4;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<i32> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i32>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<i32> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 4; ++e_) {
+                        const i32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (i32)(x);
+                    }
+                    ((tl_v16<i32>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 4;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i32 x_[4] = {};
 #pragma unroll
@@ -7827,7 +10727,34 @@ TL_EW_KERNEL(tl_ew_ceil_i64) {
     if (tl_ew4_fast(d, 5, 5, -1, -1)) {
         const i64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i64>(d.sval[1], d.dtype[1]) : (i64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 2;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<i64> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i64>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<i64> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 2; ++e_) {
+                        const i64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (i64)(x);
+                    }
+                    ((tl_v16<i64>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 2;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i64 x_[4] = {};
 #pragma unroll
@@ -7860,7 +10787,34 @@ TL_EW_KERNEL(tl_ew_ceil_f32) {
     if (tl_ew4_fast(d, 8, 8, -1, -1)) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 4;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f32> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f32> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 4; ++e_) {
+                        const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (f32)(ceilf(x));
+                    }
+                    ((tl_v16<f32>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 4;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f32 x_[4] = {};
 #pragma unroll
@@ -7893,7 +10847,34 @@ TL_EW_KERNEL(tl_ew_ceil_f64) {
     if (tl_ew4_fast(d, 9, 9, -1, -1)) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 2;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f64> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f64> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 2; ++e_) {
+                        const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (f64)(ceil(x));
+                    }
+                    ((tl_v16<f64>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 2;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f64 x_[4] = {};
 #pragma unroll
@@ -7928,7 +10909,8 @@ TL_EW_KERNEL(tl_ew_trunc_u8) {
     if (tl_ew4_fast(d, 1, 1, -1, -1)) {
         const u8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<u8>(d.sval[1], d.dtype[1]) : (u8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             u8 x_[4] = {};
 #pragma unroll
@@ -7961,7 +10943,8 @@ TL_EW_KERNEL(tl_ew_trunc_i8) {
     if (tl_ew4_fast(d, 2, 2, -1, -1)) {
         const i8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i8>(d.sval[1], d.dtype[1]) : (i8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i8 x_[4] = {};
 #pragma unroll
@@ -7994,7 +10977,8 @@ TL_EW_KERNEL(tl_ew_trunc_i16) {
     if (tl_ew4_fast(d, 3, 3, -1, -1)) {
         const i16 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i16>(d.sval[1], d.dtype[1]) : (i16)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i16 x_[4] = {};
 #pragma unroll
@@ -8027,7 +11011,34 @@ TL_EW_KERNEL(tl_ew_trunc_i32) {
     if (tl_ew4_fast(d, 4, 4, -1, -1)) {
         const i32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i32>(d.sval[1], d.dtype[1]) : (i32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 4;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<i32> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i32>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<i32> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 4; ++e_) {
+                        const i32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (i32)(x);
+                    }
+                    ((tl_v16<i32>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 4;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i32 x_[4] = {};
 #pragma unroll
@@ -8060,7 +11071,34 @@ TL_EW_KERNEL(tl_ew_trunc_i64) {
     if (tl_ew4_fast(d, 5, 5, -1, -1)) {
         const i64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i64>(d.sval[1], d.dtype[1]) : (i64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 2;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<i64> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i64>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<i64> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 2; ++e_) {
+                        const i64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (i64)(x);
+                    }
+                    ((tl_v16<i64>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 2;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i64 x_[4] = {};
 #pragma unroll
@@ -8093,7 +11131,34 @@ TL_EW_KERNEL(tl_ew_trunc_f32) {
     if (tl_ew4_fast(d, 8, 8, -1, -1)) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 4;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f32> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f32> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 4; ++e_) {
+                        const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (f32)(truncf(x));
+                    }
+                    ((tl_v16<f32>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 4;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f32 x_[4] = {};
 #pragma unroll
@@ -8126,7 +11191,34 @@ TL_EW_KERNEL(tl_ew_trunc_f64) {
     if (tl_ew4_fast(d, 9, 9, -1, -1)) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 2;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f64> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f64> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 2; ++e_) {
+                        const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (f64)(trunc(x));
+                    }
+                    ((tl_v16<f64>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 2;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f64 x_[4] = {};
 #pragma unroll
@@ -8161,7 +11253,8 @@ TL_EW_KERNEL(tl_ew_isnan_b8) {
     if (tl_ew4_fast(d, 0, 0, -1, -1)) {
         const b8 s1_ = TL_IS_SCALAR(1) ? tl_ldb_bits(d.sval[1], d.dtype[1]) : (b8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             b8 x_[4] = {};
 #pragma unroll
@@ -8194,7 +11287,8 @@ TL_EW_KERNEL(tl_ew_isnan_u8) {
     if (tl_ew4_fast(d, 0, 1, -1, -1)) {
         const u8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<u8>(d.sval[1], d.dtype[1]) : (u8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             u8 x_[4] = {};
 #pragma unroll
@@ -8227,7 +11321,8 @@ TL_EW_KERNEL(tl_ew_isnan_i8) {
     if (tl_ew4_fast(d, 0, 2, -1, -1)) {
         const i8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i8>(d.sval[1], d.dtype[1]) : (i8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i8 x_[4] = {};
 #pragma unroll
@@ -8260,7 +11355,8 @@ TL_EW_KERNEL(tl_ew_isnan_i16) {
     if (tl_ew4_fast(d, 0, 3, -1, -1)) {
         const i16 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i16>(d.sval[1], d.dtype[1]) : (i16)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i16 x_[4] = {};
 #pragma unroll
@@ -8293,7 +11389,8 @@ TL_EW_KERNEL(tl_ew_isnan_i32) {
     if (tl_ew4_fast(d, 0, 4, -1, -1)) {
         const i32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i32>(d.sval[1], d.dtype[1]) : (i32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i32 x_[4] = {};
 #pragma unroll
@@ -8326,7 +11423,8 @@ TL_EW_KERNEL(tl_ew_isnan_i64) {
     if (tl_ew4_fast(d, 0, 5, -1, -1)) {
         const i64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i64>(d.sval[1], d.dtype[1]) : (i64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i64 x_[4] = {};
 #pragma unroll
@@ -8359,7 +11457,8 @@ TL_EW_KERNEL(tl_ew_isnan_f32) {
     if (tl_ew4_fast(d, 0, 8, -1, -1)) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f32 x_[4] = {};
 #pragma unroll
@@ -8392,7 +11491,8 @@ TL_EW_KERNEL(tl_ew_isnan_f64) {
     if (tl_ew4_fast(d, 0, 9, -1, -1)) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f64 x_[4] = {};
 #pragma unroll
@@ -8427,7 +11527,8 @@ TL_EW_KERNEL(tl_ew_isinf_b8) {
     if (tl_ew4_fast(d, 0, 0, -1, -1)) {
         const b8 s1_ = TL_IS_SCALAR(1) ? tl_ldb_bits(d.sval[1], d.dtype[1]) : (b8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             b8 x_[4] = {};
 #pragma unroll
@@ -8460,7 +11561,8 @@ TL_EW_KERNEL(tl_ew_isinf_u8) {
     if (tl_ew4_fast(d, 0, 1, -1, -1)) {
         const u8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<u8>(d.sval[1], d.dtype[1]) : (u8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             u8 x_[4] = {};
 #pragma unroll
@@ -8493,7 +11595,8 @@ TL_EW_KERNEL(tl_ew_isinf_i8) {
     if (tl_ew4_fast(d, 0, 2, -1, -1)) {
         const i8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i8>(d.sval[1], d.dtype[1]) : (i8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i8 x_[4] = {};
 #pragma unroll
@@ -8526,7 +11629,8 @@ TL_EW_KERNEL(tl_ew_isinf_i16) {
     if (tl_ew4_fast(d, 0, 3, -1, -1)) {
         const i16 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i16>(d.sval[1], d.dtype[1]) : (i16)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i16 x_[4] = {};
 #pragma unroll
@@ -8559,7 +11663,8 @@ TL_EW_KERNEL(tl_ew_isinf_i32) {
     if (tl_ew4_fast(d, 0, 4, -1, -1)) {
         const i32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i32>(d.sval[1], d.dtype[1]) : (i32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i32 x_[4] = {};
 #pragma unroll
@@ -8592,7 +11697,8 @@ TL_EW_KERNEL(tl_ew_isinf_i64) {
     if (tl_ew4_fast(d, 0, 5, -1, -1)) {
         const i64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i64>(d.sval[1], d.dtype[1]) : (i64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i64 x_[4] = {};
 #pragma unroll
@@ -8625,7 +11731,8 @@ TL_EW_KERNEL(tl_ew_isinf_f32) {
     if (tl_ew4_fast(d, 0, 8, -1, -1)) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f32 x_[4] = {};
 #pragma unroll
@@ -8658,7 +11765,8 @@ TL_EW_KERNEL(tl_ew_isinf_f64) {
     if (tl_ew4_fast(d, 0, 9, -1, -1)) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f64 x_[4] = {};
 #pragma unroll
@@ -8693,7 +11801,8 @@ TL_EW_KERNEL(tl_ew_isfinite_b8) {
     if (tl_ew4_fast(d, 0, 0, -1, -1)) {
         const b8 s1_ = TL_IS_SCALAR(1) ? tl_ldb_bits(d.sval[1], d.dtype[1]) : (b8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             b8 x_[4] = {};
 #pragma unroll
@@ -8726,7 +11835,8 @@ TL_EW_KERNEL(tl_ew_isfinite_u8) {
     if (tl_ew4_fast(d, 0, 1, -1, -1)) {
         const u8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<u8>(d.sval[1], d.dtype[1]) : (u8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             u8 x_[4] = {};
 #pragma unroll
@@ -8759,7 +11869,8 @@ TL_EW_KERNEL(tl_ew_isfinite_i8) {
     if (tl_ew4_fast(d, 0, 2, -1, -1)) {
         const i8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i8>(d.sval[1], d.dtype[1]) : (i8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i8 x_[4] = {};
 #pragma unroll
@@ -8792,7 +11903,8 @@ TL_EW_KERNEL(tl_ew_isfinite_i16) {
     if (tl_ew4_fast(d, 0, 3, -1, -1)) {
         const i16 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i16>(d.sval[1], d.dtype[1]) : (i16)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i16 x_[4] = {};
 #pragma unroll
@@ -8825,7 +11937,8 @@ TL_EW_KERNEL(tl_ew_isfinite_i32) {
     if (tl_ew4_fast(d, 0, 4, -1, -1)) {
         const i32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i32>(d.sval[1], d.dtype[1]) : (i32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i32 x_[4] = {};
 #pragma unroll
@@ -8858,7 +11971,8 @@ TL_EW_KERNEL(tl_ew_isfinite_i64) {
     if (tl_ew4_fast(d, 0, 5, -1, -1)) {
         const i64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i64>(d.sval[1], d.dtype[1]) : (i64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i64 x_[4] = {};
 #pragma unroll
@@ -8891,7 +12005,8 @@ TL_EW_KERNEL(tl_ew_isfinite_f32) {
     if (tl_ew4_fast(d, 0, 8, -1, -1)) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f32 x_[4] = {};
 #pragma unroll
@@ -8924,7 +12039,8 @@ TL_EW_KERNEL(tl_ew_isfinite_f64) {
     if (tl_ew4_fast(d, 0, 9, -1, -1)) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f64 x_[4] = {};
 #pragma unroll
@@ -8959,7 +12075,8 @@ TL_EW_KERNEL(tl_ew_signbit_b8) {
     if (tl_ew4_fast(d, 0, 0, -1, -1)) {
         const b8 s1_ = TL_IS_SCALAR(1) ? tl_ldb_bits(d.sval[1], d.dtype[1]) : (b8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             b8 x_[4] = {};
 #pragma unroll
@@ -8992,7 +12109,8 @@ TL_EW_KERNEL(tl_ew_signbit_u8) {
     if (tl_ew4_fast(d, 0, 1, -1, -1)) {
         const u8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<u8>(d.sval[1], d.dtype[1]) : (u8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             u8 x_[4] = {};
 #pragma unroll
@@ -9025,7 +12143,8 @@ TL_EW_KERNEL(tl_ew_signbit_i8) {
     if (tl_ew4_fast(d, 0, 2, -1, -1)) {
         const i8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i8>(d.sval[1], d.dtype[1]) : (i8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i8 x_[4] = {};
 #pragma unroll
@@ -9058,7 +12177,8 @@ TL_EW_KERNEL(tl_ew_signbit_i16) {
     if (tl_ew4_fast(d, 0, 3, -1, -1)) {
         const i16 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i16>(d.sval[1], d.dtype[1]) : (i16)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i16 x_[4] = {};
 #pragma unroll
@@ -9091,7 +12211,8 @@ TL_EW_KERNEL(tl_ew_signbit_i32) {
     if (tl_ew4_fast(d, 0, 4, -1, -1)) {
         const i32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i32>(d.sval[1], d.dtype[1]) : (i32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i32 x_[4] = {};
 #pragma unroll
@@ -9124,7 +12245,8 @@ TL_EW_KERNEL(tl_ew_signbit_i64) {
     if (tl_ew4_fast(d, 0, 5, -1, -1)) {
         const i64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i64>(d.sval[1], d.dtype[1]) : (i64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i64 x_[4] = {};
 #pragma unroll
@@ -9157,7 +12279,8 @@ TL_EW_KERNEL(tl_ew_signbit_f32) {
     if (tl_ew4_fast(d, 0, 8, -1, -1)) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f32 x_[4] = {};
 #pragma unroll
@@ -9190,7 +12313,8 @@ TL_EW_KERNEL(tl_ew_signbit_f64) {
     if (tl_ew4_fast(d, 0, 9, -1, -1)) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f64 x_[4] = {};
 #pragma unroll
@@ -9225,7 +12349,8 @@ TL_EW_KERNEL(tl_ew_logical_not_b8) {
     if (tl_ew4_fast(d, 0, 0, -1, -1)) {
         const b8 s1_ = TL_IS_SCALAR(1) ? tl_ldb_bits(d.sval[1], d.dtype[1]) : (b8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             b8 x_[4] = {};
 #pragma unroll
@@ -9258,7 +12383,8 @@ TL_EW_KERNEL(tl_ew_logical_not_u8) {
     if (tl_ew4_fast(d, 0, 1, -1, -1)) {
         const u8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<u8>(d.sval[1], d.dtype[1]) : (u8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             u8 x_[4] = {};
 #pragma unroll
@@ -9291,7 +12417,8 @@ TL_EW_KERNEL(tl_ew_logical_not_i8) {
     if (tl_ew4_fast(d, 0, 2, -1, -1)) {
         const i8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i8>(d.sval[1], d.dtype[1]) : (i8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i8 x_[4] = {};
 #pragma unroll
@@ -9324,7 +12451,8 @@ TL_EW_KERNEL(tl_ew_logical_not_i16) {
     if (tl_ew4_fast(d, 0, 3, -1, -1)) {
         const i16 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i16>(d.sval[1], d.dtype[1]) : (i16)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i16 x_[4] = {};
 #pragma unroll
@@ -9357,7 +12485,8 @@ TL_EW_KERNEL(tl_ew_logical_not_i32) {
     if (tl_ew4_fast(d, 0, 4, -1, -1)) {
         const i32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i32>(d.sval[1], d.dtype[1]) : (i32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i32 x_[4] = {};
 #pragma unroll
@@ -9390,7 +12519,8 @@ TL_EW_KERNEL(tl_ew_logical_not_i64) {
     if (tl_ew4_fast(d, 0, 5, -1, -1)) {
         const i64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i64>(d.sval[1], d.dtype[1]) : (i64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i64 x_[4] = {};
 #pragma unroll
@@ -9423,7 +12553,8 @@ TL_EW_KERNEL(tl_ew_logical_not_f32) {
     if (tl_ew4_fast(d, 0, 8, -1, -1)) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f32 x_[4] = {};
 #pragma unroll
@@ -9456,7 +12587,8 @@ TL_EW_KERNEL(tl_ew_logical_not_f64) {
     if (tl_ew4_fast(d, 0, 9, -1, -1)) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f64 x_[4] = {};
 #pragma unroll
@@ -9491,7 +12623,8 @@ TL_EW_KERNEL(tl_ew_bitwise_not_b8) {
     if (tl_ew4_fast(d, 0, 0, -1, -1)) {
         const b8 s1_ = TL_IS_SCALAR(1) ? tl_ldb_bits(d.sval[1], d.dtype[1]) : (b8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             b8 x_[4] = {};
 #pragma unroll
@@ -9524,7 +12657,8 @@ TL_EW_KERNEL(tl_ew_bitwise_not_u8) {
     if (tl_ew4_fast(d, 1, 1, -1, -1)) {
         const u8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<u8>(d.sval[1], d.dtype[1]) : (u8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             u8 x_[4] = {};
 #pragma unroll
@@ -9557,7 +12691,8 @@ TL_EW_KERNEL(tl_ew_bitwise_not_i8) {
     if (tl_ew4_fast(d, 2, 2, -1, -1)) {
         const i8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i8>(d.sval[1], d.dtype[1]) : (i8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i8 x_[4] = {};
 #pragma unroll
@@ -9590,7 +12725,8 @@ TL_EW_KERNEL(tl_ew_bitwise_not_i16) {
     if (tl_ew4_fast(d, 3, 3, -1, -1)) {
         const i16 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i16>(d.sval[1], d.dtype[1]) : (i16)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i16 x_[4] = {};
 #pragma unroll
@@ -9623,7 +12759,34 @@ TL_EW_KERNEL(tl_ew_bitwise_not_i32) {
     if (tl_ew4_fast(d, 4, 4, -1, -1)) {
         const i32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i32>(d.sval[1], d.dtype[1]) : (i32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 4;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<i32> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i32>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<i32> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 4; ++e_) {
+                        const i32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (i32)(~x);
+                    }
+                    ((tl_v16<i32>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 4;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i32 x_[4] = {};
 #pragma unroll
@@ -9656,7 +12819,34 @@ TL_EW_KERNEL(tl_ew_bitwise_not_i64) {
     if (tl_ew4_fast(d, 5, 5, -1, -1)) {
         const i64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i64>(d.sval[1], d.dtype[1]) : (i64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 2;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<i64> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i64>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<i64> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 2; ++e_) {
+                        const i64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (i64)(~x);
+                    }
+                    ((tl_v16<i64>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 2;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i64 x_[4] = {};
 #pragma unroll
@@ -9692,7 +12882,8 @@ TL_EW_KERNEL(tl_ew_add_b8) {
         const b8 s1_ = TL_IS_SCALAR(1) ? tl_ldb_bits(d.sval[1], d.dtype[1]) : (b8)0;
         const b8 s2_ = TL_IS_SCALAR(2) ? tl_ldb_bits(d.sval[2], d.dtype[2]) : (b8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             b8 x_[4] = {}; b8 y_[4] = {};
 #pragma unroll
@@ -9729,7 +12920,8 @@ TL_EW_KERNEL(tl_ew_add_u8) {
         const u8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<u8>(d.sval[1], d.dtype[1]) : (u8)0;
         const u8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<u8>(d.sval[2], d.dtype[2]) : (u8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             u8 x_[4] = {}; u8 y_[4] = {};
 #pragma unroll
@@ -9766,7 +12958,8 @@ TL_EW_KERNEL(tl_ew_add_i8) {
         const i8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i8>(d.sval[1], d.dtype[1]) : (i8)0;
         const i8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i8>(d.sval[2], d.dtype[2]) : (i8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i8 x_[4] = {}; i8 y_[4] = {};
 #pragma unroll
@@ -9803,7 +12996,8 @@ TL_EW_KERNEL(tl_ew_add_i16) {
         const i16 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i16>(d.sval[1], d.dtype[1]) : (i16)0;
         const i16 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i16>(d.sval[2], d.dtype[2]) : (i16)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i16 x_[4] = {}; i16 y_[4] = {};
 #pragma unroll
@@ -9840,7 +13034,36 @@ TL_EW_KERNEL(tl_ew_add_i32) {
         const i32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i32>(d.sval[1], d.dtype[1]) : (i32)0;
         const i32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i32>(d.sval[2], d.dtype[2]) : (i32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 4;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<i32> xv_[2] = {}; tl_v16<i32> yv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i32>*)(a))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<i32>*)(b))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<i32> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 4; ++e_) {
+                        const i32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        const i32 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
+                        r_.v[e_] = (i32)(x + alpha * y);
+                    }
+                    ((tl_v16<i32>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 4;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i32 x_[4] = {}; i32 y_[4] = {};
 #pragma unroll
@@ -9877,7 +13100,36 @@ TL_EW_KERNEL(tl_ew_add_i64) {
         const i64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i64>(d.sval[1], d.dtype[1]) : (i64)0;
         const i64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i64>(d.sval[2], d.dtype[2]) : (i64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 2;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<i64> xv_[2] = {}; tl_v16<i64> yv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i64>*)(a))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<i64>*)(b))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<i64> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 2; ++e_) {
+                        const i64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        const i64 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
+                        r_.v[e_] = (i64)(x + alpha * y);
+                    }
+                    ((tl_v16<i64>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 2;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i64 x_[4] = {}; i64 y_[4] = {};
 #pragma unroll
@@ -9914,7 +13166,36 @@ TL_EW_KERNEL(tl_ew_add_f32) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const f32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f32>(d.sval[2], d.dtype[2]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 4;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f32> xv_[2] = {}; tl_v16<f32> yv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<f32>*)(b))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f32> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 4; ++e_) {
+                        const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        const f32 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
+                        r_.v[e_] = (f32)(x + alpha * y);
+                    }
+                    ((tl_v16<f32>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 4;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f32 x_[4] = {}; f32 y_[4] = {};
 #pragma unroll
@@ -9951,7 +13232,36 @@ TL_EW_KERNEL(tl_ew_add_f64) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const f64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f64>(d.sval[2], d.dtype[2]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 2;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f64> xv_[2] = {}; tl_v16<f64> yv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<f64>*)(b))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f64> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 2; ++e_) {
+                        const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        const f64 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
+                        r_.v[e_] = (f64)(x + alpha * y);
+                    }
+                    ((tl_v16<f64>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 2;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f64 x_[4] = {}; f64 y_[4] = {};
 #pragma unroll
@@ -9990,7 +13300,8 @@ TL_EW_KERNEL(tl_ew_sub_u8) {
         const u8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<u8>(d.sval[1], d.dtype[1]) : (u8)0;
         const u8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<u8>(d.sval[2], d.dtype[2]) : (u8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             u8 x_[4] = {}; u8 y_[4] = {};
 #pragma unroll
@@ -10027,7 +13338,8 @@ TL_EW_KERNEL(tl_ew_sub_i8) {
         const i8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i8>(d.sval[1], d.dtype[1]) : (i8)0;
         const i8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i8>(d.sval[2], d.dtype[2]) : (i8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i8 x_[4] = {}; i8 y_[4] = {};
 #pragma unroll
@@ -10064,7 +13376,8 @@ TL_EW_KERNEL(tl_ew_sub_i16) {
         const i16 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i16>(d.sval[1], d.dtype[1]) : (i16)0;
         const i16 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i16>(d.sval[2], d.dtype[2]) : (i16)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i16 x_[4] = {}; i16 y_[4] = {};
 #pragma unroll
@@ -10101,7 +13414,36 @@ TL_EW_KERNEL(tl_ew_sub_i32) {
         const i32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i32>(d.sval[1], d.dtype[1]) : (i32)0;
         const i32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i32>(d.sval[2], d.dtype[2]) : (i32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 4;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<i32> xv_[2] = {}; tl_v16<i32> yv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i32>*)(a))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<i32>*)(b))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<i32> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 4; ++e_) {
+                        const i32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        const i32 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
+                        r_.v[e_] = (i32)(x - alpha * y);
+                    }
+                    ((tl_v16<i32>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 4;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i32 x_[4] = {}; i32 y_[4] = {};
 #pragma unroll
@@ -10138,7 +13480,36 @@ TL_EW_KERNEL(tl_ew_sub_i64) {
         const i64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i64>(d.sval[1], d.dtype[1]) : (i64)0;
         const i64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i64>(d.sval[2], d.dtype[2]) : (i64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 2;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<i64> xv_[2] = {}; tl_v16<i64> yv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i64>*)(a))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<i64>*)(b))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<i64> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 2; ++e_) {
+                        const i64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        const i64 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
+                        r_.v[e_] = (i64)(x - alpha * y);
+                    }
+                    ((tl_v16<i64>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 2;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i64 x_[4] = {}; i64 y_[4] = {};
 #pragma unroll
@@ -10175,7 +13546,36 @@ TL_EW_KERNEL(tl_ew_sub_f32) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const f32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f32>(d.sval[2], d.dtype[2]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 4;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f32> xv_[2] = {}; tl_v16<f32> yv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<f32>*)(b))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f32> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 4; ++e_) {
+                        const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        const f32 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
+                        r_.v[e_] = (f32)(x - alpha * y);
+                    }
+                    ((tl_v16<f32>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 4;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f32 x_[4] = {}; f32 y_[4] = {};
 #pragma unroll
@@ -10212,7 +13612,36 @@ TL_EW_KERNEL(tl_ew_sub_f64) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const f64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f64>(d.sval[2], d.dtype[2]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 2;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f64> xv_[2] = {}; tl_v16<f64> yv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<f64>*)(b))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f64> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 2; ++e_) {
+                        const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        const f64 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
+                        r_.v[e_] = (f64)(x - alpha * y);
+                    }
+                    ((tl_v16<f64>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 2;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f64 x_[4] = {}; f64 y_[4] = {};
 #pragma unroll
@@ -10249,7 +13678,36 @@ TL_EW_KERNEL(tl_ew_div_f32) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const f32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f32>(d.sval[2], d.dtype[2]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 4;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f32> xv_[2] = {}; tl_v16<f32> yv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<f32>*)(b))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f32> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 4; ++e_) {
+                        const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        const f32 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
+                        r_.v[e_] = (f32)(x / y);
+                    }
+                    ((tl_v16<f32>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 4;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f32 x_[4] = {}; f32 y_[4] = {};
 #pragma unroll
@@ -10284,7 +13742,36 @@ TL_EW_KERNEL(tl_ew_div_f64) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const f64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f64>(d.sval[2], d.dtype[2]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 2;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f64> xv_[2] = {}; tl_v16<f64> yv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<f64>*)(b))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f64> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 2; ++e_) {
+                        const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        const f64 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
+                        r_.v[e_] = (f64)(x / y);
+                    }
+                    ((tl_v16<f64>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 2;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f64 x_[4] = {}; f64 y_[4] = {};
 #pragma unroll
@@ -10321,7 +13808,8 @@ TL_EW_KERNEL(tl_ew_div_trunc_u8) {
         const u8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<u8>(d.sval[1], d.dtype[1]) : (u8)0;
         const u8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<u8>(d.sval[2], d.dtype[2]) : (u8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             u8 x_[4] = {}; u8 y_[4] = {};
 #pragma unroll
@@ -10356,7 +13844,8 @@ TL_EW_KERNEL(tl_ew_div_trunc_i8) {
         const i8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i8>(d.sval[1], d.dtype[1]) : (i8)0;
         const i8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i8>(d.sval[2], d.dtype[2]) : (i8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i8 x_[4] = {}; i8 y_[4] = {};
 #pragma unroll
@@ -10391,7 +13880,8 @@ TL_EW_KERNEL(tl_ew_div_trunc_i16) {
         const i16 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i16>(d.sval[1], d.dtype[1]) : (i16)0;
         const i16 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i16>(d.sval[2], d.dtype[2]) : (i16)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i16 x_[4] = {}; i16 y_[4] = {};
 #pragma unroll
@@ -10426,7 +13916,36 @@ TL_EW_KERNEL(tl_ew_div_trunc_i32) {
         const i32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i32>(d.sval[1], d.dtype[1]) : (i32)0;
         const i32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i32>(d.sval[2], d.dtype[2]) : (i32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 4;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<i32> xv_[2] = {}; tl_v16<i32> yv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i32>*)(a))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<i32>*)(b))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<i32> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 4; ++e_) {
+                        const i32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        const i32 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
+                        r_.v[e_] = (i32)(IDIV_TRUNC(i32, x, y));
+                    }
+                    ((tl_v16<i32>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 4;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i32 x_[4] = {}; i32 y_[4] = {};
 #pragma unroll
@@ -10461,7 +13980,36 @@ TL_EW_KERNEL(tl_ew_div_trunc_i64) {
         const i64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i64>(d.sval[1], d.dtype[1]) : (i64)0;
         const i64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i64>(d.sval[2], d.dtype[2]) : (i64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 2;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<i64> xv_[2] = {}; tl_v16<i64> yv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i64>*)(a))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<i64>*)(b))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<i64> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 2; ++e_) {
+                        const i64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        const i64 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
+                        r_.v[e_] = (i64)(IDIV_TRUNC(i64, x, y));
+                    }
+                    ((tl_v16<i64>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 2;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i64 x_[4] = {}; i64 y_[4] = {};
 #pragma unroll
@@ -10496,7 +14044,36 @@ TL_EW_KERNEL(tl_ew_div_trunc_f32) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const f32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f32>(d.sval[2], d.dtype[2]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 4;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f32> xv_[2] = {}; tl_v16<f32> yv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<f32>*)(b))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f32> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 4; ++e_) {
+                        const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        const f32 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
+                        r_.v[e_] = (f32)(trunc(x / y));
+                    }
+                    ((tl_v16<f32>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 4;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f32 x_[4] = {}; f32 y_[4] = {};
 #pragma unroll
@@ -10531,7 +14108,36 @@ TL_EW_KERNEL(tl_ew_div_trunc_f64) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const f64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f64>(d.sval[2], d.dtype[2]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 2;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f64> xv_[2] = {}; tl_v16<f64> yv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<f64>*)(b))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f64> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 2; ++e_) {
+                        const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        const f64 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
+                        r_.v[e_] = (f64)(trunc(x / y));
+                    }
+                    ((tl_v16<f64>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 2;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f64 x_[4] = {}; f64 y_[4] = {};
 #pragma unroll
@@ -10568,7 +14174,8 @@ TL_EW_KERNEL(tl_ew_div_floor_u8) {
         const u8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<u8>(d.sval[1], d.dtype[1]) : (u8)0;
         const u8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<u8>(d.sval[2], d.dtype[2]) : (u8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             u8 x_[4] = {}; u8 y_[4] = {};
 #pragma unroll
@@ -10603,7 +14210,8 @@ TL_EW_KERNEL(tl_ew_div_floor_i8) {
         const i8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i8>(d.sval[1], d.dtype[1]) : (i8)0;
         const i8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i8>(d.sval[2], d.dtype[2]) : (i8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i8 x_[4] = {}; i8 y_[4] = {};
 #pragma unroll
@@ -10638,7 +14246,8 @@ TL_EW_KERNEL(tl_ew_div_floor_i16) {
         const i16 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i16>(d.sval[1], d.dtype[1]) : (i16)0;
         const i16 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i16>(d.sval[2], d.dtype[2]) : (i16)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i16 x_[4] = {}; i16 y_[4] = {};
 #pragma unroll
@@ -10673,7 +14282,36 @@ TL_EW_KERNEL(tl_ew_div_floor_i32) {
         const i32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i32>(d.sval[1], d.dtype[1]) : (i32)0;
         const i32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i32>(d.sval[2], d.dtype[2]) : (i32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 4;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<i32> xv_[2] = {}; tl_v16<i32> yv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i32>*)(a))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<i32>*)(b))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<i32> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 4; ++e_) {
+                        const i32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        const i32 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
+                        r_.v[e_] = (i32)(IDIV_FLOOR(i32, x, y));
+                    }
+                    ((tl_v16<i32>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 4;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i32 x_[4] = {}; i32 y_[4] = {};
 #pragma unroll
@@ -10708,7 +14346,36 @@ TL_EW_KERNEL(tl_ew_div_floor_i64) {
         const i64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i64>(d.sval[1], d.dtype[1]) : (i64)0;
         const i64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i64>(d.sval[2], d.dtype[2]) : (i64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 2;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<i64> xv_[2] = {}; tl_v16<i64> yv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i64>*)(a))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<i64>*)(b))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<i64> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 2; ++e_) {
+                        const i64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        const i64 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
+                        r_.v[e_] = (i64)(IDIV_FLOOR(i64, x, y));
+                    }
+                    ((tl_v16<i64>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 2;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i64 x_[4] = {}; i64 y_[4] = {};
 #pragma unroll
@@ -10743,7 +14410,36 @@ TL_EW_KERNEL(tl_ew_div_floor_f32) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const f32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f32>(d.sval[2], d.dtype[2]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 4;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f32> xv_[2] = {}; tl_v16<f32> yv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<f32>*)(b))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f32> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 4; ++e_) {
+                        const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        const f32 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
+                        r_.v[e_] = (f32)(py_floordivf(x, y));
+                    }
+                    ((tl_v16<f32>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 4;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f32 x_[4] = {}; f32 y_[4] = {};
 #pragma unroll
@@ -10778,7 +14474,36 @@ TL_EW_KERNEL(tl_ew_div_floor_f64) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const f64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f64>(d.sval[2], d.dtype[2]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 2;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f64> xv_[2] = {}; tl_v16<f64> yv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<f64>*)(b))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f64> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 2; ++e_) {
+                        const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        const f64 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
+                        r_.v[e_] = (f64)(py_floordiv(x, y));
+                    }
+                    ((tl_v16<f64>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 2;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f64 x_[4] = {}; f64 y_[4] = {};
 #pragma unroll
@@ -10815,7 +14540,8 @@ TL_EW_KERNEL(tl_ew_remainder_u8) {
         const u8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<u8>(d.sval[1], d.dtype[1]) : (u8)0;
         const u8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<u8>(d.sval[2], d.dtype[2]) : (u8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             u8 x_[4] = {}; u8 y_[4] = {};
 #pragma unroll
@@ -10850,7 +14576,8 @@ TL_EW_KERNEL(tl_ew_remainder_i8) {
         const i8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i8>(d.sval[1], d.dtype[1]) : (i8)0;
         const i8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i8>(d.sval[2], d.dtype[2]) : (i8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i8 x_[4] = {}; i8 y_[4] = {};
 #pragma unroll
@@ -10885,7 +14612,8 @@ TL_EW_KERNEL(tl_ew_remainder_i16) {
         const i16 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i16>(d.sval[1], d.dtype[1]) : (i16)0;
         const i16 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i16>(d.sval[2], d.dtype[2]) : (i16)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i16 x_[4] = {}; i16 y_[4] = {};
 #pragma unroll
@@ -10920,7 +14648,36 @@ TL_EW_KERNEL(tl_ew_remainder_i32) {
         const i32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i32>(d.sval[1], d.dtype[1]) : (i32)0;
         const i32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i32>(d.sval[2], d.dtype[2]) : (i32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 4;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<i32> xv_[2] = {}; tl_v16<i32> yv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i32>*)(a))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<i32>*)(b))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<i32> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 4; ++e_) {
+                        const i32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        const i32 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
+                        r_.v[e_] = (i32)(IMOD_PY(i32, x, y));
+                    }
+                    ((tl_v16<i32>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 4;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i32 x_[4] = {}; i32 y_[4] = {};
 #pragma unroll
@@ -10955,7 +14712,36 @@ TL_EW_KERNEL(tl_ew_remainder_i64) {
         const i64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i64>(d.sval[1], d.dtype[1]) : (i64)0;
         const i64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i64>(d.sval[2], d.dtype[2]) : (i64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 2;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<i64> xv_[2] = {}; tl_v16<i64> yv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i64>*)(a))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<i64>*)(b))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<i64> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 2; ++e_) {
+                        const i64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        const i64 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
+                        r_.v[e_] = (i64)(IMOD_PY(i64, x, y));
+                    }
+                    ((tl_v16<i64>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 2;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i64 x_[4] = {}; i64 y_[4] = {};
 #pragma unroll
@@ -10990,7 +14776,36 @@ TL_EW_KERNEL(tl_ew_remainder_f32) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const f32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f32>(d.sval[2], d.dtype[2]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 4;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f32> xv_[2] = {}; tl_v16<f32> yv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<f32>*)(b))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f32> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 4; ++e_) {
+                        const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        const f32 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
+                        r_.v[e_] = (f32)(py_modf(x, y));
+                    }
+                    ((tl_v16<f32>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 4;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f32 x_[4] = {}; f32 y_[4] = {};
 #pragma unroll
@@ -11025,7 +14840,36 @@ TL_EW_KERNEL(tl_ew_remainder_f64) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const f64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f64>(d.sval[2], d.dtype[2]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 2;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f64> xv_[2] = {}; tl_v16<f64> yv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<f64>*)(b))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f64> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 2; ++e_) {
+                        const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        const f64 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
+                        r_.v[e_] = (f64)(py_mod(x, y));
+                    }
+                    ((tl_v16<f64>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 2;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f64 x_[4] = {}; f64 y_[4] = {};
 #pragma unroll
@@ -11062,7 +14906,8 @@ TL_EW_KERNEL(tl_ew_fmod_u8) {
         const u8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<u8>(d.sval[1], d.dtype[1]) : (u8)0;
         const u8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<u8>(d.sval[2], d.dtype[2]) : (u8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             u8 x_[4] = {}; u8 y_[4] = {};
 #pragma unroll
@@ -11097,7 +14942,8 @@ TL_EW_KERNEL(tl_ew_fmod_i8) {
         const i8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i8>(d.sval[1], d.dtype[1]) : (i8)0;
         const i8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i8>(d.sval[2], d.dtype[2]) : (i8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i8 x_[4] = {}; i8 y_[4] = {};
 #pragma unroll
@@ -11132,7 +14978,8 @@ TL_EW_KERNEL(tl_ew_fmod_i16) {
         const i16 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i16>(d.sval[1], d.dtype[1]) : (i16)0;
         const i16 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i16>(d.sval[2], d.dtype[2]) : (i16)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i16 x_[4] = {}; i16 y_[4] = {};
 #pragma unroll
@@ -11167,7 +15014,36 @@ TL_EW_KERNEL(tl_ew_fmod_i32) {
         const i32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i32>(d.sval[1], d.dtype[1]) : (i32)0;
         const i32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i32>(d.sval[2], d.dtype[2]) : (i32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 4;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<i32> xv_[2] = {}; tl_v16<i32> yv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i32>*)(a))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<i32>*)(b))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<i32> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 4; ++e_) {
+                        const i32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        const i32 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
+                        r_.v[e_] = (i32)(IMOD_C(i32, x, y));
+                    }
+                    ((tl_v16<i32>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 4;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i32 x_[4] = {}; i32 y_[4] = {};
 #pragma unroll
@@ -11202,7 +15078,36 @@ TL_EW_KERNEL(tl_ew_fmod_i64) {
         const i64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i64>(d.sval[1], d.dtype[1]) : (i64)0;
         const i64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i64>(d.sval[2], d.dtype[2]) : (i64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 2;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<i64> xv_[2] = {}; tl_v16<i64> yv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i64>*)(a))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<i64>*)(b))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<i64> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 2; ++e_) {
+                        const i64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        const i64 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
+                        r_.v[e_] = (i64)(IMOD_C(i64, x, y));
+                    }
+                    ((tl_v16<i64>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 2;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i64 x_[4] = {}; i64 y_[4] = {};
 #pragma unroll
@@ -11237,7 +15142,36 @@ TL_EW_KERNEL(tl_ew_fmod_f32) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const f32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f32>(d.sval[2], d.dtype[2]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 4;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f32> xv_[2] = {}; tl_v16<f32> yv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<f32>*)(b))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f32> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 4; ++e_) {
+                        const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        const f32 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
+                        r_.v[e_] = (f32)(fmodf(x, y));
+                    }
+                    ((tl_v16<f32>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 4;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f32 x_[4] = {}; f32 y_[4] = {};
 #pragma unroll
@@ -11272,7 +15206,36 @@ TL_EW_KERNEL(tl_ew_fmod_f64) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const f64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f64>(d.sval[2], d.dtype[2]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 2;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f64> xv_[2] = {}; tl_v16<f64> yv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<f64>*)(b))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f64> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 2; ++e_) {
+                        const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        const f64 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
+                        r_.v[e_] = (f64)(fmod(x, y));
+                    }
+                    ((tl_v16<f64>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 2;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f64 x_[4] = {}; f64 y_[4] = {};
 #pragma unroll
@@ -11309,7 +15272,8 @@ TL_EW_KERNEL(tl_ew_pow_u8) {
         const u8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<u8>(d.sval[1], d.dtype[1]) : (u8)0;
         const u8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<u8>(d.sval[2], d.dtype[2]) : (u8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             u8 x_[4] = {}; u8 y_[4] = {};
 #pragma unroll
@@ -11344,7 +15308,8 @@ TL_EW_KERNEL(tl_ew_pow_i8) {
         const i8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i8>(d.sval[1], d.dtype[1]) : (i8)0;
         const i8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i8>(d.sval[2], d.dtype[2]) : (i8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i8 x_[4] = {}; i8 y_[4] = {};
 #pragma unroll
@@ -11379,7 +15344,8 @@ TL_EW_KERNEL(tl_ew_pow_i16) {
         const i16 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i16>(d.sval[1], d.dtype[1]) : (i16)0;
         const i16 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i16>(d.sval[2], d.dtype[2]) : (i16)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i16 x_[4] = {}; i16 y_[4] = {};
 #pragma unroll
@@ -11414,7 +15380,36 @@ TL_EW_KERNEL(tl_ew_pow_i32) {
         const i32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i32>(d.sval[1], d.dtype[1]) : (i32)0;
         const i32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i32>(d.sval[2], d.dtype[2]) : (i32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 4;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<i32> xv_[2] = {}; tl_v16<i32> yv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i32>*)(a))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<i32>*)(b))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<i32> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 4; ++e_) {
+                        const i32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        const i32 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
+                        r_.v[e_] = (i32)(ipow((int64_t)x, (int64_t)y));
+                    }
+                    ((tl_v16<i32>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 4;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i32 x_[4] = {}; i32 y_[4] = {};
 #pragma unroll
@@ -11449,7 +15444,36 @@ TL_EW_KERNEL(tl_ew_pow_i64) {
         const i64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i64>(d.sval[1], d.dtype[1]) : (i64)0;
         const i64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i64>(d.sval[2], d.dtype[2]) : (i64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 2;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<i64> xv_[2] = {}; tl_v16<i64> yv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i64>*)(a))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<i64>*)(b))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<i64> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 2; ++e_) {
+                        const i64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        const i64 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
+                        r_.v[e_] = (i64)(ipow((int64_t)x, (int64_t)y));
+                    }
+                    ((tl_v16<i64>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 2;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i64 x_[4] = {}; i64 y_[4] = {};
 #pragma unroll
@@ -11484,7 +15508,36 @@ TL_EW_KERNEL(tl_ew_pow_f32) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const f32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f32>(d.sval[2], d.dtype[2]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 4;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f32> xv_[2] = {}; tl_v16<f32> yv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<f32>*)(b))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f32> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 4; ++e_) {
+                        const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        const f32 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
+                        r_.v[e_] = (f32)(powf_(x, y));
+                    }
+                    ((tl_v16<f32>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 4;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f32 x_[4] = {}; f32 y_[4] = {};
 #pragma unroll
@@ -11519,7 +15572,36 @@ TL_EW_KERNEL(tl_ew_pow_f64) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const f64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f64>(d.sval[2], d.dtype[2]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 2;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f64> xv_[2] = {}; tl_v16<f64> yv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<f64>*)(b))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f64> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 2; ++e_) {
+                        const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        const f64 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
+                        r_.v[e_] = (f64)(pow_(x, y));
+                    }
+                    ((tl_v16<f64>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 2;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f64 x_[4] = {}; f64 y_[4] = {};
 #pragma unroll
@@ -11555,7 +15637,8 @@ TL_EW_KERNEL(tl_ew_round_u8) {
     if (tl_ew4_fast(d, 1, 1, -1, -1)) {
         const u8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<u8>(d.sval[1], d.dtype[1]) : (u8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             u8 x_[4] = {};
 #pragma unroll
@@ -11588,7 +15671,8 @@ TL_EW_KERNEL(tl_ew_round_i8) {
     if (tl_ew4_fast(d, 2, 2, -1, -1)) {
         const i8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i8>(d.sval[1], d.dtype[1]) : (i8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i8 x_[4] = {};
 #pragma unroll
@@ -11621,7 +15705,8 @@ TL_EW_KERNEL(tl_ew_round_i16) {
     if (tl_ew4_fast(d, 3, 3, -1, -1)) {
         const i16 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i16>(d.sval[1], d.dtype[1]) : (i16)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i16 x_[4] = {};
 #pragma unroll
@@ -11654,7 +15739,34 @@ TL_EW_KERNEL(tl_ew_round_i32) {
     if (tl_ew4_fast(d, 4, 4, -1, -1)) {
         const i32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i32>(d.sval[1], d.dtype[1]) : (i32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 4;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<i32> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i32>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<i32> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 4; ++e_) {
+                        const i32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (i32)(x);
+                    }
+                    ((tl_v16<i32>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 4;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i32 x_[4] = {};
 #pragma unroll
@@ -11687,7 +15799,34 @@ TL_EW_KERNEL(tl_ew_round_i64) {
     if (tl_ew4_fast(d, 5, 5, -1, -1)) {
         const i64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i64>(d.sval[1], d.dtype[1]) : (i64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 2;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<i64> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i64>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<i64> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 2; ++e_) {
+                        const i64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (i64)(x);
+                    }
+                    ((tl_v16<i64>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 2;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i64 x_[4] = {};
 #pragma unroll
@@ -11720,7 +15859,34 @@ TL_EW_KERNEL(tl_ew_round_f32) {
     if (tl_ew4_fast(d, 8, 8, -1, -1)) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 4;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f32> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f32> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 4; ++e_) {
+                        const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (f32)(nearbyintf(x));
+                    }
+                    ((tl_v16<f32>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 4;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f32 x_[4] = {};
 #pragma unroll
@@ -11753,7 +15919,34 @@ TL_EW_KERNEL(tl_ew_round_f64) {
     if (tl_ew4_fast(d, 9, 9, -1, -1)) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 2;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f64> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f64> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 2; ++e_) {
+                        const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (f64)(nearbyint(x));
+                    }
+                    ((tl_v16<f64>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 2;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f64 x_[4] = {};
 #pragma unroll
@@ -11790,7 +15983,34 @@ TL_EW_KERNEL(tl_ew_round_decimals_f32) {
     if (tl_ew4_fast(d, 8, 8, -1, -1)) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 4;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f32> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f32> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 4; ++e_) {
+                        const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (f32)(neg ? nearbyintf(x / ten) * ten : nearbyintf(x * ten) / ten);
+                    }
+                    ((tl_v16<f32>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 4;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f32 x_[4] = {};
 #pragma unroll
@@ -11825,7 +16045,34 @@ TL_EW_KERNEL(tl_ew_round_decimals_f64) {
     if (tl_ew4_fast(d, 9, 9, -1, -1)) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 2;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f64> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f64> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 2; ++e_) {
+                        const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (f64)(neg ? nearbyint(x / ten) * ten : nearbyint(x * ten) / ten);
+                    }
+                    ((tl_v16<f64>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 2;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f64 x_[4] = {};
 #pragma unroll
@@ -11860,7 +16107,34 @@ TL_EW_KERNEL(tl_ew_frac_f32) {
     if (tl_ew4_fast(d, 8, 8, -1, -1)) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 4;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f32> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f32> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 4; ++e_) {
+                        const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (f32)(x - truncf(x));
+                    }
+                    ((tl_v16<f32>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 4;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f32 x_[4] = {};
 #pragma unroll
@@ -11893,7 +16167,34 @@ TL_EW_KERNEL(tl_ew_frac_f64) {
     if (tl_ew4_fast(d, 9, 9, -1, -1)) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 2;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f64> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f64> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 2; ++e_) {
+                        const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (f64)(x - trunc(x));
+                    }
+                    ((tl_v16<f64>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 2;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f64 x_[4] = {};
 #pragma unroll
@@ -11930,7 +16231,34 @@ TL_EW_KERNEL(tl_ew_logit_f32) {
     if (tl_ew4_fast(d, 8, 8, -1, -1)) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 4;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f32> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f32> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 4; ++e_) {
+                        const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (f32)(tl_logf((x < lo ? lo : (x > hi ? hi : x)) / (1 - (x < lo ? lo : (x > hi ? hi : x)))));
+                    }
+                    ((tl_v16<f32>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 4;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f32 x_[4] = {};
 #pragma unroll
@@ -11965,7 +16293,34 @@ TL_EW_KERNEL(tl_ew_logit_f64) {
     if (tl_ew4_fast(d, 9, 9, -1, -1)) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 2;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f64> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f64> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 2; ++e_) {
+                        const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (f64)(tl_log((x < lo ? lo : (x > hi ? hi : x)) / (1 - (x < lo ? lo : (x > hi ? hi : x)))));
+                    }
+                    ((tl_v16<f64>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 2;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f64 x_[4] = {};
 #pragma unroll
@@ -12002,7 +16357,34 @@ TL_EW_KERNEL(tl_ew_nan_to_num_f32) {
     if (tl_ew4_fast(d, 8, 8, -1, -1)) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 4;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f32> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f32> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 4; ++e_) {
+                        const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (f32)(x != x ? nv : (x == INFINITY ? pv : (x == -INFINITY ? mv : x)));
+                    }
+                    ((tl_v16<f32>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 4;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f32 x_[4] = {};
 #pragma unroll
@@ -12037,7 +16419,34 @@ TL_EW_KERNEL(tl_ew_nan_to_num_f64) {
     if (tl_ew4_fast(d, 9, 9, -1, -1)) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 2;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f64> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f64> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 2; ++e_) {
+                        const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (f64)(x != x ? nv : (x == INFINITY ? pv : (x == -INFINITY ? mv : x)));
+                    }
+                    ((tl_v16<f64>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 2;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f64 x_[4] = {};
 #pragma unroll
@@ -12074,7 +16483,34 @@ TL_EW_KERNEL(tl_ew_leaky_relu_f32) {
     if (tl_ew4_fast(d, 8, 8, -1, -1)) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 4;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f32> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f32> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 4; ++e_) {
+                        const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (f32)(x > 0 ? x : x * slope);
+                    }
+                    ((tl_v16<f32>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 4;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f32 x_[4] = {};
 #pragma unroll
@@ -12109,7 +16545,34 @@ TL_EW_KERNEL(tl_ew_leaky_relu_f64) {
     if (tl_ew4_fast(d, 9, 9, -1, -1)) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 2;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f64> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f64> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 2; ++e_) {
+                        const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (f64)(x > 0 ? x : x * slope);
+                    }
+                    ((tl_v16<f64>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 2;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f64 x_[4] = {};
 #pragma unroll
@@ -12146,7 +16609,34 @@ TL_EW_KERNEL(tl_ew_elu_f32) {
     if (tl_ew4_fast(d, 8, 8, -1, -1)) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 4;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f32> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f32> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 4; ++e_) {
+                        const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (f32)(x > 0 ? x * sc : al * sc * tl_expm1f(x * is));
+                    }
+                    ((tl_v16<f32>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 4;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f32 x_[4] = {};
 #pragma unroll
@@ -12181,7 +16671,34 @@ TL_EW_KERNEL(tl_ew_elu_f64) {
     if (tl_ew4_fast(d, 9, 9, -1, -1)) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 2;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f64> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f64> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 2; ++e_) {
+                        const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (f64)(x > 0 ? x * sc : al * sc * tl_expm1(x * is));
+                    }
+                    ((tl_v16<f64>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 2;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f64 x_[4] = {};
 #pragma unroll
@@ -12216,7 +16733,34 @@ TL_EW_KERNEL(tl_ew_gelu_f32) {
     if (tl_ew4_fast(d, 8, 8, -1, -1)) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 4;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f32> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f32> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 4; ++e_) {
+                        const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (f32)(tl_geluf(x));
+                    }
+                    ((tl_v16<f32>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 4;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f32 x_[4] = {};
 #pragma unroll
@@ -12249,7 +16793,34 @@ TL_EW_KERNEL(tl_ew_gelu_f64) {
     if (tl_ew4_fast(d, 9, 9, -1, -1)) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 2;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f64> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f64> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 2; ++e_) {
+                        const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (f64)(tl_gelu(x));
+                    }
+                    ((tl_v16<f64>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 2;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f64 x_[4] = {};
 #pragma unroll
@@ -12284,7 +16855,34 @@ TL_EW_KERNEL(tl_ew_gelu_tanh_f32) {
     if (tl_ew4_fast(d, 8, 8, -1, -1)) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 4;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f32> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f32> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 4; ++e_) {
+                        const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (f32)(tl_gelu_tanhf(x));
+                    }
+                    ((tl_v16<f32>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 4;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f32 x_[4] = {};
 #pragma unroll
@@ -12317,7 +16915,34 @@ TL_EW_KERNEL(tl_ew_gelu_tanh_f64) {
     if (tl_ew4_fast(d, 9, 9, -1, -1)) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 2;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f64> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f64> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 2; ++e_) {
+                        const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (f64)(tl_gelu_tanh(x));
+                    }
+                    ((tl_v16<f64>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 2;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f64 x_[4] = {};
 #pragma unroll
@@ -12354,7 +16979,34 @@ TL_EW_KERNEL(tl_ew_softplus_f32) {
     if (tl_ew4_fast(d, 8, 8, -1, -1)) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 4;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f32> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f32> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 4; ++e_) {
+                        const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (f32)(tl_softplusf(x, beta, th));
+                    }
+                    ((tl_v16<f32>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 4;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f32 x_[4] = {};
 #pragma unroll
@@ -12389,7 +17041,34 @@ TL_EW_KERNEL(tl_ew_softplus_f64) {
     if (tl_ew4_fast(d, 9, 9, -1, -1)) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 2;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f64> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f64> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 2; ++e_) {
+                        const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (f64)(tl_softplus(x, beta, th));
+                    }
+                    ((tl_v16<f64>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 2;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f64 x_[4] = {};
 #pragma unroll
@@ -12426,7 +17105,34 @@ TL_EW_KERNEL(tl_ew_hardtanh_f32) {
     if (tl_ew4_fast(d, 8, 8, -1, -1)) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 4;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f32> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f32> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 4; ++e_) {
+                        const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (f32)(x < lo ? lo : (x > hi ? hi : x));
+                    }
+                    ((tl_v16<f32>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 4;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f32 x_[4] = {};
 #pragma unroll
@@ -12461,7 +17167,34 @@ TL_EW_KERNEL(tl_ew_hardtanh_f64) {
     if (tl_ew4_fast(d, 9, 9, -1, -1)) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 2;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f64> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f64> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 2; ++e_) {
+                        const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (f64)(x < lo ? lo : (x > hi ? hi : x));
+                    }
+                    ((tl_v16<f64>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 2;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f64 x_[4] = {};
 #pragma unroll
@@ -12498,7 +17231,8 @@ TL_EW_KERNEL(tl_ew_clamp_scalar_u8) {
     if (tl_ew4_fast(d, 1, 1, -1, -1)) {
         const u8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<u8>(d.sval[1], d.dtype[1]) : (u8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             u8 x_[4] = {};
 #pragma unroll
@@ -12533,7 +17267,8 @@ TL_EW_KERNEL(tl_ew_clamp_scalar_i8) {
     if (tl_ew4_fast(d, 2, 2, -1, -1)) {
         const i8 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i8>(d.sval[1], d.dtype[1]) : (i8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i8 x_[4] = {};
 #pragma unroll
@@ -12568,7 +17303,8 @@ TL_EW_KERNEL(tl_ew_clamp_scalar_i16) {
     if (tl_ew4_fast(d, 3, 3, -1, -1)) {
         const i16 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i16>(d.sval[1], d.dtype[1]) : (i16)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i16 x_[4] = {};
 #pragma unroll
@@ -12603,7 +17339,34 @@ TL_EW_KERNEL(tl_ew_clamp_scalar_i32) {
     if (tl_ew4_fast(d, 4, 4, -1, -1)) {
         const i32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i32>(d.sval[1], d.dtype[1]) : (i32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 4;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<i32> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i32>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<i32> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 4; ++e_) {
+                        const i32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (i32)(CLAMP_EXPR((long long)x));
+                    }
+                    ((tl_v16<i32>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 4;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i32 x_[4] = {};
 #pragma unroll
@@ -12638,7 +17401,34 @@ TL_EW_KERNEL(tl_ew_clamp_scalar_i64) {
     if (tl_ew4_fast(d, 5, 5, -1, -1)) {
         const i64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i64>(d.sval[1], d.dtype[1]) : (i64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 2;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<i64> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i64>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<i64> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 2; ++e_) {
+                        const i64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (i64)(CLAMP_EXPR(x));
+                    }
+                    ((tl_v16<i64>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 2;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i64 x_[4] = {};
 #pragma unroll
@@ -12673,7 +17463,34 @@ TL_EW_KERNEL(tl_ew_clamp_scalar_f32) {
     if (tl_ew4_fast(d, 8, 8, -1, -1)) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 4;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f32> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f32> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 4; ++e_) {
+                        const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (f32)(CLAMP_EXPR(x));
+                    }
+                    ((tl_v16<f32>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 4;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f32 x_[4] = {};
 #pragma unroll
@@ -12708,7 +17525,34 @@ TL_EW_KERNEL(tl_ew_clamp_scalar_f64) {
     if (tl_ew4_fast(d, 9, 9, -1, -1)) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 2;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f64> xv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f64> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 2; ++e_) {
+                        const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        r_.v[e_] = (f64)(CLAMP_EXPR(x));
+                    }
+                    ((tl_v16<f64>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 2;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f64 x_[4] = {};
 #pragma unroll
@@ -12743,7 +17587,8 @@ TL_EW_KERNEL(tl_ew_where_b8) {
         const b8 s2_ = TL_IS_SCALAR(2) ? tl_ldb_bits(d.sval[2], d.dtype[2]) : (b8)0;
         const b8 s3_ = TL_IS_SCALAR(3) ? tl_ldb_bits(d.sval[3], d.dtype[3]) : (b8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             b8 x_[4] = {}; b8 y_[4] = {}; b8 z_[4] = {};
 #pragma unroll
@@ -12780,7 +17625,8 @@ TL_EW_KERNEL(tl_ew_where_u8) {
         const u8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<u8>(d.sval[2], d.dtype[2]) : (u8)0;
         const u8 s3_ = TL_IS_SCALAR(3) ? tl_ld_bits<u8>(d.sval[3], d.dtype[3]) : (u8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             b8 x_[4] = {}; u8 y_[4] = {}; u8 z_[4] = {};
 #pragma unroll
@@ -12817,7 +17663,8 @@ TL_EW_KERNEL(tl_ew_where_i8) {
         const i8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i8>(d.sval[2], d.dtype[2]) : (i8)0;
         const i8 s3_ = TL_IS_SCALAR(3) ? tl_ld_bits<i8>(d.sval[3], d.dtype[3]) : (i8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             b8 x_[4] = {}; i8 y_[4] = {}; i8 z_[4] = {};
 #pragma unroll
@@ -12854,7 +17701,8 @@ TL_EW_KERNEL(tl_ew_where_i16) {
         const i16 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i16>(d.sval[2], d.dtype[2]) : (i16)0;
         const i16 s3_ = TL_IS_SCALAR(3) ? tl_ld_bits<i16>(d.sval[3], d.dtype[3]) : (i16)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             b8 x_[4] = {}; i16 y_[4] = {}; i16 z_[4] = {};
 #pragma unroll
@@ -12891,7 +17739,8 @@ TL_EW_KERNEL(tl_ew_where_i32) {
         const i32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i32>(d.sval[2], d.dtype[2]) : (i32)0;
         const i32 s3_ = TL_IS_SCALAR(3) ? tl_ld_bits<i32>(d.sval[3], d.dtype[3]) : (i32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             b8 x_[4] = {}; i32 y_[4] = {}; i32 z_[4] = {};
 #pragma unroll
@@ -12928,7 +17777,8 @@ TL_EW_KERNEL(tl_ew_where_i64) {
         const i64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i64>(d.sval[2], d.dtype[2]) : (i64)0;
         const i64 s3_ = TL_IS_SCALAR(3) ? tl_ld_bits<i64>(d.sval[3], d.dtype[3]) : (i64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             b8 x_[4] = {}; i64 y_[4] = {}; i64 z_[4] = {};
 #pragma unroll
@@ -12965,7 +17815,8 @@ TL_EW_KERNEL(tl_ew_where_f32) {
         const f32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f32>(d.sval[2], d.dtype[2]) : (f32)0;
         const f32 s3_ = TL_IS_SCALAR(3) ? tl_ld_bits<f32>(d.sval[3], d.dtype[3]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             b8 x_[4] = {}; f32 y_[4] = {}; f32 z_[4] = {};
 #pragma unroll
@@ -13002,7 +17853,8 @@ TL_EW_KERNEL(tl_ew_where_f64) {
         const f64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f64>(d.sval[2], d.dtype[2]) : (f64)0;
         const f64 s3_ = TL_IS_SCALAR(3) ? tl_ld_bits<f64>(d.sval[3], d.dtype[3]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             b8 x_[4] = {}; f64 y_[4] = {}; f64 z_[4] = {};
 #pragma unroll
@@ -13039,7 +17891,8 @@ TL_EW_KERNEL(tl_ew_clamp_b8) {
         const b8 s2_ = TL_IS_SCALAR(2) ? tl_ldb_bits(d.sval[2], d.dtype[2]) : (b8)0;
         const b8 s3_ = TL_IS_SCALAR(3) ? tl_ldb_bits(d.sval[3], d.dtype[3]) : (b8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             b8 x_[4] = {}; b8 y_[4] = {}; b8 z_[4] = {};
 #pragma unroll
@@ -13076,7 +17929,8 @@ TL_EW_KERNEL(tl_ew_clamp_u8) {
         const u8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<u8>(d.sval[2], d.dtype[2]) : (u8)0;
         const u8 s3_ = TL_IS_SCALAR(3) ? tl_ld_bits<u8>(d.sval[3], d.dtype[3]) : (u8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             u8 x_[4] = {}; u8 y_[4] = {}; u8 z_[4] = {};
 #pragma unroll
@@ -13113,7 +17967,8 @@ TL_EW_KERNEL(tl_ew_clamp_i8) {
         const i8 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i8>(d.sval[2], d.dtype[2]) : (i8)0;
         const i8 s3_ = TL_IS_SCALAR(3) ? tl_ld_bits<i8>(d.sval[3], d.dtype[3]) : (i8)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i8 x_[4] = {}; i8 y_[4] = {}; i8 z_[4] = {};
 #pragma unroll
@@ -13150,7 +18005,8 @@ TL_EW_KERNEL(tl_ew_clamp_i16) {
         const i16 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i16>(d.sval[2], d.dtype[2]) : (i16)0;
         const i16 s3_ = TL_IS_SCALAR(3) ? tl_ld_bits<i16>(d.sval[3], d.dtype[3]) : (i16)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i16 x_[4] = {}; i16 y_[4] = {}; i16 z_[4] = {};
 #pragma unroll
@@ -13187,7 +18043,38 @@ TL_EW_KERNEL(tl_ew_clamp_i32) {
         const i32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i32>(d.sval[2], d.dtype[2]) : (i32)0;
         const i32 s3_ = TL_IS_SCALAR(3) ? tl_ld_bits<i32>(d.sval[3], d.dtype[3]) : (i32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 4;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<i32> xv_[2] = {}; tl_v16<i32> yv_[2] = {}; tl_v16<i32> zv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i32>*)(a))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<i32>*)(b))[j];
+                    if (!TL_IS_SCALAR(3)) zv_[u_] = ((const tl_v16<i32>*)(c))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<i32> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 4; ++e_) {
+                        const i32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        const i32 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
+                        const i32 z = TL_IS_SCALAR(3) ? s3_ : zv_[u_].v[e_]; (void)z;
+                        r_.v[e_] = (i32)((z < (y > x ? y : x) ? z : (y > x ? y : x)));
+                    }
+                    ((tl_v16<i32>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 4;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i32 x_[4] = {}; i32 y_[4] = {}; i32 z_[4] = {};
 #pragma unroll
@@ -13224,7 +18111,38 @@ TL_EW_KERNEL(tl_ew_clamp_i64) {
         const i64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i64>(d.sval[2], d.dtype[2]) : (i64)0;
         const i64 s3_ = TL_IS_SCALAR(3) ? tl_ld_bits<i64>(d.sval[3], d.dtype[3]) : (i64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 2;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<i64> xv_[2] = {}; tl_v16<i64> yv_[2] = {}; tl_v16<i64> zv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i64>*)(a))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<i64>*)(b))[j];
+                    if (!TL_IS_SCALAR(3)) zv_[u_] = ((const tl_v16<i64>*)(c))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<i64> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 2; ++e_) {
+                        const i64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        const i64 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
+                        const i64 z = TL_IS_SCALAR(3) ? s3_ : zv_[u_].v[e_]; (void)z;
+                        r_.v[e_] = (i64)((z < (y > x ? y : x) ? z : (y > x ? y : x)));
+                    }
+                    ((tl_v16<i64>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 2;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             i64 x_[4] = {}; i64 y_[4] = {}; i64 z_[4] = {};
 #pragma unroll
@@ -13261,7 +18179,38 @@ TL_EW_KERNEL(tl_ew_clamp_f32) {
         const f32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f32>(d.sval[2], d.dtype[2]) : (f32)0;
         const f32 s3_ = TL_IS_SCALAR(3) ? tl_ld_bits<f32>(d.sval[3], d.dtype[3]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 4;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f32> xv_[2] = {}; tl_v16<f32> yv_[2] = {}; tl_v16<f32> zv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<f32>*)(b))[j];
+                    if (!TL_IS_SCALAR(3)) zv_[u_] = ((const tl_v16<f32>*)(c))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f32> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 4; ++e_) {
+                        const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        const f32 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
+                        const f32 z = TL_IS_SCALAR(3) ? s3_ : zv_[u_].v[e_]; (void)z;
+                        r_.v[e_] = (f32)((x != x || y != y || z != z) ? (f32)NAN : (z < (y > x ? y : x) ? z : (y > x ? y : x)));
+                    }
+                    ((tl_v16<f32>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 4;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f32 x_[4] = {}; f32 y_[4] = {}; f32 z_[4] = {};
 #pragma unroll
@@ -13298,7 +18247,38 @@ TL_EW_KERNEL(tl_ew_clamp_f64) {
         const f64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f64>(d.sval[2], d.dtype[2]) : (f64)0;
         const f64 s3_ = TL_IS_SCALAR(3) ? tl_ld_bits<f64>(d.sval[3], d.dtype[3]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 2;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f64> xv_[2] = {}; tl_v16<f64> yv_[2] = {}; tl_v16<f64> zv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<f64>*)(b))[j];
+                    if (!TL_IS_SCALAR(3)) zv_[u_] = ((const tl_v16<f64>*)(c))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f64> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 2; ++e_) {
+                        const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        const f64 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
+                        const f64 z = TL_IS_SCALAR(3) ? s3_ : zv_[u_].v[e_]; (void)z;
+                        r_.v[e_] = (f64)((x != x || y != y || z != z) ? (f64)NAN : (z < (y > x ? y : x) ? z : (y > x ? y : x)));
+                    }
+                    ((tl_v16<f64>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 2;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f64 x_[4] = {}; f64 y_[4] = {}; f64 z_[4] = {};
 #pragma unroll
@@ -13335,7 +18315,38 @@ TL_EW_KERNEL(tl_ew_lerp_f32) {
         const f32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f32>(d.sval[2], d.dtype[2]) : (f32)0;
         const f32 s3_ = TL_IS_SCALAR(3) ? tl_ld_bits<f32>(d.sval[3], d.dtype[3]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 4;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f32> xv_[2] = {}; tl_v16<f32> yv_[2] = {}; tl_v16<f32> zv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<f32>*)(b))[j];
+                    if (!TL_IS_SCALAR(3)) zv_[u_] = ((const tl_v16<f32>*)(c))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f32> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 4; ++e_) {
+                        const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        const f32 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
+                        const f32 z = TL_IS_SCALAR(3) ? s3_ : zv_[u_].v[e_]; (void)z;
+                        r_.v[e_] = (f32)((z < 0.5f) ? x + z * (y - x) : y - (y - x) * (1.0f - z));
+                    }
+                    ((tl_v16<f32>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 4;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f32 x_[4] = {}; f32 y_[4] = {}; f32 z_[4] = {};
 #pragma unroll
@@ -13372,7 +18383,38 @@ TL_EW_KERNEL(tl_ew_lerp_f64) {
         const f64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f64>(d.sval[2], d.dtype[2]) : (f64)0;
         const f64 s3_ = TL_IS_SCALAR(3) ? tl_ld_bits<f64>(d.sval[3], d.dtype[3]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
-        for (long long i0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
+        long long i00_ = 0;
+        if (tl_ew4_al16(d, o, a, b, c)) {
+            const long long nv_ = d.n / 2;
+            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
+                 j0_ += 2 * st_) {
+                tl_v16<f64> xv_[2] = {}; tl_v16<f64> yv_[2] = {}; tl_v16<f64> zv_[2] = {};
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<f64>*)(b))[j];
+                    if (!TL_IS_SCALAR(3)) zv_[u_] = ((const tl_v16<f64>*)(c))[j];
+                }
+#pragma unroll
+                for (int u_ = 0; u_ < 2; ++u_) {
+                    const long long j = j0_ + u_ * st_;
+                    if (j >= nv_) break;
+                    tl_v16<f64> r_;
+#pragma unroll
+                    for (int e_ = 0; e_ < 2; ++e_) {
+                        const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
+                        const f64 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
+                        const f64 z = TL_IS_SCALAR(3) ? s3_ : zv_[u_].v[e_]; (void)z;
+                        r_.v[e_] = (f64)((z < 0.5) ? x + z * (y - x) : y - (y - x) * (1.0 - z));
+                    }
+                    ((tl_v16<f64>*)o)[j] = r_;
+                }
+            }
+            i00_ = nv_ * 2;
+        }
+        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
             f64 x_[4] = {}; f64 y_[4] = {}; f64 z_[4] = {};
 #pragma unroll

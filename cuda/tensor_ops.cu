@@ -248,6 +248,37 @@ __device__ __forceinline__ red_state<S> red_block_tree(red_state<S> s, S* sv, lo
     return s;
 }
 
+// A float32 sum over contiguous p[lo, hi), walked by the block's threads (thread t, blockDim.x
+// of them): the elements before the first 16-byte boundary one each, then 16-byte vectors
+// (vector t, t + blockDim.x, ...; 4 vectors in flight per thread), then the tail one each.
+// Each thread folds in a fixed order, in double, so the result depends on the sizes and
+// the address's alignment only.
+__device__ __forceinline__ double red_sum_vec_f32(double a, const float* p, long long lo,
+                                                  long long hi) {
+    const long long t = threadIdx.x, step = blockDim.x;
+    long long head = (long long)((16 - ((unsigned long long)(p + lo) & 15)) & 15) / 4;
+    if (head > hi - lo) head = hi - lo;
+    if (t < head) a += (double)p[lo + t];
+    const long long v0 = lo + head, nv = (hi - v0) / 4;
+    const tl_v16<float>* pv = (const tl_v16<float>*)(p + v0);
+    long long j = t;
+    for (; j + 3 * step < nv; j += 4 * step) {
+        tl_v16<float> x[4];
+#pragma unroll
+        for (int k = 0; k < 4; ++k) x[k] = pv[j + k * step];
+#pragma unroll
+        for (int k = 0; k < 4; ++k)
+#pragma unroll
+            for (int e = 0; e < 4; ++e) a += (double)x[k].v[e];
+    }
+    for (; j < nv; j += step)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) a += (double)pv[j].v[e];
+    const long long tail = v0 + nv * 4 + t;
+    if (tail < hi) a += (double)p[tail];
+    return a;
+}
+
 // large reductions: d.parts blocks per output, block b taking part b % parts of output
 // b / parts. Its threads walk the part with stride blockDim.x (neighbouring threads read
 // neighbouring elements when the reduced dim is contiguous), then combine in a fixed tree:
@@ -263,6 +294,9 @@ __device__ __forceinline__ void reduce_block(const void* src, void* out, long lo
     __shared__ long long si[32];
     const int t = threadIdx.x;
     const long long chunk = (d.nred + d.parts - 1) / d.parts;
+    // float32 sums over a contiguous reduced dim: 16-byte loads
+    const bool vec_sum = !d.int_state && d.op == R_SUM && d.in_dtype == TLC_F32 &&
+                         d.nr == 1 && d.rin[0] == 1;
     for (long long b = blockIdx.x; b < d.nout * d.parts; b += gridDim.x) {
         const long long o = b / d.parts, part = b - o * d.parts;
         long long ko, oo;
@@ -270,7 +304,9 @@ __device__ __forceinline__ void reduce_block(const void* src, void* out, long lo
         const double c = d.has_center ? center[oo] : 0.0;
         red_state<S> s = red_identity<S>(d.op);
         const long long lo = part * chunk, hi = lo + chunk < d.nred ? lo + chunk : d.nred;
-        red_walk<S>(s, src, ko, lo + t, hi, blockDim.x, d, c);
+        if (vec_sum)
+            s.v = (S)red_sum_vec_f32((double)s.v, (const float*)src + ko, lo, hi);
+        else red_walk<S>(s, src, ko, lo + t, hi, blockDim.x, d, c);
         s = red_block_tree<S>(s, sv, si, d.op);
         if (t == 0) {
             if (d.parts == 1) red_store<S>(d, s, out, idx, oo, c);
@@ -388,11 +424,63 @@ __device__ __forceinline__ T row_max(const T* px, long long n, T* sh_max) {
     return block_combine<T>(m, true, sh_max);
 }
 
+// Rows of whole 16-byte vectors (n a multiple of 16 / sizeof(T), x and y 16-byte aligned)
+// are walked a vector per access: each thread's elements and their order change, so the
+// double sum's rounding may; the maximum and the formula per element do not.
+template <class T>
+__device__ __forceinline__ bool sm_vec_ok(const T* x, const T* y, long long n) {
+    return n % (16 / (long long)sizeof(T)) == 0 &&
+           (((unsigned long long)x | (unsigned long long)y) & 15) == 0;
+}
+
+template <class T>
+__device__ __forceinline__ T row_max_vec(const tl_v16<T>* pv, long long nv, T* sh_max) {
+    T m = pv[0].v[0];
+    for (long long k = threadIdx.x; k < nv; k += blockDim.x) {
+        const tl_v16<T> xv = pv[k];
+#pragma unroll
+        for (int e = 0; e < 16 / (int)sizeof(T); ++e) {
+            const T v = xv.v[e];
+            if (v > m || v != v) m = v;
+        }
+    }
+    return block_combine<T>(m, true, sh_max);
+}
+
 template <class T>
 __device__ __forceinline__ void softmax_rows(const T* x, T* y, long long rows, long long n,
                                              int want_log) {
     __shared__ double sh_sum[32];
     __shared__ T sh_max[32];
+    constexpr int W = 16 / (int)sizeof(T);
+    typedef tl_v16<T> V;
+    if (sm_vec_ok(x, y, n)) {
+        const long long nv = n / W;
+        for (long long r = blockIdx.x; r < rows; r += gridDim.x) {
+            const V* pv = (const V*)(x + r * n);
+            V* qv = (V*)(y + r * n);
+            const T m = row_max_vec<T>(pv, nv, sh_max);
+            double s = 0.0;
+            for (long long k = threadIdx.x; k < nv; k += blockDim.x) {
+                const V xv = pv[k];
+#pragma unroll
+                for (int e = 0; e < W; ++e) s += (double)sm_exp(xv.v[e] - m);
+            }
+            s = block_combine<double>(s, false, sh_sum);
+            const T ls = (T)log(s), inv = (T)(1.0 / s);
+            for (long long k = threadIdx.x; k < nv; k += blockDim.x) {
+                const V xv = pv[k];
+                V o;
+#pragma unroll
+                for (int e = 0; e < W; ++e) {
+                    const T v = xv.v[e] - m;
+                    o.v[e] = want_log ? v - ls : sm_exp(v) * inv;
+                }
+                qv[k] = o;
+            }
+        }
+        return;
+    }
     for (long long r = blockIdx.x; r < rows; r += gridDim.x) {
         const T* px = x + r * n;
         T* py = y + r * n;
@@ -418,6 +506,36 @@ __device__ __forceinline__ void softmax_rows_store(const T* x, T* y, long long r
                                                    long long n) {
     __shared__ double sh_sum[32];
     __shared__ T sh_max[32];
+    constexpr int W = 16 / (int)sizeof(T);
+    typedef tl_v16<T> V;
+    if (sm_vec_ok(x, y, n)) {
+        const long long nv = n / W;
+        for (long long r = blockIdx.x; r < rows; r += gridDim.x) {
+            const V* pv = (const V*)(x + r * n);
+            V* qv = (V*)(y + r * n);
+            const T m = row_max_vec<T>(pv, nv, sh_max);
+            double s = 0.0;
+            for (long long k = threadIdx.x; k < nv; k += blockDim.x) {
+                const V xv = pv[k];
+                V o;
+#pragma unroll
+                for (int e = 0; e < W; ++e) {
+                    o.v[e] = sm_exp(xv.v[e] - m);
+                    s += (double)o.v[e];
+                }
+                qv[k] = o;
+            }
+            s = block_combine<double>(s, false, sh_sum);
+            const T inv = (T)(1.0 / s);
+            for (long long k = threadIdx.x; k < nv; k += blockDim.x) {
+                V o = qv[k];
+#pragma unroll
+                for (int e = 0; e < W; ++e) o.v[e] *= inv;
+                qv[k] = o;
+            }
+        }
+        return;
+    }
     for (long long r = blockIdx.x; r < rows; r += gridDim.x) {
         const T* px = x + r * n;
         T* py = y + r * n;

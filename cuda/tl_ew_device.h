@@ -213,6 +213,20 @@ __device__ __forceinline__ bool tl_ew4_fast(const tl_ew4& d, int c0, int c1, int
     return true;
 }
 
+// 16 bytes of T as one struct, so a load or store of it is one 16-byte access
+template <class T> struct __align__(16) tl_v16 { T v[16 / sizeof(T)]; };
+
+// Whether the output and every operand in memory (not a host scalar) are 16-byte aligned,
+// for the fast path's vector loop.
+__device__ __forceinline__ bool tl_ew4_al16(const tl_ew4& d, const void* o, const void* a,
+                                            const void* b, const void* c) {
+    unsigned long long m = (unsigned long long)o;
+    if (d.nops > 1 && !((d.scalar_mask >> 1) & 1)) m |= (unsigned long long)a;
+    if (d.nops > 2 && !((d.scalar_mask >> 2) & 1)) m |= (unsigned long long)b;
+    if (d.nops > 3 && !((d.scalar_mask >> 3) & 1)) m |= (unsigned long long)c;
+    return (m & 15) == 0;
+}
+
 // dtype codes as tensorlib numbers them (tensorlib/_core/dtype.pyx): the descriptor's
 enum {
     TLC_BOOL = 0, TLC_U8 = 1, TLC_I8 = 2, TLC_I16 = 3, TLC_I32 = 4, TLC_I64 = 5, TLC_F16 = 6,

@@ -362,6 +362,87 @@ def test_column_reductions_read_neighbours():
         same(getattr(xr.cuda(), name)(0), getattr(xr, name)(0), 1e-12, 1e-12)
 
 
+# ---- the 16-byte vector paths: lengths around the vector width, misaligned views --------
+
+def _bits(t):
+    return host(t).view(np.uint8)
+
+
+@pytest.mark.parametrize("n", [0, 1, 3, 4, 5, 1023, 4096 + 3])
+@pytest.mark.parametrize("dtype", ["float32", "int32", "float64", "int64"])
+def test_elementwise_vector_path_lengths_and_alignment(n, dtype):
+    """Aligned operands take 16-byte vectors and a scalar tail; x[1:] (not 16-byte aligned)
+    takes the scalar loop. Both give the CPU's answer, and the same bits as each other."""
+    rng = np.random.default_rng(n + 11)
+    a = tensorlib.tensor(rng.standard_normal(n + 1) * 50).to(_dt(dtype))
+    b = tensorlib.tensor(rng.standard_normal(n + 1) * 50).to(_dt(dtype))
+    da, db = a.cuda(), b.cuda()
+    flt = dtype.startswith("float")
+    results = []
+    for s in (slice(0, n), slice(1, n + 1)):
+        x, y, dx, dy = a[s], b[s], da[s], db[s]
+        same(dx + dy, x + y)
+        same(dx * dy, x * y)
+        # x + alpha * y: nvcc fuses it into one fma, the CPU rounds twice
+        same(tensorlib.add(dx, dy, alpha=3), tensorlib.add(x, y, alpha=3), *tol(dtype))
+        same(dx + 3, x + 3)
+        same(2 * dy, 2 * y)
+        same(-dx, -x)
+        same(dx.abs(), x.abs())
+        if flt:
+            same(tensorlib.exp(dx / 50), tensorlib.exp(x / 50), *tol(dtype))
+            results.append([tensorlib.exp(dx / 50), dx * dy + 1])    # [1]: misaligned
+        # a misaligned output with aligned inputs, and the other way round
+        out = tensorlib.empty(n + 1, dtype=_dt(dtype), device="cuda")[1:]
+        tensorlib.mul(da[:n], db[:n], out=out)
+        same(out, a[:n] * b[:n])
+        tensorlib.add(da[1:], db[:n], out=out)
+        same(out, a[1:] + b[:n])
+    if flt:     # vector path and scalar path: the same expression, the same bits
+        aligned = [tensorlib.exp(da[1:].clone() / 50), da[1:].clone() * db[1:].clone() + 1]
+        for u, v in zip(aligned, results[1]):
+            assert (_bits(u) == _bits(v)).all()
+
+
+@pytest.mark.parametrize("n", [1, 3, 5, 1023, 4096 + 3, 50_003, 1 << 18])
+def test_float32_sums_of_vectors_with_misaligned_starts(n):
+    """Long contiguous float32 rows are summed with 16-byte loads after a scalar head up to
+    the first 16-byte boundary; every start offset and row alignment gives the sum in double
+    rounded to float (the CPU's float32 sum of 2^18 elements is further off than that)."""
+    r = np.random.default_rng(n).standard_normal((3, n + 3)).astype(np.float32)
+    x = tensorlib.tensor(r)
+    d = x.cuda()
+    x64 = x.double()
+    for off in range(4):
+        same(d[0, off:off + n].sum(), x64[0, off:off + n].sum().float(), 2e-6, 1e-6)
+        same(d[:, off:off + n].sum(1), x64[:, off:off + n].sum(1).float(), 2e-6, 1e-6)
+        same(d[:, off:off + n].mean(1), x64[:, off:off + n].mean(1).float(), 2e-6, 1e-6)
+    flat = d.reshape(-1)
+    same(flat.sum(), x64.reshape(-1).sum().float(), 2e-6, 1e-6)
+    same(flat[1:].sum(), x64.reshape(-1)[1:].sum().float(), 2e-6, 1e-6)
+    ones = tensorlib.ones(n + 5, device="cuda")
+    for off in range(4):
+        assert ones[off:].sum().item() == float(n + 5 - off)
+
+
+@pytest.mark.parametrize("n", [4096, 4099, 16384])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_softmax_vector_rows_and_misaligned_input(n, dtype):
+    """Rows of whole 16-byte vectors take vector loads and stores; a row length off the
+    vector width or an input starting one element in takes the scalar walks."""
+    rng = np.random.default_rng(n)
+    a = rng.standard_normal(4 * n + 1) * 30
+    a[7] = np.nan
+    a[2 * n:3 * n:3] = -np.inf
+    flat = tensorlib.tensor(a).to(_dt(dtype))
+    dflat = flat.cuda()
+    rtol, atol = (2e-5, 1e-6) if dtype == "float32" else (1e-12, 1e-13)
+    for s in (slice(0, 4 * n), slice(1, 4 * n + 1)):
+        x, dx = flat[s].view(4, n), dflat[s].view(4, n)
+        for f in (tensorlib.softmax, tensorlib.log_softmax):
+            same(f(dx, 1), f(x, 1), rtol, atol)
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_matrix_products_match_the_cpu(dtype):
     rng = np.random.default_rng(3)
