@@ -61,6 +61,9 @@ def main(argv=None):
     ap.add_argument("--rehearse", action="store_true",
                     help="small sizes, for the emulator (figures mean nothing)")
     ap.add_argument("--reps", type=int, default=20)
+    ap.add_argument("--more", action="store_true",
+                    help="also misaligned and scalar elementwise cases, other reductions, "
+                         "softmax row lengths and convolutions")
     ap.add_argument("--profile-host", action="store_true",
                     help="then profile the host side of small adds and of conv2d (cProfile)")
     args = ap.parse_args(argv)
@@ -92,8 +95,8 @@ def main(argv=None):
         print(f"{name:34s} {t_tl * 1e3:10.3f}ms {t_th * 1e3:10.3f}ms {t_tl / t_th:7.2f} {bw}")
 
     a = rng.standard_normal(n_add, dtype=np.float32)
-    x, y = tl.tensor(a, device="cuda"), tl.tensor(a, device="cuda")
-    px, py = torch.tensor(a, device=tdev), torch.tensor(a, device=tdev)
+    x, y = tl.tensor(a, device="cuda"), tl.tensor(a[::-1].copy(), device="cuda")
+    px, py = torch.tensor(a, device=tdev), torch.tensor(a[::-1].copy(), device=tdev)
     out, pout = tl.empty_like(x), torch.empty_like(px)
     row(f"copy 2^{n_add.bit_length() - 1} f32", lambda: out.copy_(x),
         lambda: pout.copy_(px), 2 * 4 * n_add)
@@ -104,6 +107,32 @@ def main(argv=None):
     xs, ps = tl.tensor(s, device="cuda"), torch.tensor(s, device=tdev)
     row(f"softmax {sm}x{sm} f32", lambda: tl.softmax(xs, 1), lambda: torch.softmax(ps, 1),
         2 * 4 * sm * sm)
+    if args.more:
+        # the 16-byte vector paths and what they leave out: scalars, misaligned starts (x[1:]
+        # of a 16-byte aligned buffer), other reductions and row lengths
+        m = n_add - 4
+        xa, ya, oa = x[1:m + 1], y[1:m + 1], out[1:m + 1]
+        pxa, pya, poa = px[1:m + 1], py[1:m + 1], pout[1:m + 1]
+        row("add misaligned x[1:]", lambda: tl.add(xa, ya, out=oa),
+            lambda: torch.add(pxa, pya, out=poa), 12 * m)
+        row("mul by 2.5", lambda: tl.mul(x, 2.5, out=out), lambda: torch.mul(px, 2.5, out=pout),
+            8 * n_add)
+        row("exp", lambda: tl.exp(x, out=out), lambda: torch.exp(px, out=pout), 8 * n_add)
+        row("sum misaligned x[1:]", lambda: xa.sum(), lambda: pxa.sum(), 4 * m)
+        cols = n_add // sm
+        xr, pr = x.view(sm, cols), px.view(sm, cols)
+        row(f"sum(1) {sm}x{cols} f32", lambda: xr.sum(1), lambda: pr.sum(1), 4 * n_add)
+        row(f"log_softmax {sm}x{sm} f32", lambda: tl.log_softmax(xs, 1),
+            lambda: torch.log_softmax(ps, 1), 8 * sm * sm)
+        for r, c in ((sm // 4, sm * 4), (sm, sm + 3)):
+            a2 = rng.standard_normal((r, c), dtype=np.float32)
+            x2, p2 = tl.tensor(a2, device="cuda"), torch.tensor(a2, device=tdev)
+            row(f"softmax {r}x{c} f32", lambda: tl.softmax(x2, 1),
+                lambda: torch.softmax(p2, 1), 8 * r * c)
+    s64 = rng.standard_normal((sm, sm))
+    xs64, ps64 = tl.tensor(s64, device="cuda"), torch.tensor(s64, device=tdev)
+    row(f"softmax {sm}x{sm} f64", lambda: tl.softmax(xs64, 1), lambda: torch.softmax(ps64, 1),
+        2 * 8 * sm * sm)
     row(f"matmul {sm}^2 f32", lambda: xs @ xs, lambda: ps @ ps)
     img = rng.standard_normal((8 if small else 64, 3, 32, 32), dtype=np.float32)
     w = rng.standard_normal((16, 3, 3, 3), dtype=np.float32)
@@ -111,6 +140,17 @@ def main(argv=None):
     pi, pw = torch.tensor(img, device=tdev), torch.tensor(w, device=tdev)
     row("conv2d forward 3->16 3x3", lambda: tl.nn.functional.conv2d(xi, wi),
         lambda: torch.nn.functional.conv2d(pi, pw))
+    if args.more:
+        row("conv2d 3->16 3x3 stride 2 pad 1",
+            lambda: tl.nn.functional.conv2d(xi, wi, stride=2, padding=1),
+            lambda: torch.nn.functional.conv2d(pi, pw, stride=2, padding=1))
+        dimg = rng.standard_normal((2 if small else 16, 32, 64, 64), dtype=np.float32)
+        dw = rng.standard_normal((32, 1, 5, 5), dtype=np.float32)
+        xd, wd = tl.tensor(dimg, device="cuda"), tl.tensor(dw, device="cuda")
+        pd, pwd = torch.tensor(dimg, device=tdev), torch.tensor(dw, device=tdev)
+        row("conv2d depthwise 32ch 5x5 pad 2",
+            lambda: tl.nn.functional.conv2d(xd, wd, padding=2, groups=32),
+            lambda: torch.nn.functional.conv2d(pd, pwd, padding=2, groups=32))
 
     def mlp(lib, dev):
         m = lib.nn.Sequential(lib.nn.Linear(256, 512), lib.nn.ReLU(), lib.nn.Linear(512, 10))

@@ -51,7 +51,7 @@ timeout 240 python3 -m pytest -q -rfs -p no:cacheprovider --junitxml="$OUTDIR/cu
   tests/test_cuda_device.py tests/test_cuda_nn.py tests/test_cuda_optim_random.py \
   tests/test_cuda_index_sort.py 2>&1 | tail -60
 stamp "bench/bench_cuda.py"
-timeout 150 python3 bench/bench_cuda.py --profile-host ${GPU_CHECK_BENCH:-} 2>&1 |
+timeout 150 python3 bench/bench_cuda.py --more --profile-host ${GPU_CHECK_BENCH:-} 2>&1 |
   grep -v "^ *$\|Ordered by\|function calls\|List reduced"
 # The device suite as CI runs it on the emulator, here on the real GPU, spread over 8 workers
 # (pytest-xdist is on the GPU image); interrupted (SIGINT: pytest still prints its summary)
