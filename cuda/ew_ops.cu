@@ -163,8 +163,15 @@ TL_EW_KERNEL(tl_ew_mul_i32) {
         const i32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i32>(d.sval[2], d.dtype[2]) : (i32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 4;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 4);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const i32 x = (TL_IS_SCALAR(1) ? s1_ : ((const i32*)(a))[i]); (void)x;
+                const i32 y = (TL_IS_SCALAR(2) ? s2_ : ((const i32*)(b))[i]); (void)y;
+                ((i32*)o)[i] = (i32)(x * y);
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 4 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<i32> xv_[2] = {}; tl_v16<i32> yv_[2] = {};
@@ -172,8 +179,8 @@ TL_EW_KERNEL(tl_ew_mul_i32) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i32>*)(a))[j];
-                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<i32>*)(b))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i32>*)((const i32*)(a) + h_))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<i32>*)((const i32*)(b) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -186,10 +193,10 @@ TL_EW_KERNEL(tl_ew_mul_i32) {
                         const i32 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
                         r_.v[e_] = (i32)(x * y);
                     }
-                    ((tl_v16<i32>*)o)[j] = r_;
+                    ((tl_v16<i32>*)((i32*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 4;
+            i00_ = h_ + nv_ * 4;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -227,8 +234,15 @@ TL_EW_KERNEL(tl_ew_mul_i64) {
         const i64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i64>(d.sval[2], d.dtype[2]) : (i64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 2;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 8);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const i64 x = (TL_IS_SCALAR(1) ? s1_ : ((const i64*)(a))[i]); (void)x;
+                const i64 y = (TL_IS_SCALAR(2) ? s2_ : ((const i64*)(b))[i]); (void)y;
+                ((i64*)o)[i] = (i64)(x * y);
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 2 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<i64> xv_[2] = {}; tl_v16<i64> yv_[2] = {};
@@ -236,8 +250,8 @@ TL_EW_KERNEL(tl_ew_mul_i64) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i64>*)(a))[j];
-                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<i64>*)(b))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i64>*)((const i64*)(a) + h_))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<i64>*)((const i64*)(b) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -250,10 +264,10 @@ TL_EW_KERNEL(tl_ew_mul_i64) {
                         const i64 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
                         r_.v[e_] = (i64)(x * y);
                     }
-                    ((tl_v16<i64>*)o)[j] = r_;
+                    ((tl_v16<i64>*)((i64*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 2;
+            i00_ = h_ + nv_ * 2;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -291,8 +305,15 @@ TL_EW_KERNEL(tl_ew_mul_f32) {
         const f32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f32>(d.sval[2], d.dtype[2]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 4;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 4);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f32 x = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]); (void)x;
+                const f32 y = (TL_IS_SCALAR(2) ? s2_ : ((const f32*)(b))[i]); (void)y;
+                ((f32*)o)[i] = (f32)(x * y);
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 4 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f32> xv_[2] = {}; tl_v16<f32> yv_[2] = {};
@@ -300,8 +321,8 @@ TL_EW_KERNEL(tl_ew_mul_f32) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
-                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<f32>*)(b))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)((const f32*)(a) + h_))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<f32>*)((const f32*)(b) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -314,10 +335,10 @@ TL_EW_KERNEL(tl_ew_mul_f32) {
                         const f32 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
                         r_.v[e_] = (f32)(x * y);
                     }
-                    ((tl_v16<f32>*)o)[j] = r_;
+                    ((tl_v16<f32>*)((f32*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 4;
+            i00_ = h_ + nv_ * 4;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -355,8 +376,15 @@ TL_EW_KERNEL(tl_ew_mul_f64) {
         const f64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f64>(d.sval[2], d.dtype[2]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 2;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 8);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f64 x = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]); (void)x;
+                const f64 y = (TL_IS_SCALAR(2) ? s2_ : ((const f64*)(b))[i]); (void)y;
+                ((f64*)o)[i] = (f64)(x * y);
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 2 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f64> xv_[2] = {}; tl_v16<f64> yv_[2] = {};
@@ -364,8 +392,8 @@ TL_EW_KERNEL(tl_ew_mul_f64) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
-                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<f64>*)(b))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)((const f64*)(a) + h_))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<f64>*)((const f64*)(b) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -378,10 +406,10 @@ TL_EW_KERNEL(tl_ew_mul_f64) {
                         const f64 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
                         r_.v[e_] = (f64)(x * y);
                     }
-                    ((tl_v16<f64>*)o)[j] = r_;
+                    ((tl_v16<f64>*)((f64*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 2;
+            i00_ = h_ + nv_ * 2;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -565,8 +593,15 @@ TL_EW_KERNEL(tl_ew_maximum_i32) {
         const i32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i32>(d.sval[2], d.dtype[2]) : (i32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 4;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 4);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const i32 x = (TL_IS_SCALAR(1) ? s1_ : ((const i32*)(a))[i]); (void)x;
+                const i32 y = (TL_IS_SCALAR(2) ? s2_ : ((const i32*)(b))[i]); (void)y;
+                ((i32*)o)[i] = (i32)((x > y ? x : y));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 4 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<i32> xv_[2] = {}; tl_v16<i32> yv_[2] = {};
@@ -574,8 +609,8 @@ TL_EW_KERNEL(tl_ew_maximum_i32) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i32>*)(a))[j];
-                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<i32>*)(b))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i32>*)((const i32*)(a) + h_))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<i32>*)((const i32*)(b) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -588,10 +623,10 @@ TL_EW_KERNEL(tl_ew_maximum_i32) {
                         const i32 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
                         r_.v[e_] = (i32)((x > y ? x : y));
                     }
-                    ((tl_v16<i32>*)o)[j] = r_;
+                    ((tl_v16<i32>*)((i32*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 4;
+            i00_ = h_ + nv_ * 4;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -629,8 +664,15 @@ TL_EW_KERNEL(tl_ew_maximum_i64) {
         const i64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i64>(d.sval[2], d.dtype[2]) : (i64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 2;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 8);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const i64 x = (TL_IS_SCALAR(1) ? s1_ : ((const i64*)(a))[i]); (void)x;
+                const i64 y = (TL_IS_SCALAR(2) ? s2_ : ((const i64*)(b))[i]); (void)y;
+                ((i64*)o)[i] = (i64)((x > y ? x : y));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 2 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<i64> xv_[2] = {}; tl_v16<i64> yv_[2] = {};
@@ -638,8 +680,8 @@ TL_EW_KERNEL(tl_ew_maximum_i64) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i64>*)(a))[j];
-                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<i64>*)(b))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i64>*)((const i64*)(a) + h_))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<i64>*)((const i64*)(b) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -652,10 +694,10 @@ TL_EW_KERNEL(tl_ew_maximum_i64) {
                         const i64 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
                         r_.v[e_] = (i64)((x > y ? x : y));
                     }
-                    ((tl_v16<i64>*)o)[j] = r_;
+                    ((tl_v16<i64>*)((i64*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 2;
+            i00_ = h_ + nv_ * 2;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -693,8 +735,15 @@ TL_EW_KERNEL(tl_ew_maximum_f32) {
         const f32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f32>(d.sval[2], d.dtype[2]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 4;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 4);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f32 x = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]); (void)x;
+                const f32 y = (TL_IS_SCALAR(2) ? s2_ : ((const f32*)(b))[i]); (void)y;
+                ((f32*)o)[i] = (f32)(FMAX(x, y));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 4 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f32> xv_[2] = {}; tl_v16<f32> yv_[2] = {};
@@ -702,8 +751,8 @@ TL_EW_KERNEL(tl_ew_maximum_f32) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
-                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<f32>*)(b))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)((const f32*)(a) + h_))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<f32>*)((const f32*)(b) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -716,10 +765,10 @@ TL_EW_KERNEL(tl_ew_maximum_f32) {
                         const f32 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
                         r_.v[e_] = (f32)(FMAX(x, y));
                     }
-                    ((tl_v16<f32>*)o)[j] = r_;
+                    ((tl_v16<f32>*)((f32*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 4;
+            i00_ = h_ + nv_ * 4;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -757,8 +806,15 @@ TL_EW_KERNEL(tl_ew_maximum_f64) {
         const f64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f64>(d.sval[2], d.dtype[2]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 2;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 8);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f64 x = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]); (void)x;
+                const f64 y = (TL_IS_SCALAR(2) ? s2_ : ((const f64*)(b))[i]); (void)y;
+                ((f64*)o)[i] = (f64)(FMAX(x, y));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 2 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f64> xv_[2] = {}; tl_v16<f64> yv_[2] = {};
@@ -766,8 +822,8 @@ TL_EW_KERNEL(tl_ew_maximum_f64) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
-                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<f64>*)(b))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)((const f64*)(a) + h_))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<f64>*)((const f64*)(b) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -780,10 +836,10 @@ TL_EW_KERNEL(tl_ew_maximum_f64) {
                         const f64 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
                         r_.v[e_] = (f64)(FMAX(x, y));
                     }
-                    ((tl_v16<f64>*)o)[j] = r_;
+                    ((tl_v16<f64>*)((f64*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 2;
+            i00_ = h_ + nv_ * 2;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -967,8 +1023,15 @@ TL_EW_KERNEL(tl_ew_minimum_i32) {
         const i32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i32>(d.sval[2], d.dtype[2]) : (i32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 4;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 4);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const i32 x = (TL_IS_SCALAR(1) ? s1_ : ((const i32*)(a))[i]); (void)x;
+                const i32 y = (TL_IS_SCALAR(2) ? s2_ : ((const i32*)(b))[i]); (void)y;
+                ((i32*)o)[i] = (i32)((x < y ? x : y));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 4 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<i32> xv_[2] = {}; tl_v16<i32> yv_[2] = {};
@@ -976,8 +1039,8 @@ TL_EW_KERNEL(tl_ew_minimum_i32) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i32>*)(a))[j];
-                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<i32>*)(b))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i32>*)((const i32*)(a) + h_))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<i32>*)((const i32*)(b) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -990,10 +1053,10 @@ TL_EW_KERNEL(tl_ew_minimum_i32) {
                         const i32 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
                         r_.v[e_] = (i32)((x < y ? x : y));
                     }
-                    ((tl_v16<i32>*)o)[j] = r_;
+                    ((tl_v16<i32>*)((i32*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 4;
+            i00_ = h_ + nv_ * 4;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -1031,8 +1094,15 @@ TL_EW_KERNEL(tl_ew_minimum_i64) {
         const i64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i64>(d.sval[2], d.dtype[2]) : (i64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 2;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 8);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const i64 x = (TL_IS_SCALAR(1) ? s1_ : ((const i64*)(a))[i]); (void)x;
+                const i64 y = (TL_IS_SCALAR(2) ? s2_ : ((const i64*)(b))[i]); (void)y;
+                ((i64*)o)[i] = (i64)((x < y ? x : y));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 2 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<i64> xv_[2] = {}; tl_v16<i64> yv_[2] = {};
@@ -1040,8 +1110,8 @@ TL_EW_KERNEL(tl_ew_minimum_i64) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i64>*)(a))[j];
-                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<i64>*)(b))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i64>*)((const i64*)(a) + h_))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<i64>*)((const i64*)(b) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -1054,10 +1124,10 @@ TL_EW_KERNEL(tl_ew_minimum_i64) {
                         const i64 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
                         r_.v[e_] = (i64)((x < y ? x : y));
                     }
-                    ((tl_v16<i64>*)o)[j] = r_;
+                    ((tl_v16<i64>*)((i64*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 2;
+            i00_ = h_ + nv_ * 2;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -1095,8 +1165,15 @@ TL_EW_KERNEL(tl_ew_minimum_f32) {
         const f32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f32>(d.sval[2], d.dtype[2]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 4;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 4);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f32 x = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]); (void)x;
+                const f32 y = (TL_IS_SCALAR(2) ? s2_ : ((const f32*)(b))[i]); (void)y;
+                ((f32*)o)[i] = (f32)(FMIN(x, y));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 4 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f32> xv_[2] = {}; tl_v16<f32> yv_[2] = {};
@@ -1104,8 +1181,8 @@ TL_EW_KERNEL(tl_ew_minimum_f32) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
-                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<f32>*)(b))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)((const f32*)(a) + h_))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<f32>*)((const f32*)(b) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -1118,10 +1195,10 @@ TL_EW_KERNEL(tl_ew_minimum_f32) {
                         const f32 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
                         r_.v[e_] = (f32)(FMIN(x, y));
                     }
-                    ((tl_v16<f32>*)o)[j] = r_;
+                    ((tl_v16<f32>*)((f32*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 4;
+            i00_ = h_ + nv_ * 4;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -1159,8 +1236,15 @@ TL_EW_KERNEL(tl_ew_minimum_f64) {
         const f64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f64>(d.sval[2], d.dtype[2]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 2;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 8);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f64 x = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]); (void)x;
+                const f64 y = (TL_IS_SCALAR(2) ? s2_ : ((const f64*)(b))[i]); (void)y;
+                ((f64*)o)[i] = (f64)(FMIN(x, y));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 2 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f64> xv_[2] = {}; tl_v16<f64> yv_[2] = {};
@@ -1168,8 +1252,8 @@ TL_EW_KERNEL(tl_ew_minimum_f64) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
-                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<f64>*)(b))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)((const f64*)(a) + h_))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<f64>*)((const f64*)(b) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -1182,10 +1266,10 @@ TL_EW_KERNEL(tl_ew_minimum_f64) {
                         const f64 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
                         r_.v[e_] = (f64)(FMIN(x, y));
                     }
-                    ((tl_v16<f64>*)o)[j] = r_;
+                    ((tl_v16<f64>*)((f64*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 2;
+            i00_ = h_ + nv_ * 2;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -1225,8 +1309,15 @@ TL_EW_KERNEL(tl_ew_atan2_f32) {
         const f32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f32>(d.sval[2], d.dtype[2]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 4;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 4);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f32 x = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]); (void)x;
+                const f32 y = (TL_IS_SCALAR(2) ? s2_ : ((const f32*)(b))[i]); (void)y;
+                ((f32*)o)[i] = (f32)(tl_atan2f(x, y));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 4 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f32> xv_[2] = {}; tl_v16<f32> yv_[2] = {};
@@ -1234,8 +1325,8 @@ TL_EW_KERNEL(tl_ew_atan2_f32) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
-                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<f32>*)(b))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)((const f32*)(a) + h_))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<f32>*)((const f32*)(b) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -1248,10 +1339,10 @@ TL_EW_KERNEL(tl_ew_atan2_f32) {
                         const f32 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
                         r_.v[e_] = (f32)(tl_atan2f(x, y));
                     }
-                    ((tl_v16<f32>*)o)[j] = r_;
+                    ((tl_v16<f32>*)((f32*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 4;
+            i00_ = h_ + nv_ * 4;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -1289,8 +1380,15 @@ TL_EW_KERNEL(tl_ew_atan2_f64) {
         const f64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f64>(d.sval[2], d.dtype[2]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 2;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 8);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f64 x = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]); (void)x;
+                const f64 y = (TL_IS_SCALAR(2) ? s2_ : ((const f64*)(b))[i]); (void)y;
+                ((f64*)o)[i] = (f64)(tl_atan2(x, y));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 2 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f64> xv_[2] = {}; tl_v16<f64> yv_[2] = {};
@@ -1298,8 +1396,8 @@ TL_EW_KERNEL(tl_ew_atan2_f64) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
-                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<f64>*)(b))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)((const f64*)(a) + h_))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<f64>*)((const f64*)(b) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -1312,10 +1410,10 @@ TL_EW_KERNEL(tl_ew_atan2_f64) {
                         const f64 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
                         r_.v[e_] = (f64)(tl_atan2(x, y));
                     }
-                    ((tl_v16<f64>*)o)[j] = r_;
+                    ((tl_v16<f64>*)((f64*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 2;
+            i00_ = h_ + nv_ * 2;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -1499,8 +1597,15 @@ TL_EW_KERNEL(tl_ew_bitwise_and_i32) {
         const i32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i32>(d.sval[2], d.dtype[2]) : (i32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 4;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 4);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const i32 x = (TL_IS_SCALAR(1) ? s1_ : ((const i32*)(a))[i]); (void)x;
+                const i32 y = (TL_IS_SCALAR(2) ? s2_ : ((const i32*)(b))[i]); (void)y;
+                ((i32*)o)[i] = (i32)(x & y);
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 4 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<i32> xv_[2] = {}; tl_v16<i32> yv_[2] = {};
@@ -1508,8 +1613,8 @@ TL_EW_KERNEL(tl_ew_bitwise_and_i32) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i32>*)(a))[j];
-                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<i32>*)(b))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i32>*)((const i32*)(a) + h_))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<i32>*)((const i32*)(b) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -1522,10 +1627,10 @@ TL_EW_KERNEL(tl_ew_bitwise_and_i32) {
                         const i32 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
                         r_.v[e_] = (i32)(x & y);
                     }
-                    ((tl_v16<i32>*)o)[j] = r_;
+                    ((tl_v16<i32>*)((i32*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 4;
+            i00_ = h_ + nv_ * 4;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -1563,8 +1668,15 @@ TL_EW_KERNEL(tl_ew_bitwise_and_i64) {
         const i64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i64>(d.sval[2], d.dtype[2]) : (i64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 2;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 8);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const i64 x = (TL_IS_SCALAR(1) ? s1_ : ((const i64*)(a))[i]); (void)x;
+                const i64 y = (TL_IS_SCALAR(2) ? s2_ : ((const i64*)(b))[i]); (void)y;
+                ((i64*)o)[i] = (i64)(x & y);
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 2 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<i64> xv_[2] = {}; tl_v16<i64> yv_[2] = {};
@@ -1572,8 +1684,8 @@ TL_EW_KERNEL(tl_ew_bitwise_and_i64) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i64>*)(a))[j];
-                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<i64>*)(b))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i64>*)((const i64*)(a) + h_))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<i64>*)((const i64*)(b) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -1586,10 +1698,10 @@ TL_EW_KERNEL(tl_ew_bitwise_and_i64) {
                         const i64 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
                         r_.v[e_] = (i64)(x & y);
                     }
-                    ((tl_v16<i64>*)o)[j] = r_;
+                    ((tl_v16<i64>*)((i64*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 2;
+            i00_ = h_ + nv_ * 2;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -1773,8 +1885,15 @@ TL_EW_KERNEL(tl_ew_bitwise_or_i32) {
         const i32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i32>(d.sval[2], d.dtype[2]) : (i32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 4;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 4);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const i32 x = (TL_IS_SCALAR(1) ? s1_ : ((const i32*)(a))[i]); (void)x;
+                const i32 y = (TL_IS_SCALAR(2) ? s2_ : ((const i32*)(b))[i]); (void)y;
+                ((i32*)o)[i] = (i32)(x | y);
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 4 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<i32> xv_[2] = {}; tl_v16<i32> yv_[2] = {};
@@ -1782,8 +1901,8 @@ TL_EW_KERNEL(tl_ew_bitwise_or_i32) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i32>*)(a))[j];
-                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<i32>*)(b))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i32>*)((const i32*)(a) + h_))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<i32>*)((const i32*)(b) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -1796,10 +1915,10 @@ TL_EW_KERNEL(tl_ew_bitwise_or_i32) {
                         const i32 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
                         r_.v[e_] = (i32)(x | y);
                     }
-                    ((tl_v16<i32>*)o)[j] = r_;
+                    ((tl_v16<i32>*)((i32*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 4;
+            i00_ = h_ + nv_ * 4;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -1837,8 +1956,15 @@ TL_EW_KERNEL(tl_ew_bitwise_or_i64) {
         const i64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i64>(d.sval[2], d.dtype[2]) : (i64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 2;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 8);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const i64 x = (TL_IS_SCALAR(1) ? s1_ : ((const i64*)(a))[i]); (void)x;
+                const i64 y = (TL_IS_SCALAR(2) ? s2_ : ((const i64*)(b))[i]); (void)y;
+                ((i64*)o)[i] = (i64)(x | y);
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 2 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<i64> xv_[2] = {}; tl_v16<i64> yv_[2] = {};
@@ -1846,8 +1972,8 @@ TL_EW_KERNEL(tl_ew_bitwise_or_i64) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i64>*)(a))[j];
-                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<i64>*)(b))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i64>*)((const i64*)(a) + h_))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<i64>*)((const i64*)(b) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -1860,10 +1986,10 @@ TL_EW_KERNEL(tl_ew_bitwise_or_i64) {
                         const i64 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
                         r_.v[e_] = (i64)(x | y);
                     }
-                    ((tl_v16<i64>*)o)[j] = r_;
+                    ((tl_v16<i64>*)((i64*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 2;
+            i00_ = h_ + nv_ * 2;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -2047,8 +2173,15 @@ TL_EW_KERNEL(tl_ew_bitwise_xor_i32) {
         const i32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i32>(d.sval[2], d.dtype[2]) : (i32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 4;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 4);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const i32 x = (TL_IS_SCALAR(1) ? s1_ : ((const i32*)(a))[i]); (void)x;
+                const i32 y = (TL_IS_SCALAR(2) ? s2_ : ((const i32*)(b))[i]); (void)y;
+                ((i32*)o)[i] = (i32)(x ^ y);
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 4 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<i32> xv_[2] = {}; tl_v16<i32> yv_[2] = {};
@@ -2056,8 +2189,8 @@ TL_EW_KERNEL(tl_ew_bitwise_xor_i32) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i32>*)(a))[j];
-                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<i32>*)(b))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i32>*)((const i32*)(a) + h_))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<i32>*)((const i32*)(b) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -2070,10 +2203,10 @@ TL_EW_KERNEL(tl_ew_bitwise_xor_i32) {
                         const i32 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
                         r_.v[e_] = (i32)(x ^ y);
                     }
-                    ((tl_v16<i32>*)o)[j] = r_;
+                    ((tl_v16<i32>*)((i32*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 4;
+            i00_ = h_ + nv_ * 4;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -2111,8 +2244,15 @@ TL_EW_KERNEL(tl_ew_bitwise_xor_i64) {
         const i64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i64>(d.sval[2], d.dtype[2]) : (i64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 2;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 8);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const i64 x = (TL_IS_SCALAR(1) ? s1_ : ((const i64*)(a))[i]); (void)x;
+                const i64 y = (TL_IS_SCALAR(2) ? s2_ : ((const i64*)(b))[i]); (void)y;
+                ((i64*)o)[i] = (i64)(x ^ y);
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 2 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<i64> xv_[2] = {}; tl_v16<i64> yv_[2] = {};
@@ -2120,8 +2260,8 @@ TL_EW_KERNEL(tl_ew_bitwise_xor_i64) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i64>*)(a))[j];
-                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<i64>*)(b))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i64>*)((const i64*)(a) + h_))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<i64>*)((const i64*)(b) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -2134,10 +2274,10 @@ TL_EW_KERNEL(tl_ew_bitwise_xor_i64) {
                         const i64 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
                         r_.v[e_] = (i64)(x ^ y);
                     }
-                    ((tl_v16<i64>*)o)[j] = r_;
+                    ((tl_v16<i64>*)((i64*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 2;
+            i00_ = h_ + nv_ * 2;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -2285,8 +2425,15 @@ TL_EW_KERNEL(tl_ew_lshift_i32) {
         const i32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i32>(d.sval[2], d.dtype[2]) : (i32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 4;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 4);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const i32 x = (TL_IS_SCALAR(1) ? s1_ : ((const i32*)(a))[i]); (void)x;
+                const i32 y = (TL_IS_SCALAR(2) ? s2_ : ((const i32*)(b))[i]); (void)y;
+                ((i32*)o)[i] = (i32)(SHL(i32, x, y));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 4 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<i32> xv_[2] = {}; tl_v16<i32> yv_[2] = {};
@@ -2294,8 +2441,8 @@ TL_EW_KERNEL(tl_ew_lshift_i32) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i32>*)(a))[j];
-                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<i32>*)(b))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i32>*)((const i32*)(a) + h_))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<i32>*)((const i32*)(b) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -2308,10 +2455,10 @@ TL_EW_KERNEL(tl_ew_lshift_i32) {
                         const i32 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
                         r_.v[e_] = (i32)(SHL(i32, x, y));
                     }
-                    ((tl_v16<i32>*)o)[j] = r_;
+                    ((tl_v16<i32>*)((i32*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 4;
+            i00_ = h_ + nv_ * 4;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -2349,8 +2496,15 @@ TL_EW_KERNEL(tl_ew_lshift_i64) {
         const i64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i64>(d.sval[2], d.dtype[2]) : (i64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 2;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 8);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const i64 x = (TL_IS_SCALAR(1) ? s1_ : ((const i64*)(a))[i]); (void)x;
+                const i64 y = (TL_IS_SCALAR(2) ? s2_ : ((const i64*)(b))[i]); (void)y;
+                ((i64*)o)[i] = (i64)(SHL(i64, x, y));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 2 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<i64> xv_[2] = {}; tl_v16<i64> yv_[2] = {};
@@ -2358,8 +2512,8 @@ TL_EW_KERNEL(tl_ew_lshift_i64) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i64>*)(a))[j];
-                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<i64>*)(b))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i64>*)((const i64*)(a) + h_))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<i64>*)((const i64*)(b) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -2372,10 +2526,10 @@ TL_EW_KERNEL(tl_ew_lshift_i64) {
                         const i64 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
                         r_.v[e_] = (i64)(SHL(i64, x, y));
                     }
-                    ((tl_v16<i64>*)o)[j] = r_;
+                    ((tl_v16<i64>*)((i64*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 2;
+            i00_ = h_ + nv_ * 2;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -2523,8 +2677,15 @@ TL_EW_KERNEL(tl_ew_rshift_i32) {
         const i32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i32>(d.sval[2], d.dtype[2]) : (i32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 4;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 4);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const i32 x = (TL_IS_SCALAR(1) ? s1_ : ((const i32*)(a))[i]); (void)x;
+                const i32 y = (TL_IS_SCALAR(2) ? s2_ : ((const i32*)(b))[i]); (void)y;
+                ((i32*)o)[i] = (i32)(SHR(i32, x, y));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 4 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<i32> xv_[2] = {}; tl_v16<i32> yv_[2] = {};
@@ -2532,8 +2693,8 @@ TL_EW_KERNEL(tl_ew_rshift_i32) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i32>*)(a))[j];
-                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<i32>*)(b))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i32>*)((const i32*)(a) + h_))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<i32>*)((const i32*)(b) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -2546,10 +2707,10 @@ TL_EW_KERNEL(tl_ew_rshift_i32) {
                         const i32 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
                         r_.v[e_] = (i32)(SHR(i32, x, y));
                     }
-                    ((tl_v16<i32>*)o)[j] = r_;
+                    ((tl_v16<i32>*)((i32*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 4;
+            i00_ = h_ + nv_ * 4;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -2587,8 +2748,15 @@ TL_EW_KERNEL(tl_ew_rshift_i64) {
         const i64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i64>(d.sval[2], d.dtype[2]) : (i64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 2;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 8);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const i64 x = (TL_IS_SCALAR(1) ? s1_ : ((const i64*)(a))[i]); (void)x;
+                const i64 y = (TL_IS_SCALAR(2) ? s2_ : ((const i64*)(b))[i]); (void)y;
+                ((i64*)o)[i] = (i64)(SHR(i64, x, y));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 2 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<i64> xv_[2] = {}; tl_v16<i64> yv_[2] = {};
@@ -2596,8 +2764,8 @@ TL_EW_KERNEL(tl_ew_rshift_i64) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i64>*)(a))[j];
-                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<i64>*)(b))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i64>*)((const i64*)(a) + h_))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<i64>*)((const i64*)(b) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -2610,10 +2778,10 @@ TL_EW_KERNEL(tl_ew_rshift_i64) {
                         const i64 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
                         r_.v[e_] = (i64)(SHR(i64, x, y));
                     }
-                    ((tl_v16<i64>*)o)[j] = r_;
+                    ((tl_v16<i64>*)((i64*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 2;
+            i00_ = h_ + nv_ * 2;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -5364,8 +5532,14 @@ TL_EW_KERNEL(tl_ew_neg_i32) {
         const i32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i32>(d.sval[1], d.dtype[1]) : (i32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 4;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 4);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const i32 x = (TL_IS_SCALAR(1) ? s1_ : ((const i32*)(a))[i]); (void)x;
+                ((i32*)o)[i] = (i32)(0 - x);
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 4 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<i32> xv_[2] = {};
@@ -5373,7 +5547,7 @@ TL_EW_KERNEL(tl_ew_neg_i32) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i32>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i32>*)((const i32*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -5385,10 +5559,10 @@ TL_EW_KERNEL(tl_ew_neg_i32) {
                         const i32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (i32)(0 - x);
                     }
-                    ((tl_v16<i32>*)o)[j] = r_;
+                    ((tl_v16<i32>*)((i32*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 4;
+            i00_ = h_ + nv_ * 4;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -5424,8 +5598,14 @@ TL_EW_KERNEL(tl_ew_neg_i64) {
         const i64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i64>(d.sval[1], d.dtype[1]) : (i64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 2;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 8);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const i64 x = (TL_IS_SCALAR(1) ? s1_ : ((const i64*)(a))[i]); (void)x;
+                ((i64*)o)[i] = (i64)(0 - x);
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 2 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<i64> xv_[2] = {};
@@ -5433,7 +5613,7 @@ TL_EW_KERNEL(tl_ew_neg_i64) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i64>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i64>*)((const i64*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -5445,10 +5625,10 @@ TL_EW_KERNEL(tl_ew_neg_i64) {
                         const i64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (i64)(0 - x);
                     }
-                    ((tl_v16<i64>*)o)[j] = r_;
+                    ((tl_v16<i64>*)((i64*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 2;
+            i00_ = h_ + nv_ * 2;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -5484,8 +5664,14 @@ TL_EW_KERNEL(tl_ew_neg_f32) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 4;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 4);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f32 x = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]); (void)x;
+                ((f32*)o)[i] = (f32)(-x);
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 4 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f32> xv_[2] = {};
@@ -5493,7 +5679,7 @@ TL_EW_KERNEL(tl_ew_neg_f32) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)((const f32*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -5505,10 +5691,10 @@ TL_EW_KERNEL(tl_ew_neg_f32) {
                         const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (f32)(-x);
                     }
-                    ((tl_v16<f32>*)o)[j] = r_;
+                    ((tl_v16<f32>*)((f32*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 4;
+            i00_ = h_ + nv_ * 4;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -5544,8 +5730,14 @@ TL_EW_KERNEL(tl_ew_neg_f64) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 2;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 8);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f64 x = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]); (void)x;
+                ((f64*)o)[i] = (f64)(-x);
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 2 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f64> xv_[2] = {};
@@ -5553,7 +5745,7 @@ TL_EW_KERNEL(tl_ew_neg_f64) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)((const f64*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -5565,10 +5757,10 @@ TL_EW_KERNEL(tl_ew_neg_f64) {
                         const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (f64)(-x);
                     }
-                    ((tl_v16<f64>*)o)[j] = r_;
+                    ((tl_v16<f64>*)((f64*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 2;
+            i00_ = h_ + nv_ * 2;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -5708,8 +5900,14 @@ TL_EW_KERNEL(tl_ew_abs_i32) {
         const i32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i32>(d.sval[1], d.dtype[1]) : (i32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 4;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 4);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const i32 x = (TL_IS_SCALAR(1) ? s1_ : ((const i32*)(a))[i]); (void)x;
+                ((i32*)o)[i] = (i32)(x < 0 ? 0 - x : x);
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 4 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<i32> xv_[2] = {};
@@ -5717,7 +5915,7 @@ TL_EW_KERNEL(tl_ew_abs_i32) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i32>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i32>*)((const i32*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -5729,10 +5927,10 @@ TL_EW_KERNEL(tl_ew_abs_i32) {
                         const i32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (i32)(x < 0 ? 0 - x : x);
                     }
-                    ((tl_v16<i32>*)o)[j] = r_;
+                    ((tl_v16<i32>*)((i32*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 4;
+            i00_ = h_ + nv_ * 4;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -5768,8 +5966,14 @@ TL_EW_KERNEL(tl_ew_abs_i64) {
         const i64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i64>(d.sval[1], d.dtype[1]) : (i64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 2;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 8);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const i64 x = (TL_IS_SCALAR(1) ? s1_ : ((const i64*)(a))[i]); (void)x;
+                ((i64*)o)[i] = (i64)(x < 0 ? 0 - x : x);
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 2 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<i64> xv_[2] = {};
@@ -5777,7 +5981,7 @@ TL_EW_KERNEL(tl_ew_abs_i64) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i64>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i64>*)((const i64*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -5789,10 +5993,10 @@ TL_EW_KERNEL(tl_ew_abs_i64) {
                         const i64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (i64)(x < 0 ? 0 - x : x);
                     }
-                    ((tl_v16<i64>*)o)[j] = r_;
+                    ((tl_v16<i64>*)((i64*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 2;
+            i00_ = h_ + nv_ * 2;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -5828,8 +6032,14 @@ TL_EW_KERNEL(tl_ew_abs_f32) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 4;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 4);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f32 x = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]); (void)x;
+                ((f32*)o)[i] = (f32)(fabsf(x));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 4 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f32> xv_[2] = {};
@@ -5837,7 +6047,7 @@ TL_EW_KERNEL(tl_ew_abs_f32) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)((const f32*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -5849,10 +6059,10 @@ TL_EW_KERNEL(tl_ew_abs_f32) {
                         const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (f32)(fabsf(x));
                     }
-                    ((tl_v16<f32>*)o)[j] = r_;
+                    ((tl_v16<f32>*)((f32*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 4;
+            i00_ = h_ + nv_ * 4;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -5888,8 +6098,14 @@ TL_EW_KERNEL(tl_ew_abs_f64) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 2;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 8);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f64 x = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]); (void)x;
+                ((f64*)o)[i] = (f64)(fabs(x));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 2 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f64> xv_[2] = {};
@@ -5897,7 +6113,7 @@ TL_EW_KERNEL(tl_ew_abs_f64) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)((const f64*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -5909,10 +6125,10 @@ TL_EW_KERNEL(tl_ew_abs_f64) {
                         const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (f64)(fabs(x));
                     }
-                    ((tl_v16<f64>*)o)[j] = r_;
+                    ((tl_v16<f64>*)((f64*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 2;
+            i00_ = h_ + nv_ * 2;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -6086,8 +6302,14 @@ TL_EW_KERNEL(tl_ew_sign_i32) {
         const i32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i32>(d.sval[1], d.dtype[1]) : (i32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 4;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 4);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const i32 x = (TL_IS_SCALAR(1) ? s1_ : ((const i32*)(a))[i]); (void)x;
+                ((i32*)o)[i] = (i32)((x > 0) - (x < 0));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 4 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<i32> xv_[2] = {};
@@ -6095,7 +6317,7 @@ TL_EW_KERNEL(tl_ew_sign_i32) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i32>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i32>*)((const i32*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -6107,10 +6329,10 @@ TL_EW_KERNEL(tl_ew_sign_i32) {
                         const i32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (i32)((x > 0) - (x < 0));
                     }
-                    ((tl_v16<i32>*)o)[j] = r_;
+                    ((tl_v16<i32>*)((i32*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 4;
+            i00_ = h_ + nv_ * 4;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -6146,8 +6368,14 @@ TL_EW_KERNEL(tl_ew_sign_i64) {
         const i64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i64>(d.sval[1], d.dtype[1]) : (i64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 2;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 8);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const i64 x = (TL_IS_SCALAR(1) ? s1_ : ((const i64*)(a))[i]); (void)x;
+                ((i64*)o)[i] = (i64)((x > 0) - (x < 0));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 2 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<i64> xv_[2] = {};
@@ -6155,7 +6383,7 @@ TL_EW_KERNEL(tl_ew_sign_i64) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i64>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i64>*)((const i64*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -6167,10 +6395,10 @@ TL_EW_KERNEL(tl_ew_sign_i64) {
                         const i64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (i64)((x > 0) - (x < 0));
                     }
-                    ((tl_v16<i64>*)o)[j] = r_;
+                    ((tl_v16<i64>*)((i64*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 2;
+            i00_ = h_ + nv_ * 2;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -6206,8 +6434,14 @@ TL_EW_KERNEL(tl_ew_sign_f32) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 4;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 4);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f32 x = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]); (void)x;
+                ((f32*)o)[i] = (f32)((x > 0) - (x < 0));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 4 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f32> xv_[2] = {};
@@ -6215,7 +6449,7 @@ TL_EW_KERNEL(tl_ew_sign_f32) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)((const f32*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -6227,10 +6461,10 @@ TL_EW_KERNEL(tl_ew_sign_f32) {
                         const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (f32)((x > 0) - (x < 0));
                     }
-                    ((tl_v16<f32>*)o)[j] = r_;
+                    ((tl_v16<f32>*)((f32*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 4;
+            i00_ = h_ + nv_ * 4;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -6266,8 +6500,14 @@ TL_EW_KERNEL(tl_ew_sign_f64) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 2;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 8);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f64 x = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]); (void)x;
+                ((f64*)o)[i] = (f64)((x > 0) - (x < 0));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 2 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f64> xv_[2] = {};
@@ -6275,7 +6515,7 @@ TL_EW_KERNEL(tl_ew_sign_f64) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)((const f64*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -6287,10 +6527,10 @@ TL_EW_KERNEL(tl_ew_sign_f64) {
                         const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (f64)((x > 0) - (x < 0));
                     }
-                    ((tl_v16<f64>*)o)[j] = r_;
+                    ((tl_v16<f64>*)((f64*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 2;
+            i00_ = h_ + nv_ * 2;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -6328,8 +6568,14 @@ TL_EW_KERNEL(tl_ew_reciprocal_f32) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 4;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 4);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f32 x = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]); (void)x;
+                ((f32*)o)[i] = (f32)(1 / x);
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 4 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f32> xv_[2] = {};
@@ -6337,7 +6583,7 @@ TL_EW_KERNEL(tl_ew_reciprocal_f32) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)((const f32*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -6349,10 +6595,10 @@ TL_EW_KERNEL(tl_ew_reciprocal_f32) {
                         const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (f32)(1 / x);
                     }
-                    ((tl_v16<f32>*)o)[j] = r_;
+                    ((tl_v16<f32>*)((f32*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 4;
+            i00_ = h_ + nv_ * 4;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -6388,8 +6634,14 @@ TL_EW_KERNEL(tl_ew_reciprocal_f64) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 2;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 8);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f64 x = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]); (void)x;
+                ((f64*)o)[i] = (f64)(1 / x);
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 2 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f64> xv_[2] = {};
@@ -6397,7 +6649,7 @@ TL_EW_KERNEL(tl_ew_reciprocal_f64) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)((const f64*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -6409,10 +6661,10 @@ TL_EW_KERNEL(tl_ew_reciprocal_f64) {
                         const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (f64)(1 / x);
                     }
-                    ((tl_v16<f64>*)o)[j] = r_;
+                    ((tl_v16<f64>*)((f64*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 2;
+            i00_ = h_ + nv_ * 2;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -6586,8 +6838,14 @@ TL_EW_KERNEL(tl_ew_square_i32) {
         const i32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i32>(d.sval[1], d.dtype[1]) : (i32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 4;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 4);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const i32 x = (TL_IS_SCALAR(1) ? s1_ : ((const i32*)(a))[i]); (void)x;
+                ((i32*)o)[i] = (i32)(x * x);
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 4 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<i32> xv_[2] = {};
@@ -6595,7 +6853,7 @@ TL_EW_KERNEL(tl_ew_square_i32) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i32>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i32>*)((const i32*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -6607,10 +6865,10 @@ TL_EW_KERNEL(tl_ew_square_i32) {
                         const i32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (i32)(x * x);
                     }
-                    ((tl_v16<i32>*)o)[j] = r_;
+                    ((tl_v16<i32>*)((i32*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 4;
+            i00_ = h_ + nv_ * 4;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -6646,8 +6904,14 @@ TL_EW_KERNEL(tl_ew_square_i64) {
         const i64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i64>(d.sval[1], d.dtype[1]) : (i64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 2;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 8);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const i64 x = (TL_IS_SCALAR(1) ? s1_ : ((const i64*)(a))[i]); (void)x;
+                ((i64*)o)[i] = (i64)(x * x);
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 2 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<i64> xv_[2] = {};
@@ -6655,7 +6919,7 @@ TL_EW_KERNEL(tl_ew_square_i64) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i64>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i64>*)((const i64*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -6667,10 +6931,10 @@ TL_EW_KERNEL(tl_ew_square_i64) {
                         const i64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (i64)(x * x);
                     }
-                    ((tl_v16<i64>*)o)[j] = r_;
+                    ((tl_v16<i64>*)((i64*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 2;
+            i00_ = h_ + nv_ * 2;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -6706,8 +6970,14 @@ TL_EW_KERNEL(tl_ew_square_f32) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 4;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 4);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f32 x = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]); (void)x;
+                ((f32*)o)[i] = (f32)(x * x);
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 4 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f32> xv_[2] = {};
@@ -6715,7 +6985,7 @@ TL_EW_KERNEL(tl_ew_square_f32) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)((const f32*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -6727,10 +6997,10 @@ TL_EW_KERNEL(tl_ew_square_f32) {
                         const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (f32)(x * x);
                     }
-                    ((tl_v16<f32>*)o)[j] = r_;
+                    ((tl_v16<f32>*)((f32*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 4;
+            i00_ = h_ + nv_ * 4;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -6766,8 +7036,14 @@ TL_EW_KERNEL(tl_ew_square_f64) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 2;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 8);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f64 x = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]); (void)x;
+                ((f64*)o)[i] = (f64)(x * x);
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 2 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f64> xv_[2] = {};
@@ -6775,7 +7051,7 @@ TL_EW_KERNEL(tl_ew_square_f64) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)((const f64*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -6787,10 +7063,10 @@ TL_EW_KERNEL(tl_ew_square_f64) {
                         const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (f64)(x * x);
                     }
-                    ((tl_v16<f64>*)o)[j] = r_;
+                    ((tl_v16<f64>*)((f64*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 2;
+            i00_ = h_ + nv_ * 2;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -6828,8 +7104,14 @@ TL_EW_KERNEL(tl_ew_exp_f32) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 4;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 4);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f32 x = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]); (void)x;
+                ((f32*)o)[i] = (f32)(tl_expf(x));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 4 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f32> xv_[2] = {};
@@ -6837,7 +7119,7 @@ TL_EW_KERNEL(tl_ew_exp_f32) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)((const f32*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -6849,10 +7131,10 @@ TL_EW_KERNEL(tl_ew_exp_f32) {
                         const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (f32)(tl_expf(x));
                     }
-                    ((tl_v16<f32>*)o)[j] = r_;
+                    ((tl_v16<f32>*)((f32*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 4;
+            i00_ = h_ + nv_ * 4;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -6888,8 +7170,14 @@ TL_EW_KERNEL(tl_ew_exp_f64) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 2;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 8);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f64 x = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]); (void)x;
+                ((f64*)o)[i] = (f64)(tl_exp(x));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 2 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f64> xv_[2] = {};
@@ -6897,7 +7185,7 @@ TL_EW_KERNEL(tl_ew_exp_f64) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)((const f64*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -6909,10 +7197,10 @@ TL_EW_KERNEL(tl_ew_exp_f64) {
                         const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (f64)(tl_exp(x));
                     }
-                    ((tl_v16<f64>*)o)[j] = r_;
+                    ((tl_v16<f64>*)((f64*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 2;
+            i00_ = h_ + nv_ * 2;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -6950,8 +7238,14 @@ TL_EW_KERNEL(tl_ew_exp2_f32) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 4;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 4);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f32 x = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]); (void)x;
+                ((f32*)o)[i] = (f32)(tl_exp2f(x));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 4 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f32> xv_[2] = {};
@@ -6959,7 +7253,7 @@ TL_EW_KERNEL(tl_ew_exp2_f32) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)((const f32*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -6971,10 +7265,10 @@ TL_EW_KERNEL(tl_ew_exp2_f32) {
                         const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (f32)(tl_exp2f(x));
                     }
-                    ((tl_v16<f32>*)o)[j] = r_;
+                    ((tl_v16<f32>*)((f32*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 4;
+            i00_ = h_ + nv_ * 4;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -7010,8 +7304,14 @@ TL_EW_KERNEL(tl_ew_exp2_f64) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 2;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 8);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f64 x = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]); (void)x;
+                ((f64*)o)[i] = (f64)(tl_exp2(x));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 2 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f64> xv_[2] = {};
@@ -7019,7 +7319,7 @@ TL_EW_KERNEL(tl_ew_exp2_f64) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)((const f64*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -7031,10 +7331,10 @@ TL_EW_KERNEL(tl_ew_exp2_f64) {
                         const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (f64)(tl_exp2(x));
                     }
-                    ((tl_v16<f64>*)o)[j] = r_;
+                    ((tl_v16<f64>*)((f64*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 2;
+            i00_ = h_ + nv_ * 2;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -7072,8 +7372,14 @@ TL_EW_KERNEL(tl_ew_expm1_f32) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 4;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 4);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f32 x = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]); (void)x;
+                ((f32*)o)[i] = (f32)(tl_expm1f(x));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 4 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f32> xv_[2] = {};
@@ -7081,7 +7387,7 @@ TL_EW_KERNEL(tl_ew_expm1_f32) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)((const f32*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -7093,10 +7399,10 @@ TL_EW_KERNEL(tl_ew_expm1_f32) {
                         const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (f32)(tl_expm1f(x));
                     }
-                    ((tl_v16<f32>*)o)[j] = r_;
+                    ((tl_v16<f32>*)((f32*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 4;
+            i00_ = h_ + nv_ * 4;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -7132,8 +7438,14 @@ TL_EW_KERNEL(tl_ew_expm1_f64) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 2;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 8);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f64 x = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]); (void)x;
+                ((f64*)o)[i] = (f64)(tl_expm1(x));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 2 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f64> xv_[2] = {};
@@ -7141,7 +7453,7 @@ TL_EW_KERNEL(tl_ew_expm1_f64) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)((const f64*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -7153,10 +7465,10 @@ TL_EW_KERNEL(tl_ew_expm1_f64) {
                         const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (f64)(tl_expm1(x));
                     }
-                    ((tl_v16<f64>*)o)[j] = r_;
+                    ((tl_v16<f64>*)((f64*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 2;
+            i00_ = h_ + nv_ * 2;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -7194,8 +7506,14 @@ TL_EW_KERNEL(tl_ew_log_f32) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 4;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 4);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f32 x = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]); (void)x;
+                ((f32*)o)[i] = (f32)(tl_logf(x));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 4 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f32> xv_[2] = {};
@@ -7203,7 +7521,7 @@ TL_EW_KERNEL(tl_ew_log_f32) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)((const f32*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -7215,10 +7533,10 @@ TL_EW_KERNEL(tl_ew_log_f32) {
                         const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (f32)(tl_logf(x));
                     }
-                    ((tl_v16<f32>*)o)[j] = r_;
+                    ((tl_v16<f32>*)((f32*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 4;
+            i00_ = h_ + nv_ * 4;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -7254,8 +7572,14 @@ TL_EW_KERNEL(tl_ew_log_f64) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 2;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 8);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f64 x = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]); (void)x;
+                ((f64*)o)[i] = (f64)(tl_log(x));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 2 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f64> xv_[2] = {};
@@ -7263,7 +7587,7 @@ TL_EW_KERNEL(tl_ew_log_f64) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)((const f64*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -7275,10 +7599,10 @@ TL_EW_KERNEL(tl_ew_log_f64) {
                         const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (f64)(tl_log(x));
                     }
-                    ((tl_v16<f64>*)o)[j] = r_;
+                    ((tl_v16<f64>*)((f64*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 2;
+            i00_ = h_ + nv_ * 2;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -7316,8 +7640,14 @@ TL_EW_KERNEL(tl_ew_log2_f32) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 4;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 4);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f32 x = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]); (void)x;
+                ((f32*)o)[i] = (f32)(tl_log2f(x));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 4 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f32> xv_[2] = {};
@@ -7325,7 +7655,7 @@ TL_EW_KERNEL(tl_ew_log2_f32) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)((const f32*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -7337,10 +7667,10 @@ TL_EW_KERNEL(tl_ew_log2_f32) {
                         const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (f32)(tl_log2f(x));
                     }
-                    ((tl_v16<f32>*)o)[j] = r_;
+                    ((tl_v16<f32>*)((f32*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 4;
+            i00_ = h_ + nv_ * 4;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -7376,8 +7706,14 @@ TL_EW_KERNEL(tl_ew_log2_f64) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 2;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 8);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f64 x = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]); (void)x;
+                ((f64*)o)[i] = (f64)(tl_log2(x));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 2 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f64> xv_[2] = {};
@@ -7385,7 +7721,7 @@ TL_EW_KERNEL(tl_ew_log2_f64) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)((const f64*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -7397,10 +7733,10 @@ TL_EW_KERNEL(tl_ew_log2_f64) {
                         const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (f64)(tl_log2(x));
                     }
-                    ((tl_v16<f64>*)o)[j] = r_;
+                    ((tl_v16<f64>*)((f64*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 2;
+            i00_ = h_ + nv_ * 2;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -7438,8 +7774,14 @@ TL_EW_KERNEL(tl_ew_log10_f32) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 4;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 4);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f32 x = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]); (void)x;
+                ((f32*)o)[i] = (f32)(tl_log10f(x));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 4 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f32> xv_[2] = {};
@@ -7447,7 +7789,7 @@ TL_EW_KERNEL(tl_ew_log10_f32) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)((const f32*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -7459,10 +7801,10 @@ TL_EW_KERNEL(tl_ew_log10_f32) {
                         const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (f32)(tl_log10f(x));
                     }
-                    ((tl_v16<f32>*)o)[j] = r_;
+                    ((tl_v16<f32>*)((f32*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 4;
+            i00_ = h_ + nv_ * 4;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -7498,8 +7840,14 @@ TL_EW_KERNEL(tl_ew_log10_f64) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 2;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 8);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f64 x = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]); (void)x;
+                ((f64*)o)[i] = (f64)(tl_log10(x));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 2 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f64> xv_[2] = {};
@@ -7507,7 +7855,7 @@ TL_EW_KERNEL(tl_ew_log10_f64) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)((const f64*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -7519,10 +7867,10 @@ TL_EW_KERNEL(tl_ew_log10_f64) {
                         const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (f64)(tl_log10(x));
                     }
-                    ((tl_v16<f64>*)o)[j] = r_;
+                    ((tl_v16<f64>*)((f64*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 2;
+            i00_ = h_ + nv_ * 2;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -7560,8 +7908,14 @@ TL_EW_KERNEL(tl_ew_log1p_f32) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 4;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 4);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f32 x = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]); (void)x;
+                ((f32*)o)[i] = (f32)(tl_log1pf(x));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 4 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f32> xv_[2] = {};
@@ -7569,7 +7923,7 @@ TL_EW_KERNEL(tl_ew_log1p_f32) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)((const f32*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -7581,10 +7935,10 @@ TL_EW_KERNEL(tl_ew_log1p_f32) {
                         const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (f32)(tl_log1pf(x));
                     }
-                    ((tl_v16<f32>*)o)[j] = r_;
+                    ((tl_v16<f32>*)((f32*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 4;
+            i00_ = h_ + nv_ * 4;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -7620,8 +7974,14 @@ TL_EW_KERNEL(tl_ew_log1p_f64) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 2;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 8);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f64 x = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]); (void)x;
+                ((f64*)o)[i] = (f64)(tl_log1p(x));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 2 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f64> xv_[2] = {};
@@ -7629,7 +7989,7 @@ TL_EW_KERNEL(tl_ew_log1p_f64) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)((const f64*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -7641,10 +8001,10 @@ TL_EW_KERNEL(tl_ew_log1p_f64) {
                         const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (f64)(tl_log1p(x));
                     }
-                    ((tl_v16<f64>*)o)[j] = r_;
+                    ((tl_v16<f64>*)((f64*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 2;
+            i00_ = h_ + nv_ * 2;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -7682,8 +8042,14 @@ TL_EW_KERNEL(tl_ew_sqrt_f32) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 4;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 4);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f32 x = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]); (void)x;
+                ((f32*)o)[i] = (f32)(sqrtf(x));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 4 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f32> xv_[2] = {};
@@ -7691,7 +8057,7 @@ TL_EW_KERNEL(tl_ew_sqrt_f32) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)((const f32*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -7703,10 +8069,10 @@ TL_EW_KERNEL(tl_ew_sqrt_f32) {
                         const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (f32)(sqrtf(x));
                     }
-                    ((tl_v16<f32>*)o)[j] = r_;
+                    ((tl_v16<f32>*)((f32*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 4;
+            i00_ = h_ + nv_ * 4;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -7742,8 +8108,14 @@ TL_EW_KERNEL(tl_ew_sqrt_f64) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 2;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 8);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f64 x = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]); (void)x;
+                ((f64*)o)[i] = (f64)(sqrt(x));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 2 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f64> xv_[2] = {};
@@ -7751,7 +8123,7 @@ TL_EW_KERNEL(tl_ew_sqrt_f64) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)((const f64*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -7763,10 +8135,10 @@ TL_EW_KERNEL(tl_ew_sqrt_f64) {
                         const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (f64)(sqrt(x));
                     }
-                    ((tl_v16<f64>*)o)[j] = r_;
+                    ((tl_v16<f64>*)((f64*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 2;
+            i00_ = h_ + nv_ * 2;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -7804,8 +8176,14 @@ TL_EW_KERNEL(tl_ew_rsqrt_f32) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 4;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 4);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f32 x = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]); (void)x;
+                ((f32*)o)[i] = (f32)(1.0f / sqrtf(x));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 4 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f32> xv_[2] = {};
@@ -7813,7 +8191,7 @@ TL_EW_KERNEL(tl_ew_rsqrt_f32) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)((const f32*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -7825,10 +8203,10 @@ TL_EW_KERNEL(tl_ew_rsqrt_f32) {
                         const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (f32)(1.0f / sqrtf(x));
                     }
-                    ((tl_v16<f32>*)o)[j] = r_;
+                    ((tl_v16<f32>*)((f32*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 4;
+            i00_ = h_ + nv_ * 4;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -7864,8 +8242,14 @@ TL_EW_KERNEL(tl_ew_rsqrt_f64) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 2;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 8);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f64 x = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]); (void)x;
+                ((f64*)o)[i] = (f64)(1.0 / sqrt(x));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 2 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f64> xv_[2] = {};
@@ -7873,7 +8257,7 @@ TL_EW_KERNEL(tl_ew_rsqrt_f64) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)((const f64*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -7885,10 +8269,10 @@ TL_EW_KERNEL(tl_ew_rsqrt_f64) {
                         const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (f64)(1.0 / sqrt(x));
                     }
-                    ((tl_v16<f64>*)o)[j] = r_;
+                    ((tl_v16<f64>*)((f64*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 2;
+            i00_ = h_ + nv_ * 2;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -7926,8 +8310,14 @@ TL_EW_KERNEL(tl_ew_sin_f32) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 4;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 4);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f32 x = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]); (void)x;
+                ((f32*)o)[i] = (f32)(tl_sinf(x));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 4 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f32> xv_[2] = {};
@@ -7935,7 +8325,7 @@ TL_EW_KERNEL(tl_ew_sin_f32) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)((const f32*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -7947,10 +8337,10 @@ TL_EW_KERNEL(tl_ew_sin_f32) {
                         const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (f32)(tl_sinf(x));
                     }
-                    ((tl_v16<f32>*)o)[j] = r_;
+                    ((tl_v16<f32>*)((f32*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 4;
+            i00_ = h_ + nv_ * 4;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -7986,8 +8376,14 @@ TL_EW_KERNEL(tl_ew_sin_f64) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 2;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 8);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f64 x = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]); (void)x;
+                ((f64*)o)[i] = (f64)(tl_sin(x));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 2 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f64> xv_[2] = {};
@@ -7995,7 +8391,7 @@ TL_EW_KERNEL(tl_ew_sin_f64) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)((const f64*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -8007,10 +8403,10 @@ TL_EW_KERNEL(tl_ew_sin_f64) {
                         const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (f64)(tl_sin(x));
                     }
-                    ((tl_v16<f64>*)o)[j] = r_;
+                    ((tl_v16<f64>*)((f64*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 2;
+            i00_ = h_ + nv_ * 2;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -8048,8 +8444,14 @@ TL_EW_KERNEL(tl_ew_cos_f32) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 4;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 4);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f32 x = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]); (void)x;
+                ((f32*)o)[i] = (f32)(tl_cosf(x));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 4 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f32> xv_[2] = {};
@@ -8057,7 +8459,7 @@ TL_EW_KERNEL(tl_ew_cos_f32) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)((const f32*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -8069,10 +8471,10 @@ TL_EW_KERNEL(tl_ew_cos_f32) {
                         const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (f32)(tl_cosf(x));
                     }
-                    ((tl_v16<f32>*)o)[j] = r_;
+                    ((tl_v16<f32>*)((f32*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 4;
+            i00_ = h_ + nv_ * 4;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -8108,8 +8510,14 @@ TL_EW_KERNEL(tl_ew_cos_f64) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 2;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 8);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f64 x = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]); (void)x;
+                ((f64*)o)[i] = (f64)(tl_cos(x));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 2 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f64> xv_[2] = {};
@@ -8117,7 +8525,7 @@ TL_EW_KERNEL(tl_ew_cos_f64) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)((const f64*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -8129,10 +8537,10 @@ TL_EW_KERNEL(tl_ew_cos_f64) {
                         const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (f64)(tl_cos(x));
                     }
-                    ((tl_v16<f64>*)o)[j] = r_;
+                    ((tl_v16<f64>*)((f64*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 2;
+            i00_ = h_ + nv_ * 2;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -8170,8 +8578,14 @@ TL_EW_KERNEL(tl_ew_tan_f32) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 4;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 4);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f32 x = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]); (void)x;
+                ((f32*)o)[i] = (f32)(tl_tanf(x));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 4 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f32> xv_[2] = {};
@@ -8179,7 +8593,7 @@ TL_EW_KERNEL(tl_ew_tan_f32) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)((const f32*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -8191,10 +8605,10 @@ TL_EW_KERNEL(tl_ew_tan_f32) {
                         const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (f32)(tl_tanf(x));
                     }
-                    ((tl_v16<f32>*)o)[j] = r_;
+                    ((tl_v16<f32>*)((f32*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 4;
+            i00_ = h_ + nv_ * 4;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -8230,8 +8644,14 @@ TL_EW_KERNEL(tl_ew_tan_f64) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 2;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 8);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f64 x = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]); (void)x;
+                ((f64*)o)[i] = (f64)(tl_tan(x));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 2 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f64> xv_[2] = {};
@@ -8239,7 +8659,7 @@ TL_EW_KERNEL(tl_ew_tan_f64) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)((const f64*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -8251,10 +8671,10 @@ TL_EW_KERNEL(tl_ew_tan_f64) {
                         const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (f64)(tl_tan(x));
                     }
-                    ((tl_v16<f64>*)o)[j] = r_;
+                    ((tl_v16<f64>*)((f64*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 2;
+            i00_ = h_ + nv_ * 2;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -8292,8 +8712,14 @@ TL_EW_KERNEL(tl_ew_asin_f32) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 4;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 4);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f32 x = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]); (void)x;
+                ((f32*)o)[i] = (f32)(tl_asinf(x));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 4 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f32> xv_[2] = {};
@@ -8301,7 +8727,7 @@ TL_EW_KERNEL(tl_ew_asin_f32) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)((const f32*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -8313,10 +8739,10 @@ TL_EW_KERNEL(tl_ew_asin_f32) {
                         const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (f32)(tl_asinf(x));
                     }
-                    ((tl_v16<f32>*)o)[j] = r_;
+                    ((tl_v16<f32>*)((f32*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 4;
+            i00_ = h_ + nv_ * 4;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -8352,8 +8778,14 @@ TL_EW_KERNEL(tl_ew_asin_f64) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 2;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 8);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f64 x = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]); (void)x;
+                ((f64*)o)[i] = (f64)(tl_asin(x));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 2 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f64> xv_[2] = {};
@@ -8361,7 +8793,7 @@ TL_EW_KERNEL(tl_ew_asin_f64) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)((const f64*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -8373,10 +8805,10 @@ TL_EW_KERNEL(tl_ew_asin_f64) {
                         const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (f64)(tl_asin(x));
                     }
-                    ((tl_v16<f64>*)o)[j] = r_;
+                    ((tl_v16<f64>*)((f64*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 2;
+            i00_ = h_ + nv_ * 2;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -8414,8 +8846,14 @@ TL_EW_KERNEL(tl_ew_acos_f32) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 4;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 4);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f32 x = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]); (void)x;
+                ((f32*)o)[i] = (f32)(tl_acosf(x));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 4 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f32> xv_[2] = {};
@@ -8423,7 +8861,7 @@ TL_EW_KERNEL(tl_ew_acos_f32) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)((const f32*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -8435,10 +8873,10 @@ TL_EW_KERNEL(tl_ew_acos_f32) {
                         const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (f32)(tl_acosf(x));
                     }
-                    ((tl_v16<f32>*)o)[j] = r_;
+                    ((tl_v16<f32>*)((f32*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 4;
+            i00_ = h_ + nv_ * 4;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -8474,8 +8912,14 @@ TL_EW_KERNEL(tl_ew_acos_f64) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 2;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 8);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f64 x = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]); (void)x;
+                ((f64*)o)[i] = (f64)(tl_acos(x));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 2 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f64> xv_[2] = {};
@@ -8483,7 +8927,7 @@ TL_EW_KERNEL(tl_ew_acos_f64) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)((const f64*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -8495,10 +8939,10 @@ TL_EW_KERNEL(tl_ew_acos_f64) {
                         const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (f64)(tl_acos(x));
                     }
-                    ((tl_v16<f64>*)o)[j] = r_;
+                    ((tl_v16<f64>*)((f64*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 2;
+            i00_ = h_ + nv_ * 2;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -8536,8 +8980,14 @@ TL_EW_KERNEL(tl_ew_atan_f32) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 4;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 4);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f32 x = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]); (void)x;
+                ((f32*)o)[i] = (f32)(tl_atanf(x));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 4 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f32> xv_[2] = {};
@@ -8545,7 +8995,7 @@ TL_EW_KERNEL(tl_ew_atan_f32) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)((const f32*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -8557,10 +9007,10 @@ TL_EW_KERNEL(tl_ew_atan_f32) {
                         const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (f32)(tl_atanf(x));
                     }
-                    ((tl_v16<f32>*)o)[j] = r_;
+                    ((tl_v16<f32>*)((f32*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 4;
+            i00_ = h_ + nv_ * 4;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -8596,8 +9046,14 @@ TL_EW_KERNEL(tl_ew_atan_f64) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 2;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 8);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f64 x = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]); (void)x;
+                ((f64*)o)[i] = (f64)(tl_atan(x));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 2 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f64> xv_[2] = {};
@@ -8605,7 +9061,7 @@ TL_EW_KERNEL(tl_ew_atan_f64) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)((const f64*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -8617,10 +9073,10 @@ TL_EW_KERNEL(tl_ew_atan_f64) {
                         const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (f64)(tl_atan(x));
                     }
-                    ((tl_v16<f64>*)o)[j] = r_;
+                    ((tl_v16<f64>*)((f64*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 2;
+            i00_ = h_ + nv_ * 2;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -8658,8 +9114,14 @@ TL_EW_KERNEL(tl_ew_sinh_f32) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 4;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 4);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f32 x = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]); (void)x;
+                ((f32*)o)[i] = (f32)(tl_sinhf(x));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 4 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f32> xv_[2] = {};
@@ -8667,7 +9129,7 @@ TL_EW_KERNEL(tl_ew_sinh_f32) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)((const f32*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -8679,10 +9141,10 @@ TL_EW_KERNEL(tl_ew_sinh_f32) {
                         const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (f32)(tl_sinhf(x));
                     }
-                    ((tl_v16<f32>*)o)[j] = r_;
+                    ((tl_v16<f32>*)((f32*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 4;
+            i00_ = h_ + nv_ * 4;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -8718,8 +9180,14 @@ TL_EW_KERNEL(tl_ew_sinh_f64) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 2;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 8);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f64 x = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]); (void)x;
+                ((f64*)o)[i] = (f64)(tl_sinh(x));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 2 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f64> xv_[2] = {};
@@ -8727,7 +9195,7 @@ TL_EW_KERNEL(tl_ew_sinh_f64) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)((const f64*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -8739,10 +9207,10 @@ TL_EW_KERNEL(tl_ew_sinh_f64) {
                         const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (f64)(tl_sinh(x));
                     }
-                    ((tl_v16<f64>*)o)[j] = r_;
+                    ((tl_v16<f64>*)((f64*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 2;
+            i00_ = h_ + nv_ * 2;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -8780,8 +9248,14 @@ TL_EW_KERNEL(tl_ew_cosh_f32) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 4;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 4);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f32 x = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]); (void)x;
+                ((f32*)o)[i] = (f32)(tl_coshf(x));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 4 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f32> xv_[2] = {};
@@ -8789,7 +9263,7 @@ TL_EW_KERNEL(tl_ew_cosh_f32) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)((const f32*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -8801,10 +9275,10 @@ TL_EW_KERNEL(tl_ew_cosh_f32) {
                         const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (f32)(tl_coshf(x));
                     }
-                    ((tl_v16<f32>*)o)[j] = r_;
+                    ((tl_v16<f32>*)((f32*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 4;
+            i00_ = h_ + nv_ * 4;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -8840,8 +9314,14 @@ TL_EW_KERNEL(tl_ew_cosh_f64) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 2;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 8);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f64 x = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]); (void)x;
+                ((f64*)o)[i] = (f64)(tl_cosh(x));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 2 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f64> xv_[2] = {};
@@ -8849,7 +9329,7 @@ TL_EW_KERNEL(tl_ew_cosh_f64) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)((const f64*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -8861,10 +9341,10 @@ TL_EW_KERNEL(tl_ew_cosh_f64) {
                         const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (f64)(tl_cosh(x));
                     }
-                    ((tl_v16<f64>*)o)[j] = r_;
+                    ((tl_v16<f64>*)((f64*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 2;
+            i00_ = h_ + nv_ * 2;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -8902,8 +9382,14 @@ TL_EW_KERNEL(tl_ew_asinh_f32) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 4;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 4);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f32 x = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]); (void)x;
+                ((f32*)o)[i] = (f32)(asinhf(x));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 4 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f32> xv_[2] = {};
@@ -8911,7 +9397,7 @@ TL_EW_KERNEL(tl_ew_asinh_f32) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)((const f32*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -8923,10 +9409,10 @@ TL_EW_KERNEL(tl_ew_asinh_f32) {
                         const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (f32)(asinhf(x));
                     }
-                    ((tl_v16<f32>*)o)[j] = r_;
+                    ((tl_v16<f32>*)((f32*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 4;
+            i00_ = h_ + nv_ * 4;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -8962,8 +9448,14 @@ TL_EW_KERNEL(tl_ew_asinh_f64) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 2;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 8);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f64 x = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]); (void)x;
+                ((f64*)o)[i] = (f64)(asinh(x));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 2 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f64> xv_[2] = {};
@@ -8971,7 +9463,7 @@ TL_EW_KERNEL(tl_ew_asinh_f64) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)((const f64*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -8983,10 +9475,10 @@ TL_EW_KERNEL(tl_ew_asinh_f64) {
                         const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (f64)(asinh(x));
                     }
-                    ((tl_v16<f64>*)o)[j] = r_;
+                    ((tl_v16<f64>*)((f64*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 2;
+            i00_ = h_ + nv_ * 2;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -9024,8 +9516,14 @@ TL_EW_KERNEL(tl_ew_acosh_f32) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 4;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 4);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f32 x = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]); (void)x;
+                ((f32*)o)[i] = (f32)(acoshf(x));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 4 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f32> xv_[2] = {};
@@ -9033,7 +9531,7 @@ TL_EW_KERNEL(tl_ew_acosh_f32) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)((const f32*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -9045,10 +9543,10 @@ TL_EW_KERNEL(tl_ew_acosh_f32) {
                         const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (f32)(acoshf(x));
                     }
-                    ((tl_v16<f32>*)o)[j] = r_;
+                    ((tl_v16<f32>*)((f32*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 4;
+            i00_ = h_ + nv_ * 4;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -9084,8 +9582,14 @@ TL_EW_KERNEL(tl_ew_acosh_f64) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 2;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 8);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f64 x = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]); (void)x;
+                ((f64*)o)[i] = (f64)(acosh(x));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 2 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f64> xv_[2] = {};
@@ -9093,7 +9597,7 @@ TL_EW_KERNEL(tl_ew_acosh_f64) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)((const f64*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -9105,10 +9609,10 @@ TL_EW_KERNEL(tl_ew_acosh_f64) {
                         const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (f64)(acosh(x));
                     }
-                    ((tl_v16<f64>*)o)[j] = r_;
+                    ((tl_v16<f64>*)((f64*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 2;
+            i00_ = h_ + nv_ * 2;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -9146,8 +9650,14 @@ TL_EW_KERNEL(tl_ew_atanh_f32) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 4;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 4);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f32 x = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]); (void)x;
+                ((f32*)o)[i] = (f32)(atanhf(x));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 4 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f32> xv_[2] = {};
@@ -9155,7 +9665,7 @@ TL_EW_KERNEL(tl_ew_atanh_f32) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)((const f32*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -9167,10 +9677,10 @@ TL_EW_KERNEL(tl_ew_atanh_f32) {
                         const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (f32)(atanhf(x));
                     }
-                    ((tl_v16<f32>*)o)[j] = r_;
+                    ((tl_v16<f32>*)((f32*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 4;
+            i00_ = h_ + nv_ * 4;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -9206,8 +9716,14 @@ TL_EW_KERNEL(tl_ew_atanh_f64) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 2;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 8);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f64 x = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]); (void)x;
+                ((f64*)o)[i] = (f64)(atanh(x));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 2 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f64> xv_[2] = {};
@@ -9215,7 +9731,7 @@ TL_EW_KERNEL(tl_ew_atanh_f64) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)((const f64*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -9227,10 +9743,10 @@ TL_EW_KERNEL(tl_ew_atanh_f64) {
                         const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (f64)(atanh(x));
                     }
-                    ((tl_v16<f64>*)o)[j] = r_;
+                    ((tl_v16<f64>*)((f64*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 2;
+            i00_ = h_ + nv_ * 2;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -9268,8 +9784,14 @@ TL_EW_KERNEL(tl_ew_tanh_f32) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 4;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 4);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f32 x = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]); (void)x;
+                ((f32*)o)[i] = (f32)(tl_tanhf(x));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 4 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f32> xv_[2] = {};
@@ -9277,7 +9799,7 @@ TL_EW_KERNEL(tl_ew_tanh_f32) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)((const f32*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -9289,10 +9811,10 @@ TL_EW_KERNEL(tl_ew_tanh_f32) {
                         const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (f32)(tl_tanhf(x));
                     }
-                    ((tl_v16<f32>*)o)[j] = r_;
+                    ((tl_v16<f32>*)((f32*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 4;
+            i00_ = h_ + nv_ * 4;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -9328,8 +9850,14 @@ TL_EW_KERNEL(tl_ew_tanh_f64) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 2;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 8);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f64 x = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]); (void)x;
+                ((f64*)o)[i] = (f64)(tl_tanh(x));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 2 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f64> xv_[2] = {};
@@ -9337,7 +9865,7 @@ TL_EW_KERNEL(tl_ew_tanh_f64) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)((const f64*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -9349,10 +9877,10 @@ TL_EW_KERNEL(tl_ew_tanh_f64) {
                         const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (f64)(tl_tanh(x));
                     }
-                    ((tl_v16<f64>*)o)[j] = r_;
+                    ((tl_v16<f64>*)((f64*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 2;
+            i00_ = h_ + nv_ * 2;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -9390,8 +9918,14 @@ TL_EW_KERNEL(tl_ew_sigmoid_f32) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 4;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 4);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f32 x = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]); (void)x;
+                ((f32*)o)[i] = (f32)(tl_sigmoidf(x));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 4 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f32> xv_[2] = {};
@@ -9399,7 +9933,7 @@ TL_EW_KERNEL(tl_ew_sigmoid_f32) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)((const f32*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -9411,10 +9945,10 @@ TL_EW_KERNEL(tl_ew_sigmoid_f32) {
                         const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (f32)(tl_sigmoidf(x));
                     }
-                    ((tl_v16<f32>*)o)[j] = r_;
+                    ((tl_v16<f32>*)((f32*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 4;
+            i00_ = h_ + nv_ * 4;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -9450,8 +9984,14 @@ TL_EW_KERNEL(tl_ew_sigmoid_f64) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 2;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 8);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f64 x = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]); (void)x;
+                ((f64*)o)[i] = (f64)(tl_sigmoid(x));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 2 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f64> xv_[2] = {};
@@ -9459,7 +9999,7 @@ TL_EW_KERNEL(tl_ew_sigmoid_f64) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)((const f64*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -9471,10 +10011,10 @@ TL_EW_KERNEL(tl_ew_sigmoid_f64) {
                         const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (f64)(tl_sigmoid(x));
                     }
-                    ((tl_v16<f64>*)o)[j] = r_;
+                    ((tl_v16<f64>*)((f64*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 2;
+            i00_ = h_ + nv_ * 2;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -9512,8 +10052,14 @@ TL_EW_KERNEL(tl_ew_erf_f32) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 4;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 4);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f32 x = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]); (void)x;
+                ((f32*)o)[i] = (f32)(tl_erff(x));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 4 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f32> xv_[2] = {};
@@ -9521,7 +10067,7 @@ TL_EW_KERNEL(tl_ew_erf_f32) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)((const f32*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -9533,10 +10079,10 @@ TL_EW_KERNEL(tl_ew_erf_f32) {
                         const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (f32)(tl_erff(x));
                     }
-                    ((tl_v16<f32>*)o)[j] = r_;
+                    ((tl_v16<f32>*)((f32*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 4;
+            i00_ = h_ + nv_ * 4;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -9572,8 +10118,14 @@ TL_EW_KERNEL(tl_ew_erf_f64) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 2;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 8);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f64 x = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]); (void)x;
+                ((f64*)o)[i] = (f64)(tl_erf(x));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 2 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f64> xv_[2] = {};
@@ -9581,7 +10133,7 @@ TL_EW_KERNEL(tl_ew_erf_f64) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)((const f64*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -9593,10 +10145,10 @@ TL_EW_KERNEL(tl_ew_erf_f64) {
                         const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (f64)(tl_erf(x));
                     }
-                    ((tl_v16<f64>*)o)[j] = r_;
+                    ((tl_v16<f64>*)((f64*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 2;
+            i00_ = h_ + nv_ * 2;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -9634,8 +10186,14 @@ TL_EW_KERNEL(tl_ew_erfc_f32) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 4;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 4);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f32 x = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]); (void)x;
+                ((f32*)o)[i] = (f32)(tl_erfcf(x));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 4 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f32> xv_[2] = {};
@@ -9643,7 +10201,7 @@ TL_EW_KERNEL(tl_ew_erfc_f32) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)((const f32*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -9655,10 +10213,10 @@ TL_EW_KERNEL(tl_ew_erfc_f32) {
                         const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (f32)(tl_erfcf(x));
                     }
-                    ((tl_v16<f32>*)o)[j] = r_;
+                    ((tl_v16<f32>*)((f32*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 4;
+            i00_ = h_ + nv_ * 4;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -9694,8 +10252,14 @@ TL_EW_KERNEL(tl_ew_erfc_f64) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 2;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 8);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f64 x = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]); (void)x;
+                ((f64*)o)[i] = (f64)(tl_erfc(x));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 2 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f64> xv_[2] = {};
@@ -9703,7 +10267,7 @@ TL_EW_KERNEL(tl_ew_erfc_f64) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)((const f64*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -9715,10 +10279,10 @@ TL_EW_KERNEL(tl_ew_erfc_f64) {
                         const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (f64)(tl_erfc(x));
                     }
-                    ((tl_v16<f64>*)o)[j] = r_;
+                    ((tl_v16<f64>*)((f64*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 2;
+            i00_ = h_ + nv_ * 2;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -9858,8 +10422,14 @@ TL_EW_KERNEL(tl_ew_relu_i32) {
         const i32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i32>(d.sval[1], d.dtype[1]) : (i32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 4;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 4);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const i32 x = (TL_IS_SCALAR(1) ? s1_ : ((const i32*)(a))[i]); (void)x;
+                ((i32*)o)[i] = (i32)(x > 0 ? x : 0);
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 4 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<i32> xv_[2] = {};
@@ -9867,7 +10437,7 @@ TL_EW_KERNEL(tl_ew_relu_i32) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i32>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i32>*)((const i32*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -9879,10 +10449,10 @@ TL_EW_KERNEL(tl_ew_relu_i32) {
                         const i32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (i32)(x > 0 ? x : 0);
                     }
-                    ((tl_v16<i32>*)o)[j] = r_;
+                    ((tl_v16<i32>*)((i32*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 4;
+            i00_ = h_ + nv_ * 4;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -9918,8 +10488,14 @@ TL_EW_KERNEL(tl_ew_relu_i64) {
         const i64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i64>(d.sval[1], d.dtype[1]) : (i64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 2;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 8);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const i64 x = (TL_IS_SCALAR(1) ? s1_ : ((const i64*)(a))[i]); (void)x;
+                ((i64*)o)[i] = (i64)(x > 0 ? x : 0);
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 2 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<i64> xv_[2] = {};
@@ -9927,7 +10503,7 @@ TL_EW_KERNEL(tl_ew_relu_i64) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i64>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i64>*)((const i64*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -9939,10 +10515,10 @@ TL_EW_KERNEL(tl_ew_relu_i64) {
                         const i64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (i64)(x > 0 ? x : 0);
                     }
-                    ((tl_v16<i64>*)o)[j] = r_;
+                    ((tl_v16<i64>*)((i64*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 2;
+            i00_ = h_ + nv_ * 2;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -9978,8 +10554,14 @@ TL_EW_KERNEL(tl_ew_relu_f32) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 4;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 4);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f32 x = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]); (void)x;
+                ((f32*)o)[i] = (f32)(x < 0 ? 0 : x);
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 4 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f32> xv_[2] = {};
@@ -9987,7 +10569,7 @@ TL_EW_KERNEL(tl_ew_relu_f32) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)((const f32*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -9999,10 +10581,10 @@ TL_EW_KERNEL(tl_ew_relu_f32) {
                         const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (f32)(x < 0 ? 0 : x);
                     }
-                    ((tl_v16<f32>*)o)[j] = r_;
+                    ((tl_v16<f32>*)((f32*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 4;
+            i00_ = h_ + nv_ * 4;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -10038,8 +10620,14 @@ TL_EW_KERNEL(tl_ew_relu_f64) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 2;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 8);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f64 x = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]); (void)x;
+                ((f64*)o)[i] = (f64)(x < 0 ? 0 : x);
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 2 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f64> xv_[2] = {};
@@ -10047,7 +10635,7 @@ TL_EW_KERNEL(tl_ew_relu_f64) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)((const f64*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -10059,10 +10647,10 @@ TL_EW_KERNEL(tl_ew_relu_f64) {
                         const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (f64)(x < 0 ? 0 : x);
                     }
-                    ((tl_v16<f64>*)o)[j] = r_;
+                    ((tl_v16<f64>*)((f64*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 2;
+            i00_ = h_ + nv_ * 2;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -10100,8 +10688,14 @@ TL_EW_KERNEL(tl_ew_silu_f32) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 4;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 4);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f32 x = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]); (void)x;
+                ((f32*)o)[i] = (f32)(tl_siluf(x));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 4 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f32> xv_[2] = {};
@@ -10109,7 +10703,7 @@ TL_EW_KERNEL(tl_ew_silu_f32) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)((const f32*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -10121,10 +10715,10 @@ TL_EW_KERNEL(tl_ew_silu_f32) {
                         const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (f32)(tl_siluf(x));
                     }
-                    ((tl_v16<f32>*)o)[j] = r_;
+                    ((tl_v16<f32>*)((f32*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 4;
+            i00_ = h_ + nv_ * 4;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -10160,8 +10754,14 @@ TL_EW_KERNEL(tl_ew_silu_f64) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 2;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 8);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f64 x = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]); (void)x;
+                ((f64*)o)[i] = (f64)(tl_silu(x));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 2 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f64> xv_[2] = {};
@@ -10169,7 +10769,7 @@ TL_EW_KERNEL(tl_ew_silu_f64) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)((const f64*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -10181,10 +10781,10 @@ TL_EW_KERNEL(tl_ew_silu_f64) {
                         const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (f64)(tl_silu(x));
                     }
-                    ((tl_v16<f64>*)o)[j] = r_;
+                    ((tl_v16<f64>*)((f64*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 2;
+            i00_ = h_ + nv_ * 2;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -10324,8 +10924,14 @@ TL_EW_KERNEL(tl_ew_floor_i32) {
         const i32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i32>(d.sval[1], d.dtype[1]) : (i32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 4;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 4);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const i32 x = (TL_IS_SCALAR(1) ? s1_ : ((const i32*)(a))[i]); (void)x;
+                ((i32*)o)[i] = (i32)(x);
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 4 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<i32> xv_[2] = {};
@@ -10333,7 +10939,7 @@ TL_EW_KERNEL(tl_ew_floor_i32) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i32>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i32>*)((const i32*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -10345,10 +10951,10 @@ TL_EW_KERNEL(tl_ew_floor_i32) {
                         const i32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (i32)(x);
                     }
-                    ((tl_v16<i32>*)o)[j] = r_;
+                    ((tl_v16<i32>*)((i32*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 4;
+            i00_ = h_ + nv_ * 4;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -10384,8 +10990,14 @@ TL_EW_KERNEL(tl_ew_floor_i64) {
         const i64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i64>(d.sval[1], d.dtype[1]) : (i64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 2;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 8);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const i64 x = (TL_IS_SCALAR(1) ? s1_ : ((const i64*)(a))[i]); (void)x;
+                ((i64*)o)[i] = (i64)(x);
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 2 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<i64> xv_[2] = {};
@@ -10393,7 +11005,7 @@ TL_EW_KERNEL(tl_ew_floor_i64) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i64>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i64>*)((const i64*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -10405,10 +11017,10 @@ TL_EW_KERNEL(tl_ew_floor_i64) {
                         const i64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (i64)(x);
                     }
-                    ((tl_v16<i64>*)o)[j] = r_;
+                    ((tl_v16<i64>*)((i64*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 2;
+            i00_ = h_ + nv_ * 2;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -10444,8 +11056,14 @@ TL_EW_KERNEL(tl_ew_floor_f32) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 4;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 4);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f32 x = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]); (void)x;
+                ((f32*)o)[i] = (f32)(floorf(x));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 4 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f32> xv_[2] = {};
@@ -10453,7 +11071,7 @@ TL_EW_KERNEL(tl_ew_floor_f32) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)((const f32*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -10465,10 +11083,10 @@ TL_EW_KERNEL(tl_ew_floor_f32) {
                         const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (f32)(floorf(x));
                     }
-                    ((tl_v16<f32>*)o)[j] = r_;
+                    ((tl_v16<f32>*)((f32*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 4;
+            i00_ = h_ + nv_ * 4;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -10504,8 +11122,14 @@ TL_EW_KERNEL(tl_ew_floor_f64) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 2;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 8);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f64 x = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]); (void)x;
+                ((f64*)o)[i] = (f64)(floor(x));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 2 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f64> xv_[2] = {};
@@ -10513,7 +11137,7 @@ TL_EW_KERNEL(tl_ew_floor_f64) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)((const f64*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -10525,10 +11149,10 @@ TL_EW_KERNEL(tl_ew_floor_f64) {
                         const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (f64)(floor(x));
                     }
-                    ((tl_v16<f64>*)o)[j] = r_;
+                    ((tl_v16<f64>*)((f64*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 2;
+            i00_ = h_ + nv_ * 2;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -10668,8 +11292,14 @@ TL_EW_KERNEL(tl_ew_ceil_i32) {
         const i32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i32>(d.sval[1], d.dtype[1]) : (i32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 4;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 4);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const i32 x = (TL_IS_SCALAR(1) ? s1_ : ((const i32*)(a))[i]); (void)x;
+                ((i32*)o)[i] = (i32)(x);
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 4 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<i32> xv_[2] = {};
@@ -10677,7 +11307,7 @@ TL_EW_KERNEL(tl_ew_ceil_i32) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i32>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i32>*)((const i32*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -10689,10 +11319,10 @@ TL_EW_KERNEL(tl_ew_ceil_i32) {
                         const i32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (i32)(x);
                     }
-                    ((tl_v16<i32>*)o)[j] = r_;
+                    ((tl_v16<i32>*)((i32*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 4;
+            i00_ = h_ + nv_ * 4;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -10728,8 +11358,14 @@ TL_EW_KERNEL(tl_ew_ceil_i64) {
         const i64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i64>(d.sval[1], d.dtype[1]) : (i64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 2;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 8);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const i64 x = (TL_IS_SCALAR(1) ? s1_ : ((const i64*)(a))[i]); (void)x;
+                ((i64*)o)[i] = (i64)(x);
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 2 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<i64> xv_[2] = {};
@@ -10737,7 +11373,7 @@ TL_EW_KERNEL(tl_ew_ceil_i64) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i64>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i64>*)((const i64*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -10749,10 +11385,10 @@ TL_EW_KERNEL(tl_ew_ceil_i64) {
                         const i64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (i64)(x);
                     }
-                    ((tl_v16<i64>*)o)[j] = r_;
+                    ((tl_v16<i64>*)((i64*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 2;
+            i00_ = h_ + nv_ * 2;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -10788,8 +11424,14 @@ TL_EW_KERNEL(tl_ew_ceil_f32) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 4;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 4);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f32 x = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]); (void)x;
+                ((f32*)o)[i] = (f32)(ceilf(x));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 4 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f32> xv_[2] = {};
@@ -10797,7 +11439,7 @@ TL_EW_KERNEL(tl_ew_ceil_f32) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)((const f32*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -10809,10 +11451,10 @@ TL_EW_KERNEL(tl_ew_ceil_f32) {
                         const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (f32)(ceilf(x));
                     }
-                    ((tl_v16<f32>*)o)[j] = r_;
+                    ((tl_v16<f32>*)((f32*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 4;
+            i00_ = h_ + nv_ * 4;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -10848,8 +11490,14 @@ TL_EW_KERNEL(tl_ew_ceil_f64) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 2;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 8);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f64 x = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]); (void)x;
+                ((f64*)o)[i] = (f64)(ceil(x));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 2 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f64> xv_[2] = {};
@@ -10857,7 +11505,7 @@ TL_EW_KERNEL(tl_ew_ceil_f64) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)((const f64*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -10869,10 +11517,10 @@ TL_EW_KERNEL(tl_ew_ceil_f64) {
                         const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (f64)(ceil(x));
                     }
-                    ((tl_v16<f64>*)o)[j] = r_;
+                    ((tl_v16<f64>*)((f64*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 2;
+            i00_ = h_ + nv_ * 2;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -11012,8 +11660,14 @@ TL_EW_KERNEL(tl_ew_trunc_i32) {
         const i32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i32>(d.sval[1], d.dtype[1]) : (i32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 4;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 4);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const i32 x = (TL_IS_SCALAR(1) ? s1_ : ((const i32*)(a))[i]); (void)x;
+                ((i32*)o)[i] = (i32)(x);
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 4 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<i32> xv_[2] = {};
@@ -11021,7 +11675,7 @@ TL_EW_KERNEL(tl_ew_trunc_i32) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i32>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i32>*)((const i32*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -11033,10 +11687,10 @@ TL_EW_KERNEL(tl_ew_trunc_i32) {
                         const i32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (i32)(x);
                     }
-                    ((tl_v16<i32>*)o)[j] = r_;
+                    ((tl_v16<i32>*)((i32*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 4;
+            i00_ = h_ + nv_ * 4;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -11072,8 +11726,14 @@ TL_EW_KERNEL(tl_ew_trunc_i64) {
         const i64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i64>(d.sval[1], d.dtype[1]) : (i64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 2;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 8);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const i64 x = (TL_IS_SCALAR(1) ? s1_ : ((const i64*)(a))[i]); (void)x;
+                ((i64*)o)[i] = (i64)(x);
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 2 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<i64> xv_[2] = {};
@@ -11081,7 +11741,7 @@ TL_EW_KERNEL(tl_ew_trunc_i64) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i64>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i64>*)((const i64*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -11093,10 +11753,10 @@ TL_EW_KERNEL(tl_ew_trunc_i64) {
                         const i64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (i64)(x);
                     }
-                    ((tl_v16<i64>*)o)[j] = r_;
+                    ((tl_v16<i64>*)((i64*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 2;
+            i00_ = h_ + nv_ * 2;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -11132,8 +11792,14 @@ TL_EW_KERNEL(tl_ew_trunc_f32) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 4;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 4);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f32 x = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]); (void)x;
+                ((f32*)o)[i] = (f32)(truncf(x));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 4 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f32> xv_[2] = {};
@@ -11141,7 +11807,7 @@ TL_EW_KERNEL(tl_ew_trunc_f32) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)((const f32*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -11153,10 +11819,10 @@ TL_EW_KERNEL(tl_ew_trunc_f32) {
                         const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (f32)(truncf(x));
                     }
-                    ((tl_v16<f32>*)o)[j] = r_;
+                    ((tl_v16<f32>*)((f32*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 4;
+            i00_ = h_ + nv_ * 4;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -11192,8 +11858,14 @@ TL_EW_KERNEL(tl_ew_trunc_f64) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 2;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 8);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f64 x = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]); (void)x;
+                ((f64*)o)[i] = (f64)(trunc(x));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 2 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f64> xv_[2] = {};
@@ -11201,7 +11873,7 @@ TL_EW_KERNEL(tl_ew_trunc_f64) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)((const f64*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -11213,10 +11885,10 @@ TL_EW_KERNEL(tl_ew_trunc_f64) {
                         const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (f64)(trunc(x));
                     }
-                    ((tl_v16<f64>*)o)[j] = r_;
+                    ((tl_v16<f64>*)((f64*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 2;
+            i00_ = h_ + nv_ * 2;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -12760,8 +13432,14 @@ TL_EW_KERNEL(tl_ew_bitwise_not_i32) {
         const i32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i32>(d.sval[1], d.dtype[1]) : (i32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 4;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 4);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const i32 x = (TL_IS_SCALAR(1) ? s1_ : ((const i32*)(a))[i]); (void)x;
+                ((i32*)o)[i] = (i32)(~x);
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 4 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<i32> xv_[2] = {};
@@ -12769,7 +13447,7 @@ TL_EW_KERNEL(tl_ew_bitwise_not_i32) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i32>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i32>*)((const i32*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -12781,10 +13459,10 @@ TL_EW_KERNEL(tl_ew_bitwise_not_i32) {
                         const i32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (i32)(~x);
                     }
-                    ((tl_v16<i32>*)o)[j] = r_;
+                    ((tl_v16<i32>*)((i32*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 4;
+            i00_ = h_ + nv_ * 4;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -12820,8 +13498,14 @@ TL_EW_KERNEL(tl_ew_bitwise_not_i64) {
         const i64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i64>(d.sval[1], d.dtype[1]) : (i64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 2;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 8);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const i64 x = (TL_IS_SCALAR(1) ? s1_ : ((const i64*)(a))[i]); (void)x;
+                ((i64*)o)[i] = (i64)(~x);
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 2 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<i64> xv_[2] = {};
@@ -12829,7 +13513,7 @@ TL_EW_KERNEL(tl_ew_bitwise_not_i64) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i64>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i64>*)((const i64*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -12841,10 +13525,10 @@ TL_EW_KERNEL(tl_ew_bitwise_not_i64) {
                         const i64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (i64)(~x);
                     }
-                    ((tl_v16<i64>*)o)[j] = r_;
+                    ((tl_v16<i64>*)((i64*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 2;
+            i00_ = h_ + nv_ * 2;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -13035,8 +13719,15 @@ TL_EW_KERNEL(tl_ew_add_i32) {
         const i32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i32>(d.sval[2], d.dtype[2]) : (i32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 4;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 4);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const i32 x = (TL_IS_SCALAR(1) ? s1_ : ((const i32*)(a))[i]); (void)x;
+                const i32 y = (TL_IS_SCALAR(2) ? s2_ : ((const i32*)(b))[i]); (void)y;
+                ((i32*)o)[i] = (i32)(x + alpha * y);
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 4 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<i32> xv_[2] = {}; tl_v16<i32> yv_[2] = {};
@@ -13044,8 +13735,8 @@ TL_EW_KERNEL(tl_ew_add_i32) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i32>*)(a))[j];
-                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<i32>*)(b))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i32>*)((const i32*)(a) + h_))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<i32>*)((const i32*)(b) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -13058,10 +13749,10 @@ TL_EW_KERNEL(tl_ew_add_i32) {
                         const i32 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
                         r_.v[e_] = (i32)(x + alpha * y);
                     }
-                    ((tl_v16<i32>*)o)[j] = r_;
+                    ((tl_v16<i32>*)((i32*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 4;
+            i00_ = h_ + nv_ * 4;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -13101,8 +13792,15 @@ TL_EW_KERNEL(tl_ew_add_i64) {
         const i64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i64>(d.sval[2], d.dtype[2]) : (i64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 2;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 8);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const i64 x = (TL_IS_SCALAR(1) ? s1_ : ((const i64*)(a))[i]); (void)x;
+                const i64 y = (TL_IS_SCALAR(2) ? s2_ : ((const i64*)(b))[i]); (void)y;
+                ((i64*)o)[i] = (i64)(x + alpha * y);
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 2 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<i64> xv_[2] = {}; tl_v16<i64> yv_[2] = {};
@@ -13110,8 +13808,8 @@ TL_EW_KERNEL(tl_ew_add_i64) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i64>*)(a))[j];
-                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<i64>*)(b))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i64>*)((const i64*)(a) + h_))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<i64>*)((const i64*)(b) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -13124,10 +13822,10 @@ TL_EW_KERNEL(tl_ew_add_i64) {
                         const i64 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
                         r_.v[e_] = (i64)(x + alpha * y);
                     }
-                    ((tl_v16<i64>*)o)[j] = r_;
+                    ((tl_v16<i64>*)((i64*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 2;
+            i00_ = h_ + nv_ * 2;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -13167,8 +13865,15 @@ TL_EW_KERNEL(tl_ew_add_f32) {
         const f32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f32>(d.sval[2], d.dtype[2]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 4;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 4);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f32 x = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]); (void)x;
+                const f32 y = (TL_IS_SCALAR(2) ? s2_ : ((const f32*)(b))[i]); (void)y;
+                ((f32*)o)[i] = (f32)(x + alpha * y);
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 4 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f32> xv_[2] = {}; tl_v16<f32> yv_[2] = {};
@@ -13176,8 +13881,8 @@ TL_EW_KERNEL(tl_ew_add_f32) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
-                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<f32>*)(b))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)((const f32*)(a) + h_))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<f32>*)((const f32*)(b) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -13190,10 +13895,10 @@ TL_EW_KERNEL(tl_ew_add_f32) {
                         const f32 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
                         r_.v[e_] = (f32)(x + alpha * y);
                     }
-                    ((tl_v16<f32>*)o)[j] = r_;
+                    ((tl_v16<f32>*)((f32*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 4;
+            i00_ = h_ + nv_ * 4;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -13233,8 +13938,15 @@ TL_EW_KERNEL(tl_ew_add_f64) {
         const f64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f64>(d.sval[2], d.dtype[2]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 2;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 8);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f64 x = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]); (void)x;
+                const f64 y = (TL_IS_SCALAR(2) ? s2_ : ((const f64*)(b))[i]); (void)y;
+                ((f64*)o)[i] = (f64)(x + alpha * y);
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 2 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f64> xv_[2] = {}; tl_v16<f64> yv_[2] = {};
@@ -13242,8 +13954,8 @@ TL_EW_KERNEL(tl_ew_add_f64) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
-                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<f64>*)(b))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)((const f64*)(a) + h_))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<f64>*)((const f64*)(b) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -13256,10 +13968,10 @@ TL_EW_KERNEL(tl_ew_add_f64) {
                         const f64 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
                         r_.v[e_] = (f64)(x + alpha * y);
                     }
-                    ((tl_v16<f64>*)o)[j] = r_;
+                    ((tl_v16<f64>*)((f64*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 2;
+            i00_ = h_ + nv_ * 2;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -13415,8 +14127,15 @@ TL_EW_KERNEL(tl_ew_sub_i32) {
         const i32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i32>(d.sval[2], d.dtype[2]) : (i32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 4;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 4);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const i32 x = (TL_IS_SCALAR(1) ? s1_ : ((const i32*)(a))[i]); (void)x;
+                const i32 y = (TL_IS_SCALAR(2) ? s2_ : ((const i32*)(b))[i]); (void)y;
+                ((i32*)o)[i] = (i32)(x - alpha * y);
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 4 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<i32> xv_[2] = {}; tl_v16<i32> yv_[2] = {};
@@ -13424,8 +14143,8 @@ TL_EW_KERNEL(tl_ew_sub_i32) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i32>*)(a))[j];
-                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<i32>*)(b))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i32>*)((const i32*)(a) + h_))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<i32>*)((const i32*)(b) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -13438,10 +14157,10 @@ TL_EW_KERNEL(tl_ew_sub_i32) {
                         const i32 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
                         r_.v[e_] = (i32)(x - alpha * y);
                     }
-                    ((tl_v16<i32>*)o)[j] = r_;
+                    ((tl_v16<i32>*)((i32*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 4;
+            i00_ = h_ + nv_ * 4;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -13481,8 +14200,15 @@ TL_EW_KERNEL(tl_ew_sub_i64) {
         const i64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i64>(d.sval[2], d.dtype[2]) : (i64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 2;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 8);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const i64 x = (TL_IS_SCALAR(1) ? s1_ : ((const i64*)(a))[i]); (void)x;
+                const i64 y = (TL_IS_SCALAR(2) ? s2_ : ((const i64*)(b))[i]); (void)y;
+                ((i64*)o)[i] = (i64)(x - alpha * y);
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 2 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<i64> xv_[2] = {}; tl_v16<i64> yv_[2] = {};
@@ -13490,8 +14216,8 @@ TL_EW_KERNEL(tl_ew_sub_i64) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i64>*)(a))[j];
-                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<i64>*)(b))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i64>*)((const i64*)(a) + h_))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<i64>*)((const i64*)(b) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -13504,10 +14230,10 @@ TL_EW_KERNEL(tl_ew_sub_i64) {
                         const i64 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
                         r_.v[e_] = (i64)(x - alpha * y);
                     }
-                    ((tl_v16<i64>*)o)[j] = r_;
+                    ((tl_v16<i64>*)((i64*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 2;
+            i00_ = h_ + nv_ * 2;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -13547,8 +14273,15 @@ TL_EW_KERNEL(tl_ew_sub_f32) {
         const f32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f32>(d.sval[2], d.dtype[2]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 4;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 4);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f32 x = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]); (void)x;
+                const f32 y = (TL_IS_SCALAR(2) ? s2_ : ((const f32*)(b))[i]); (void)y;
+                ((f32*)o)[i] = (f32)(x - alpha * y);
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 4 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f32> xv_[2] = {}; tl_v16<f32> yv_[2] = {};
@@ -13556,8 +14289,8 @@ TL_EW_KERNEL(tl_ew_sub_f32) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
-                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<f32>*)(b))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)((const f32*)(a) + h_))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<f32>*)((const f32*)(b) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -13570,10 +14303,10 @@ TL_EW_KERNEL(tl_ew_sub_f32) {
                         const f32 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
                         r_.v[e_] = (f32)(x - alpha * y);
                     }
-                    ((tl_v16<f32>*)o)[j] = r_;
+                    ((tl_v16<f32>*)((f32*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 4;
+            i00_ = h_ + nv_ * 4;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -13613,8 +14346,15 @@ TL_EW_KERNEL(tl_ew_sub_f64) {
         const f64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f64>(d.sval[2], d.dtype[2]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 2;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 8);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f64 x = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]); (void)x;
+                const f64 y = (TL_IS_SCALAR(2) ? s2_ : ((const f64*)(b))[i]); (void)y;
+                ((f64*)o)[i] = (f64)(x - alpha * y);
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 2 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f64> xv_[2] = {}; tl_v16<f64> yv_[2] = {};
@@ -13622,8 +14362,8 @@ TL_EW_KERNEL(tl_ew_sub_f64) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
-                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<f64>*)(b))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)((const f64*)(a) + h_))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<f64>*)((const f64*)(b) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -13636,10 +14376,10 @@ TL_EW_KERNEL(tl_ew_sub_f64) {
                         const f64 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
                         r_.v[e_] = (f64)(x - alpha * y);
                     }
-                    ((tl_v16<f64>*)o)[j] = r_;
+                    ((tl_v16<f64>*)((f64*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 2;
+            i00_ = h_ + nv_ * 2;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -13679,8 +14419,15 @@ TL_EW_KERNEL(tl_ew_div_f32) {
         const f32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f32>(d.sval[2], d.dtype[2]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 4;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 4);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f32 x = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]); (void)x;
+                const f32 y = (TL_IS_SCALAR(2) ? s2_ : ((const f32*)(b))[i]); (void)y;
+                ((f32*)o)[i] = (f32)(x / y);
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 4 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f32> xv_[2] = {}; tl_v16<f32> yv_[2] = {};
@@ -13688,8 +14435,8 @@ TL_EW_KERNEL(tl_ew_div_f32) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
-                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<f32>*)(b))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)((const f32*)(a) + h_))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<f32>*)((const f32*)(b) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -13702,10 +14449,10 @@ TL_EW_KERNEL(tl_ew_div_f32) {
                         const f32 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
                         r_.v[e_] = (f32)(x / y);
                     }
-                    ((tl_v16<f32>*)o)[j] = r_;
+                    ((tl_v16<f32>*)((f32*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 4;
+            i00_ = h_ + nv_ * 4;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -13743,8 +14490,15 @@ TL_EW_KERNEL(tl_ew_div_f64) {
         const f64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f64>(d.sval[2], d.dtype[2]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 2;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 8);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f64 x = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]); (void)x;
+                const f64 y = (TL_IS_SCALAR(2) ? s2_ : ((const f64*)(b))[i]); (void)y;
+                ((f64*)o)[i] = (f64)(x / y);
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 2 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f64> xv_[2] = {}; tl_v16<f64> yv_[2] = {};
@@ -13752,8 +14506,8 @@ TL_EW_KERNEL(tl_ew_div_f64) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
-                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<f64>*)(b))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)((const f64*)(a) + h_))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<f64>*)((const f64*)(b) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -13766,10 +14520,10 @@ TL_EW_KERNEL(tl_ew_div_f64) {
                         const f64 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
                         r_.v[e_] = (f64)(x / y);
                     }
-                    ((tl_v16<f64>*)o)[j] = r_;
+                    ((tl_v16<f64>*)((f64*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 2;
+            i00_ = h_ + nv_ * 2;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -13917,8 +14671,15 @@ TL_EW_KERNEL(tl_ew_div_trunc_i32) {
         const i32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i32>(d.sval[2], d.dtype[2]) : (i32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 4;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 4);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const i32 x = (TL_IS_SCALAR(1) ? s1_ : ((const i32*)(a))[i]); (void)x;
+                const i32 y = (TL_IS_SCALAR(2) ? s2_ : ((const i32*)(b))[i]); (void)y;
+                ((i32*)o)[i] = (i32)(IDIV_TRUNC(i32, x, y));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 4 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<i32> xv_[2] = {}; tl_v16<i32> yv_[2] = {};
@@ -13926,8 +14687,8 @@ TL_EW_KERNEL(tl_ew_div_trunc_i32) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i32>*)(a))[j];
-                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<i32>*)(b))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i32>*)((const i32*)(a) + h_))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<i32>*)((const i32*)(b) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -13940,10 +14701,10 @@ TL_EW_KERNEL(tl_ew_div_trunc_i32) {
                         const i32 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
                         r_.v[e_] = (i32)(IDIV_TRUNC(i32, x, y));
                     }
-                    ((tl_v16<i32>*)o)[j] = r_;
+                    ((tl_v16<i32>*)((i32*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 4;
+            i00_ = h_ + nv_ * 4;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -13981,8 +14742,15 @@ TL_EW_KERNEL(tl_ew_div_trunc_i64) {
         const i64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i64>(d.sval[2], d.dtype[2]) : (i64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 2;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 8);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const i64 x = (TL_IS_SCALAR(1) ? s1_ : ((const i64*)(a))[i]); (void)x;
+                const i64 y = (TL_IS_SCALAR(2) ? s2_ : ((const i64*)(b))[i]); (void)y;
+                ((i64*)o)[i] = (i64)(IDIV_TRUNC(i64, x, y));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 2 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<i64> xv_[2] = {}; tl_v16<i64> yv_[2] = {};
@@ -13990,8 +14758,8 @@ TL_EW_KERNEL(tl_ew_div_trunc_i64) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i64>*)(a))[j];
-                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<i64>*)(b))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i64>*)((const i64*)(a) + h_))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<i64>*)((const i64*)(b) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -14004,10 +14772,10 @@ TL_EW_KERNEL(tl_ew_div_trunc_i64) {
                         const i64 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
                         r_.v[e_] = (i64)(IDIV_TRUNC(i64, x, y));
                     }
-                    ((tl_v16<i64>*)o)[j] = r_;
+                    ((tl_v16<i64>*)((i64*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 2;
+            i00_ = h_ + nv_ * 2;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -14045,8 +14813,15 @@ TL_EW_KERNEL(tl_ew_div_trunc_f32) {
         const f32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f32>(d.sval[2], d.dtype[2]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 4;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 4);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f32 x = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]); (void)x;
+                const f32 y = (TL_IS_SCALAR(2) ? s2_ : ((const f32*)(b))[i]); (void)y;
+                ((f32*)o)[i] = (f32)(trunc(x / y));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 4 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f32> xv_[2] = {}; tl_v16<f32> yv_[2] = {};
@@ -14054,8 +14829,8 @@ TL_EW_KERNEL(tl_ew_div_trunc_f32) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
-                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<f32>*)(b))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)((const f32*)(a) + h_))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<f32>*)((const f32*)(b) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -14068,10 +14843,10 @@ TL_EW_KERNEL(tl_ew_div_trunc_f32) {
                         const f32 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
                         r_.v[e_] = (f32)(trunc(x / y));
                     }
-                    ((tl_v16<f32>*)o)[j] = r_;
+                    ((tl_v16<f32>*)((f32*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 4;
+            i00_ = h_ + nv_ * 4;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -14109,8 +14884,15 @@ TL_EW_KERNEL(tl_ew_div_trunc_f64) {
         const f64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f64>(d.sval[2], d.dtype[2]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 2;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 8);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f64 x = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]); (void)x;
+                const f64 y = (TL_IS_SCALAR(2) ? s2_ : ((const f64*)(b))[i]); (void)y;
+                ((f64*)o)[i] = (f64)(trunc(x / y));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 2 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f64> xv_[2] = {}; tl_v16<f64> yv_[2] = {};
@@ -14118,8 +14900,8 @@ TL_EW_KERNEL(tl_ew_div_trunc_f64) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
-                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<f64>*)(b))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)((const f64*)(a) + h_))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<f64>*)((const f64*)(b) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -14132,10 +14914,10 @@ TL_EW_KERNEL(tl_ew_div_trunc_f64) {
                         const f64 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
                         r_.v[e_] = (f64)(trunc(x / y));
                     }
-                    ((tl_v16<f64>*)o)[j] = r_;
+                    ((tl_v16<f64>*)((f64*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 2;
+            i00_ = h_ + nv_ * 2;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -14283,8 +15065,15 @@ TL_EW_KERNEL(tl_ew_div_floor_i32) {
         const i32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i32>(d.sval[2], d.dtype[2]) : (i32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 4;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 4);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const i32 x = (TL_IS_SCALAR(1) ? s1_ : ((const i32*)(a))[i]); (void)x;
+                const i32 y = (TL_IS_SCALAR(2) ? s2_ : ((const i32*)(b))[i]); (void)y;
+                ((i32*)o)[i] = (i32)(IDIV_FLOOR(i32, x, y));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 4 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<i32> xv_[2] = {}; tl_v16<i32> yv_[2] = {};
@@ -14292,8 +15081,8 @@ TL_EW_KERNEL(tl_ew_div_floor_i32) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i32>*)(a))[j];
-                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<i32>*)(b))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i32>*)((const i32*)(a) + h_))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<i32>*)((const i32*)(b) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -14306,10 +15095,10 @@ TL_EW_KERNEL(tl_ew_div_floor_i32) {
                         const i32 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
                         r_.v[e_] = (i32)(IDIV_FLOOR(i32, x, y));
                     }
-                    ((tl_v16<i32>*)o)[j] = r_;
+                    ((tl_v16<i32>*)((i32*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 4;
+            i00_ = h_ + nv_ * 4;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -14347,8 +15136,15 @@ TL_EW_KERNEL(tl_ew_div_floor_i64) {
         const i64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i64>(d.sval[2], d.dtype[2]) : (i64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 2;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 8);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const i64 x = (TL_IS_SCALAR(1) ? s1_ : ((const i64*)(a))[i]); (void)x;
+                const i64 y = (TL_IS_SCALAR(2) ? s2_ : ((const i64*)(b))[i]); (void)y;
+                ((i64*)o)[i] = (i64)(IDIV_FLOOR(i64, x, y));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 2 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<i64> xv_[2] = {}; tl_v16<i64> yv_[2] = {};
@@ -14356,8 +15152,8 @@ TL_EW_KERNEL(tl_ew_div_floor_i64) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i64>*)(a))[j];
-                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<i64>*)(b))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i64>*)((const i64*)(a) + h_))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<i64>*)((const i64*)(b) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -14370,10 +15166,10 @@ TL_EW_KERNEL(tl_ew_div_floor_i64) {
                         const i64 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
                         r_.v[e_] = (i64)(IDIV_FLOOR(i64, x, y));
                     }
-                    ((tl_v16<i64>*)o)[j] = r_;
+                    ((tl_v16<i64>*)((i64*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 2;
+            i00_ = h_ + nv_ * 2;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -14411,8 +15207,15 @@ TL_EW_KERNEL(tl_ew_div_floor_f32) {
         const f32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f32>(d.sval[2], d.dtype[2]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 4;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 4);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f32 x = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]); (void)x;
+                const f32 y = (TL_IS_SCALAR(2) ? s2_ : ((const f32*)(b))[i]); (void)y;
+                ((f32*)o)[i] = (f32)(py_floordivf(x, y));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 4 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f32> xv_[2] = {}; tl_v16<f32> yv_[2] = {};
@@ -14420,8 +15223,8 @@ TL_EW_KERNEL(tl_ew_div_floor_f32) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
-                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<f32>*)(b))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)((const f32*)(a) + h_))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<f32>*)((const f32*)(b) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -14434,10 +15237,10 @@ TL_EW_KERNEL(tl_ew_div_floor_f32) {
                         const f32 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
                         r_.v[e_] = (f32)(py_floordivf(x, y));
                     }
-                    ((tl_v16<f32>*)o)[j] = r_;
+                    ((tl_v16<f32>*)((f32*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 4;
+            i00_ = h_ + nv_ * 4;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -14475,8 +15278,15 @@ TL_EW_KERNEL(tl_ew_div_floor_f64) {
         const f64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f64>(d.sval[2], d.dtype[2]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 2;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 8);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f64 x = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]); (void)x;
+                const f64 y = (TL_IS_SCALAR(2) ? s2_ : ((const f64*)(b))[i]); (void)y;
+                ((f64*)o)[i] = (f64)(py_floordiv(x, y));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 2 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f64> xv_[2] = {}; tl_v16<f64> yv_[2] = {};
@@ -14484,8 +15294,8 @@ TL_EW_KERNEL(tl_ew_div_floor_f64) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
-                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<f64>*)(b))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)((const f64*)(a) + h_))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<f64>*)((const f64*)(b) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -14498,10 +15308,10 @@ TL_EW_KERNEL(tl_ew_div_floor_f64) {
                         const f64 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
                         r_.v[e_] = (f64)(py_floordiv(x, y));
                     }
-                    ((tl_v16<f64>*)o)[j] = r_;
+                    ((tl_v16<f64>*)((f64*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 2;
+            i00_ = h_ + nv_ * 2;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -14649,8 +15459,15 @@ TL_EW_KERNEL(tl_ew_remainder_i32) {
         const i32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i32>(d.sval[2], d.dtype[2]) : (i32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 4;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 4);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const i32 x = (TL_IS_SCALAR(1) ? s1_ : ((const i32*)(a))[i]); (void)x;
+                const i32 y = (TL_IS_SCALAR(2) ? s2_ : ((const i32*)(b))[i]); (void)y;
+                ((i32*)o)[i] = (i32)(IMOD_PY(i32, x, y));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 4 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<i32> xv_[2] = {}; tl_v16<i32> yv_[2] = {};
@@ -14658,8 +15475,8 @@ TL_EW_KERNEL(tl_ew_remainder_i32) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i32>*)(a))[j];
-                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<i32>*)(b))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i32>*)((const i32*)(a) + h_))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<i32>*)((const i32*)(b) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -14672,10 +15489,10 @@ TL_EW_KERNEL(tl_ew_remainder_i32) {
                         const i32 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
                         r_.v[e_] = (i32)(IMOD_PY(i32, x, y));
                     }
-                    ((tl_v16<i32>*)o)[j] = r_;
+                    ((tl_v16<i32>*)((i32*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 4;
+            i00_ = h_ + nv_ * 4;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -14713,8 +15530,15 @@ TL_EW_KERNEL(tl_ew_remainder_i64) {
         const i64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i64>(d.sval[2], d.dtype[2]) : (i64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 2;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 8);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const i64 x = (TL_IS_SCALAR(1) ? s1_ : ((const i64*)(a))[i]); (void)x;
+                const i64 y = (TL_IS_SCALAR(2) ? s2_ : ((const i64*)(b))[i]); (void)y;
+                ((i64*)o)[i] = (i64)(IMOD_PY(i64, x, y));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 2 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<i64> xv_[2] = {}; tl_v16<i64> yv_[2] = {};
@@ -14722,8 +15546,8 @@ TL_EW_KERNEL(tl_ew_remainder_i64) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i64>*)(a))[j];
-                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<i64>*)(b))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i64>*)((const i64*)(a) + h_))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<i64>*)((const i64*)(b) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -14736,10 +15560,10 @@ TL_EW_KERNEL(tl_ew_remainder_i64) {
                         const i64 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
                         r_.v[e_] = (i64)(IMOD_PY(i64, x, y));
                     }
-                    ((tl_v16<i64>*)o)[j] = r_;
+                    ((tl_v16<i64>*)((i64*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 2;
+            i00_ = h_ + nv_ * 2;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -14777,8 +15601,15 @@ TL_EW_KERNEL(tl_ew_remainder_f32) {
         const f32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f32>(d.sval[2], d.dtype[2]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 4;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 4);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f32 x = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]); (void)x;
+                const f32 y = (TL_IS_SCALAR(2) ? s2_ : ((const f32*)(b))[i]); (void)y;
+                ((f32*)o)[i] = (f32)(py_modf(x, y));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 4 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f32> xv_[2] = {}; tl_v16<f32> yv_[2] = {};
@@ -14786,8 +15617,8 @@ TL_EW_KERNEL(tl_ew_remainder_f32) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
-                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<f32>*)(b))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)((const f32*)(a) + h_))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<f32>*)((const f32*)(b) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -14800,10 +15631,10 @@ TL_EW_KERNEL(tl_ew_remainder_f32) {
                         const f32 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
                         r_.v[e_] = (f32)(py_modf(x, y));
                     }
-                    ((tl_v16<f32>*)o)[j] = r_;
+                    ((tl_v16<f32>*)((f32*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 4;
+            i00_ = h_ + nv_ * 4;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -14841,8 +15672,15 @@ TL_EW_KERNEL(tl_ew_remainder_f64) {
         const f64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f64>(d.sval[2], d.dtype[2]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 2;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 8);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f64 x = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]); (void)x;
+                const f64 y = (TL_IS_SCALAR(2) ? s2_ : ((const f64*)(b))[i]); (void)y;
+                ((f64*)o)[i] = (f64)(py_mod(x, y));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 2 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f64> xv_[2] = {}; tl_v16<f64> yv_[2] = {};
@@ -14850,8 +15688,8 @@ TL_EW_KERNEL(tl_ew_remainder_f64) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
-                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<f64>*)(b))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)((const f64*)(a) + h_))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<f64>*)((const f64*)(b) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -14864,10 +15702,10 @@ TL_EW_KERNEL(tl_ew_remainder_f64) {
                         const f64 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
                         r_.v[e_] = (f64)(py_mod(x, y));
                     }
-                    ((tl_v16<f64>*)o)[j] = r_;
+                    ((tl_v16<f64>*)((f64*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 2;
+            i00_ = h_ + nv_ * 2;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -15015,8 +15853,15 @@ TL_EW_KERNEL(tl_ew_fmod_i32) {
         const i32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i32>(d.sval[2], d.dtype[2]) : (i32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 4;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 4);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const i32 x = (TL_IS_SCALAR(1) ? s1_ : ((const i32*)(a))[i]); (void)x;
+                const i32 y = (TL_IS_SCALAR(2) ? s2_ : ((const i32*)(b))[i]); (void)y;
+                ((i32*)o)[i] = (i32)(IMOD_C(i32, x, y));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 4 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<i32> xv_[2] = {}; tl_v16<i32> yv_[2] = {};
@@ -15024,8 +15869,8 @@ TL_EW_KERNEL(tl_ew_fmod_i32) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i32>*)(a))[j];
-                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<i32>*)(b))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i32>*)((const i32*)(a) + h_))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<i32>*)((const i32*)(b) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -15038,10 +15883,10 @@ TL_EW_KERNEL(tl_ew_fmod_i32) {
                         const i32 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
                         r_.v[e_] = (i32)(IMOD_C(i32, x, y));
                     }
-                    ((tl_v16<i32>*)o)[j] = r_;
+                    ((tl_v16<i32>*)((i32*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 4;
+            i00_ = h_ + nv_ * 4;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -15079,8 +15924,15 @@ TL_EW_KERNEL(tl_ew_fmod_i64) {
         const i64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i64>(d.sval[2], d.dtype[2]) : (i64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 2;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 8);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const i64 x = (TL_IS_SCALAR(1) ? s1_ : ((const i64*)(a))[i]); (void)x;
+                const i64 y = (TL_IS_SCALAR(2) ? s2_ : ((const i64*)(b))[i]); (void)y;
+                ((i64*)o)[i] = (i64)(IMOD_C(i64, x, y));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 2 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<i64> xv_[2] = {}; tl_v16<i64> yv_[2] = {};
@@ -15088,8 +15940,8 @@ TL_EW_KERNEL(tl_ew_fmod_i64) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i64>*)(a))[j];
-                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<i64>*)(b))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i64>*)((const i64*)(a) + h_))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<i64>*)((const i64*)(b) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -15102,10 +15954,10 @@ TL_EW_KERNEL(tl_ew_fmod_i64) {
                         const i64 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
                         r_.v[e_] = (i64)(IMOD_C(i64, x, y));
                     }
-                    ((tl_v16<i64>*)o)[j] = r_;
+                    ((tl_v16<i64>*)((i64*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 2;
+            i00_ = h_ + nv_ * 2;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -15143,8 +15995,15 @@ TL_EW_KERNEL(tl_ew_fmod_f32) {
         const f32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f32>(d.sval[2], d.dtype[2]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 4;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 4);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f32 x = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]); (void)x;
+                const f32 y = (TL_IS_SCALAR(2) ? s2_ : ((const f32*)(b))[i]); (void)y;
+                ((f32*)o)[i] = (f32)(fmodf(x, y));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 4 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f32> xv_[2] = {}; tl_v16<f32> yv_[2] = {};
@@ -15152,8 +16011,8 @@ TL_EW_KERNEL(tl_ew_fmod_f32) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
-                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<f32>*)(b))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)((const f32*)(a) + h_))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<f32>*)((const f32*)(b) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -15166,10 +16025,10 @@ TL_EW_KERNEL(tl_ew_fmod_f32) {
                         const f32 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
                         r_.v[e_] = (f32)(fmodf(x, y));
                     }
-                    ((tl_v16<f32>*)o)[j] = r_;
+                    ((tl_v16<f32>*)((f32*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 4;
+            i00_ = h_ + nv_ * 4;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -15207,8 +16066,15 @@ TL_EW_KERNEL(tl_ew_fmod_f64) {
         const f64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f64>(d.sval[2], d.dtype[2]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 2;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 8);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f64 x = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]); (void)x;
+                const f64 y = (TL_IS_SCALAR(2) ? s2_ : ((const f64*)(b))[i]); (void)y;
+                ((f64*)o)[i] = (f64)(fmod(x, y));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 2 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f64> xv_[2] = {}; tl_v16<f64> yv_[2] = {};
@@ -15216,8 +16082,8 @@ TL_EW_KERNEL(tl_ew_fmod_f64) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
-                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<f64>*)(b))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)((const f64*)(a) + h_))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<f64>*)((const f64*)(b) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -15230,10 +16096,10 @@ TL_EW_KERNEL(tl_ew_fmod_f64) {
                         const f64 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
                         r_.v[e_] = (f64)(fmod(x, y));
                     }
-                    ((tl_v16<f64>*)o)[j] = r_;
+                    ((tl_v16<f64>*)((f64*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 2;
+            i00_ = h_ + nv_ * 2;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -15381,8 +16247,15 @@ TL_EW_KERNEL(tl_ew_pow_i32) {
         const i32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i32>(d.sval[2], d.dtype[2]) : (i32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 4;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 4);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const i32 x = (TL_IS_SCALAR(1) ? s1_ : ((const i32*)(a))[i]); (void)x;
+                const i32 y = (TL_IS_SCALAR(2) ? s2_ : ((const i32*)(b))[i]); (void)y;
+                ((i32*)o)[i] = (i32)(ipow((int64_t)x, (int64_t)y));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 4 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<i32> xv_[2] = {}; tl_v16<i32> yv_[2] = {};
@@ -15390,8 +16263,8 @@ TL_EW_KERNEL(tl_ew_pow_i32) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i32>*)(a))[j];
-                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<i32>*)(b))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i32>*)((const i32*)(a) + h_))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<i32>*)((const i32*)(b) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -15404,10 +16277,10 @@ TL_EW_KERNEL(tl_ew_pow_i32) {
                         const i32 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
                         r_.v[e_] = (i32)(ipow((int64_t)x, (int64_t)y));
                     }
-                    ((tl_v16<i32>*)o)[j] = r_;
+                    ((tl_v16<i32>*)((i32*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 4;
+            i00_ = h_ + nv_ * 4;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -15445,8 +16318,15 @@ TL_EW_KERNEL(tl_ew_pow_i64) {
         const i64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<i64>(d.sval[2], d.dtype[2]) : (i64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 2;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 8);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const i64 x = (TL_IS_SCALAR(1) ? s1_ : ((const i64*)(a))[i]); (void)x;
+                const i64 y = (TL_IS_SCALAR(2) ? s2_ : ((const i64*)(b))[i]); (void)y;
+                ((i64*)o)[i] = (i64)(ipow((int64_t)x, (int64_t)y));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 2 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<i64> xv_[2] = {}; tl_v16<i64> yv_[2] = {};
@@ -15454,8 +16334,8 @@ TL_EW_KERNEL(tl_ew_pow_i64) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i64>*)(a))[j];
-                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<i64>*)(b))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i64>*)((const i64*)(a) + h_))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<i64>*)((const i64*)(b) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -15468,10 +16348,10 @@ TL_EW_KERNEL(tl_ew_pow_i64) {
                         const i64 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
                         r_.v[e_] = (i64)(ipow((int64_t)x, (int64_t)y));
                     }
-                    ((tl_v16<i64>*)o)[j] = r_;
+                    ((tl_v16<i64>*)((i64*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 2;
+            i00_ = h_ + nv_ * 2;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -15509,8 +16389,15 @@ TL_EW_KERNEL(tl_ew_pow_f32) {
         const f32 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f32>(d.sval[2], d.dtype[2]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 4;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 4);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f32 x = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]); (void)x;
+                const f32 y = (TL_IS_SCALAR(2) ? s2_ : ((const f32*)(b))[i]); (void)y;
+                ((f32*)o)[i] = (f32)(powf_(x, y));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 4 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f32> xv_[2] = {}; tl_v16<f32> yv_[2] = {};
@@ -15518,8 +16405,8 @@ TL_EW_KERNEL(tl_ew_pow_f32) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
-                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<f32>*)(b))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)((const f32*)(a) + h_))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<f32>*)((const f32*)(b) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -15532,10 +16419,10 @@ TL_EW_KERNEL(tl_ew_pow_f32) {
                         const f32 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
                         r_.v[e_] = (f32)(powf_(x, y));
                     }
-                    ((tl_v16<f32>*)o)[j] = r_;
+                    ((tl_v16<f32>*)((f32*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 4;
+            i00_ = h_ + nv_ * 4;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -15573,8 +16460,15 @@ TL_EW_KERNEL(tl_ew_pow_f64) {
         const f64 s2_ = TL_IS_SCALAR(2) ? tl_ld_bits<f64>(d.sval[2], d.dtype[2]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 2;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 8);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f64 x = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]); (void)x;
+                const f64 y = (TL_IS_SCALAR(2) ? s2_ : ((const f64*)(b))[i]); (void)y;
+                ((f64*)o)[i] = (f64)(pow_(x, y));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 2 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f64> xv_[2] = {}; tl_v16<f64> yv_[2] = {};
@@ -15582,8 +16476,8 @@ TL_EW_KERNEL(tl_ew_pow_f64) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
-                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<f64>*)(b))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)((const f64*)(a) + h_))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<f64>*)((const f64*)(b) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -15596,10 +16490,10 @@ TL_EW_KERNEL(tl_ew_pow_f64) {
                         const f64 y = TL_IS_SCALAR(2) ? s2_ : yv_[u_].v[e_]; (void)y;
                         r_.v[e_] = (f64)(pow_(x, y));
                     }
-                    ((tl_v16<f64>*)o)[j] = r_;
+                    ((tl_v16<f64>*)((f64*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 2;
+            i00_ = h_ + nv_ * 2;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -15740,8 +16634,14 @@ TL_EW_KERNEL(tl_ew_round_i32) {
         const i32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i32>(d.sval[1], d.dtype[1]) : (i32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 4;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 4);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const i32 x = (TL_IS_SCALAR(1) ? s1_ : ((const i32*)(a))[i]); (void)x;
+                ((i32*)o)[i] = (i32)(x);
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 4 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<i32> xv_[2] = {};
@@ -15749,7 +16649,7 @@ TL_EW_KERNEL(tl_ew_round_i32) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i32>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i32>*)((const i32*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -15761,10 +16661,10 @@ TL_EW_KERNEL(tl_ew_round_i32) {
                         const i32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (i32)(x);
                     }
-                    ((tl_v16<i32>*)o)[j] = r_;
+                    ((tl_v16<i32>*)((i32*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 4;
+            i00_ = h_ + nv_ * 4;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -15800,8 +16700,14 @@ TL_EW_KERNEL(tl_ew_round_i64) {
         const i64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i64>(d.sval[1], d.dtype[1]) : (i64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 2;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 8);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const i64 x = (TL_IS_SCALAR(1) ? s1_ : ((const i64*)(a))[i]); (void)x;
+                ((i64*)o)[i] = (i64)(x);
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 2 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<i64> xv_[2] = {};
@@ -15809,7 +16715,7 @@ TL_EW_KERNEL(tl_ew_round_i64) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i64>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i64>*)((const i64*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -15821,10 +16727,10 @@ TL_EW_KERNEL(tl_ew_round_i64) {
                         const i64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (i64)(x);
                     }
-                    ((tl_v16<i64>*)o)[j] = r_;
+                    ((tl_v16<i64>*)((i64*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 2;
+            i00_ = h_ + nv_ * 2;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -15860,8 +16766,14 @@ TL_EW_KERNEL(tl_ew_round_f32) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 4;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 4);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f32 x = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]); (void)x;
+                ((f32*)o)[i] = (f32)(nearbyintf(x));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 4 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f32> xv_[2] = {};
@@ -15869,7 +16781,7 @@ TL_EW_KERNEL(tl_ew_round_f32) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)((const f32*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -15881,10 +16793,10 @@ TL_EW_KERNEL(tl_ew_round_f32) {
                         const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (f32)(nearbyintf(x));
                     }
-                    ((tl_v16<f32>*)o)[j] = r_;
+                    ((tl_v16<f32>*)((f32*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 4;
+            i00_ = h_ + nv_ * 4;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -15920,8 +16832,14 @@ TL_EW_KERNEL(tl_ew_round_f64) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 2;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 8);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f64 x = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]); (void)x;
+                ((f64*)o)[i] = (f64)(nearbyint(x));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 2 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f64> xv_[2] = {};
@@ -15929,7 +16847,7 @@ TL_EW_KERNEL(tl_ew_round_f64) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)((const f64*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -15941,10 +16859,10 @@ TL_EW_KERNEL(tl_ew_round_f64) {
                         const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (f64)(nearbyint(x));
                     }
-                    ((tl_v16<f64>*)o)[j] = r_;
+                    ((tl_v16<f64>*)((f64*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 2;
+            i00_ = h_ + nv_ * 2;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -15984,8 +16902,14 @@ TL_EW_KERNEL(tl_ew_round_decimals_f32) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 4;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 4);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f32 x = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]); (void)x;
+                ((f32*)o)[i] = (f32)(neg ? nearbyintf(x / ten) * ten : nearbyintf(x * ten) / ten);
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 4 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f32> xv_[2] = {};
@@ -15993,7 +16917,7 @@ TL_EW_KERNEL(tl_ew_round_decimals_f32) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)((const f32*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -16005,10 +16929,10 @@ TL_EW_KERNEL(tl_ew_round_decimals_f32) {
                         const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (f32)(neg ? nearbyintf(x / ten) * ten : nearbyintf(x * ten) / ten);
                     }
-                    ((tl_v16<f32>*)o)[j] = r_;
+                    ((tl_v16<f32>*)((f32*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 4;
+            i00_ = h_ + nv_ * 4;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -16046,8 +16970,14 @@ TL_EW_KERNEL(tl_ew_round_decimals_f64) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 2;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 8);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f64 x = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]); (void)x;
+                ((f64*)o)[i] = (f64)(neg ? nearbyint(x / ten) * ten : nearbyint(x * ten) / ten);
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 2 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f64> xv_[2] = {};
@@ -16055,7 +16985,7 @@ TL_EW_KERNEL(tl_ew_round_decimals_f64) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)((const f64*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -16067,10 +16997,10 @@ TL_EW_KERNEL(tl_ew_round_decimals_f64) {
                         const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (f64)(neg ? nearbyint(x / ten) * ten : nearbyint(x * ten) / ten);
                     }
-                    ((tl_v16<f64>*)o)[j] = r_;
+                    ((tl_v16<f64>*)((f64*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 2;
+            i00_ = h_ + nv_ * 2;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -16108,8 +17038,14 @@ TL_EW_KERNEL(tl_ew_frac_f32) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 4;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 4);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f32 x = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]); (void)x;
+                ((f32*)o)[i] = (f32)(x - truncf(x));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 4 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f32> xv_[2] = {};
@@ -16117,7 +17053,7 @@ TL_EW_KERNEL(tl_ew_frac_f32) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)((const f32*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -16129,10 +17065,10 @@ TL_EW_KERNEL(tl_ew_frac_f32) {
                         const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (f32)(x - truncf(x));
                     }
-                    ((tl_v16<f32>*)o)[j] = r_;
+                    ((tl_v16<f32>*)((f32*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 4;
+            i00_ = h_ + nv_ * 4;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -16168,8 +17104,14 @@ TL_EW_KERNEL(tl_ew_frac_f64) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 2;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 8);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f64 x = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]); (void)x;
+                ((f64*)o)[i] = (f64)(x - trunc(x));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 2 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f64> xv_[2] = {};
@@ -16177,7 +17119,7 @@ TL_EW_KERNEL(tl_ew_frac_f64) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)((const f64*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -16189,10 +17131,10 @@ TL_EW_KERNEL(tl_ew_frac_f64) {
                         const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (f64)(x - trunc(x));
                     }
-                    ((tl_v16<f64>*)o)[j] = r_;
+                    ((tl_v16<f64>*)((f64*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 2;
+            i00_ = h_ + nv_ * 2;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -16232,8 +17174,14 @@ TL_EW_KERNEL(tl_ew_logit_f32) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 4;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 4);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f32 x = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]); (void)x;
+                ((f32*)o)[i] = (f32)(tl_logf((x < lo ? lo : (x > hi ? hi : x)) / (1 - (x < lo ? lo : (x > hi ? hi : x)))));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 4 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f32> xv_[2] = {};
@@ -16241,7 +17189,7 @@ TL_EW_KERNEL(tl_ew_logit_f32) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)((const f32*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -16253,10 +17201,10 @@ TL_EW_KERNEL(tl_ew_logit_f32) {
                         const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (f32)(tl_logf((x < lo ? lo : (x > hi ? hi : x)) / (1 - (x < lo ? lo : (x > hi ? hi : x)))));
                     }
-                    ((tl_v16<f32>*)o)[j] = r_;
+                    ((tl_v16<f32>*)((f32*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 4;
+            i00_ = h_ + nv_ * 4;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -16294,8 +17242,14 @@ TL_EW_KERNEL(tl_ew_logit_f64) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 2;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 8);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f64 x = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]); (void)x;
+                ((f64*)o)[i] = (f64)(tl_log((x < lo ? lo : (x > hi ? hi : x)) / (1 - (x < lo ? lo : (x > hi ? hi : x)))));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 2 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f64> xv_[2] = {};
@@ -16303,7 +17257,7 @@ TL_EW_KERNEL(tl_ew_logit_f64) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)((const f64*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -16315,10 +17269,10 @@ TL_EW_KERNEL(tl_ew_logit_f64) {
                         const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (f64)(tl_log((x < lo ? lo : (x > hi ? hi : x)) / (1 - (x < lo ? lo : (x > hi ? hi : x)))));
                     }
-                    ((tl_v16<f64>*)o)[j] = r_;
+                    ((tl_v16<f64>*)((f64*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 2;
+            i00_ = h_ + nv_ * 2;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -16358,8 +17312,14 @@ TL_EW_KERNEL(tl_ew_nan_to_num_f32) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 4;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 4);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f32 x = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]); (void)x;
+                ((f32*)o)[i] = (f32)(x != x ? nv : (x == INFINITY ? pv : (x == -INFINITY ? mv : x)));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 4 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f32> xv_[2] = {};
@@ -16367,7 +17327,7 @@ TL_EW_KERNEL(tl_ew_nan_to_num_f32) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)((const f32*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -16379,10 +17339,10 @@ TL_EW_KERNEL(tl_ew_nan_to_num_f32) {
                         const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (f32)(x != x ? nv : (x == INFINITY ? pv : (x == -INFINITY ? mv : x)));
                     }
-                    ((tl_v16<f32>*)o)[j] = r_;
+                    ((tl_v16<f32>*)((f32*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 4;
+            i00_ = h_ + nv_ * 4;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -16420,8 +17380,14 @@ TL_EW_KERNEL(tl_ew_nan_to_num_f64) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 2;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 8);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f64 x = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]); (void)x;
+                ((f64*)o)[i] = (f64)(x != x ? nv : (x == INFINITY ? pv : (x == -INFINITY ? mv : x)));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 2 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f64> xv_[2] = {};
@@ -16429,7 +17395,7 @@ TL_EW_KERNEL(tl_ew_nan_to_num_f64) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)((const f64*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -16441,10 +17407,10 @@ TL_EW_KERNEL(tl_ew_nan_to_num_f64) {
                         const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (f64)(x != x ? nv : (x == INFINITY ? pv : (x == -INFINITY ? mv : x)));
                     }
-                    ((tl_v16<f64>*)o)[j] = r_;
+                    ((tl_v16<f64>*)((f64*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 2;
+            i00_ = h_ + nv_ * 2;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -16484,8 +17450,14 @@ TL_EW_KERNEL(tl_ew_leaky_relu_f32) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 4;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 4);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f32 x = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]); (void)x;
+                ((f32*)o)[i] = (f32)(x > 0 ? x : x * slope);
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 4 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f32> xv_[2] = {};
@@ -16493,7 +17465,7 @@ TL_EW_KERNEL(tl_ew_leaky_relu_f32) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)((const f32*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -16505,10 +17477,10 @@ TL_EW_KERNEL(tl_ew_leaky_relu_f32) {
                         const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (f32)(x > 0 ? x : x * slope);
                     }
-                    ((tl_v16<f32>*)o)[j] = r_;
+                    ((tl_v16<f32>*)((f32*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 4;
+            i00_ = h_ + nv_ * 4;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -16546,8 +17518,14 @@ TL_EW_KERNEL(tl_ew_leaky_relu_f64) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 2;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 8);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f64 x = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]); (void)x;
+                ((f64*)o)[i] = (f64)(x > 0 ? x : x * slope);
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 2 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f64> xv_[2] = {};
@@ -16555,7 +17533,7 @@ TL_EW_KERNEL(tl_ew_leaky_relu_f64) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)((const f64*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -16567,10 +17545,10 @@ TL_EW_KERNEL(tl_ew_leaky_relu_f64) {
                         const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (f64)(x > 0 ? x : x * slope);
                     }
-                    ((tl_v16<f64>*)o)[j] = r_;
+                    ((tl_v16<f64>*)((f64*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 2;
+            i00_ = h_ + nv_ * 2;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -16610,8 +17588,14 @@ TL_EW_KERNEL(tl_ew_elu_f32) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 4;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 4);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f32 x = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]); (void)x;
+                ((f32*)o)[i] = (f32)(x > 0 ? x * sc : al * sc * tl_expm1f(x * is));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 4 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f32> xv_[2] = {};
@@ -16619,7 +17603,7 @@ TL_EW_KERNEL(tl_ew_elu_f32) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)((const f32*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -16631,10 +17615,10 @@ TL_EW_KERNEL(tl_ew_elu_f32) {
                         const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (f32)(x > 0 ? x * sc : al * sc * tl_expm1f(x * is));
                     }
-                    ((tl_v16<f32>*)o)[j] = r_;
+                    ((tl_v16<f32>*)((f32*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 4;
+            i00_ = h_ + nv_ * 4;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -16672,8 +17656,14 @@ TL_EW_KERNEL(tl_ew_elu_f64) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 2;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 8);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f64 x = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]); (void)x;
+                ((f64*)o)[i] = (f64)(x > 0 ? x * sc : al * sc * tl_expm1(x * is));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 2 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f64> xv_[2] = {};
@@ -16681,7 +17671,7 @@ TL_EW_KERNEL(tl_ew_elu_f64) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)((const f64*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -16693,10 +17683,10 @@ TL_EW_KERNEL(tl_ew_elu_f64) {
                         const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (f64)(x > 0 ? x * sc : al * sc * tl_expm1(x * is));
                     }
-                    ((tl_v16<f64>*)o)[j] = r_;
+                    ((tl_v16<f64>*)((f64*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 2;
+            i00_ = h_ + nv_ * 2;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -16734,8 +17724,14 @@ TL_EW_KERNEL(tl_ew_gelu_f32) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 4;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 4);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f32 x = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]); (void)x;
+                ((f32*)o)[i] = (f32)(tl_geluf(x));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 4 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f32> xv_[2] = {};
@@ -16743,7 +17739,7 @@ TL_EW_KERNEL(tl_ew_gelu_f32) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)((const f32*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -16755,10 +17751,10 @@ TL_EW_KERNEL(tl_ew_gelu_f32) {
                         const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (f32)(tl_geluf(x));
                     }
-                    ((tl_v16<f32>*)o)[j] = r_;
+                    ((tl_v16<f32>*)((f32*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 4;
+            i00_ = h_ + nv_ * 4;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -16794,8 +17790,14 @@ TL_EW_KERNEL(tl_ew_gelu_f64) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 2;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 8);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f64 x = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]); (void)x;
+                ((f64*)o)[i] = (f64)(tl_gelu(x));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 2 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f64> xv_[2] = {};
@@ -16803,7 +17805,7 @@ TL_EW_KERNEL(tl_ew_gelu_f64) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)((const f64*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -16815,10 +17817,10 @@ TL_EW_KERNEL(tl_ew_gelu_f64) {
                         const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (f64)(tl_gelu(x));
                     }
-                    ((tl_v16<f64>*)o)[j] = r_;
+                    ((tl_v16<f64>*)((f64*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 2;
+            i00_ = h_ + nv_ * 2;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -16856,8 +17858,14 @@ TL_EW_KERNEL(tl_ew_gelu_tanh_f32) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 4;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 4);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f32 x = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]); (void)x;
+                ((f32*)o)[i] = (f32)(tl_gelu_tanhf(x));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 4 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f32> xv_[2] = {};
@@ -16865,7 +17873,7 @@ TL_EW_KERNEL(tl_ew_gelu_tanh_f32) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)((const f32*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -16877,10 +17885,10 @@ TL_EW_KERNEL(tl_ew_gelu_tanh_f32) {
                         const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (f32)(tl_gelu_tanhf(x));
                     }
-                    ((tl_v16<f32>*)o)[j] = r_;
+                    ((tl_v16<f32>*)((f32*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 4;
+            i00_ = h_ + nv_ * 4;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -16916,8 +17924,14 @@ TL_EW_KERNEL(tl_ew_gelu_tanh_f64) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 2;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 8);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f64 x = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]); (void)x;
+                ((f64*)o)[i] = (f64)(tl_gelu_tanh(x));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 2 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f64> xv_[2] = {};
@@ -16925,7 +17939,7 @@ TL_EW_KERNEL(tl_ew_gelu_tanh_f64) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)((const f64*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -16937,10 +17951,10 @@ TL_EW_KERNEL(tl_ew_gelu_tanh_f64) {
                         const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (f64)(tl_gelu_tanh(x));
                     }
-                    ((tl_v16<f64>*)o)[j] = r_;
+                    ((tl_v16<f64>*)((f64*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 2;
+            i00_ = h_ + nv_ * 2;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -16980,8 +17994,14 @@ TL_EW_KERNEL(tl_ew_softplus_f32) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 4;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 4);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f32 x = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]); (void)x;
+                ((f32*)o)[i] = (f32)(tl_softplusf(x, beta, th));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 4 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f32> xv_[2] = {};
@@ -16989,7 +18009,7 @@ TL_EW_KERNEL(tl_ew_softplus_f32) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)((const f32*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -17001,10 +18021,10 @@ TL_EW_KERNEL(tl_ew_softplus_f32) {
                         const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (f32)(tl_softplusf(x, beta, th));
                     }
-                    ((tl_v16<f32>*)o)[j] = r_;
+                    ((tl_v16<f32>*)((f32*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 4;
+            i00_ = h_ + nv_ * 4;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -17042,8 +18062,14 @@ TL_EW_KERNEL(tl_ew_softplus_f64) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 2;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 8);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f64 x = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]); (void)x;
+                ((f64*)o)[i] = (f64)(tl_softplus(x, beta, th));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 2 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f64> xv_[2] = {};
@@ -17051,7 +18077,7 @@ TL_EW_KERNEL(tl_ew_softplus_f64) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)((const f64*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -17063,10 +18089,10 @@ TL_EW_KERNEL(tl_ew_softplus_f64) {
                         const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (f64)(tl_softplus(x, beta, th));
                     }
-                    ((tl_v16<f64>*)o)[j] = r_;
+                    ((tl_v16<f64>*)((f64*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 2;
+            i00_ = h_ + nv_ * 2;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -17106,8 +18132,14 @@ TL_EW_KERNEL(tl_ew_hardtanh_f32) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 4;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 4);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f32 x = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]); (void)x;
+                ((f32*)o)[i] = (f32)(x < lo ? lo : (x > hi ? hi : x));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 4 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f32> xv_[2] = {};
@@ -17115,7 +18147,7 @@ TL_EW_KERNEL(tl_ew_hardtanh_f32) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)((const f32*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -17127,10 +18159,10 @@ TL_EW_KERNEL(tl_ew_hardtanh_f32) {
                         const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (f32)(x < lo ? lo : (x > hi ? hi : x));
                     }
-                    ((tl_v16<f32>*)o)[j] = r_;
+                    ((tl_v16<f32>*)((f32*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 4;
+            i00_ = h_ + nv_ * 4;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -17168,8 +18200,14 @@ TL_EW_KERNEL(tl_ew_hardtanh_f64) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 2;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 8);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f64 x = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]); (void)x;
+                ((f64*)o)[i] = (f64)(x < lo ? lo : (x > hi ? hi : x));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 2 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f64> xv_[2] = {};
@@ -17177,7 +18215,7 @@ TL_EW_KERNEL(tl_ew_hardtanh_f64) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)((const f64*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -17189,10 +18227,10 @@ TL_EW_KERNEL(tl_ew_hardtanh_f64) {
                         const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (f64)(x < lo ? lo : (x > hi ? hi : x));
                     }
-                    ((tl_v16<f64>*)o)[j] = r_;
+                    ((tl_v16<f64>*)((f64*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 2;
+            i00_ = h_ + nv_ * 2;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -17340,8 +18378,14 @@ TL_EW_KERNEL(tl_ew_clamp_scalar_i32) {
         const i32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i32>(d.sval[1], d.dtype[1]) : (i32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 4;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 4);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const i32 x = (TL_IS_SCALAR(1) ? s1_ : ((const i32*)(a))[i]); (void)x;
+                ((i32*)o)[i] = (i32)(CLAMP_EXPR((long long)x));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 4 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<i32> xv_[2] = {};
@@ -17349,7 +18393,7 @@ TL_EW_KERNEL(tl_ew_clamp_scalar_i32) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i32>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i32>*)((const i32*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -17361,10 +18405,10 @@ TL_EW_KERNEL(tl_ew_clamp_scalar_i32) {
                         const i32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (i32)(CLAMP_EXPR((long long)x));
                     }
-                    ((tl_v16<i32>*)o)[j] = r_;
+                    ((tl_v16<i32>*)((i32*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 4;
+            i00_ = h_ + nv_ * 4;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -17402,8 +18446,14 @@ TL_EW_KERNEL(tl_ew_clamp_scalar_i64) {
         const i64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<i64>(d.sval[1], d.dtype[1]) : (i64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 2;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 8);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const i64 x = (TL_IS_SCALAR(1) ? s1_ : ((const i64*)(a))[i]); (void)x;
+                ((i64*)o)[i] = (i64)(CLAMP_EXPR(x));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 2 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<i64> xv_[2] = {};
@@ -17411,7 +18461,7 @@ TL_EW_KERNEL(tl_ew_clamp_scalar_i64) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i64>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i64>*)((const i64*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -17423,10 +18473,10 @@ TL_EW_KERNEL(tl_ew_clamp_scalar_i64) {
                         const i64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (i64)(CLAMP_EXPR(x));
                     }
-                    ((tl_v16<i64>*)o)[j] = r_;
+                    ((tl_v16<i64>*)((i64*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 2;
+            i00_ = h_ + nv_ * 2;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -17464,8 +18514,14 @@ TL_EW_KERNEL(tl_ew_clamp_scalar_f32) {
         const f32 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f32>(d.sval[1], d.dtype[1]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 4;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 4);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f32 x = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]); (void)x;
+                ((f32*)o)[i] = (f32)(CLAMP_EXPR(x));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 4 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f32> xv_[2] = {};
@@ -17473,7 +18529,7 @@ TL_EW_KERNEL(tl_ew_clamp_scalar_f32) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)((const f32*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -17485,10 +18541,10 @@ TL_EW_KERNEL(tl_ew_clamp_scalar_f32) {
                         const f32 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (f32)(CLAMP_EXPR(x));
                     }
-                    ((tl_v16<f32>*)o)[j] = r_;
+                    ((tl_v16<f32>*)((f32*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 4;
+            i00_ = h_ + nv_ * 4;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -17526,8 +18582,14 @@ TL_EW_KERNEL(tl_ew_clamp_scalar_f64) {
         const f64 s1_ = TL_IS_SCALAR(1) ? tl_ld_bits<f64>(d.sval[1], d.dtype[1]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 2;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 8);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f64 x = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]); (void)x;
+                ((f64*)o)[i] = (f64)(CLAMP_EXPR(x));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 2 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f64> xv_[2] = {};
@@ -17535,7 +18597,7 @@ TL_EW_KERNEL(tl_ew_clamp_scalar_f64) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)((const f64*)(a) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -17547,10 +18609,10 @@ TL_EW_KERNEL(tl_ew_clamp_scalar_f64) {
                         const f64 x = TL_IS_SCALAR(1) ? s1_ : xv_[u_].v[e_]; (void)x;
                         r_.v[e_] = (f64)(CLAMP_EXPR(x));
                     }
-                    ((tl_v16<f64>*)o)[j] = r_;
+                    ((tl_v16<f64>*)((f64*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 2;
+            i00_ = h_ + nv_ * 2;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -18044,8 +19106,16 @@ TL_EW_KERNEL(tl_ew_clamp_i32) {
         const i32 s3_ = TL_IS_SCALAR(3) ? tl_ld_bits<i32>(d.sval[3], d.dtype[3]) : (i32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 4;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 4);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const i32 x = (TL_IS_SCALAR(1) ? s1_ : ((const i32*)(a))[i]); (void)x;
+                const i32 y = (TL_IS_SCALAR(2) ? s2_ : ((const i32*)(b))[i]); (void)y;
+                const i32 z = (TL_IS_SCALAR(3) ? s3_ : ((const i32*)(c))[i]); (void)z;
+                ((i32*)o)[i] = (i32)((z < (y > x ? y : x) ? z : (y > x ? y : x)));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 4 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<i32> xv_[2] = {}; tl_v16<i32> yv_[2] = {}; tl_v16<i32> zv_[2] = {};
@@ -18053,9 +19123,9 @@ TL_EW_KERNEL(tl_ew_clamp_i32) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i32>*)(a))[j];
-                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<i32>*)(b))[j];
-                    if (!TL_IS_SCALAR(3)) zv_[u_] = ((const tl_v16<i32>*)(c))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i32>*)((const i32*)(a) + h_))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<i32>*)((const i32*)(b) + h_))[j];
+                    if (!TL_IS_SCALAR(3)) zv_[u_] = ((const tl_v16<i32>*)((const i32*)(c) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -18069,10 +19139,10 @@ TL_EW_KERNEL(tl_ew_clamp_i32) {
                         const i32 z = TL_IS_SCALAR(3) ? s3_ : zv_[u_].v[e_]; (void)z;
                         r_.v[e_] = (i32)((z < (y > x ? y : x) ? z : (y > x ? y : x)));
                     }
-                    ((tl_v16<i32>*)o)[j] = r_;
+                    ((tl_v16<i32>*)((i32*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 4;
+            i00_ = h_ + nv_ * 4;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -18112,8 +19182,16 @@ TL_EW_KERNEL(tl_ew_clamp_i64) {
         const i64 s3_ = TL_IS_SCALAR(3) ? tl_ld_bits<i64>(d.sval[3], d.dtype[3]) : (i64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 2;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 8);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const i64 x = (TL_IS_SCALAR(1) ? s1_ : ((const i64*)(a))[i]); (void)x;
+                const i64 y = (TL_IS_SCALAR(2) ? s2_ : ((const i64*)(b))[i]); (void)y;
+                const i64 z = (TL_IS_SCALAR(3) ? s3_ : ((const i64*)(c))[i]); (void)z;
+                ((i64*)o)[i] = (i64)((z < (y > x ? y : x) ? z : (y > x ? y : x)));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 2 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<i64> xv_[2] = {}; tl_v16<i64> yv_[2] = {}; tl_v16<i64> zv_[2] = {};
@@ -18121,9 +19199,9 @@ TL_EW_KERNEL(tl_ew_clamp_i64) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i64>*)(a))[j];
-                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<i64>*)(b))[j];
-                    if (!TL_IS_SCALAR(3)) zv_[u_] = ((const tl_v16<i64>*)(c))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<i64>*)((const i64*)(a) + h_))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<i64>*)((const i64*)(b) + h_))[j];
+                    if (!TL_IS_SCALAR(3)) zv_[u_] = ((const tl_v16<i64>*)((const i64*)(c) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -18137,10 +19215,10 @@ TL_EW_KERNEL(tl_ew_clamp_i64) {
                         const i64 z = TL_IS_SCALAR(3) ? s3_ : zv_[u_].v[e_]; (void)z;
                         r_.v[e_] = (i64)((z < (y > x ? y : x) ? z : (y > x ? y : x)));
                     }
-                    ((tl_v16<i64>*)o)[j] = r_;
+                    ((tl_v16<i64>*)((i64*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 2;
+            i00_ = h_ + nv_ * 2;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -18180,8 +19258,16 @@ TL_EW_KERNEL(tl_ew_clamp_f32) {
         const f32 s3_ = TL_IS_SCALAR(3) ? tl_ld_bits<f32>(d.sval[3], d.dtype[3]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 4;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 4);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f32 x = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]); (void)x;
+                const f32 y = (TL_IS_SCALAR(2) ? s2_ : ((const f32*)(b))[i]); (void)y;
+                const f32 z = (TL_IS_SCALAR(3) ? s3_ : ((const f32*)(c))[i]); (void)z;
+                ((f32*)o)[i] = (f32)((x != x || y != y || z != z) ? (f32)NAN : (z < (y > x ? y : x) ? z : (y > x ? y : x)));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 4 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f32> xv_[2] = {}; tl_v16<f32> yv_[2] = {}; tl_v16<f32> zv_[2] = {};
@@ -18189,9 +19275,9 @@ TL_EW_KERNEL(tl_ew_clamp_f32) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
-                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<f32>*)(b))[j];
-                    if (!TL_IS_SCALAR(3)) zv_[u_] = ((const tl_v16<f32>*)(c))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)((const f32*)(a) + h_))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<f32>*)((const f32*)(b) + h_))[j];
+                    if (!TL_IS_SCALAR(3)) zv_[u_] = ((const tl_v16<f32>*)((const f32*)(c) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -18205,10 +19291,10 @@ TL_EW_KERNEL(tl_ew_clamp_f32) {
                         const f32 z = TL_IS_SCALAR(3) ? s3_ : zv_[u_].v[e_]; (void)z;
                         r_.v[e_] = (f32)((x != x || y != y || z != z) ? (f32)NAN : (z < (y > x ? y : x) ? z : (y > x ? y : x)));
                     }
-                    ((tl_v16<f32>*)o)[j] = r_;
+                    ((tl_v16<f32>*)((f32*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 4;
+            i00_ = h_ + nv_ * 4;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -18248,8 +19334,16 @@ TL_EW_KERNEL(tl_ew_clamp_f64) {
         const f64 s3_ = TL_IS_SCALAR(3) ? tl_ld_bits<f64>(d.sval[3], d.dtype[3]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 2;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 8);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f64 x = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]); (void)x;
+                const f64 y = (TL_IS_SCALAR(2) ? s2_ : ((const f64*)(b))[i]); (void)y;
+                const f64 z = (TL_IS_SCALAR(3) ? s3_ : ((const f64*)(c))[i]); (void)z;
+                ((f64*)o)[i] = (f64)((x != x || y != y || z != z) ? (f64)NAN : (z < (y > x ? y : x) ? z : (y > x ? y : x)));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 2 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f64> xv_[2] = {}; tl_v16<f64> yv_[2] = {}; tl_v16<f64> zv_[2] = {};
@@ -18257,9 +19351,9 @@ TL_EW_KERNEL(tl_ew_clamp_f64) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
-                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<f64>*)(b))[j];
-                    if (!TL_IS_SCALAR(3)) zv_[u_] = ((const tl_v16<f64>*)(c))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)((const f64*)(a) + h_))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<f64>*)((const f64*)(b) + h_))[j];
+                    if (!TL_IS_SCALAR(3)) zv_[u_] = ((const tl_v16<f64>*)((const f64*)(c) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -18273,10 +19367,10 @@ TL_EW_KERNEL(tl_ew_clamp_f64) {
                         const f64 z = TL_IS_SCALAR(3) ? s3_ : zv_[u_].v[e_]; (void)z;
                         r_.v[e_] = (f64)((x != x || y != y || z != z) ? (f64)NAN : (z < (y > x ? y : x) ? z : (y > x ? y : x)));
                     }
-                    ((tl_v16<f64>*)o)[j] = r_;
+                    ((tl_v16<f64>*)((f64*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 2;
+            i00_ = h_ + nv_ * 2;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -18316,8 +19410,16 @@ TL_EW_KERNEL(tl_ew_lerp_f32) {
         const f32 s3_ = TL_IS_SCALAR(3) ? tl_ld_bits<f32>(d.sval[3], d.dtype[3]) : (f32)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 4;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 4);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f32 x = (TL_IS_SCALAR(1) ? s1_ : ((const f32*)(a))[i]); (void)x;
+                const f32 y = (TL_IS_SCALAR(2) ? s2_ : ((const f32*)(b))[i]); (void)y;
+                const f32 z = (TL_IS_SCALAR(3) ? s3_ : ((const f32*)(c))[i]); (void)z;
+                ((f32*)o)[i] = (f32)((z < 0.5f) ? x + z * (y - x) : y - (y - x) * (1.0f - z));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 4 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f32> xv_[2] = {}; tl_v16<f32> yv_[2] = {}; tl_v16<f32> zv_[2] = {};
@@ -18325,9 +19427,9 @@ TL_EW_KERNEL(tl_ew_lerp_f32) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)(a))[j];
-                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<f32>*)(b))[j];
-                    if (!TL_IS_SCALAR(3)) zv_[u_] = ((const tl_v16<f32>*)(c))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f32>*)((const f32*)(a) + h_))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<f32>*)((const f32*)(b) + h_))[j];
+                    if (!TL_IS_SCALAR(3)) zv_[u_] = ((const tl_v16<f32>*)((const f32*)(c) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -18341,10 +19443,10 @@ TL_EW_KERNEL(tl_ew_lerp_f32) {
                         const f32 z = TL_IS_SCALAR(3) ? s3_ : zv_[u_].v[e_]; (void)z;
                         r_.v[e_] = (f32)((z < 0.5f) ? x + z * (y - x) : y - (y - x) * (1.0f - z));
                     }
-                    ((tl_v16<f32>*)o)[j] = r_;
+                    ((tl_v16<f32>*)((f32*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 4;
+            i00_ = h_ + nv_ * 4;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {
@@ -18384,8 +19486,16 @@ TL_EW_KERNEL(tl_ew_lerp_f64) {
         const f64 s3_ = TL_IS_SCALAR(3) ? tl_ld_bits<f64>(d.sval[3], d.dtype[3]) : (f64)0;
         const long long st_ = (long long)blockDim.x * gridDim.x;
         long long i00_ = 0;
-        if (tl_ew4_al16(d, o, a, b, c)) {
-            const long long nv_ = d.n / 2;
+        const long long h_ = tl_ew4_head16(d, o, a, b, c, 8);
+        if (h_ >= 0) {
+            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < h_ && i < d.n;
+                 i += st_) {
+                const f64 x = (TL_IS_SCALAR(1) ? s1_ : ((const f64*)(a))[i]); (void)x;
+                const f64 y = (TL_IS_SCALAR(2) ? s2_ : ((const f64*)(b))[i]); (void)y;
+                const f64 z = (TL_IS_SCALAR(3) ? s3_ : ((const f64*)(c))[i]); (void)z;
+                ((f64*)o)[i] = (f64)((z < 0.5) ? x + z * (y - x) : y - (y - x) * (1.0 - z));
+            }
+            const long long nv_ = d.n > h_ ? (d.n - h_) / 2 : 0;
             for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; j0_ < nv_;
                  j0_ += 2 * st_) {
                 tl_v16<f64> xv_[2] = {}; tl_v16<f64> yv_[2] = {}; tl_v16<f64> zv_[2] = {};
@@ -18393,9 +19503,9 @@ TL_EW_KERNEL(tl_ew_lerp_f64) {
                 for (int u_ = 0; u_ < 2; ++u_) {
                     const long long j = j0_ + u_ * st_;
                     if (j >= nv_) break;
-                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)(a))[j];
-                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<f64>*)(b))[j];
-                    if (!TL_IS_SCALAR(3)) zv_[u_] = ((const tl_v16<f64>*)(c))[j];
+                    if (!TL_IS_SCALAR(1)) xv_[u_] = ((const tl_v16<f64>*)((const f64*)(a) + h_))[j];
+                    if (!TL_IS_SCALAR(2)) yv_[u_] = ((const tl_v16<f64>*)((const f64*)(b) + h_))[j];
+                    if (!TL_IS_SCALAR(3)) zv_[u_] = ((const tl_v16<f64>*)((const f64*)(c) + h_))[j];
                 }
 #pragma unroll
                 for (int u_ = 0; u_ < 2; ++u_) {
@@ -18409,10 +19519,10 @@ TL_EW_KERNEL(tl_ew_lerp_f64) {
                         const f64 z = TL_IS_SCALAR(3) ? s3_ : zv_[u_].v[e_]; (void)z;
                         r_.v[e_] = (f64)((z < 0.5) ? x + z * (y - x) : y - (y - x) * (1.0 - z));
                     }
-                    ((tl_v16<f64>*)o)[j] = r_;
+                    ((tl_v16<f64>*)((f64*)o + h_))[j] = r_;
                 }
             }
-            i00_ = nv_ * 2;
+            i00_ = h_ + nv_ * 2;
         }
         for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x; i0_ < d.n;
              i0_ += 4 * st_) {

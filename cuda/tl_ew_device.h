@@ -216,15 +216,19 @@ __device__ __forceinline__ bool tl_ew4_fast(const tl_ew4& d, int c0, int c1, int
 // 16 bytes of T as one struct, so a load or store of it is one 16-byte access
 template <class T> struct __align__(16) tl_v16 { T v[16 / sizeof(T)]; };
 
-// Whether the output and every operand in memory (not a host scalar) are 16-byte aligned,
-// for the fast path's vector loop.
-__device__ __forceinline__ bool tl_ew4_al16(const tl_ew4& d, const void* o, const void* a,
-                                            const void* b, const void* c) {
-    unsigned long long m = (unsigned long long)o;
-    if (d.nops > 1 && !((d.scalar_mask >> 1) & 1)) m |= (unsigned long long)a;
-    if (d.nops > 2 && !((d.scalar_mask >> 2) & 1)) m |= (unsigned long long)b;
-    if (d.nops > 3 && !((d.scalar_mask >> 3) & 1)) m |= (unsigned long long)c;
-    return (m & 15) == 0;
+// The fast path's vector loop: how many elements of `size` bytes come before the first
+// 16-byte boundary, when the output and every operand in memory (not a host scalar) sit at
+// the same offset from one (all aligned: 0; all views from element 1 of aligned buffers: 3
+// floats), else -1 (no vector loop).
+__device__ __forceinline__ long long tl_ew4_head16(const tl_ew4& d, const void* o,
+                                                   const void* a, const void* b, const void* c,
+                                                   int size) {
+    const unsigned long long m = (unsigned long long)o & 15;
+    const void* p[3] = {a, b, c};
+    for (int k = 1; k < d.nops && k < 4; ++k)
+        if (!((d.scalar_mask >> k) & 1) && ((unsigned long long)p[k - 1] & 15) != m) return -1;
+    if (m % (unsigned long long)size) return -1;
+    return (long long)(((16 - m) & 15) / (unsigned long long)size);
 }
 
 // dtype codes as tensorlib numbers them (tensorlib/_core/dtype.pyx): the descriptor's

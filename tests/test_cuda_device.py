@@ -371,8 +371,9 @@ def _bits(t):
 @pytest.mark.parametrize("n", [0, 1, 3, 4, 5, 1023, 4096 + 3])
 @pytest.mark.parametrize("dtype", ["float32", "int32", "float64", "int64"])
 def test_elementwise_vector_path_lengths_and_alignment(n, dtype):
-    """Aligned operands take 16-byte vectors and a scalar tail; x[1:] (not 16-byte aligned)
-    takes the scalar loop. Both give the CPU's answer, and the same bits as each other."""
+    """Aligned operands take 16-byte vectors and a scalar tail; operands all one element
+    into aligned buffers (x[1:], y[1:], out[1:]) a scalar head, then vectors; operands at
+    different offsets the scalar loop. All give the CPU's answer, and the same bits."""
     rng = np.random.default_rng(n + 11)
     a = tensorlib.tensor(rng.standard_normal(n + 1) * 50).to(_dt(dtype))
     b = tensorlib.tensor(rng.standard_normal(n + 1) * 50).to(_dt(dtype))
@@ -398,9 +399,17 @@ def test_elementwise_vector_path_lengths_and_alignment(n, dtype):
         same(out, a[:n] * b[:n])
         tensorlib.add(da[1:], db[:n], out=out)
         same(out, a[1:] + b[:n])
+        # every operand at the same offset from a 16-byte boundary
+        out_s = tensorlib.empty(n + 1, dtype=_dt(dtype), device="cuda")[s]
+        tensorlib.mul(dx, dy, out=out_s)
+        same(out_s, x * y)
+        if flt:
+            results[-1].append(out_s)
     if flt:     # vector path and scalar path: the same expression, the same bits
-        aligned = [tensorlib.exp(da[1:].clone() / 50), da[1:].clone() * db[1:].clone() + 1]
-        for u, v in zip(aligned, results[1]):
+        aligned = [tensorlib.exp(da[1:].clone() / 50), da[1:].clone() * db[1:].clone() + 1,
+                   da[1:].clone() * db[1:].clone()]
+        scalar = da[1:] * db[1:].clone()        # different offsets: the scalar loop
+        for u, v in zip(aligned + [scalar], results[1] + [results[1][2]]):
             assert (_bits(u) == _bits(v)).all()
 
 

@@ -83,7 +83,7 @@ def _fast_path(t, out_t, expr, in_types):
             f"{scalars}"
             f"        const long long st_ = (long long)blockDim.x * gridDim.x;\n"
             f"        long long i00_ = 0;\n"
-            f"{_vec_path(t, out_t, expr, in_types)}"
+            f"{_vec_path(t, out_t, expr, in_types, store)}"
             f"        for (long long i0_ = i00_ + (long long)blockIdx.x * blockDim.x + threadIdx.x;"
             f" i0_ < d.n;\n             i0_ += 4 * st_) {{\n"
             f"            {decls}\n"
@@ -109,11 +109,13 @@ def _fast_path(t, out_t, expr, in_types):
 VEC_UNROLL = 2
 
 
-def _vec_path(t, out_t, expr, in_types):
-    """Inside the fast path, when every operand in memory is 16-byte aligned: whole 16-byte
-    vectors per access (4 elements of a 4-byte type, 2 of an 8-byte one); the scalar loop
-    after it takes the tail. Only where the output and every input have the loop type's
-    size (4 or 8 bytes). Same expression per element as the scalar loops, so same bits."""
+def _vec_path(t, out_t, expr, in_types, store):
+    """Inside the fast path, when every operand in memory sits at the same offset from a
+    16-byte boundary (all aligned, or all views starting a few elements in, as x[1:]): the
+    elements before the first boundary one per thread, then whole 16-byte vectors per access
+    (4 elements of a 4-byte type, 2 of an 8-byte one); the scalar loop after it takes the
+    tail. Only where the output and every input have the loop type's size (4 or 8 bytes).
+    Same expression per element as the scalar loops, so same bits."""
     size = _ITEMSIZE[t]
     if size not in (4, 8) or any(_ITEMSIZE[x] != size for x in [out_t] + list(in_types)):
         return ""
@@ -122,13 +124,22 @@ def _vec_path(t, out_t, expr, in_types):
     decls = " ".join(f"tl_v16<{it}> {v}v_[{VEC_UNROLL}] = {{}};"
                      for v, it in zip(names, in_types))
     loads = "".join(f"                    if (!TL_IS_SCALAR({k + 1})) {v}v_[u_] = "
-                    f"((const tl_v16<{it}>*)({'abc'[k]}))[j];\n"
+                    f"((const tl_v16<{it}>*)((const {it}*)({'abc'[k]}) + h_))[j];\n"
                     for k, (v, it) in enumerate(zip(names, in_types)))
     uses = "\n                        ".join(
         f"const {it} {v} = TL_IS_SCALAR({k + 1}) ? s{k + 1}_ : {v}v_[u_].v[e_]; (void){v};"
         for k, (v, it) in enumerate(zip(names, in_types)))
-    return (f"        if (tl_ew4_al16(d, o, a, b, c)) {{\n"
-            f"            const long long nv_ = d.n / {w};\n"
+    head = "\n                ".join(
+        f"const {it} {v} = {_fast_load(it, k + 1, 'abc'[k])}; (void){v};"
+        for k, (v, it) in enumerate(zip(names, in_types)))
+    return (f"        const long long h_ = tl_ew4_head16(d, o, a, b, c, {size});\n"
+            f"        if (h_ >= 0) {{\n"
+            f"            for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;"
+            f" i < h_ && i < d.n;\n                 i += st_) {{\n"
+            f"                {head}\n"
+            f"                {store}\n"
+            f"            }}\n"
+            f"            const long long nv_ = d.n > h_ ? (d.n - h_) / {w} : 0;\n"
             f"            for (long long j0_ = (long long)blockIdx.x * blockDim.x + threadIdx.x;"
             f" j0_ < nv_;\n                 j0_ += {VEC_UNROLL} * st_) {{\n"
             f"                {decls}\n"
@@ -148,10 +159,10 @@ def _vec_path(t, out_t, expr, in_types):
             f"                        {uses}\n"
             f"                        r_.v[e_] = ({out_t})({expr});\n"
             f"                    }}\n"
-            f"                    ((tl_v16<{out_t}>*)o)[j] = r_;\n"
+            f"                    ((tl_v16<{out_t}>*)(({out_t}*)o + h_))[j] = r_;\n"
             f"                }}\n"
             f"            }}\n"
-            f"            i00_ = nv_ * {w};\n"
+            f"            i00_ = h_ + nv_ * {w};\n"
             f"        }}\n")
 
 
