@@ -857,8 +857,8 @@ __device__ __forceinline__ void nn_msoftmax_bwd(const tl_nn_dev& d, const T* yv,
     extern "C" __global__ void tl_nn_col2im_##SFX(tl_nn_dev d, const T* x, T* y) {               \
         nn_col2im<T>(d, x, y);                                                                   \
     }                                                                                            \
-    extern "C" __global__ void tl_nn_conv_direct_##SFX(tl_nn_dev d, const T* x, const T* w,      \
-                                                       const T* b, T* y) {                       \
+    extern "C" __global__ void tl_nn_conv_direct_##SFX(const T* x, const T* w, const T* b, T* y, \
+                                                       tl_nn_dev d) {                            \
         if (d.flag) nn_conv_direct<T, int>(d, x, w, b, y);                                       \
         else nn_conv_direct<T, long long>(d, x, w, b, y);                                        \
     }                                                                                            \

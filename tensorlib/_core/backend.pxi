@@ -588,6 +588,28 @@ cdef struct _cuda_ew_params:
     uint64_t ptr[4]
     _cuda_ew4 d
 
+# tl_nn_dev of cuda/nn_ops.cu, and the parameter block of tl_nn_conv_direct (x, w, b, y, then
+# the descriptor); tensorlib/cuda/_nn.py's NNDev is the same struct for the other nn kernels
+cdef struct _cuda_nn_dev:
+    int flag, mode, rnd, have
+    long long n, c
+    long long in_[3]
+    long long out[3]
+    long long k[3]
+    long long s[3]
+    long long p[3]
+    long long dil[3]
+    long long ld, sp, dp, m, groups, hw, divisor, ignore_index, mcol
+    long long rdims[6]
+    long long rstr[6]
+    double eps, momentum, smoothing
+
+cdef struct _cuda_conv_params:
+    uint64_t ptr[4]
+    _cuda_nn_dev d
+
+cdef int _NN_HAVE_B = 2     # tl_nn_dev.have's bit for a bias (nn_ops.cu's NN_B)
+
 # item sizes by dtype code (tensorlib/_core/dtype.pyx)
 cdef int _CUDA_ITEMSIZE[10]
 _CUDA_ITEMSIZE[:] = [1, 1, 1, 2, 4, 8, 2, 2, 4, 8]
@@ -720,8 +742,38 @@ cdef class CUDABackend(Backend):
         return _nn.run(op, name, <uintptr_t>a, sizeof(tl_nn_args))
 
     cdef int conv_direct(self, tl_nn_args* a) except -1:
-        # small convolutions in one launch (tensorlib/cuda/_nn.py decides by the tap count)
-        return _cuda_helper("_nn").conv_direct(<uintptr_t>a, sizeof(tl_nn_args))
+        # A small convolution in one launch (cuda/nn_ops.cu's tl_nn_conv_direct), its
+        # parameter block packed here: at most _nn.CONV_DIRECT_TAPS multiply-adds per output
+        # (else not taken: im2col + GEMM), 32-bit index math when every offset the kernel
+        # forms is below _nn.CONV_DIRECT_INT32.
+        cdef _cuda_conv_params p
+        cdef int k
+        cdef int64_t taps = a.k[0] * a.k[1] * a.k[2], total = a.n * a.m, bound
+        nn = _cuda_helper("_nn")
+        if (a.dtype != DT_FLOAT32 and a.dtype != DT_FLOAT64) or a.groups <= 0 or \
+                (a.c // a.groups) * taps > nn.CONV_DIRECT_TAPS:
+            return 0
+        memset(&p, 0, sizeof(p))
+        bound = max(a.n * a.c * a.in_[0] * a.in_[1] * a.in_[2], a.m * a.c * taps)
+        for k in range(3):
+            total *= a.out[k]
+            bound = max(bound, a.in_[k] + 2 * a.p[k] + a.s[k])
+            p.d.in_[k], p.d.out[k], p.d.k[k] = a.in_[k], a.out[k], a.k[k]
+            p.d.s[k], p.d.p[k], p.d.dil[k] = a.s[k], a.p[k], a.dil[k]
+        bound = max(bound, total)
+        p.d.flag = 1 if bound < nn.CONV_DIRECT_INT32 else 0
+        p.d.n, p.d.c, p.d.m, p.d.groups = a.n, a.c, a.m, a.groups
+        p.d.have = _NN_HAVE_B if a.b != NULL else 0
+        # an absent or empty operand (no bias; no input channels) passes y: never read
+        p.ptr[3] = <uintptr_t>a.y
+        p.ptr[0] = <uintptr_t>a.x if a.x != NULL else p.ptr[3]
+        p.ptr[1] = <uintptr_t>a.w if a.w != NULL else p.ptr[3]
+        p.ptr[2] = <uintptr_t>a.b if a.b != NULL else p.ptr[3]
+        if total > 0:
+            index = _cuda_ops().device_of(p.ptr[3])
+            nn.launch_conv_direct("f32" if a.dtype == DT_FLOAT32 else "f64", index, total,
+                                  (<char*>&p)[:sizeof(p)])
+        return 1
 
     cdef int optim(self, const tl_optim_args* a, bint big) except -1:
         # the descriptor's address: tensorlib/cuda/_optim.py reads it through a ctypes

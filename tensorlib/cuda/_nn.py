@@ -1,5 +1,5 @@
 """The CUDA back end's fused nn kernels (cuda/nn_ops.cu): small convolutions in one launch
-(:func:`conv_direct`), convolution's im2col/col2im and bias steps, pooling, batch/layer/group
+(:func:`launch_conv_direct`), convolution's im2col/col2im and bias steps, pooling, batch/layer/group
 normalization, the LSTM/GRU cells, cross entropy and the masked softmax.
 
 ``CUDABackend.nn`` hands over the address of the front half's ``tl_nn_args``
@@ -155,22 +155,12 @@ CONV_DIRECT_TAPS = 64
 CONV_DIRECT_INT32 = 2**30
 
 
-def conv_direct(address, size):
-    """Queue the convolution of the tl_nn_args at ``address`` (filled by nn_ops.pxi's
-    _nn_conv_direct: n, c = C_in, m = C_out, groups, the geometry, x, w, b or NULL, y) as
-    the one kernel ``tl_nn_conv_direct`` when its taps per output are at most
-    CONV_DIRECT_TAPS; returns 1 when queued, 0 when the caller should take the im2col path."""
-    if size != ctypes.sizeof(NNArgs):
-        raise RuntimeError(f"tensorlib.cuda._nn: tl_nn_args is {size} bytes but its mirror "
-                           f"{ctypes.sizeof(NNArgs)} (rebuild the core)")
-    a = NNArgs.from_address(address)
-    if a.dtype not in (8, 9) or a.c // a.groups * _prod(a.k) > CONV_DIRECT_TAPS:
-        return 0
-    # flag: every offset the kernel forms fits in int (32-bit index math, much cheaper)
-    a.flag = int(max(a.n * a.c * _prod(a.in_), a.n * a.m * _prod(a.out), a.m * a.c * _prod(a.k),
-                     *(a.in_[i] + 2 * a.p[i] + a.s[i] for i in range(3))) < CONV_DIRECT_INT32)
-    _Launcher(a, a.y).each("conv_direct", a.n * a.m * _prod(a.out), a.x, a.w, a.b, a.y)
-    return 1
+def launch_conv_direct(sfx, index, total, params):
+    """Queue ``tl_nn_conv_direct_<sfx>`` over ``total`` outputs on device ``index``: its
+    parameter block (x, w, b, y, then the tl_nn_dev descriptor) packed in C by
+    ``CUDABackend.conv_direct``, which also applies CONV_DIRECT_TAPS and CONV_DIRECT_INT32."""
+    _ops._rt().launch_packed("nn_ops", f"tl_nn_conv_direct_{sfx}", _ops._grid(total),
+                             _ops.BLOCK, params, 4, _ops._stream(index), index)
 
 
 def _bias_add(a):
