@@ -356,28 +356,27 @@ def current_stream(dev=None):
     return default_stream(idx)
 
 
-def _current_native(idx):
-    """The runtime stream current for device ``idx`` (a valid index) in this thread: the
-    launch path's lookup, without current_stream's argument checks."""
+def _current_fast(idx):
+    """The Stream current for device ``idx`` (a valid index) in this thread, without
+    current_stream's argument checks: the lookup of every launch (``_current_native``) and
+    every device allocation (``_current_id``)."""
     cur = getattr(_tls, "streams", None)
     if cur is not None:
         s = cur.get(idx)
         if s is not None:
-            return s._native
+            return s
     s = _defaults.get(idx)
-    return (s if s is not None else default_stream(idx))._native
+    return s if s is not None else default_stream(idx)
+
+
+def _current_native(idx):
+    """The runtime's stream current for device ``idx``."""
+    return _current_fast(idx)._native
 
 
 def _current_id(idx):
-    """The id of the stream current for device ``idx`` (a valid index) in this thread: the
-    allocator's lookup at every device allocation, without current_stream's checks."""
-    cur = getattr(_tls, "streams", None)
-    if cur is not None:
-        s = cur.get(idx)
-        if s is not None:
-            return s._id
-    s = _defaults.get(idx)
-    return (s if s is not None else default_stream(idx))._id
+    """The id of the stream current for device ``idx`` (the allocator's pools are by id)."""
+    return _current_fast(idx)._id
 
 
 def set_stream(s):
