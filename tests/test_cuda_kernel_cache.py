@@ -66,10 +66,13 @@ def test_without_nvcc_the_error_says_how_to_fill_the_cache(kernels, monkeypatch)
 
 @needs_nvcc
 def test_the_command_line_fills_a_cache_ahead(tmp_path):
+    import tensorlib
     out = tmp_path / "carry"
+    # the tensorlib this test imported (a source checkout's cwd would shadow an install)
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(tensorlib.__file__)))
     r = subprocess.run([sys.executable, "-m", "tensorlib.cuda.kernel_cache", "--arch", "sm_90",
                         "--cache", str(out), "-j", "2", "int_ops"],
-                       capture_output=True, text=True)
+                       capture_output=True, text=True, cwd=tmp_path, env=env)
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == kernel_cache.cubin_path("int_ops", "sm_90", str(out))
     assert os.path.exists(r.stdout.strip())
