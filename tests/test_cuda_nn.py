@@ -128,7 +128,7 @@ def test_conv2d_random_geometry(n, c, h, w, k, s, p, d):
          rand(rng, 2, c, k, k), rand(rng, 2))
 
 
-# ---- convolution in one launch (tensorlib.cuda._nn.conv_direct) ----------------------------
+# ---- convolution in one launch (CUDABackend.conv_direct, cuda/nn_ops.cu) ------------------------
 
 def _forward(fn, *arrays, dtype):
     """fn on the CPU and on cuda (no gradients); the device's kernels launched meanwhile."""
