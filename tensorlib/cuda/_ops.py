@@ -36,17 +36,6 @@ class EW4(ctypes.Structure):
                 ("sval", ctypes.c_ulonglong * 4), ("extra", ctypes.c_double * 8)]
 
 
-_extra_sizes = None
-
-
-def _extra_size(name, loop):
-    global _extra_sizes
-    if _extra_sizes is None:
-        from tensorlib.ops.cudagen import extra_bytes
-        _extra_sizes = extra_bytes()
-    return _extra_sizes.get(name, {}).get(loop, 0)
-
-
 def _rt():
     return _runtime._runtime or _runtime.get_runtime()
 
