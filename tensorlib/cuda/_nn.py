@@ -1,6 +1,6 @@
 """The CUDA back end's fused nn kernels (cuda/nn_ops.cu): small convolutions in one launch
-(:func:`launch_conv_direct`), convolution's im2col/col2im and bias steps, pooling, batch/layer/group
-normalization, the LSTM/GRU cells, cross entropy and the masked softmax.
+(:func:`launch_conv_direct`), convolution's im2col/col2im and bias steps, pooling,
+batch/layer/group normalization, the LSTM/GRU cells, cross entropy and the masked softmax.
 
 ``CUDABackend.nn`` hands over the address of the front half's ``tl_nn_args``
 (tensorlib/_core/cpu/cpu_nn.h); :func:`run` reads it through the ctypes mirror
