@@ -643,3 +643,77 @@ def test_multi_output_view_written_outside_autograd_raises_on_history():
         y.mul_(2)
         with pytest.raises(RuntimeError, match="Output 0 of Split is a view"):
             p.grad_fn
+
+
+# --------------------------------------------------------------------------- views and base history
+def test_view_made_before_its_base_gained_history_carries_the_gradient():
+    """b did not require grad when v was made; b.add_(w) gives b a history, and v (PyTorch:
+    a view requires grad when its base does) then carries the gradient to w. Before, v kept
+    requires_grad=False and the gradient through it was silently dropped."""
+    w = tensorlib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    b = tensorlib.zeros(3)
+    v = b[:2]
+    chain = b[1:][1:]                  # a view of a view: its root base is b too
+    assert not v.requires_grad
+    b.add_(w)
+    assert v.requires_grad and not v.is_leaf and chain.requires_grad
+    assert type(v.grad_fn).__name__ == "AsStridedBackward0"
+    loss = (v * 2).sum() + (chain * 5).sum() + w.sum()
+    loss.backward()
+    # d/dw: 2 on the two elements v sees, 5 on the one chain sees, 1 everywhere from w.sum()
+    assert w.grad.tolist() == [3.0, 3.0, 6.0]
+
+
+def test_view_of_base_with_history_joins_as_an_operand_not_first():
+    """The join happens wherever the view is first read: as the second operand of a recorded
+    op (where the first already decided to record) and as an argument to matmul."""
+    w = tensorlib.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    b = tensorlib.zeros(2, 2)
+    v, u = b[0], b.t()
+    b.copy_(w)
+    y = (w[0] * v).sum() + (w @ u).sum()
+    y.backward()
+    torch = pytest.importorskip("torch")
+    tw = torch.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    tb = torch.zeros(2, 2)
+    tv, tu = tb[0], tb.t()
+    tb.copy_(tw)
+    ((tw[0] * tv).sum() + (tw @ tu).sum()).backward()
+    np.testing.assert_allclose(w.grad.numpy(), tw.grad.numpy())
+
+
+def test_split_output_of_base_that_gained_history_raises_on_its_history():
+    """A chunk of a tensor that did not require grad, whose base then gained a history:
+    requires_grad reads True and grad_fn raises PyTorch's error, and so does a bitwise op
+    (PyTorch's autograd layer reads the histories of ops without a derivative too)."""
+    b = tensorlib.zeros(2, 4)
+    (c,) = b.chunk(1, -1)
+    b.mul_(tensorlib.ones(4, requires_grad=True))
+    assert c.requires_grad
+    with pytest.raises(RuntimeError, match="A view was created in no_grad mode and its base"):
+        c.grad_fn
+    a = tensorlib.ones(4, requires_grad=True) * 1
+    s = a.split(2)
+    a.fill_(2.0)
+    with pytest.raises(RuntimeError, match="Output 0 of Split is a view and its base"):
+        tensorlib.bitwise_and(tensorlib.ones(2, dtype=tensorlib.bool), s[0])
+    with pytest.raises(NotImplementedError, match="bitwise_and"):
+        tensorlib.bitwise_and(tensorlib.ones(2, dtype=tensorlib.bool), tensorlib.ones(2))
+
+
+@pytest.mark.parametrize("retain", [False, True])
+def test_second_backward_through_an_inplace_write_into_a_view(retain):
+    """An in-place op on a view makes its base's history a CopySlices; backward frees the
+    in-place node it wraps (PyTorch's CopySlices drops it, even when it saved nothing), so a
+    second backward raises unless the first retained the graph."""
+    x = tensorlib.ones(3, requires_grad=True)
+    c = x + 1
+    c[0:2].add_(2)
+    s = c.sum()
+    s.backward(retain_graph=retain)
+    if retain:
+        s.backward()
+        assert x.grad.tolist() == [2.0, 2.0, 2.0]
+    else:
+        with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+            s.backward()

@@ -786,7 +786,7 @@ cdef TensorBase _value_tensor(object value, TensorBase like):
 cdef int _inplace_leaf_check(TensorBase t) except -1:
     """PyTorch's autograd layer rejects index_put_ into a leaf that requires grad (or a view
     of one) before the op looks at its indices (prepare_write repeats the full check)."""
-    if not _grad_on() or not t._requires_grad:
+    if not _grad_on() or not _req(t):
         return 0
     if t._grad_fn is None and t._view_base is None:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
@@ -1589,7 +1589,7 @@ cdef int _index_set_recorded(TensorBase t, object index, object value) except -1
         raise
     cdef TensorBase r = <TensorBase>v_, v
     cdef int lead = 0
-    if r is not t and t._requires_grad:
+    if r is not t and _req(t):
         _record_getitem(t, r, None)        # the view carries t's history into the in-place op
     if isinstance(value, TensorBase):
         v = <TensorBase>value

@@ -262,7 +262,7 @@ cdef inline int _leaf_check_first(TensorBase t) except -1:
     """PyTorch's autograd layer rejects an in-place change of a leaf that requires grad (or of
     a view of one) before the op looks at its arguments, so that error wins over a dtype or
     shape error (prepare_write repeats the full check when the op writes)."""
-    if not _grad_on() or not t._requires_grad:
+    if not _grad_on() or not _req(t):
         return 0
     if t._grad_fn is None and t._view_base is None:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
@@ -550,6 +550,16 @@ cdef bint _count_equal_zero(TensorBase t) except -1:
     return _any_true(_ew(OP_EQ, (t, 0), None, False))
 
 
+cdef TensorBase _binary_no_formula(EwOp op, object a, object b, object out, bint inplace):
+    """_binary for an op PyTorch gives no derivative (bitwise): its autograd layer still
+    collects the inputs' edges when one requires grad, so a split output whose base was
+    written since raises that error before the kernel rejects a float dtype."""
+    if _grad_on():
+        _read_history(a)
+        _read_history(b)
+    return _binary(op, a, b, out, inplace)
+
+
 cdef TensorBase _binary(EwOp op, object a, object b, object out, bint inplace):
     return _ew(op, (_operand(a, op.name, "input"), _operand(b, op.name, "other")), out, inplace)
 
@@ -714,10 +724,10 @@ cdef TensorBase _clamp(TensorBase a, object lo, object hi, object out, bint inpl
         # PyTorch's argument parser reads a 0-d tensor that does not require grad as a Number
         # for the scalar overload
         if isinstance(lo, TensorBase) and (<TensorBase>lo)._ndim == 0 and \
-                not (<TensorBase>lo)._requires_grad:
+                not _req((<TensorBase>lo)):
             lo = _item(<TensorBase>lo)
         elif isinstance(hi, TensorBase) and (<TensorBase>hi)._ndim == 0 and \
-                not (<TensorBase>hi)._requires_grad:
+                not _req((<TensorBase>hi)):
             hi = _item(<TensorBase>hi)
     if (isinstance(lo, TensorBase) and hi is not None and not isinstance(hi, TensorBase)) or (
             isinstance(hi, TensorBase) and lo is not None and not isinstance(lo, TensorBase)):

@@ -301,7 +301,7 @@ cdef tuple _edge_of(object x):
     if not isinstance(x, TensorBase):
         return (None, 0)
     t = <TensorBase>x
-    if not t._requires_grad:
+    if not _req(t):
         return (None, 0)
     if t._view_base is not None and t._autograd_meta is not None:
         _view_grad_fn(t)
@@ -314,14 +314,40 @@ cdef int _read_history(object x) except -1:
     """Bring a view's history up to date before a recorded op runs, as PyTorch's autograd
     layer collects its edges first: a split/unbind output whose base was written since raises
     its error before the op checks its own arguments."""
-    if isinstance(x, TensorBase) and (<TensorBase>x)._requires_grad and \
+    if _req(x) and \
             (<TensorBase>x)._view_base is not None and (<TensorBase>x)._autograd_meta is not None:
         _view_grad_fn(<TensorBase>x)
     return 0
 
 
 cdef bint _req(object x):
-    return isinstance(x, TensorBase) and (<TensorBase>x)._requires_grad
+    """Whether x requires grad: its flag, or, for a view, its base's history (below)."""
+    if not isinstance(x, TensorBase):
+        return False
+    cdef TensorBase t = <TensorBase>x
+    if t._requires_grad:
+        return True
+    return t._view_base is not None and t._view_base._requires_grad and _view_joins_history(t)
+
+
+cdef bint _view_joins_history(TensorBase t):
+    """A float view made while its base did not require grad, whose base has since gained a
+    history through an in-place op, requires grad from then on (PyTorch: a view requires
+    grad when its base does): its flag is set here, at the first read that decides anything,
+    and its grad_fn marked stale, so _view_grad_fn regenerates it from the base's node and
+    gradients through the view reach that history. (A split/chunk output raises there
+    instead, as PyTorch's does.) Views of a leaf made to require grad afterwards, and views
+    made under no_grad, keep their flag."""
+    cdef AutogradMeta m
+    if not t._dtype.is_floating_point or t._view_base._grad_fn is None:
+        return False
+    if t._autograd_meta is not None:
+        m = <AutogradMeta>t._autograd_meta
+        if m.creation == CREATION_NO_GRAD or t._grad_fn is not None:
+            return False
+    _meta(t).view_version = -1
+    t._requires_grad = True
+    return True
 
 
 cdef Node _new_node(type cls, object fn, tuple inputs):
@@ -507,7 +533,7 @@ cdef int _check_out_no_grad(str op, tuple inputs) except -1:
 cdef int _check_inplace(TensorBase t) except -1:
     """PyTorch's errors for in-place changes autograd cannot follow (called by prepare_write
     while grad mode is on)."""
-    if not t._requires_grad:
+    if not _req(t):
         if t._view_base is not None and t._view_base._requires_grad and t._autograd_meta is not None \
                 and (<AutogradMeta>t._autograd_meta).creation == CREATION_NO_GRAD:
             _check_view_rebase(t)
@@ -620,6 +646,15 @@ class CopySlices(Node):
     view passes through; inside it, the in-place op's backward decides."""
     __slots__ = ()
 
+    def _release(self):
+        """The wrapped in-place node goes with the graph, its saved tensors freed: a second
+        backward through here raises, as PyTorch's CopySlices does even when that node saved
+        nothing."""
+        if self._saved is not None and isinstance(self._saved[0], Node):
+            (<Node>self._saved[0])._release()
+            self._saved = (_RELEASED,) + self._saved[1:]
+        self._released = True
+
 
 class AsStridedBackward0(Node):
     __slots__ = ()
@@ -627,6 +662,8 @@ class AsStridedBackward0(Node):
 
 def _bw_copy_slices(Node node, tuple grads):
     cdef tuple s = _saved_of(node)
+    if s[0] is _RELEASED:
+        raise RuntimeError(_released_error())
     cdef Node fn = s[0]
     cdef TensorBase g = grads[0]
     vsizes, vstrides, voff, bsizes, bstrides = s[1], s[2], s[3], s[4], s[5]
@@ -738,13 +775,18 @@ cdef object _view_grad_fn(TensorBase t):
     cdef Node n
     if base is None or m is None or m.view_version == t._vc.version:
         return t._grad_fn
-    if m.creation == CREATION_MULTI_OUTPUT and t._grad_fn is not None:
+    if m.creation == CREATION_MULTI_OUTPUT and (t._grad_fn is not None or base._requires_grad):
         # (written under no_grad, or through its base: PyTorch raises when the history is
-        # next needed, naming the function, "Unbind" for UnbindBackward0)
-        name = type(t._grad_fn).__name__
-        name = name[:name.rfind("Backward")] if "Backward" in name else name
+        # next needed, naming the function, "Unbind" for UnbindBackward0; the outputs of a
+        # base that did not require grad then have no function to name)
+        if t._grad_fn is None:
+            prefix = "A view was created in no_grad mode and"
+        else:
+            name = type(t._grad_fn).__name__
+            name = name[:name.rfind("Backward")] if "Backward" in name else name
+            prefix = f"Output {m.output_nr} of {name} is a view and"
         raise RuntimeError(
-            f"Output {m.output_nr} of {name} is a view and its base or another view of its "
+            f"{prefix} its base or another view of its "
             f"base has been modified inplace. This view is the output of a function that "
             f"returns multiple views. Such functions do not allow the output views to be "
             f"modified inplace. You should replace the inplace operation by an out-of-place "

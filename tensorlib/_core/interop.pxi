@@ -552,7 +552,7 @@ cdef object _dlpack_export(TensorBase t, object stream, object max_version, obje
     cdef tl_dl_managed_versioned* mv
     cdef size_t extra = 2 * max(t._ndim, 1) * sizeof(int64_t)
     cdef bint copied = False
-    if t._requires_grad:
+    if _req(t):
         raise BufferError("Can't export tensors that require gradient, use tensor.detach()")
     if t._storage.device.kind != DEVICE_CPU:
         raise BufferError(f"Cannot pack tensors on {t._storage.device.type}: tensorlib "
@@ -862,7 +862,7 @@ cdef dict _cuda_array_interface(TensorBase t):
         raise AttributeError(f"Can't get __cuda_array_interface__ on non-CUDA tensor type: "
                              f"tensorlib.{t._dtype.legacy_name} If CUDA data is required use "
                              f"tensor.cuda() to copy tensor to device memory.")
-    if t._requires_grad:
+    if _req(t):
         raise RuntimeError("Can't get __cuda_array_interface__ on Variable that requires grad. "
                            "If gradients aren't required, use var.detach() to get Variable "
                            "that doesn't require grad.")

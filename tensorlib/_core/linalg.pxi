@@ -156,7 +156,7 @@ cdef TensorBase _la_empty_as(TensorBase a, TensorBase b):
     """PyTorch's bmm runs no kernel for an empty product and makes its result with the second
     operand's dtype, so mismatched dtypes pass there: a is read as b's dtype."""
     if a._dtype is not b._dtype and (a._numel == 0 or b._numel == 0):
-        if _grad_on() and (a._requires_grad or b._requires_grad) and \
+        if _grad_on() and (_req(a) or _req(b)) and \
                 not b._dtype.is_floating_point:
             # (an integer result of a differentiable op: PyTorch's autograd refuses it)
             raise RuntimeError(f"Autograd not support dtype: {b._dtype.legacy_name[:-6]}")
@@ -348,7 +348,7 @@ cdef object _matmul_op(TensorBase a, TensorBase b, object out):
     """matmul (and ``@``): the kernels above, or while recording PyTorch's decomposition into
     recorded ops, so the graph (MmBackward0 after a ViewBackward0 fold, BmmBackward0 after
     expands, UnsafeViewBackward0 at the end, ...) and what it saves are PyTorch's."""
-    if _grad_on() and (a._requires_grad or b._requires_grad):
+    if _grad_on() and (_req(a) or _req(b)):
         if out is not None:
             _check_out_no_grad("matmul", (a, b))
         return _matmul_recorded(a, b)
@@ -367,7 +367,7 @@ cdef bint _matmul_should_fold(TensorBase t1, TensorBase t2):
     # (a named operand, not `(t2 if larger else t1)._requires_grad`: Cython 3.3 leaks a
     # reference to the conditional expression's temporary when the test is false)
     cdef TensorBase other = t2 if larger else t1
-    if other._requires_grad:
+    if _req(other):
         return True
     if t1._ndim == 2:
         return False
@@ -395,9 +395,9 @@ cdef object _matmul_recorded(TensorBase t1, TensorBase t2):
     # PyTorch drops a batch of one from a 3-D operand that requires grad when the other is a
     # real 3-D batch: the product then folds into one mm, a smaller graph for backward
     if d1 == 3 and d2 == 3 and (t1._shape[0] == 1) != (t2._shape[0] == 1):
-        if t1._shape[0] == 1 and t1._requires_grad:
+        if t1._shape[0] == 1 and _req(t1):
             return _matmul_recorded(_call_squeeze(t1, 0, False), t2)
-        if t2._shape[0] == 1 and t2._requires_grad:
+        if t2._shape[0] == 1 and _req(t2):
             return _matmul_recorded(t1, _call_squeeze(t2, 0, False))
     if _matmul_should_fold(t1, t2):
         transpose = d2 > d1
@@ -803,7 +803,7 @@ cdef TensorBase _tensordot(TensorBase a, TensorBase b, object dims, object out):
     free_b = [i for i in range(b._ndim) if i not in wb]
     pa = free_a + wa
     pb = wb + free_b
-    if out is None and _grad_on() and (a._requires_grad or b._requires_grad):
+    if out is None and _grad_on() and (_req(a) or _req(b)):
         return _tensordot_recorded(a, b, sa, sb, pa, pb, len(free_a), len(free_b))
     ap = _view_of(a, [sa[i] for i in pa], [sta[i] for i in pa], a._offset)
     bp = _view_of(b, [sb[i] for i in pb], [stb[i] for i in pb], b._offset)
@@ -997,7 +997,7 @@ cdef object _einsum_eq(str eq, list ops):
                 raise RuntimeError(f"einsum(): output subscript {_la_lab_char(L)} appears more than once in "
                                    f"the output")
             out.append(L)
-    if any([(<TensorBase>x)._requires_grad for x in ops]) and _grad_on():
+    if any([_req((<TensorBase>x)) for x in ops]) and _grad_on():
         return _einsum_recorded(ops, labels, out)
     prepped = [_einsum_diag(ops[k], labels[k]) for k in range(n)]
     if n == 1:

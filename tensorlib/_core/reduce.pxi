@@ -208,7 +208,7 @@ cdef DType _sum_dtype(TensorBase x):
 cdef int _check_grad_dtype(TensorBase x, object dtype) except -1:
     """An integer or bool dtype= on an input that requires grad: PyTorch's autograd refuses
     to make the (non-differentiable) result."""
-    if dtype is not None and not (<DType>dtype).is_floating_point and x._requires_grad \
+    if dtype is not None and not (<DType>dtype).is_floating_point and _req(x) \
             and _grad_on():
         raise RuntimeError(f"Autograd not support dtype: {_TORCH_TYPE_NAME[(<DType>dtype).code]}")
     return 0

@@ -796,7 +796,7 @@ cdef class TensorBase:
     # -- autograd state (the engine lives in tensorlib.autograd) ----------------------------
     @property
     def requires_grad(self):
-        return self._requires_grad
+        return _req(self)
 
     @requires_grad.setter
     def requires_grad(self, value):
@@ -832,13 +832,15 @@ cdef class TensorBase:
 
     @property
     def grad_fn(self):
-        if self._view_base is not None and self._autograd_meta is not None:
-            return _view_grad_fn(self)
+        if self._view_base is not None:
+            _req(self)          # (a view may have joined its base's history)
+            if self._autograd_meta is not None:
+                return _view_grad_fn(self)
         return self._grad_fn
 
     @property
     def is_leaf(self):
-        return not self._requires_grad or self.grad_fn is None
+        return not _req(self) or self.grad_fn is None
 
     @property
     def data(self):
@@ -979,7 +981,7 @@ cdef class TensorBase:
             _trace_exit(tr, "getitem", ("self", "index"), (self, index), r)
             return r
         r = _getitem(self, index)
-        if tl_grad_enabled and self._requires_grad:
+        if tl_grad_enabled and _req(self):
             _record_getitem(self, r, index)
         return r
 
@@ -995,7 +997,7 @@ cdef class TensorBase:
             # over a bad index or an autograd error (a float must fit an integer dtype too)
             _check_scalar_fits(value, self._dtype, isinstance(value, (float, np.floating)),
                                False)
-        if tl_grad_enabled and (self._requires_grad or _req(value)):
+        if tl_grad_enabled and (_req(self) or _req(value)):
             if not _is_basic_only(index if type(index) is tuple else (index,)):
                 # an advanced index: recorded as index_put_, as PyTorch does (advindex.pxi)
                 _adv_setitem_recorded_fn(self, index, value)
@@ -1031,7 +1033,7 @@ cdef class TensorBase:
         if id(self) in memo:
             return memo[id(self)]
         cdef TensorBase out = _contiguous_copy(self)
-        out._requires_grad = self._requires_grad
+        out._requires_grad = _req(self)
         memo[id(self)] = out
         return out
 
@@ -1044,7 +1046,7 @@ cdef class TensorBase:
         """
         if force is not True and force is not False:
             raise TypeError(f"numpy(): argument 'force' must be bool, not {_tname(force)}")
-        if self._requires_grad and not force:
+        if _req(self) and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. "
                                "Use tensor.detach().numpy() instead.")
         if force and self._storage.device.kind == DEVICE_CUDA:
@@ -1316,7 +1318,7 @@ cdef class TensorBase:
     # (T: PermuteBackward0; mT, H, mH: TransposeBackward0)
     @property
     def T(self):
-        if self._requires_grad or tl_trace_on:
+        if _req(self) or tl_trace_on:
             return _GENERATED_FUNCTIONS["permute"](self, tuple(range(self._ndim - 1, -1, -1)))
         return _reverse_dims(self)
 
@@ -1331,7 +1333,7 @@ cdef class TensorBase:
         if self._ndim < 2:
             raise RuntimeError(f"tensor.{name} is only supported on matrices or batches of "
                                f"matrices. Got {self._ndim}-D tensor.")
-        if self._requires_grad or tl_trace_on:
+        if _req(self) or tl_trace_on:
             return _GENERATED_FUNCTIONS["transpose"](self, -2, -1)
         return _transpose(self, -2, -1)
 
@@ -1342,7 +1344,7 @@ cdef class TensorBase:
         if self._ndim != 2:
             raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). "
                                f"Got {self._ndim}-D tensor.")
-        if self._requires_grad or tl_trace_on:
+        if _req(self) or tl_trace_on:
             return _GENERATED_FUNCTIONS["transpose"](self, 0, 1)
         return _reverse_dims(self)
 

@@ -191,7 +191,7 @@ cdef TensorBase _reshape_op(TensorBase t, tuple shape):
     cdef int64_t sh[MAX_DIMS]
     cdef int64_t st[MAX_DIMS]
     cdef int nd
-    if not (tl_grad_enabled and t._requires_grad):
+    if not (tl_grad_enabled and _req(t)):
         return _reshape(t, shape)
     nd = _infer_size(shape, t._numel, sh)
     if _compute_view_strides(t, nd, sh, st):

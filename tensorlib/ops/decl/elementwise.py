@@ -26,13 +26,16 @@ _COMPARISONS = {"eq", "ne", "lt", "le", "gt", "ge"}
 
 
 def binary(name, rule, example, result, *, node=None, backward=None, aliases=(),
-           tensor_only=False, number_self=False, kernel_name=None, operators=(), **exprs):
+           tensor_only=False, number_self=False, kernel_name=None, operators=(),
+           no_formula=False, **exprs):
     """A binary op ``name(input, other, *, out=None)`` with method, in-place and out= forms,
     running the kernel of the expressions ``exprs`` (``bool=``, ``int=``, ... see ``kernel``).
     ``tensor_only``: ``other`` must be a tensor (maximum/minimum/atan2 in PyTorch);
     ``number_self``: ``input`` may be a number too (``torch.mul(2, x)``, as PyTorch's parser
     takes a number for a tensor in these ops);
-    ``operators``: its Tensor operator slots (``common.slots``); a comparison has its own."""
+    ``operators``: its Tensor operator slots (``common.slots``); a comparison has its own;
+    ``no_formula``: PyTorch has no derivative for it (bitwise ops), and its autograd layer
+    still reads the inputs' histories first (``_binary_no_formula``)."""
     k = kernel(kernel_name or name, "binary", rule, **exprs)
     BINARY_OPS.append(name)
     cmp = name in _COMPARISONS
@@ -45,8 +48,8 @@ def binary(name, rule, example, result, *, node=None, backward=None, aliases=(),
                   record_inplace_only=cmp,
                   backward={"self": "_zeros_grad(grad)", "other": "_zeros_grad(grad)"} if cmp
                   else backward,
-                  impl=f"_binary(OP_{k['name'].upper()}, {{self}}, {{other}}, {{out}}, "
-                       "{inplace})",
+                  impl=f"{'_binary_no_formula' if no_formula else '_binary'}"
+                       f"(OP_{k['name'].upper()}, {{self}}, {{other}}, {{out}}, {{inplace}})",
                   doc=f"Elementwise ``{name}`` with broadcasting and type promotion.\n\n"
                       f"    >>> {example}\n    {result}",
                   kernels=[k],
@@ -106,20 +109,20 @@ binary("atan2", "FLOAT",
                  "other": "grad * -self / (self * self + other * other)"},
        float="tl_atan2f(x, y)", double="tl_atan2(x, y)")
 binary("bitwise_and", "INT", "tensorlib.tensor([6]).bitwise_and(3).tolist()", "[2]",
-       number_self=True, operators=slots("and", "same"),
+       number_self=True, no_formula=True, operators=slots("and", "same"),
        bool="x & y", int="x & y")
 binary("bitwise_or", "INT", "tensorlib.tensor([6]).bitwise_or(3).tolist()", "[7]",
-       number_self=True, operators=slots("or", "same"),
+       number_self=True, no_formula=True, operators=slots("or", "same"),
        bool="x | y", int="x | y")
 binary("bitwise_xor", "INT", "tensorlib.tensor([6]).bitwise_xor(3).tolist()", "[5]",
-       number_self=True, operators=slots("xor", "same"),
+       number_self=True, no_formula=True, operators=slots("xor", "same"),
        bool="x ^ y", int="x ^ y")
 # a shift count outside [0, width) gives 0 (left) or the sign fill (right), as PyTorch
 binary("bitwise_left_shift", "INT", "tensorlib.tensor([1]).bitwise_left_shift(3).tolist()", "[8]",
-       number_self=True, operators=slots("lshift", "swap"),
+       number_self=True, no_formula=True, operators=slots("lshift", "swap"),
        kernel_name="lshift", uint8="((int)y >= 8 ? 0 : (u8)(x << y))", int="SHL({T}, x, y)")
 binary("bitwise_right_shift", "INT", "tensorlib.tensor([8]).bitwise_right_shift(3).tolist()", "[1]",
-       number_self=True, operators=slots("rshift", "swap"),
+       number_self=True, no_formula=True, operators=slots("rshift", "swap"),
        kernel_name="rshift", uint8="((int)y >= 8 ? 0 : (u8)(x >> y))", int="SHR({T}, x, y)")
 binary("eq", "BOOL_OUT", "tensorlib.tensor([1, 2]).eq(2).tolist()", "[False, True]",
        **_all("x == y"))
