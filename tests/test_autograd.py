@@ -717,3 +717,53 @@ def test_second_backward_through_an_inplace_write_into_a_view(retain):
     else:
         with pytest.raises(RuntimeError, match="backward through the graph a second time"):
             s.backward()
+
+
+def test_views_made_under_no_grad_follow_pytorchs_rules():
+    """A view made under no_grad of a tensor that requires grad reads requires_grad=True (as
+    a leaf with no history: the gradient through it goes nowhere, as in PyTorch), an
+    in-place write into it raises, and so does reading its history after its base changed
+    (an optimizer step); a view of a leaf that called requires_grad_() afterwards likewise."""
+    w = tensorlib.ones(3, requires_grad=True)
+    with tensorlib.no_grad():
+        v = w[:2]
+    assert v.requires_grad and v.is_leaf and v.grad_fn is None
+    y = (v * 2).sum()
+    assert y.requires_grad and y.grad_fn.next_functions[0][0].next_functions[0] == (None, 0)
+    y.backward()
+    assert w.grad is None and v.grad is None
+    with pytest.raises(RuntimeError, match="created in no_grad mode and is being modified"):
+        v.mul_(2)
+    with tensorlib.no_grad():
+        w.add_(1)
+    with pytest.raises(RuntimeError, match="created in no_grad mode and its base"):
+        v.grad_fn
+    b = tensorlib.zeros(3)
+    v2 = b[:2]
+    b.requires_grad_()
+    assert v2.requires_grad and v2.is_leaf
+    with pytest.raises(RuntimeError, match="a view of a leaf Variable that requires grad"):
+        v2.add_(1)
+
+
+@pytest.mark.parametrize("op", [lambda t: t.isfinite(), lambda t: t.argsort()])
+def test_ops_composed_from_differentiable_ones_read_stale_split_history(op):
+    """PyTorch builds isfinite from abs and argsort from sort: a stale unbind output raises."""
+    a = tensorlib.ones(4, requires_grad=True) * 1
+    s = a.unbind(0)
+    a[[0]] = 2.0
+    with pytest.raises(RuntimeError, match="Output 1 of Unbind is a view and its base"):
+        op(s[1])
+    assert s[1].isnan().tolist() is False      # (isnan is self != self: no history read)
+
+
+def test_pow_false_exponent_gradient_is_pytorchs_formula():
+    """pow(x, False) is 1, but PyTorch's zero-exponent shortcut leaves out False: the
+    gradient is 0 * x ** -1 (NaN at 0 and at NaN, -0.0 for negative x)."""
+    x = tensorlib.tensor([0.0, -1.5, 2.0, float("nan")], requires_grad=True)
+    tensorlib.pow(x, False).backward(tensorlib.ones(4))
+    g = x.grad.numpy()
+    assert np.isnan(g[0]) and np.isnan(g[3]) and g[1] == 0 and np.signbit(g[1]) and g[2] == 0
+    x.grad = None
+    tensorlib.pow(x, 0).backward(tensorlib.ones(4))
+    assert x.grad.tolist() == [0.0, 0.0, 0.0, 0.0]

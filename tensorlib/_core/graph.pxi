@@ -307,6 +307,8 @@ cdef tuple _edge_of(object x):
         _view_grad_fn(t)
     if t._grad_fn is not None:
         return (t._grad_fn, 0 if t._autograd_meta is None else (<AutogradMeta>t._autograd_meta).output_nr)
+    if not t._requires_grad:
+        return (None, 0)        # (a view that requires grad through its base only)
     return (_grad_accumulator(t), 0)
 
 
@@ -320,6 +322,15 @@ cdef int _read_history(object x) except -1:
     return 0
 
 
+cdef TensorBase _history_first(TensorBase t):
+    """t, its history read first while grad mode is on: PyTorch composes some ops without a
+    derivative of their own from differentiable ones (isfinite from abs, argsort from sort),
+    and its autograd layer collects their edges, so a stale split/unbind output raises."""
+    if _grad_on():
+        _read_history(t)
+    return t
+
+
 cdef bint _req(object x):
     """Whether x requires grad: its flag, or, for a view, its base's history (below)."""
     if not isinstance(x, TensorBase):
@@ -331,22 +342,21 @@ cdef bint _req(object x):
 
 
 cdef bint _view_joins_history(TensorBase t):
-    """A float view made while its base did not require grad, whose base has since gained a
-    history through an in-place op, requires grad from then on (PyTorch: a view requires
-    grad when its base does): its flag is set here, at the first read that decides anything,
-    and its grad_fn marked stale, so _view_grad_fn regenerates it from the base's node and
-    gradients through the view reach that history. (A split/chunk output raises there
-    instead, as PyTorch's does.) Views of a leaf made to require grad afterwards, and views
-    made under no_grad, keep their flag."""
-    cdef AutogradMeta m
-    if not t._dtype.is_floating_point or t._view_base._grad_fn is None:
+    """A float view whose base requires grad requires grad too (PyTorch's rule for views).
+    Made while its base did not, it joins the history the base gained since through an
+    in-place op: its flag is set here, at the first read that decides anything, and its
+    grad_fn marked stale, so _view_grad_fn regenerates it from the base's node and gradients
+    through the view reach that history (a split/chunk output raises there instead, as
+    PyTorch's does). A view made under no_grad, or of a leaf that called requires_grad_()
+    after, keeps its own flag: it reads as requiring grad, but has no history and no
+    accumulator of its own (_edge_of), so, as in PyTorch, its gradient goes nowhere."""
+    if not t._dtype.is_floating_point:
         return False
-    if t._autograd_meta is not None:
-        m = <AutogradMeta>t._autograd_meta
-        if m.creation == CREATION_NO_GRAD or t._grad_fn is not None:
-            return False
-    _meta(t).view_version = -1
-    t._requires_grad = True
+    if t._view_base._grad_fn is not None and t._grad_fn is None and (
+            t._autograd_meta is None or
+            (<AutogradMeta>t._autograd_meta).creation != CREATION_NO_GRAD):
+        _meta(t).view_version = -1
+        t._requires_grad = True
     return True
 
 
@@ -597,6 +607,7 @@ cdef int _mark_multi_views(object results) except -1:
             if (<TensorBase>r)._autograd_meta is None or \
                     (<AutogradMeta>(<TensorBase>r)._autograd_meta).creation == CREATION_DEFAULT:
                 _meta(<TensorBase>r).creation = creation
+                (<AutogradMeta>(<TensorBase>r)._autograd_meta).view_version = (<TensorBase>r)._vc.version
     return 0
 
 
@@ -791,6 +802,14 @@ cdef object _view_grad_fn(TensorBase t):
             f"returns multiple views. Such functions do not allow the output views to be "
             f"modified inplace. You should replace the inplace operation by an out-of-place "
             f"one.")
+    if m.creation == CREATION_NO_GRAD and base._requires_grad:
+        raise RuntimeError(
+            "A view was created in no_grad mode and its base or another view of its base has "
+            "been modified inplace with grad mode enabled. Given that this use case is "
+            "ambiguous and error-prone, it is forbidden. You can clarify your code by moving "
+            "both the view and the inplace either both inside the no_grad block (if you don't "
+            "want the inplace to be tracked) or both outside (if you want the inplace to be "
+            "tracked).")
     if not base._requires_grad:
         return t._grad_fn
     n = _new_node(AsStridedBackward0, _bw_as_strided_view, (base,))
@@ -978,7 +997,9 @@ _f_where = None
 
 
 def _pow_backward_self(grad, self, exponent):
-    if not isinstance(exponent, TensorBase) and exponent == 0:
+    # (a zero exponent gives a zero gradient, but PyTorch's test leaves out False: the
+    # formula then gives 0 * self ** -1, NaN at 0)
+    if not isinstance(exponent, (TensorBase, bool)) and exponent == 0:
         return grad * 0
     return grad * (exponent * self ** (exponent - 1))
 

@@ -204,9 +204,12 @@ cdef TensorBase make_view(TensorBase src, int ndim, const int64_t* shape, const 
         # a view of a split output, or of a view made under no_grad, inherits how that was
         # made (PyTorch's rule), so in-place on it raises the same error
         _meta(t).creation = (<AutogradMeta>src._autograd_meta).creation
+        (<AutogradMeta>t._autograd_meta).view_version = src._vc.version
     elif src._requires_grad and not tl_grad_enabled:
-        # a view made under no_grad: modifying it in place later with grad on is an error
+        # a view made under no_grad: modifying it (or its base, graph._view_grad_fn) in
+        # place later with grad on is an error
         _meta(t).creation = CREATION_NO_GRAD
+        (<AutogradMeta>t._autograd_meta).view_version = src._vc.version
     return t
 
 

@@ -252,6 +252,7 @@ unary("isinf", "BOOL_OUT", "tensorlib.tensor([float('inf'), 1.]).isinf().tolist(
       inplace=False, bool="0", int="0", float="fabsf(x) == INFINITY", double="fabs(x) == INFINITY")
 unary("isfinite", "BOOL_OUT", "tensorlib.tensor([float('inf'), 1.]).isfinite().tolist()",
       "[False, True]", inplace=False,
+      impl="_unary(OP_ISFINITE, _history_first({self}), {out}, {inplace})",
       bool="1", int="1", float="fabsf(x) < INFINITY", double="fabs(x) < INFINITY")
 unary("signbit", "BOOL_OUT", "tensorlib.tensor([-0., 1.]).signbit().tolist()", "[True, False]",
       inplace=False, bool="x < 0", int="x < 0", float="signbit(x) != 0", double="signbit(x) != 0")

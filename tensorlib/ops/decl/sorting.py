@@ -13,7 +13,7 @@ OPS = [
            "    >>> tensorlib.sort(tensorlib.tensor([3, 1, 2])).indices.tolist()\n    [1, 2, 0]"),
     op("argsort",
        "Tensor self, int dim=-1, bool descending=False, *, bool stable=False, object out=None",
-       impl="_argsort({self}, {dim}, {descending}, {stable}, {out})",
+       impl="_argsort(_history_first({self}), {dim}, {descending}, {stable}, {out})",
        doc="The indices that sort ``dim`` (``sort(...).indices``).\n\n"
            "    >>> tensorlib.tensor([3., 1., 2.]).argsort(descending=True).tolist()\n"
            "    [0, 2, 1]"),
