@@ -506,3 +506,23 @@ def test_tril_triu_errors():
         tl.arange(4).triu_()
     with pytest.raises(RuntimeError, match="more than one element of the written-to tensor"):
         tl.ones(3, 1).expand(3, 3).triu_()
+
+
+def test_cat_keeps_a_channels_last_layout_as_pytorch():
+    """cat's result is channels-last (3d) when every input's strides read so by PyTorch's
+    rule (ambiguous size-1 and zero-size layouts read as contiguous), else contiguous: every
+    permutation of 4-D and 5-D shapes with size-1 and zero dims, against torch."""
+    import itertools
+    torch = pytest.importorskip("torch")
+    for shape in [(4, 1, 2, 2), (2, 3, 4, 5), (1, 3, 1, 1), (2, 1, 1, 1), (3, 1, 1, 4),
+                  (2, 3, 0, 2), (2, 2, 3, 1, 2), (2, 1, 1, 1, 2)]:
+        x, tx = tl.zeros(shape), torch.zeros(shape)
+        for perm in itertools.permutations(range(len(shape))):
+            y, ty = x.permute(perm), tx.permute(perm)
+            for other, tother in ((y, ty), (y.contiguous(), ty.contiguous())):
+                assert tl.cat([y], 1).stride() == torch.cat([ty], 1).stride(), (shape, perm)
+                assert tl.cat([y, other], 0).stride() == \
+                    torch.cat([ty, tother], 0).stride(), (shape, perm)
+    a = tl.arange(24.0).reshape(2, 3, 2, 2).permute(0, 2, 3, 1)
+    b = tl.cat([a.permute(0, 3, 1, 2)] * 2, 1)      # values are unchanged by layout
+    np.testing.assert_array_equal(b.numpy(), np.concatenate([a.numpy().transpose(0, 3, 1, 2)] * 2, 1))

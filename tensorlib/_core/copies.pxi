@@ -373,6 +373,45 @@ cdef TensorBase _check_out(object out, DType result, str op):
     return o
 
 
+cdef bint _strides_like_channels_last(TensorBase t):
+    """Whether a 4-D (5-D) tensor's strides read as channels-last (channels-last-3d), by the
+    rule PyTorch's suggest_memory_format applies: walking C, then the spatial dims from the
+    last, then N, each stride is at least the extent of the dims walked before it. Ambiguous
+    layouts read as contiguous: a zero-size dim, a zero channel stride, or N's stride equal to
+    C's (N x 1 x 1 x 1 tensors)."""
+    cdef int order[5]
+    cdef int i, d
+    cdef int64_t floor = 0
+    if (t._ndim != 4 and t._ndim != 5) or t._strides[1] == 0:
+        return False
+    order[0] = 1
+    for i in range(1, t._ndim - 1):
+        order[i] = t._ndim - i        # the spatial dims, the last first
+    order[t._ndim - 1] = 0
+    for i in range(t._ndim):
+        d = order[i]
+        if t._shape[d] == 0 or t._strides[d] < floor:
+            return False
+        if d == 0 and floor == t._strides[1]:
+            return False
+        floor = t._strides[d] * (t._shape[d] if t._shape[d] > 1 else 1)
+    return True
+
+
+cdef tuple _channels_last_strides(int ndim, const int64_t* sh):
+    """Dense strides with the channel dim innermost, then the spatial dims, then N."""
+    cdef int64_t st[5]
+    cdef int64_t acc = 1
+    cdef int i
+    st[1] = 1
+    acc = sh[1] if sh[1] > 0 else 1
+    for i in range(ndim - 1, 1, -1):
+        st[i] = acc
+        acc *= sh[i] if sh[i] > 0 else 1
+    st[0] = acc
+    return tuple([st[i] for i in range(ndim)])
+
+
 cdef TensorBase _cat(object tensors, int64_t dim, object out):
     if isinstance(tensors, TensorBase) or not isinstance(tensors, (list, tuple)):
         raise TypeError(f"cat(): argument 'tensors' (position 1) must be tuple of Tensors, not "
@@ -412,7 +451,13 @@ cdef TensorBase _cat(object tensors, int64_t dim, object out):
     memcpy(sh, ref._shape, ref._ndim * sizeof(int64_t))
     sh[d] = total
     if out is None:
-        o = empty_tensor(ref._ndim, sh, dtype_of(rdt), ref._storage.device)
+        # PyTorch's cat keeps a channels-last layout when every input has one
+        if all([_strides_like_channels_last(<TensorBase>x) for x in tensors]):
+            o = _empty_strided(tuple([sh[i] for i in range(ref._ndim)]),
+                               _channels_last_strides(ref._ndim, sh), dtype_of(rdt),
+                               ref._storage.device)
+        else:
+            o = empty_tensor(ref._ndim, sh, dtype_of(rdt), ref._storage.device)
     else:
         o = _check_out(out, dtype_of(rdt), "cat")
         for _, t in ts:
