@@ -1223,36 +1223,48 @@ TL_MATH_INLINE double tl_tanh(double x)
     return tl__seld(x == x, tl__signf_d(q, x), x);
 }
 
-/* sigmoid: < 0.51 ulp (measured) down to the subnormals, vectorized: E = e^-|x| as m + ml
-   (tl_exp's reduction, the sum sh + ... split exactly), sigmoid = N / (1 + E) with N = 1
-   (x >= 0) or E (x < 0), quotient with one division corrected by the exact residual as in
-   tl_tanh. */
+/* sigmoid: < 0.8 ulp down to the subnormals (< 0.51 but within 2^-1000 of them),
+   vectorized: E = e^-|x| = 2^k (m + ml) without a table (the table's loads are scalar in
+   GCC's vectors): -|x| = k ln2 + r + rl (ln2 = L1 + L2, k L1 exact; r's rounding carried
+   in rl), e^(r + rl) = 1 + r + (r^2 Q(r) + rl), Q of degree 10 fitted on |r| <= ln2/2
+   (absolute error 2^-60.5); 1 + r split exactly, the sum normalized to m + ml. Then
+   sigmoid = N / (1 + E), N = 1 (x >= 0) or E (x < 0), the quotient with one division
+   (by the reciprocal) corrected by the exact residual (fma) and rounded once. The low
+   part ml underflows when E is near the subnormals (hence 0.8); 2^k in two normal
+   halves, so subnormal results are rounded once. */
 TL_MATH_INLINE double tl_sigmoid(double x)
 {
-    double z = -tl__absd(x);
+    double z = tl__bitsd(tl__dbits(x) | 0x8000000000000000u);          /* -|x| */
     z = tl__seld(z < -746.0, -746.0, z);
-    z = tl__seld(z == z, z, 0.0);
-    double t = z * 0x1.71547652b82fep+7 + 0x1.8p52;
+    double t = z * 0x1.71547652b82fep+0 + 0x1.8p52;        /* 1.5 2^52 + k: k in the low bits */
     double kd = t - 0x1.8p52;
-    double r = (z - kd * 0x1.62e42fef80000p-8) - kd * 0x1.1cf79abc9e3b4p-43;
-    uint64_t tb = tl__dbits(t);
-    uint64_t j = tb & 127;
-    int64_t e = (int64_t)(tb >> 7) - (int64_t)(0x4338000000000000u >> 7), e1 = e >> 1;
-    double p = r + (r * r) * (0.5 + r * (0x1.5555555555555p-3 + r * (0x1.5555555555555p-5
-                                          + r * 0x1.1111111111111p-7)));
-    double sh = tl__exp2j_hi[j], sl = tl__exp2j_lo[j];
-    double bb = sh * p + sl * (1.0 + p);
-    double m = sh + bb, ml = (sh - m) + bb;
-    double s1 = tl__bitsd((uint64_t)(e1 + 1023) << 52);
-    double s2 = tl__bitsd((uint64_t)(e - e1 + 1023) << 52);
-    double eh = (m * s1) * s2, el = (ml * s1) * s2;
+    double a = tl__fma(kd, -0x1.62e42fefa3800p-1, z);       /* exact */
+    double b = kd * 0x1.ef35793c76730p-45;
+    double r = a - b, rl = (a - r) - b;
+    double r2 = r * r, r4 = r2 * r2;            /* Q by Estrin: a shorter dependency chain */
+    double q01 = tl__fma(r, 0x1.555555555555cp-3, 0.5);
+    double q23 = tl__fma(r, 0x1.111111110eb93p-7, 0x1.555555555555ep-5);
+    double q45 = tl__fma(r, 0x1.a01a01b3c77f1p-13, 0x1.6c16c16c13546p-10);
+    double q67 = tl__fma(r, 0x1.71ddef74877e4p-19, 0x1.a01a01b466414p-16);
+    double q89 = tl__fma(r, 0x1.af6d04003c0c1p-26, 0x1.27e4bf124603cp-22);
+    double q03 = tl__fma(r2, q23, q01);
+    double q47 = tl__fma(r2, q67, q45);
+    double q8a = tl__fma(r2, 0x1.1f9e187c0fe7dp-29, q89);
+    double q = tl__fma(r4, tl__fma(r4, q8a, q47), q03);
+    double pl = tl__fma(r2, q, rl);
+    double hi = 1.0 + r, lo = ((1.0 - hi) + r) + pl;
+    double m = hi + lo, ml = lo - (m - hi);
+    int64_t k = (int64_t)tl__dbits(t) - (int64_t)0x4338000000000000u;
+    int64_t k1 = k < -1000 ? -1000 : k;
+    double s1 = tl__bitsd((uint64_t)(k1 + 1023) << 52);
+    double s2 = tl__bitsd((uint64_t)(k - k1 + 1023) << 52);
+    double eh = m * s1, el = ml * s1;                  /* E, but 2^(k1 - k) E below 2^-1000 */
     double dh = 1.0 + eh, dl = ((1.0 - dh) + eh) + el;
     int pos = x >= 0.0;
     double nh = tl__seld(pos, 1.0, eh), nl = tl__seld(pos, 0.0, el);
     double inv = 1.0 / dh, q0 = nh * inv;
-    double rem = tl__fma(-q0, dh, nh) + (nl - q0 * dl);
-    double q = tl__fma(rem, inv, q0);
-    return tl__seld(x == x, q, x);
+    double rem = tl__fma(-q0, dh, nh) + tl__fma(-q0, dl, nl);
+    return tl__fma(rem, inv, q0) * tl__seld(pos, 1.0, s2);      /* NaN propagates */
 }
 
 TL_MATH_INLINE double tl_exp2(double x) { return exp2(x); }
