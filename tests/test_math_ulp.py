@@ -642,28 +642,28 @@ def _seams(points, k=30):
     return np.array(out)
 
 
-_TAB = np.log(2.0) / 128 * (np.arange(-2000, 2000) + 0.5)       # tl_exp's reduction seams
+_TAB = np.log(2.0) * (np.arange(-1100, 1100) + 0.5)      # the reductions' seams (k ln2 steps)
 # name: (long double reference, bound, inputs beyond the shared sweep, specials)
 F64_VEC = {
-    "tanh": (np.tanh, 0.51,
+    "tanh": (np.tanh, 0.6,
              lambda s: [s[s < 40], -s[s < 40][::3], RNG.uniform(-20, 20, 200_000),
                         RNG.uniform(-1, 1, 200_000), RNG.uniform(-0.01, 0.01, 50_000),
                         _seams(np.concatenate([_TAB[(_TAB > 0) & (_TAB < 40)] / 2, [19.06, 20.0]]))],
              [(0.0, 0.0), (-0.0, -0.0), (np.inf, 1.0), (-np.inf, -1.0), (np.nan, np.nan),
               (5e-324, 5e-324), (-5e-324, -5e-324), (19.1, 1.0), (-25.0, -1.0),
               (1e300, 1.0)]),
-    "expm1": (np.expm1, 0.51,
+    "expm1": (np.expm1, 0.65,
               lambda s: [s[s < 710], -s[s < 50][::3], RNG.uniform(-40, 710, 200_000),
                          RNG.uniform(-1, 1, 200_000), RNG.uniform(-0.01, 0.01, 50_000),
                          RNG.uniform(-40, 45, 200_000), np.linspace(709, 709.78, 2001),
-                         _seams(np.concatenate([_TAB[np.abs(_TAB) < 45], [-40.0, 709.78]]))],
+                         _seams(np.concatenate([_TAB[np.abs(_TAB) < 45], [-40.0, 709.78, 36.7, -36.7, 41.9]]))],
               [(0.0, 0.0), (-0.0, -0.0), (np.inf, np.inf), (-np.inf, -1.0), (np.nan, np.nan),
                (5e-324, 5e-324), (-5e-324, -5e-324), (709.79, np.inf), (-37.5, -1.0),
                (-1000.0, -1.0), (1e300, np.inf)]),
     "sigmoid": (_ld_sigmoid, 0.8,
                 lambda s: [s[s < 800], -s[s < 800], RNG.uniform(-40, 40, 200_000),
                            RNG.uniform(-745.2, 40, 200_000), np.linspace(-746, -700, 20001),
-                           _seams(-_TAB[(_TAB > 0) & (_TAB < 746)][::7])],
+                           _seams(-_TAB[(_TAB > 0) & (_TAB < 746)], 10)],
                 [(0.0, 0.5), (-0.0, 0.5), (np.inf, 1.0), (-np.inf, 0.0), (np.nan, np.nan),
                  (40.0, 1.0), (-745.2, 0.0), (-745.1, 5e-324), (-1000.0, 0.0)]),
 }
