@@ -1149,7 +1149,7 @@ TL_MATH_INLINE double tl_log1p(double x)
    *m: e^y / 2^k = 1 + u + ..., rounded (for results beyond 2^60). */
 TL_MATH_INLINE double tl__expm1_core(double y, double *lo, double *m, int64_t *k)
 {
-    double t = y * 0x1.71547652b82fep+0 + 0x1.8p52;        /* 1.5 2^52 + k: k in the low bits */
+    double t = tl__fma(y, 0x1.71547652b82fep+0, 0x1.8p52);      /* 1.5 2^52 + k: k in the low bits */
     double kd = t - 0x1.8p52;
     double a = tl__fma(kd, -0x1.62e42fefa3800p-1, y);       /* exact */
     double b = kd * 0x1.ef35793c76730p-45;
@@ -1235,7 +1235,7 @@ TL_MATH_INLINE double tl_sigmoid(double x)
 {
     double z = tl__bitsd(tl__dbits(x) | 0x8000000000000000u);          /* -|x| */
     z = tl__seld(z < -746.0, -746.0, z);
-    double t = z * 0x1.71547652b82fep+0 + 0x1.8p52;        /* 1.5 2^52 + k: k in the low bits */
+    double t = tl__fma(z, 0x1.71547652b82fep+0, 0x1.8p52);      /* 1.5 2^52 + k: k in the low bits */
     double kd = t - 0x1.8p52;
     double a = tl__fma(kd, -0x1.62e42fefa3800p-1, z);       /* exact */
     double b = kd * 0x1.ef35793c76730p-45;
