@@ -184,7 +184,7 @@ static inline int64_t ipow(int64_t base, int64_t exp) {
 }
 static inline float powf_(float x, float y) { return y == 2.0f ? x * x : powf(x, y); }
 /* float64: ours, vectorized (cpu_math.h; x * x for y = 2 there too) */
-static inline double pow_(double x, double y) { return tl_pow(x, y); }
+TL_MATH_INLINE double pow_(double x, double y) { return tl_pow(x, y); }
 
 /* maximum/minimum propagate NaN (PyTorch), unlike fmax/fmin */
 #define FMAX(x, y) ((x) != (x) ? (x) : ((y) != (y) ? (y) : ((x) > (y) ? (x) : (y))))
