@@ -22,11 +22,12 @@
    float64 (tl_exp, tl_log, ...): the same names without the f suffix. exp is ours,
    vectorized (table of 2^(j/128), < 0.51 ulp; PyTorch's measures 0.52), and sigmoid and
    silu are built on it; log and log1p are ours, vectorized (< 0.9 / < 1 ulp); log2 and
-   log10 are ours, vectorized (table-based, bound 0.51 / measured 0.500 (PyTorch 0.5005)
-   and 0.51 / 0.5005 (0.508), against long double); sin, cos and tan are ours for |x| < 2^28
-   (Cody-Waite reduction in 3 parts, double-double kernels: bound 0.6 / measured 0.55,
-   0.56, 0.57 (PyTorch 0.502, 0.502, 0.54)) and glibc's above (exact reduction), vectorized
-   through tl_sin_n / tl_cos_n / tl_tan_n, which the contiguous kernels use (the scalar
+   log10 are ours, vectorized (log's reduction with double-double terms, bound 0.7 /
+   measured 0.66 (PyTorch 0.5005) and 0.7 / 0.61 (0.503), against long double); sin, cos
+   and tan are ours for |x| < 2^28 (Cody-Waite reduction in 3 parts, double-double
+   kernels: bound 0.6 / measured 0.55, 0.55, 0.56 (PyTorch 0.502, 0.502, 0.54)) and
+   glibc's above (exact reduction), vectorized through tl_sin_n / tl_cos_n / tl_tan_n,
+   which the contiguous kernels use (the scalar
    tl_sin & co. branch on |x|, so loops calling them are not vectorized); pow is ours,
    vectorized (exp(y log|x|) in double-double, bound 0.52 / measured 0.509 (PyTorch 0.63)
    for normal results, every C99 special case, x * x for y = 2); the others call
@@ -1119,10 +1120,53 @@ TL_MATH_INLINE double tl__log_d(double x, double c)
     return kd * 0x1.62e42fee00000p-1 - ((hfsq - lo) - f);
 }
 
-/* For tl__log2_hl: -log(I/256) = tab[2 (I - 181)] + tab[2 (I - 181) + 1] (the first rounded
+/* log(m) as hi + *lo and k, for x = 2^k m as in tl__log_d (the same reduction and
+   polynomial, m in [sqrt(1/2), sqrt2), f = m - 1 exact, s = f / (2 + f), log(m) = f - f^2/2 +
+   s (f^2/2 + R)), finite x > 0, for log2 and log10, which scale it so that only their last
+   addition rounds at full size. f - f^2/2 is carried in double-double (f^2 split by an fma),
+   the rounding of 2 + f and of the division is corrected to first order (s + sc), and
+   f^2/2 + R is carried as w + wl, so the term s (f^2/2 + R) (< f^3/3, up to 0.057 log(m))
+   is good to about 2^-53 of itself: log(m) to about 2^-57 relative. (Table-free: pow's
+   table-based tl__pow_log_hl is more precise, but its table loads, emulated gathers, make
+   it half as fast again.) */
+TL_MATH_INLINE double tl__log2_hl(double x, double *kd, double *lo)
+{
+    int sub = x < 0x1p-1022;
+    uint64_t u = tl__dbits(tl__seld(sub, x * 0x1p54, x));
+    uint64_t e = (u + 0x00095f619980c433u) >> 52;         /* k + 1023 */
+    double m = tl__bitsd(u - (e << 52) + (1023ull << 52));
+    *kd = (tl__bitsd(0x4330000000000000u | e) - 0x1.00000000003ffp52) - tl__seld(sub, 54.0, 0.0);
+    double f = m - 1.0;
+    double d = 2.0 + f;
+    double dl = (2.0 - d) + f;                            /* 2 + f = d + dl */
+    double s = f / d;
+    /* f / (d + dl) - s, to first order, with 1/d ~ 1/2 - f/4 + f^2/8 (0.6% is plenty) */
+    double sc = (tl__fma(-s, d, f) - s * dl) * tl__fma(0.125 * f, f, 0.5 - 0.25 * f);
+    double z = s * s;
+    double q = 0x1.0995db5506568p-3;
+    q = tl__fma(q, z, 0x1.0fffe0b872419p-3);
+    q = tl__fma(q, z, 0x1.3b19879b43160p-3);
+    q = tl__fma(q, z, 0x1.745d06cbe0d04p-3);
+    q = tl__fma(q, z, 0x1.c71c71ddb535ep-3);
+    q = tl__fma(q, z, 0x1.249249248bd22p-2);
+    q = tl__fma(q, z, 0x1.9999999999993p-2);
+    q = tl__fma(q, z, 0x1.5555555555555p-1);
+    double fsq = f * f;
+    double fsql = tl__fma(f, f, -fsq);                    /* f^2 = fsq + fsql */
+    double hf = 0.5 * fsq;
+    double h = f - hf;
+    double hl = (f - h) - hf;                             /* f - hf = h + hl, |hf| <= |f| */
+    double rq = z * q;
+    double w = hf + rq;
+    double wl = ((hf - w) + rq) + 0.5 * fsql;             /* f^2/2 + R = w + wl */
+    *lo = tl__fma(s, w, tl__fma(s, wl, tl__fma(sc, w, hl - 0.5 * fsql)));
+    return h;
+}
+
+/* For tl__pow_log_hl: -log(I/256) = tab[2 (I - 181)] + tab[2 (I - 181) + 1] (the first rounded
    to nearest) for I = 181..362, interleaved so both come from one place (the vectorized
    loop loads them as pairs). Our table (mpmath). */
-static const double tl__log2_tab[364] = {
+static const double tl__pow_logtab[364] = {
     0x1.630030b3aac49p-2, 0x1.dc18ce51fff99p-57, 0x1.5d5bddf595f30p-2, -0x1.6541148cbb8a2p-56,
     0x1.57bf753c8d1fbp-2, -0x1.0908d15f88b63p-57, 0x1.522ae0738a3d8p-2, -0x1.8f7e9b38a6979p-57,
     0x1.4c9e09e172c3cp-2, -0x1.123615b147a5dp-58, 0x1.4718dc271c41bp-2, 0x1.8fb4c14c56eefp-60,
@@ -1217,8 +1261,8 @@ static const double tl__log2_tab[364] = {
 };
 
 /* log(m) as hi + *lo (relative error about 2^-70) and k, for x = 2^k m, m in [0.70703125,
-   1.4140625) (subnormals scaled by 2^54 first), finite x > 0; for log2, log10 and pow, which
-   scale it or multiply it, so that only their last operation rounds at full size.
+   1.4140625) (subnormals scaled by 2^54 first), finite x > 0, for pow, which multiplies it
+   by y: so precise that y log|x| keeps 2^-60 relative for any |y log|x|| up to 746.
    1/m to 8 bits, I/256 with I = rint(256 / m) (from a float division; any neighbour of the
    exact rint would do as well), I in [181, 362]: t = m I/256 - 1 is exact in one fma
    (|t| < 2^-8.5, and m I has at most 62 significant bits), log(m) = -log(I/256) + t - t^2/2
@@ -1226,7 +1270,7 @@ static const double tl__log2_tab[364] = {
    + t - t^2/2 carried in double-double (t^2 split by an fma; |log(I/256)| >= 2^-8 > |t|
    unless I = 256, where it is 0, so fast two-sums are exact). k and I come from exponent
    and rounding-constant bits (no double <-> int64 conversions, which AVX2 lacks). */
-TL_MATH_INLINE double tl__log2_hl(double x, double *kd, double *lo)
+TL_MATH_INLINE double tl__pow_log_hl(double x, double *kd, double *lo)
 {
     int sub = x < 0x1p-1022;
     uint64_t u = tl__dbits(tl__seld(sub, x * 0x1p54, x));
@@ -1236,7 +1280,7 @@ TL_MATH_INLINE double tl__log2_hl(double x, double *kd, double *lo)
     double ri = (double)(256.0f / (float)m) + 0x1.8p52;  /* 1.5 2^52 + I */
     uint64_t j = (tl__dbits(ri) & 1023u) - 181u;
     double t = tl__fma(m, (ri - 0x1.8p52) * 0x1p-8, -1.0); /* exact */
-    double ch = tl__log2_tab[2 * j], cl = tl__log2_tab[2 * j + 1];
+    double ch = tl__pow_logtab[2 * j], cl = tl__pow_logtab[2 * j + 1];
     double p = -0x1.0000d16213b47p-3;
     p = tl__fma(p, t, 0x1.24932422a770dp-3);
     p = tl__fma(p, t, -0x1.5555555512e14p-3);
@@ -1263,9 +1307,10 @@ TL_MATH_INLINE double tl__log2_special(double x, double r)
     return tl__seld(x == x, r, x);
 }
 
-/* log2: < 0.51 ulp, vectorized: k + log(m) (1/ln2 in two parts), the products split exactly
-   by fmas and k + hi added with an exact two-sum (no cancellation: |log2 m| <= 1/2 <= |k|
-   unless k = 0), so the result is rounded once; exact at powers of two. */
+/* log2: < 0.7 ulp (measured 0.66), vectorized: k + log(m) (1/ln2 in two parts), the
+   products split exactly by fmas and k + hi added with an exact two-sum (no cancellation:
+   |log2 m| <= 1/2 <= |k| unless k = 0), so the result is rounded once; exact at powers of
+   two. */
 TL_MATH_INLINE double tl_log2(double x)
 {
     double kd, l, h = tl__log2_hl(x, &kd, &l);
@@ -1278,7 +1323,7 @@ TL_MATH_INLINE double tl_log2(double x)
     return tl__log2_special(x, r + (re + pl));
 }
 
-/* log10: < 0.51 ulp, vectorized: k log10(2) (log10(2) = hi of 42 bits, so k hi is exact, +
+/* log10: < 0.7 ulp (measured 0.61), vectorized: k log10(2) (log10(2) = hi of 42 bits, so k hi is exact, +
    lo) + log(m) (1/ln10 in two parts), summed as log2 is, so the result is rounded once; exact
    where log10(x) is a representable number (10^n). */
 TL_MATH_INLINE double tl_log10(double x)
@@ -1320,7 +1365,7 @@ TL_MATH_INLINE double tl__pow_exp(double xh, double xl)
 }
 
 /* pow: < 0.52 ulp for normal results, vectorized, branch-free: exp(y log|x|) with log|x| =
-   k ln2 + log(m) in double-double (tl__log2_hl, relative error 2^-70; ln2 = hi of 42 bits,
+   k ln2 + log(m) in double-double (tl__pow_log_hl, relative error 2^-70; ln2 = hi of 42 bits,
    so k hi is exact, + lo), the product by y split exactly by an fma, and exp of the
    double-double product (tl__pow_exp), so the error of y log|x| (< 2^-60 relative to the
    result for any |y log|x|| <= 746) stays far below the result's last bit. The sign and
@@ -1331,7 +1376,7 @@ TL_MATH_INLINE double tl__pow_exp(double xh, double xl)
 TL_MATH_INLINE double tl_pow(double x, double y)
 {
     double ax = tl__absd(x), ay = tl__absd(y);
-    double kd, l, h = tl__log2_hl(ax, &kd, &l);
+    double kd, l, h = tl__pow_log_hl(ax, &kd, &l);
     double kh = kd * 0x1.62e42fefa3800p-1;
     double lh = kh + h;                                   /* kh + h = lh + ll exactly */
     double bb = lh - kh;
