@@ -701,7 +701,8 @@ def test_float64_trig_ulp(name):
     for fn in (name, name + "_n"):
         for v, want in specials:
             g = _math_eval(fn, np.array([v]))[0]
-            assert (np.isnan(g) and np.isnan(want)) or (g == want and np.signbit(g) == np.signbit(want)), (fn, v, g)
+            assert (np.isnan(g) and np.isnan(want)) or (
+                g == want and np.signbit(g) == np.signbit(want)), (fn, v, g)
 
 
 @pytest.mark.parametrize("name", ["sin", "cos", "tan"])
@@ -726,20 +727,21 @@ def test_float64_trig_tensor_ops(name):
 @pytest.mark.skipif(np.finfo(np.longdouble).nmant < 60, reason="needs 80-bit long double")
 @pytest.mark.parametrize("name", ["log2", "log10"])
 def test_float64_log2_log10_ulp(name):
-    """float64 log2 and log10 (ours, vectorized) against long double: < 0.7 ulp over the
+    """float64 log2 and log10 (ours, vectorized) against long double: < 0.6 ulp over the
     whole range (subnormal inputs included), near 1, near sqrt(1/2) and sqrt(2) (the
     reduction's ends, where the error peaks);
     exact at powers of two (log2) and of ten (log10, up to 1e22); C99 special values; no
     worse than max(PyTorch's, 1 ulp) on the same inputs."""
     sweep = _f64_bits_sweep(0x7FF0000000000000 // 300_000 + 7)
     x = np.concatenate([sweep, RNG.uniform(0.5, 2.0, 300_000), RNG.uniform(0.7, 1.42, 100_000),
-                        1.0 + RNG.uniform(-1e-8, 1e-8, 20_000), np.exp(RNG.uniform(-740, 709, 100_000)),
-                        np.linspace(0.70703125, 1.4140625, 100_001), RNG.uniform(1.38, 1.4143, 100_000),
-                        RNG.uniform(0.7071, 0.72, 100_000)])
+                        1.0 + RNG.uniform(-1e-8, 1e-8, 20_000),
+                        np.exp(RNG.uniform(-740, 709, 100_000)),
+                        np.linspace(0.70703125, 1.4140625, 100_001),
+                        RNG.uniform(1.38, 1.4143, 100_000), RNG.uniform(0.7071, 0.72, 100_000)])
     got = _math_eval(name, x)
     ref = getattr(np, name)(x.astype(np.longdouble))
     err = _f64_ulp_err(got, ref)
-    assert err.max() <= 0.7, (x[np.argmax(err)], err.max())
+    assert err.max() <= 0.6, (x[np.argmax(err)], err.max())
     if name == "log2":
         k = np.arange(-1074, 1024)
         np.testing.assert_array_equal(_math_eval(name, np.ldexp(1.0, k)), k.astype(np.float64))

@@ -22,8 +22,8 @@
    float64 (tl_exp, tl_log, ...): the same names without the f suffix. exp is ours,
    vectorized (table of 2^(j/128), < 0.51 ulp; PyTorch's measures 0.52), and sigmoid and
    silu are built on it; log and log1p are ours, vectorized (< 0.9 / < 1 ulp); log2 and
-   log10 are ours, vectorized (log's reduction with double-double terms, bound 0.7 /
-   measured 0.66 (PyTorch 0.5005) and 0.7 / 0.61 (0.503), against long double); sin, cos
+   log10 are ours, vectorized (log's reduction with double-double terms, bound 0.6 /
+   measured 0.562 (PyTorch 0.5005) and 0.6 / 0.533 (0.503), against long double); sin, cos
    and tan are ours for |x| < 2^28 (Cody-Waite reduction in 3 parts, double-double
    kernels: bound 0.6 / measured 0.55, 0.55, 0.56 (PyTorch 0.502, 0.502, 0.54)) and
    glibc's above (exact reduction), vectorized through tl_sin_n / tl_cos_n / tl_tan_n,
@@ -1124,11 +1124,12 @@ TL_MATH_INLINE double tl__log_d(double x, double c)
    polynomial, m in [sqrt(1/2), sqrt2), f = m - 1 exact, s = f / (2 + f), log(m) = f - f^2/2 +
    s (f^2/2 + R)), finite x > 0, for log2 and log10, which scale it so that only their last
    addition rounds at full size. f - f^2/2 is carried in double-double (f^2 split by an fma),
-   the rounding of 2 + f and of the division is corrected to first order (s + sc), and
-   f^2/2 + R is carried as w + wl, so the term s (f^2/2 + R) (< f^3/3, up to 0.057 log(m))
-   is good to about 2^-53 of itself: log(m) to about 2^-57 relative. (Table-free: pow's
-   table-based tl__pow_log_hl is more precise, but its table loads, emulated gathers, make
-   it half as fast again.) */
+   the rounding of 2 + f and of the division is corrected to first order (1/d taken as 1/2,
+   which leaves a fifth of it), f^2/2 + R is carried as w + wl, and s w is split exactly by
+   an fma and added with an exact two-sum, so that *lo is about 2^-53 of hi and only R's own
+   errors and the leftover of s's remain: log(m) to about 2^-57 relative. (Table-free:
+   pow's table-based tl__pow_log_hl is more precise, but its two table loads per element,
+   emulated gathers, make it about 20% slower.) */
 TL_MATH_INLINE double tl__log2_hl(double x, double *kd, double *lo)
 {
     int sub = x < 0x1p-1022;
@@ -1140,8 +1141,8 @@ TL_MATH_INLINE double tl__log2_hl(double x, double *kd, double *lo)
     double d = 2.0 + f;
     double dl = (2.0 - d) + f;                            /* 2 + f = d + dl */
     double s = f / d;
-    /* f / (d + dl) - s, to first order, with 1/d ~ 1/2 - f/4 + f^2/8 (0.6% is plenty) */
-    double sc = (tl__fma(-s, d, f) - s * dl) * tl__fma(0.125 * f, f, 0.5 - 0.25 * f);
+    /* 2 (f / (d + dl) - s), to first order, with 1/d ~ 1/2 (within 18%) */
+    double sc = tl__fma(-s, dl, tl__fma(-s, d, f));
     double z = s * s;
     double q = 0x1.0995db5506568p-3;
     q = tl__fma(q, z, 0x1.0fffe0b872419p-3);
@@ -1159,8 +1160,12 @@ TL_MATH_INLINE double tl__log2_hl(double x, double *kd, double *lo)
     double rq = z * q;
     double w = hf + rq;
     double wl = ((hf - w) + rq) + 0.5 * fsql;             /* f^2/2 + R = w + wl */
-    *lo = tl__fma(s, w, tl__fma(s, wl, tl__fma(sc, w, hl - 0.5 * fsql)));
-    return h;
+    double t = s * w;
+    double tl = tl__fma(s, w, -t);                        /* s w = t + tl */
+    double g = h + t;
+    double gl = (h - g) + t;                              /* h + t = g + gl, |t| < |h| */
+    *lo = gl + (tl + tl__fma(s, wl, tl__fma(sc, 0.5 * w, hl - 0.5 * fsql)));
+    return g;
 }
 
 /* For tl__pow_log_hl: -log(I/256) = tab[2 (I - 181)] + tab[2 (I - 181) + 1] (the first rounded
@@ -1307,25 +1312,24 @@ TL_MATH_INLINE double tl__log2_special(double x, double r)
     return tl__seld(x == x, r, x);
 }
 
-/* log2: < 0.7 ulp (measured 0.66), vectorized: k + log(m) (1/ln2 in two parts), the
+/* log2: < 0.6 ulp (measured 0.562), vectorized: k + log(m) (1/ln2 in two parts), the
    products split exactly by fmas and k + hi added with an exact two-sum (no cancellation:
-   |log2 m| <= 1/2 <= |k| unless k = 0), so the result is rounded once; exact at powers of
-   two. */
+   |log2 m| <= 1/2 <= |k| unless k = 0, so the fast one), so the result is rounded once;
+   exact at powers of two. */
 TL_MATH_INLINE double tl_log2(double x)
 {
     double kd, l, h = tl__log2_hl(x, &kd, &l);
     double ph = h * 0x1.71547652b82fep+0;
     double pl = tl__fma(h, 0x1.71547652b82fep+0, -ph)
                 + tl__fma(l, 0x1.71547652b82fep+0, h * 0x1.777d0ffda0d24p-56);
-    double r = kd + ph;                                   /* kd + ph = r + re exactly */
-    double bb = r - kd;
-    double re = (kd - (r - bb)) + (ph - bb);
+    double r = kd + ph;
+    double re = (kd - r) + ph;                            /* exact: |ph| <= 1/2 <= |kd| or kd = 0 */
     return tl__log2_special(x, r + (re + pl));
 }
 
-/* log10: < 0.7 ulp (measured 0.61), vectorized: k log10(2) (log10(2) = hi of 42 bits, so k hi is exact, +
-   lo) + log(m) (1/ln10 in two parts), summed as log2 is, so the result is rounded once; exact
-   where log10(x) is a representable number (10^n). */
+/* log10: < 0.6 ulp (measured 0.533), vectorized: k log10(2) (log10(2) = hi of 42 bits, so
+   k hi is exact, + lo) + log(m) (1/ln10 in two parts), summed as log2 is, so the result is
+   rounded once; exact where log10(x) is a representable number (10^n). */
 TL_MATH_INLINE double tl_log10(double x)
 {
     double kd, l, h = tl__log2_hl(x, &kd, &l);
@@ -1334,9 +1338,8 @@ TL_MATH_INLINE double tl_log10(double x)
     double pl = tl__fma(h, 0x1.bcb7b1526e50ep-2, -ph)
                 + tl__fma(l, 0x1.bcb7b1526e50ep-2,
                           tl__fma(h, 0x1.95355baaafad3p-57, kd * 0x1.fef311f12b358p-46));
-    double r = kh + ph;                                   /* kh + ph = r + re exactly */
-    double bb = r - kh;
-    double re = (kh - (r - bb)) + (ph - bb);
+    double r = kh + ph;
+    double re = (kh - r) + ph;                            /* exact: |ph| < 0.16 < |kh| or kh = 0 */
     return tl__log2_special(x, r + (re + pl));
 }
 
