@@ -183,7 +183,8 @@ static inline int64_t ipow(int64_t base, int64_t exp) {
     return (int64_t)result;
 }
 static inline float powf_(float x, float y) { return y == 2.0f ? x * x : powf(x, y); }
-static inline double pow_(double x, double y) { return y == 2.0 ? x * x : pow(x, y); }
+/* float64: ours, vectorized (cpu_math.h; x * x for y = 2 there too) */
+TL_MATH_INLINE double pow_(double x, double y) { return tl_pow(x, y); }
 
 /* maximum/minimum propagate NaN (PyTorch), unlike fmax/fmin */
 #define FMAX(x, y) ((x) != (x) ? (x) : ((y) != (y) ? (y) : ((x) > (y) ? (x) : (y))))
@@ -194,7 +195,7 @@ static inline double pow_(double x, double y) { return y == 2.0 ? x * x : pow(x,
 #define SHR(T, x, y) ((y) < 0 || (y) >= (T)(8 * sizeof(T)) ? (T)((x) < 0 ? -1 : 0) : (T)((x) >> (y)))
 
 /* The loops and tables generated from the declarations (build/generated/_ew_loops.h).
-   float32 sin/cos/tan get their own tables below: the generated ones are renamed here. */
+   sin/cos/tan get their own tables below: the generated ones are renamed here. */
 #define tl_ew_sin tl_ew_sin_generic
 #define tl_ew_cos tl_ew_cos_generic
 #define tl_ew_tan tl_ew_tan_generic
@@ -203,21 +204,24 @@ static inline double pow_(double x, double y) { return y == 2.0 ? x * x : pow(x,
 #undef tl_ew_cos
 #undef tl_ew_tan
 
-/* Contiguous float32 sin/cos/tan call the block-wise array versions (the same results as
-   tl_sinf & co., several times faster where no |x| in a block reaches 2^20); strided
-   operands keep the generated loop. */
-#define TRIG_F32(NAME)                                                                        \
-    TL_DISPATCH static void NAME##_f32_blocks(char **d, const int64_t *s, int64_t n,          \
-                                              const void *extra) {                            \
-        if (s[0] == sizeof(f32) && s[1] == sizeof(f32))                                       \
-            tl_##NAME##f_n((const f32 *)d[1], (f32 *)d[0], n);                                \
+/* Contiguous float32 and float64 sin/cos/tan call the block-wise array versions (the same
+   results as tl_sinf / tl_sin & co., several times faster where no |x| in a block reaches
+   2^20 / 2^28); strided operands keep the generated loop. */
+#define TRIG_BLOCKS(NAME, SUF, T, FN)                                                         \
+    TL_DISPATCH static void NAME##_##SUF##_blocks(char **d, const int64_t *s, int64_t n,      \
+                                                  const void *extra) {                        \
+        if (s[0] == sizeof(T) && s[1] == sizeof(T))                                           \
+            FN((const T *)d[1], (T *)d[0], n);                                                \
         else                                                                                  \
-            NAME##_f32(d, s, n, extra);                                                       \
-    }                                                                                         \
-    TABLE(NAME, NULL, NULL, NULL, NULL, NULL, NULL, NAME##_f32_blocks, NAME##_f64)
-TRIG_F32(sin)
-TRIG_F32(cos)
-TRIG_F32(tan)
+            NAME##_##SUF(d, s, n, extra);                                                     \
+    }
+#define TRIG(NAME)                                                                            \
+    TRIG_BLOCKS(NAME, f32, f32, tl_##NAME##f_n)                                               \
+    TRIG_BLOCKS(NAME, f64, f64, tl_##NAME##_n)                                                \
+    TABLE(NAME, NULL, NULL, NULL, NULL, NULL, NULL, NAME##_f32_blocks, NAME##_f64_blocks)
+TRIG(sin)
+TRIG(cos)
+TRIG(tan)
 
 /* ------------------------------------------------------------------------------------------
    Kernels too irregular for one expression per dtype class */
