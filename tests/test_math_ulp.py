@@ -65,7 +65,7 @@ REF = {
 
 # The documented bounds (cpu_math.h), in float32 ulps, for every clone.
 BOUND = {
-    "exp": 0.51, "exp2": 0.9, "expm1": 1.0, "log": 1.0, "log2": 0.51, "log10": 0.51, "log1p": 1.0,
+    "exp": 0.57, "exp2": 0.9, "expm1": 1.0, "log": 1.0, "log2": 0.51, "log10": 0.51, "log1p": 1.0,
     "sin": 0.51, "cos": 0.51, "tan": 0.51, "sin_n": 0.51, "cos_n": 0.51, "tan_n": 0.51,
     "tanh": 0.51, "sigmoid": 2.5, "silu": 3.2, "erf": 0.65, "erfc": 0.6, "gelu": 2.5,
     "gelu_tanh": 1.25, "softplus": 1.5, "sinh": 1.0, "cosh": 1.0, "atan": 1.0, "asin": 0.8,
@@ -468,7 +468,7 @@ def test_max_error_at_most_torchs(name):
 
 def test_exp_correctly_rounded_at_integers_and_hard_points():
     """exp is correctly rounded (against mpmath) at every integer of its range, 4.0 among
-    them, and within 0.51 ulp on random points; every clone gives the same bits."""
+    them, and within its bound on random points; every clone gives the same bits."""
     mp = pytest.importorskip("mpmath")
     x = np.concatenate([np.arange(-103, 89), RNG.uniform(-103, 88.7, 2000),
                         [0.3466, 1e-8, -1e-8, 88.72, 88.7228]]).astype(F32)
@@ -478,7 +478,7 @@ def test_exp_correctly_rounded_at_integers_and_hard_points():
         got = _math_eval("exp", x, isa=isa)
         ints = slice(0, 192)
         assert np.array_equal(got[ints], ref[ints].astype(F32)), isa
-        assert ulp_error(got, ref).max() <= 0.51, isa
+        assert ulp_error(got, ref).max() <= BOUND["exp"], isa
     assert _math_eval("exp", np.array([4.0], F32))[0] == F32(54.598150033144236)
 
 
@@ -616,6 +616,7 @@ def test_float64_log_ulp(name):
 # of a dense stretch around each piecewise algorithm's intervals, on every clone.
 DENSE = {
     "erf": [(-4.0, 4.0)],
+    "exp": [(-104.0, 89.0), (-0.35, 0.35)],
 }
 
 
