@@ -32,7 +32,7 @@
    algorithm's seams, random values and the special values, for every clone.
    Bound (enforced by the tests) / measured max (PyTorch 2.13's max on the same inputs):
      exp 0.57 / 0.551 (0.557)   exp2 0.9 / 0.80 (0.88)      expm1 1.0 / 0.72 (1.0)
-     log 1.0 / 0.75 (0.80)      log2 0.51 / 0.500 (0.528)   log10 0.51 / 0.500 (0.541)
+     log 1.0 / 0.75 (0.80)      log2 0.51 / 0.501 (0.528)   log10 0.51 / 0.501 (0.541)
      log1p 1.0 / 0.77 (1.0)     tanh 0.51 / 0.502 (0.513)   sigmoid 2.5 / 2.41 (2e6)
      erf 0.65 / 0.622 (0.723)   erfc 0.6 / 0.53 (0.82)      silu 3.2 / 3.11 (2e7)
      gelu 2.5 / 2.37 (2e7)      gelu_tanh 1.25 / 1.06 (2e7) softplus 1.5 / 1.15 (1.5)
@@ -372,21 +372,44 @@ TL_MATH_INLINE float tl_logf(float x)
     return tl__log_special(x, 0.0f, r);
 }
 
-/* log2, log10: < 0.51 ulp; log2 exact for powers of two. k + log(1 + f) / ln 2 (or
-   k log10(2) + log(1 + f) / ln 10) in double, rounded once. */
+/* log2, log10: < 0.51 ulp; log2 exact for powers of two. With x = 2^k (1 + f):
+   log_b(1 + f) = f Q(f), Q of degree 11 (relative error 2^-33): its terms from f^4 on in
+   float (worth < 0.03 of the result, so float rounding there costs < 2^-29 of it), the
+   first four and k + f Q (or k log10(2) + f Q) in double with fused multiply-adds, rounded
+   once. No division (the s = f / (2 + f) form needs one per lane). */
+#define TL__LOGB_F(B0, B1, B2, B3, B4, B5, B6, B7, D3, D2, D1, D0, KMUL)                     \
+    float kf, f = tl__log_split(x, &kf);                                                     \
+    float p = B0;                                                                            \
+    p = tl__fmaf(p, f, B1);                                                                  \
+    p = tl__fmaf(p, f, B2);                                                                  \
+    p = tl__fmaf(p, f, B3);                                                                  \
+    p = tl__fmaf(p, f, B4);                                                                  \
+    p = tl__fmaf(p, f, B5);                                                                  \
+    p = tl__fmaf(p, f, B6);                                                                  \
+    p = tl__fmaf(p, f, B7);                                                                  \
+    double fd = f;                                                                           \
+    double q = tl__fma((double)p, fd, D3);                                                   \
+    q = tl__fma(q, fd, D2);                                                                  \
+    q = tl__fma(q, fd, D1);                                                                  \
+    q = tl__fma(q, fd, D0);                                                                  \
+    double r = tl__fma(q, fd, (double)kf * KMUL);                                            \
+    return tl__log_special(x, 0.0f, (float)r);
+
 TL_MATH_INLINE float tl_log2f(float x)
 {
-    float kf, f = tl__log_split(x, &kf);
-    double r = (double)kf + tl__log1p_d(f) * 0x1.71547652b82fep+0;
-    return tl__log_special(x, 0.0f, (float)r);
+    TL__LOGB_F(-0x1.61ab1ap-4f, 0x1.3d2584p-3f, -0x1.417ffep-3f, 0x1.45a2acp-3f, -0x1.6eb02cp-3f,
+               0x1.a615cap-3f, -0x1.ec8d74p-3f, 0x1.277732p-2f, -0x1.715435ac5d458p-2,
+               0x1.ec709c14d91eep-2, -0x1.7154767d8d04cp-1, 0x1.71547652de8f5p+0, 1.0)
 }
 
 TL_MATH_INLINE float tl_log10f(float x)
 {
-    float kf, f = tl__log_split(x, &kf);
-    double r = (double)kf * 0x1.34413509f79ffp-2 + tl__log1p_d(f) * 0x1.bcb7b1526e50ep-2;
-    return tl__log_special(x, 0.0f, (float)r);
+    TL__LOGB_F(-0x1.a9dbf4p-6f, 0x1.7de1eap-5f, -0x1.831fe0p-5f, 0x1.881aa8p-5f, -0x1.b9895ap-5f,
+               0x1.fc3db8p-5f, -0x1.288bd2p-4f, 0x1.63c6acp-4f, -0x1.bcb763f360277p-4,
+               0x1.287a75237021ap-3, -0x1.bcb7b182ca5e8p-3, 0x1.bcb7b152b8ba1p-2,
+               0x1.34413509f79ffp-2)
 }
+#undef TL__LOGB_F
 
 /* log1p: < 1 ulp; log1p(x) = x for tiny x, keeps -0. u = 1 + x is rounded, so
    log1p(x) = log(u) + c with c = (x - (u - 1)) / u restoring the lost low bits (and
