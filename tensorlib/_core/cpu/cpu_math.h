@@ -34,7 +34,7 @@
      exp 0.57 / 0.551 (0.557)   exp2 0.9 / 0.80 (0.88)      expm1 1.0 / 0.72 (1.0)
      log 1.0 / 0.75 (0.80)      log2 0.51 / 0.501 (0.528)   log10 0.51 / 0.501 (0.541)
      log1p 1.0 / 0.77 (1.0)     tanh 0.51 / 0.502 (0.513)   sigmoid 2.5 / 2.41 (2e6)
-     erf 0.65 / 0.622 (0.723)   erfc 0.6 / 0.53 (0.82)      silu 3.2 / 3.11 (2e7)
+     erf 0.65 / 0.622 (0.723)   erfc 0.6 / 0.534 (0.82)      silu 3.2 / 3.11 (2e7)
      gelu 2.5 / 2.37 (2e7)      gelu_tanh 1.25 / 1.06 (2e7) softplus 1.5 / 1.15 (1.5)
      sin, cos 0.51 / 0.500 (0.601) and tan 0.51 / 0.500 (0.935), for EVERY float (exact
                                 Payne-Hanek range reduction above 2^20, Cody-Waite below)
@@ -789,36 +789,59 @@ TL_MATH_INLINE float tl_coshf(float x)
 
 /* ------------------------------------------------------------------ erf, erfc, gelu */
 
-/* erf(x) = x + x Q(x^2) for |x| <= 1/2 (Q of degree 4, relative error 2^-29), in double. */
-TL_MATH_INLINE double tl__erf_small_d(double x)
+/* erf(x) = x + x Q(x^2) for |x| <= 1/2 (Q of degree 4, relative error 2^-29), with fused
+   multiply-adds: Q's terms from x^4 on (< 0.01) in float, the rest and x + x Q in double
+   (erfc's). */
+TL_MATH_INLINE double tl__erf_small_d(float x)
 {
-    double z = x * x;
-    double q = 0x1.35465ep-8;
-    q = q * z + -0x1.b66846p-6;
-    q = q * z + 0x1.ce2544p-4;
-    q = q * z + -0x1.812734p-2;
-    q = q * z + 0x1.06eba8p-3;
-    return x + x * q;
+    float z = x * x;
+    float q = 0x1.35465ep-8f;
+    q = tl__fmaf(q, z, -0x1.b66846p-6f);
+    q = tl__fmaf(q, z, 0x1.ce2544p-4f);
+    double zd = (double)x * x;                            /* exact */
+    double qd = tl__fma((double)q, zd, -0x1.812734p-2);
+    qd = tl__fma(qd, zd, 0x1.06eba8p-3);
+    return tl__fma((double)x, qd, (double)x);
 }
 
-/* The same erfc(a) for a in [1/2, 10.7] given a2 = a^2, in double: erfc and gelu use it,
-   since there erfc's own error is the result's (erf = 1 - erfc scales it down). */
+/* tl__exp_d with fused multiply-adds (erfc's; tl__exp_d's other users keep their bits). */
+TL_MATH_INLINE double tl__exp_fma_d(double x)
+{
+    double t = tl__fma(x, 0x1.71547652b82fep+0, 0x1.8p52);   /* 1.5 2^52 + k */
+    double kd = t - 0x1.8p52;
+    double r = tl__fma(kd, -0x1.62e42fefa39efp-1, x);
+    double q = 0x1.9f02be8344154p-13;
+    q = tl__fma(q, r, 0x1.6d946ae8c5376p-10);
+    q = tl__fma(q, r, 0x1.11127f29162ccp-7);
+    q = tl__fma(q, r, 0x1.555485dae4eedp-5);
+    q = tl__fma(q, r, 0x1.55555432510edp-3);
+    q = tl__fma(q, r, 0x1.0000003d97e44p-1);
+    double p = 1.0 + tl__fma(r * r, q, r);
+    return p * tl__bitsd((tl__dbits(t) + 1023u) << 52);
+}
+
+/* erfc(a) for a in [1/2, 10.7] given a2 = a^2: e^(-a^2) p(t) / (a + 1.5),
+   t = (a - 1.5) / (a + 1.5) in [-0.5, 0.75], p of degree 10 (relative error 2^-29): its terms
+   from t^3 on (< 0.04 of p) in float, the rest in double, with fused multiply-adds. */
 TL_MATH_INLINE double tl__erfc_tail_d(double a, double a2)
 {
-    double inv = tl__recip_d(a + 1.5);
+    double d = a + 1.5;
+    double inv = (double)(1.0f / (float)d);
+    inv = tl__fma(inv, tl__fma(-d, inv, 1.0), inv);       /* 1/d to 2^-46 */
     double t = (a - 1.5) * inv;
-    double p = -0x1.43c84ap-12;
-    p = p * t + -0x1.f7ba46p-14;
-    p = p * t + 0x1.ee6fecp-11;
-    p = p * t + 0x1.d203f4p-10;
-    p = p * t + -0x1.b31e48p-11;
-    p = p * t + -0x1.35ec36p-7;
-    p = p * t + -0x1.09fc6ep-7;
-    p = p * t + 0x1.875058p-5;
-    p = p * t + 0x1.35bf16p-4;
-    p = p * t + -0x1.0404eap-1;
-    p = p * t + 0x1.edf488p-1;
-    return tl__exp_d(-a2) * (p * inv);
+    float tf = (float)t;
+    float ph = -0x1.43c84ap-12f;
+    ph = tl__fmaf(ph, tf, -0x1.f7ba46p-14f);
+    ph = tl__fmaf(ph, tf, 0x1.ee6fecp-11f);
+    ph = tl__fmaf(ph, tf, 0x1.d203f4p-10f);
+    ph = tl__fmaf(ph, tf, -0x1.b31e48p-11f);
+    ph = tl__fmaf(ph, tf, -0x1.35ec36p-7f);
+    ph = tl__fmaf(ph, tf, -0x1.09fc6ep-7f);
+    ph = tl__fmaf(ph, tf, 0x1.875058p-5f);
+    double p = tl__fma((double)ph, t, 0x1.35bf16p-4);
+    p = tl__fma(p, t, -0x1.0404eap-1);
+    p = tl__fma(p, t, 0x1.edf488p-1);
+    return tl__exp_fma_d(-a2) * (p * inv);
 }
 
 /* erf: < 0.65 ulp; erf(+-inf) = +-1, keeps -0. In float, with fused multiply-adds, no
@@ -860,7 +883,8 @@ TL_MATH_INLINE float tl_erff(float x)
     return tl__self(x == x, r, x);
 }
 
-/* erfc: < 0.6 ulp (relative, down into the subnormals; 0 beyond x = 10.06), in double. */
+/* erfc: < 0.6 ulp (relative, down into the subnormals; 0 beyond x = 10.06), in double
+   (with fused multiply-adds, the high terms of the tail polynomial in float). */
 TL_MATH_INLINE float tl_erfcf(float x)
 {
     double ac = tl__clampf(tl__absf(x), 0.5f, 10.1f);
