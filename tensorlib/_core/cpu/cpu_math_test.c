@@ -88,6 +88,7 @@ TL_MT_ARRAY_D(tl_tan)
     X(gelu_tanh, TL_MT_BODY1, tl_gelu_tanhf, tl_gelu_tanh)   \
     X(silu, TL_MT_BODY1, tl_siluf, tl_silu)                  \
     X(atan2, TL_MT_BODY2, tl_atan2f, tl_atan2)               \
+    X(pow, TL_MT_BODY2, tl_powf, tl_pow)                     \
     X(softplus, TL_MT_BODYS, tl_softplusf, tl_softplus)    \
     X(sin_n, TL_MT_BODYN, tl_sinf_n, tl_sin_n_d)            \
     X(cos_n, TL_MT_BODYN, tl_cosf_n, tl_cos_n_d)            \
