@@ -32,7 +32,7 @@ def _math_eval(str name, arr, arr2=None, *, double beta=1.0, double threshold=20
 
     Runs the TL_DISPATCH loop (the clone the kernels use on this CPU), or with
     ``isa="avx512f" | "avx2" | "baseline"`` that clone compiled on its own (float32 only;
-    ValueError when this CPU lacks it). ``arr2`` is x for atan2(arr, arr2); beta/threshold
+    ValueError when this CPU lacks it). ``arr2`` is x for atan2(arr, arr2) and y for pow(arr, arr2); beta/threshold
     are softplus's. Returns a new array (or fills ``out``).
 
     >>> import numpy as np

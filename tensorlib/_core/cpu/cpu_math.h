@@ -44,15 +44,17 @@
    measured against float64 on every 4093rd float32 of the whole range, grids at each
    algorithm's seams, random values and the special values, for every clone.
    Bound (enforced by the tests) / measured max (PyTorch 2.13's max on the same inputs):
-     exp 0.51 / 0.501 (0.557)   exp2 0.9 / 0.80 (0.88)      expm1 1.0 / 0.72 (1.0)
-     log 1.0 / 0.75 (0.80)      log2 0.51 / 0.500 (0.528)   log10 0.51 / 0.500 (0.541)
+     exp 0.55 / 0.541 (0.557)   exp2 0.9 / 0.80 (0.88)      expm1 1.0 / 0.72 (1.0)
+     log 1.0 / 0.75 (0.80)      log2 0.51 / 0.501 (0.528)   log10 0.51 / 0.501 (0.541)
      log1p 1.0 / 0.77 (1.0)     tanh 0.51 / 0.502 (0.513)   sigmoid 2.5 / 2.41 (2e6)
-     erf 0.55 / 0.521 (0.723)   erfc 0.6 / 0.53 (0.82)      silu 3.2 / 3.11 (2e7)
+     erf 0.65 / 0.622 (0.723)   erfc 0.6 / 0.517 (0.82)      silu 3.2 / 3.11 (2e7)
      gelu 2.5 / 2.37 (2e7)      gelu_tanh 1.25 / 1.06 (2e7) softplus 1.5 / 1.15 (1.5)
      sin, cos 0.51 / 0.500 (0.601) and tan 0.51 / 0.500 (0.935), for EVERY float (exact
                                 Payne-Hanek range reduction above 2^20, Cody-Waite below)
      sinh 1.0 / 0.67 (1.0)      cosh 1.0 / 0.63 (0.503)     atan 1.0 / 0.80 (0.80)
      asin 0.8 / 0.60 (0.75)     acos 0.9 / 0.75 (0.78)      atan2 1.5 / 1.45
+     pow 0.53 / 0.508 (0.775), against float64 pow, on random and near-overflow/underflow
+                                inputs (the pow kernel runs it; glibc's powf is scalar)
    (PyTorch's 2e6..2e7 are its sigmoid/silu/gelu tails, flushed or cancelled; ours keep
    these relative bounds down into the far tails and the subnormals. Over x in [-87, 30],
    where it does not flush, PyTorch's sigmoid measures 2.47 and its silu 2.40, and its gelu
@@ -230,12 +232,51 @@ TL_MATH_INLINE float tl__clampf(float x, float lo, float hi)
     return tl__self(x == x, x, 0.0f);
 }
 
-/* exp: < 0.51 ulp, by exp in double (relative error 2^-33) rounded once to float, which
-   also rounds subnormal results once and overflows to inf past 88.72. */
+/* exp: < 0.55 ulp, in float with fused multiply-adds, rounded once also where the result is
+   subnormal. x = k ln2 + rh + rl: k = rint(x / ln2) from the rounding constant's low bits
+   (no float -> int conversion), rh = x - k ln2_hi is exact (a fused multiply-add, whose
+   exact value lies on ln2_hi's grid and fits 24 bits), rl = -k ln2_lo. e^(rh + rl) =
+   y + w with y = 1 + rh rounded, and w the rest: y's exact rounding error,
+   rh^2/2 + rh^3 Q(rh) (Q of degree 4, the result's error 2^-30), rl (1 + rh + rh^2/2 +
+   rh^3/6), and the rounding error of rh^2;
+   the result y + w is rounded once and 2^k goes into its exponent bits (an integer add:
+   normal results only). Subnormal results (below 2^-126, k <= -126): y and w are scaled
+   by 2^(k+126) (exact) and added to 1, so their sum is rounded once on the subnormal
+   grid (2^-23 there), exactly (a two-sum keeps what the first addition drops). Correctly
+   rounded at every integer but those whose e^n lies within 0.05 ulp of a rounding
+   boundary (15, 49, 53 and 85 come out 1 ulp off, 0.51 ulp from exact; selecting them as
+   constants cost a third of the speed, register pressure). */
 TL_MATH_INLINE float tl_expf(float x)
 {
-    float r = (float)tl__exp_d(tl__clampf(x, -104.0f, 89.0f));
-    return tl__self(x == x, r, x);
+    float t = tl__fmaf(x, 0x1.715476p+0f, 0x1.8p23f);     /* 1.5 2^23 + k */
+    float kf = t - 0x1.8p23f;
+    float rh = tl__fmaf(kf, -0x1.62e430p-1f, x);          /* exact */
+    float rl = kf * 0x1.05c610p-29f;                      /* -k (ln2 - ln2_hi) */
+    float r2 = rh * rh;
+    float q = 0x1.9dbec0p-13f;
+    q = tl__fmaf(q, rh, 0x1.6d4842p-10f);
+    q = tl__fmaf(q, rh, 0x1.11132ap-7f);
+    q = tl__fmaf(q, rh, 0x1.5554ecp-5f);
+    q = tl__fmaf(q, rh, 0x1.555554p-3f);
+    float y = 1.0f + rh;
+    float r3 = r2 * rh;
+    /* 1 + rh - y exactly, + rl e^rh (rl up to 2^-22: e^rh to third order) */
+    float erh = tl__fmaf(r3, 0x1.555556p-3f, tl__fmaf(r2, 0.5f, rh));   /* e^rh - 1 */
+    float c = ((1.0f - y) + rh) + tl__fmaf(rl, erh, rl);
+    c = tl__fmaf(tl__fmaf(rh, rh, -r2), 0.5f, c);
+    float w = tl__fmaf(r2, 0.5f, tl__fmaf(r3, q, c));   /* r2/2 exact: one rounding */
+    int32_t k = (int32_t)(tl__fbits(t) - tl__fbits(0x1.8p23f));
+    float res = tl__bitsf(tl__fbits(y + w) + ((uint32_t)k << 23));
+    /* subnormal: (y + w) 2^(k+126) + 1 rounded once to 2^-23, then 1 taken away */
+    float sc = tl__pow2f(k + 126);
+    float ys = y * sc, ws = w * sc;
+    float u = ys + 1.0f;
+    float v = ((ys - (u - 1.0f)) + ws);                   /* what u lacks, exactly but for ws's */
+    float sub = ((u + v) - 1.0f) * 0x1p-126f;
+    res = tl__self((k < -125) & (ys + ws < 1.0f), sub, res);
+    res = tl__self(x < -104.0f, 0.0f, res);
+    res = tl__self(x >= 0x1.62e430p+6f, (float)INFINITY, res);
+    return tl__self(x == x, res, x);
 }
 
 /* exp2: < 0.9 ulp; exact for integer arguments. 2^x = 2^k e^(r ln2), r = x - k exact,
@@ -347,21 +388,44 @@ TL_MATH_INLINE float tl_logf(float x)
     return tl__log_special(x, 0.0f, r);
 }
 
-/* log2, log10: < 0.51 ulp; log2 exact for powers of two. k + log(1 + f) / ln 2 (or
-   k log10(2) + log(1 + f) / ln 10) in double, rounded once. */
+/* log2, log10: < 0.51 ulp; log2 exact for powers of two. With x = 2^k (1 + f):
+   log_b(1 + f) = f Q(f), Q of degree 11 (relative error 2^-33): its terms from f^4 on in
+   float (worth < 0.03 of the result, so float rounding there costs < 2^-29 of it), the
+   first four and k + f Q (or k log10(2) + f Q) in double with fused multiply-adds, rounded
+   once. No division (the s = f / (2 + f) form needs one per lane). */
+#define TL__LOGB_F(B0, B1, B2, B3, B4, B5, B6, B7, D3, D2, D1, D0, KMUL)                     \
+    float kf, f = tl__log_split(x, &kf);                                                     \
+    float p = B0;                                                                            \
+    p = tl__fmaf(p, f, B1);                                                                  \
+    p = tl__fmaf(p, f, B2);                                                                  \
+    p = tl__fmaf(p, f, B3);                                                                  \
+    p = tl__fmaf(p, f, B4);                                                                  \
+    p = tl__fmaf(p, f, B5);                                                                  \
+    p = tl__fmaf(p, f, B6);                                                                  \
+    p = tl__fmaf(p, f, B7);                                                                  \
+    double fd = f;                                                                           \
+    double q = tl__fma((double)p, fd, D3);                                                   \
+    q = tl__fma(q, fd, D2);                                                                  \
+    q = tl__fma(q, fd, D1);                                                                  \
+    q = tl__fma(q, fd, D0);                                                                  \
+    double r = tl__fma(q, fd, (double)kf * KMUL);                                            \
+    return tl__log_special(x, 0.0f, (float)r);
+
 TL_MATH_INLINE float tl_log2f(float x)
 {
-    float kf, f = tl__log_split(x, &kf);
-    double r = (double)kf + tl__log1p_d(f) * 0x1.71547652b82fep+0;
-    return tl__log_special(x, 0.0f, (float)r);
+    TL__LOGB_F(-0x1.61ab1ap-4f, 0x1.3d2584p-3f, -0x1.417ffep-3f, 0x1.45a2acp-3f, -0x1.6eb02cp-3f,
+               0x1.a615cap-3f, -0x1.ec8d74p-3f, 0x1.277732p-2f, -0x1.715435ac5d458p-2,
+               0x1.ec709c14d91eep-2, -0x1.7154767d8d04cp-1, 0x1.71547652de8f5p+0, 1.0)
 }
 
 TL_MATH_INLINE float tl_log10f(float x)
 {
-    float kf, f = tl__log_split(x, &kf);
-    double r = (double)kf * 0x1.34413509f79ffp-2 + tl__log1p_d(f) * 0x1.bcb7b1526e50ep-2;
-    return tl__log_special(x, 0.0f, (float)r);
+    TL__LOGB_F(-0x1.a9dbf4p-6f, 0x1.7de1eap-5f, -0x1.831fe0p-5f, 0x1.881aa8p-5f, -0x1.b9895ap-5f,
+               0x1.fc3db8p-5f, -0x1.288bd2p-4f, 0x1.63c6acp-4f, -0x1.bcb763f360277p-4,
+               0x1.287a75237021ap-3, -0x1.bcb7b182ca5e8p-3, 0x1.bcb7b152b8ba1p-2,
+               0x1.34413509f79ffp-2)
 }
+#undef TL__LOGB_F
 
 /* log1p: < 1 ulp; log1p(x) = x for tiny x, keeps -0. u = 1 + x is rounded, so
    log1p(x) = log(u) + c with c = (x - (u - 1)) / u restoring the lost low bits (and
@@ -379,6 +443,66 @@ TL_MATH_INLINE float tl__log1p_l(float x, float xl)
 }
 
 TL_MATH_INLINE float tl_log1pf(float x) { return tl__log1p_l(x, 0.0f); }
+
+/* pow(x, y): < 0.53 ulp (0.508 measured), C99 Annex F special values. Branch-free and
+   vectorized (glibc's powf is not): |x|^y = 2^t, t = y log2|x| in double. log2|x| =
+   k + f Q(f) as for tl_log2f but with Q of degree 13 (relative error 2^-38), its terms from
+   f^6 on in float (< 2^-10 of it) and the others in double, so t is good to about 2^-33
+   relative, 2^-26 absolute at the largest |t| that does not overflow or underflow;
+   2^t = 2^n 2^r, n = rint(t), r = t - n exact, 2^r of degree 7 (relative error 2^-34), its
+   terms from r^4 on (< 2^-10) in float, the rest in double, so one rounding to float
+   makes overflow inf and underflow gradual. Then the special cases: |x| = 0 or inf enters
+   as log2|x| = -inf or inf, so 2^t is 0 or inf by the sign of y; x < 0 (-0 and -inf too)
+   takes the sign (-1)^y for odd integer y, and finite x < 0 gives NaN for non-integer y;
+   pow(-1, +-inf) = 1; pow(x, +-0) = 1 and pow(1, y) = 1 even for a NaN; other NaNs
+   propagate. y integer / odd: rint by the 2^23 constant. */
+TL_MATH_INLINE float tl_powf(float x, float y)
+{
+    float ax = tl__absf(x);
+    float kf, f = tl__log_split(ax, &kf);
+    kf = tl__self(ax == 0.0f, -(float)INFINITY, kf);      /* log2 0 = -inf, log2 inf = inf: */
+    kf = tl__self(ax == (float)INFINITY, ax, kf);         /* then 2^(y log2|x|) is 0 or inf */
+    float p = -0x1.1da5cep-4f;
+    p = tl__fmaf(p, f, 0x1.0f6218p-3f);
+    p = tl__fmaf(p, f, -0x1.13b89ap-3f);
+    p = tl__fmaf(p, f, 0x1.0ace0ap-3f);
+    p = tl__fmaf(p, f, -0x1.23d652p-3f);
+    p = tl__fmaf(p, f, 0x1.481faap-3f);
+    p = tl__fmaf(p, f, -0x1.7188d2p-3f);
+    p = tl__fmaf(p, f, 0x1.a61b7ep-3f);
+    double fd = f;
+    double q = tl__fma((double)p, fd, -0x1.ec6f2e486f002p-3);
+    q = tl__fma(q, fd, 0x1.2776b6cde6ac9p-2);
+    q = tl__fma(q, fd, -0x1.71547885889f8p-2);
+    q = tl__fma(q, fd, 0x1.ec709de3224d2p-2);
+    q = tl__fma(q, fd, -0x1.71547651bce36p-1);
+    q = tl__fma(q, fd, 0x1.71547652b5952p+0);
+    double t = (double)y * tl__fma(q, fd, (double)kf);    /* y log2|x| */
+    t = tl__seld(t < -200.0, -200.0, t);
+    t = tl__seld(t > 200.0, 200.0, t);                    /* NaN passes (selected away) */
+    double tn = t + 0x1.8p52;                             /* 1.5 2^52 + n */
+    double r = t - (tn - 0x1.8p52);
+    float rf = (float)r;                                  /* 2^r's terms from r^4 on in float */
+    float eh = 0x1.fde5f8p-17f;
+    eh = tl__fmaf(eh, rf, 0x1.445c84p-13f);
+    eh = tl__fmaf(eh, rf, 0x1.5d8a86p-10f);
+    eh = tl__fmaf(eh, rf, 0x1.3b29f4p-7f);
+    double e = tl__fma((double)eh, r, 0x1.c6b08ac06649ap-5);
+    e = tl__fma(e, r, 0x1.ebfbe07787bbap-3);
+    e = tl__fma(e, r, 0x1.62e42ff0e1952p-1);
+    e = tl__fma(e, r, 1.0);
+    float mag = (float)(e * tl__bitsd((tl__dbits(tn) + 1023u) << 52));
+    /* y integer (always from 2^23 on) and odd (never from 2^24 on): rint by 2^23 */
+    float ay = tl__absf(y), hy = 0.5f * ay;
+    int yint = (ay >= 0x1p23f) | (((ay + 0x1p23f) - 0x1p23f) == ay);
+    int yodd = yint & (ay < 0x1p24f) & (((hy + 0x1p23f) - 0x1p23f) != hy);
+    float res = tl__self(yodd, tl__signf(mag, x), mag);  /* x < 0 (and -0, -inf): (-1)^y */
+    res = tl__self((x < 0.0f) & (x != -(float)INFINITY) & !yint, (float)NAN, res);
+    res = tl__self(__builtin_isunordered(x, y), x + y, res);
+    int one = (y == 0.0f) | (x == 1.0f) | ((x == -1.0f) & (ay == (float)INFINITY));
+    res = tl__self(one, 1.0f, res);
+    return res;
+}
 
 /* ------------------------------------------------------------------ sin, cos, tan */
 
@@ -741,55 +865,94 @@ TL_MATH_INLINE float tl_coshf(float x)
 
 /* ------------------------------------------------------------------ erf, erfc, gelu */
 
-/* erf(x) = x + x Q(x^2) for |x| <= 1/2 (Q of degree 4, relative error 2^-29), in double. */
-TL_MATH_INLINE double tl__erf_small_d(double x)
+/* tl__exp_d with fused multiply-adds (erfc's; tl__exp_d's other users keep their bits). */
+TL_MATH_INLINE double tl__exp_fma_d(double x)
 {
-    double z = x * x;
-    double q = 0x1.35465ep-8;
-    q = q * z + -0x1.b66846p-6;
-    q = q * z + 0x1.ce2544p-4;
-    q = q * z + -0x1.812734p-2;
-    q = q * z + 0x1.06eba8p-3;
-    return x + x * q;
+    double t = tl__fma(x, 0x1.71547652b82fep+0, 0x1.8p52);   /* 1.5 2^52 + k */
+    double kd = t - 0x1.8p52;
+    double r = tl__fma(kd, -0x1.62e42fefa39efp-1, x);
+    double q = 0x1.9f02be8344154p-13;
+    q = tl__fma(q, r, 0x1.6d946ae8c5376p-10);
+    q = tl__fma(q, r, 0x1.11127f29162ccp-7);
+    q = tl__fma(q, r, 0x1.555485dae4eedp-5);
+    q = tl__fma(q, r, 0x1.55555432510edp-3);
+    q = tl__fma(q, r, 0x1.0000003d97e44p-1);
+    double p = 1.0 + tl__fma(r * r, q, r);
+    return p * tl__bitsd((tl__dbits(t) + 1023u) << 52);
 }
 
-/* The same erfc(a) for a in [1/2, 10.7] given a2 = a^2, in double: erfc and gelu use it,
-   since there erfc's own error is the result's (erf = 1 - erfc scales it down). */
+/* erfc(a) for a in [0, 10.1] given a2 = a^2: e^(-a^2) p(t) / (a + 1.5),
+   t = (a - 1.5) / (a + 1.5) in [-1, 0.742], p of degree 11 (relative error 2^-30): its terms
+   from t^3 on (< 0.03 of p) in float, the rest in double, with fused multiply-adds. */
 TL_MATH_INLINE double tl__erfc_tail_d(double a, double a2)
 {
-    double inv = tl__recip_d(a + 1.5);
+    double d = a + 1.5;
+    double inv = (double)(1.0f / (float)d);
+    inv = tl__fma(inv, tl__fma(-d, inv, 1.0), inv);       /* 1/d to 2^-46 */
     double t = (a - 1.5) * inv;
-    double p = -0x1.43c84ap-12;
-    p = p * t + -0x1.f7ba46p-14;
-    p = p * t + 0x1.ee6fecp-11;
-    p = p * t + 0x1.d203f4p-10;
-    p = p * t + -0x1.b31e48p-11;
-    p = p * t + -0x1.35ec36p-7;
-    p = p * t + -0x1.09fc6ep-7;
-    p = p * t + 0x1.875058p-5;
-    p = p * t + 0x1.35bf16p-4;
-    p = p * t + -0x1.0404eap-1;
-    p = p * t + 0x1.edf488p-1;
-    return tl__exp_d(-a2) * (p * inv);
+    float tf = (float)t;
+    float ph = -0x1.065fc2p-14f;
+    ph = tl__fmaf(ph, tf, -0x1.c7d8eap-13f);
+    ph = tl__fmaf(ph, tf, -0x1.64ecf2p-14f);
+    ph = tl__fmaf(ph, tf, 0x1.bdccfep-11f);
+    ph = tl__fmaf(ph, tf, 0x1.d37014p-10f);
+    ph = tl__fmaf(ph, tf, -0x1.a2ae4ep-11f);
+    ph = tl__fmaf(ph, tf, -0x1.3615a6p-7f);
+    ph = tl__fmaf(ph, tf, -0x1.0a20d0p-7f);
+    double p = tl__fma((double)ph, t, 0x1.8751c9c9ff352p-5);
+    p = tl__fma(p, t, 0x1.35bf508f3cb89p-4);
+    p = tl__fma(p, t, -0x1.0404eabff32b1p-1);
+    p = tl__fma(p, t, 0x1.edf487efca733p-1);
+    return tl__exp_fma_d(-a2) * (p * inv);
 }
 
-/* erf: < 0.51 ulp; erf(+-inf) = +-1, keeps -0. In double, rounded once: the series below
-   1/2, 1 - erfc above (erfc <= 0.48 there, so its relative error 2^-29 stays that small). */
+/* erf: < 0.65 ulp; erf(+-inf) = +-1, keeps -0. In float, with fused multiply-adds, no
+   division and no exp. |x| < 0.625: x + x q(x^2) (q of degree 5, its error 2^-30
+   absolute; q <= 0.13, so its rounding costs < 0.11 ulp; x^2's rounding error is added
+   back through q's derivative). 0.625 <= |x| < 3.9192: erf(|x|) = C0 + t P(t),
+   t = |x| - m exact, on [0.625, 1), [1, 1.5), [1.5, 2.5), [2.5, 3.9192) (P of degree 8,
+   its coefficients picked per interval with bit selects: no gathers), each m chosen so
+   that erf(m) is within 2^-11 ulp of the float C0, so the constant term costs nothing and
+   the last fused multiply-add rounds the result once; erf rounds to +-1 from 3.9192 on. */
 TL_MATH_INLINE float tl_erff(float x)
 {
-    double ac = tl__clampf(tl__absf(x), 0.5f, 4.0f);      /* erf rounds to +-1 beyond 3.92 */
-    double big = tl__signf_d(1.0 - tl__erfc_tail_d(ac, ac * ac), (double)x);
-    float r = (float)tl__seld(tl__absf(x) < 0.5f, tl__erf_small_d(x), big);
+    float a = tl__absf(x);
+    float z = x * x;
+    float q = -0x1.59a3c4p-11f;
+    q = tl__fmaf(q, z, 0x1.4e9e16p-8f);
+    q = tl__fmaf(q, z, -0x1.b7a774p-6f);
+    q = tl__fmaf(q, z, 0x1.ce2b2cp-4f);
+    q = tl__fmaf(q, z, -0x1.81273cp-2f);
+    q = tl__fmaf(q, z, 0x1.06eba8p-3f);
+    q = tl__fmaf(tl__fmaf(z, 0x1.ce2b2cp-3f, -0x1.81273cp-2f), tl__fmaf(x, x, -z), q);
+    float small = tl__fmaf(x, q, x);                      /* keeps -0 */
+    float ac = tl__self(a < 3.92f, a, 3.92f);             /* NaN: 3.92, put back below */
+    int i1 = ac >= 1.0f, i2 = ac >= 1.5f, i3 = ac >= 2.5f;
+#define TL__ERF_C(c0, c1, c2, c3) tl__self(i3, c3, tl__self(i2, c2, tl__self(i1, c1, c0)))
+    float t = ac - TL__ERF_C(0x1.a00a5cp-1f, 0x1.3ffa92p+0f, 0x1.fff700p+0f, 0x1.999e3cp+1f);
+    float p = TL__ERF_C(0x1.62b3bap-10f, -0x1.72ca9cp-8f, 0x1.767efep-10f, -0x1.787ccap-14f);
+    p = tl__fmaf(p, t, TL__ERF_C(0x1.3144dcp-6f, 0x1.d3dc1ep-9f, -0x1.bc302cp-9f, 0x1.e45f80p-13f));
+    p = tl__fmaf(p, t, TL__ERF_C(-0x1.329324p-6f, 0x1.5d0b26p-6f, 0x1.04bc4ap-11f, -0x1.5bb6c0p-12f));
+    p = tl__fmaf(p, t, TL__ERF_C(-0x1.fa16eep-5f, -0x1.827a6ep-5f, 0x1.ace8cep-7f, 0x1.9bf79ep-12f));
+    p = tl__fmaf(p, t, TL__ERF_C(0x1.0f9662p-3f, -0x1.92676ap-8f, -0x1.1a4558p-5f, -0x1.88f06ap-12f));
+    p = tl__fmaf(p, t, TL__ERF_C(0x1.fe5f26p-5f, 0x1.571dcep-3f, 0x1.8b3288p-5f, 0x1.136fc6p-12f));
+    p = tl__fmaf(p, t, TL__ERF_C(-0x1.e52292p-2f, -0x1.2eca28p-2f, -0x1.52c522p-5f, -0x1.0e4bbap-13f));
+    p = tl__fmaf(p, t, TL__ERF_C(0x1.2a83fep-1f, 0x1.e47ee0p-3f, 0x1.52cb40p-6f, 0x1.515fd8p-15f));
+    float big = tl__fmaf(p, t, TL__ERF_C(0x1.7fbfcap-1f, 0x1.d883ccp-1f, 0x1.fd9a82p-1f, 0x1.ffff36p-1f));
+#undef TL__ERF_C
+    big = tl__self(a >= 0x1.f5a88ap+1f, 1.0f, big);
+    float r = tl__self(a < 0.625f, small, tl__signf(big, x));
     return tl__self(x == x, r, x);
 }
 
-/* erfc: < 0.6 ulp (relative, down into the subnormals; 0 beyond x = 10.06), in double. */
+/* erfc: < 0.6 ulp (relative, down into the subnormals; 0 beyond x = 10.06), in double
+   (with fused multiply-adds, the high terms of the polynomial in float): erfc(|x|) from the
+   form above for every |x| (no separate series near 0), 2 - erfc(|x|) for x < 0. */
 TL_MATH_INLINE float tl_erfcf(float x)
 {
-    double ac = tl__clampf(tl__absf(x), 0.5f, 10.1f);
-    double tail = tl__erfc_tail_d(ac, ac * ac);
-    double r = tl__seld(tl__absf(x) < 0.5f, 1.0 - tl__erf_small_d(x),
-                        tl__seld(x > 0.0f, tail, 2.0 - tail));
+    double ac = tl__clampf(tl__absf(x), 0.0f, 10.1f);
+    double e = tl__erfc_tail_d(ac, ac * ac);
+    double r = tl__seld(x < 0.0f, 2.0 - e, e);
     return tl__self(x == x, (float)r, x);
 }
 

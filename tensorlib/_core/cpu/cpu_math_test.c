@@ -32,9 +32,6 @@ typedef void (*tl_mt_f64)(const double *x, const double *y, double *o, int64_t n
 #define TL_MT_BODYS(FN) for (int64_t i = 0; i < n; i++) o[i] = FN(x[i], b, t);
 #define TL_MT_BODYN(FN) FN(x, o, n);
 
-/* float32 stand-in for pow (float64 only: tl_pow) */
-static inline float tl_mt_powf(float x, float y) { return powf(x, y); }
-
 #define TL_MT_LOOP(ATTR, NAME, T, BODY, FN)                                                  \
     static ATTR void NAME(const T *TL_RESTRICT x, const T *TL_RESTRICT y, T *TL_RESTRICT o,   \
                           int64_t n, T b, T t)                                              \
@@ -84,7 +81,7 @@ static inline float tl_mt_powf(float x, float y) { return powf(x, y); }
     X(gelu_tanh, TL_MT_BODY1, tl_gelu_tanhf, tl_gelu_tanh)   \
     X(silu, TL_MT_BODY1, tl_siluf, tl_silu)                  \
     X(atan2, TL_MT_BODY2, tl_atan2f, tl_atan2)               \
-    X(pow, TL_MT_BODY2, tl_mt_powf, tl_pow)                  \
+    X(pow, TL_MT_BODY2, tl_powf, tl_pow)                     \
     X(softplus, TL_MT_BODYS, tl_softplusf, tl_softplus)    \
     X(sin_n, TL_MT_BODYN, tl_sinf_n, tl_sin_n)            \
     X(cos_n, TL_MT_BODYN, tl_cosf_n, tl_cos_n)            \

@@ -5,7 +5,7 @@
 
 enum { TL_MT_DISPATCH = 0, TL_MT_AVX512F = 1, TL_MT_AVX2 = 2, TL_MT_BASELINE = 3 };
 
-/* out[i] = f(x[i]) (or f(x[i], y[i]) for atan2, f(x[i], beta, threshold) for softplus) over
+/* out[i] = f(x[i]) (or f(x[i], y[i]) for atan2 and pow, f(x[i], beta, threshold) for softplus) over
    n contiguous floats (is_double = 0) or doubles. isa picks the TL_DISPATCH loop (0) or one
    of its clones compiled on its own (1-3; float32 only).
    Returns 0, -1 for an unknown name, -2 when this CPU lacks the ISA or it is not built. */
