@@ -71,7 +71,8 @@ def case(name, n, dtype, threads, rounds, rng):
             from tensorlib._core._math_test import _math_eval, _math_names
             if name in _math_names():
                 ko = np.empty_like(a)
-                fns["kernel"] = lambda: _math_eval(name, a, out=ko)
+                second = (b,) if name == "pow" else ()       # pow's exponents
+                fns["kernel"] = lambda: _math_eval(name, a, *second, out=ko)
         except ImportError:       # pragma: no cover - the test hook is not installed
             pass
     pin_threads(threads, torch)

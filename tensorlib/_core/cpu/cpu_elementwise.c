@@ -182,9 +182,10 @@ static inline int64_t ipow(int64_t base, int64_t exp) {
     }
     return (int64_t)result;
 }
-/* float32 pow: cpu_math.h's (vectorized, < 0.52 ulp, C99 special values); y = 2 stays the
-   correctly rounded x * x, chosen by a bit select so the loop still vectorizes. */
-static inline float powf_(float x, float y) { return tl__self(y == 2.0f, x * x, tl_powf(x, y)); }
+/* float32 pow: cpu_math.h's (vectorized, < 0.53 ulp, C99 special values); y = 2 stays the
+   correctly rounded x * x, chosen by a bit select. Forced inline, as pow_: an out-of-line
+   call per element would not vectorize (and take the baseline clone's libm fma). */
+TL_MATH_INLINE float powf_(float x, float y) { return tl__self(y == 2.0f, x * x, tl_powf(x, y)); }
 /* float64: ours, vectorized (cpu_math.h; x * x for y = 2 there too) */
 TL_MATH_INLINE double pow_(double x, double y) { return tl_pow(x, y); }
 
