@@ -1233,18 +1233,18 @@ static const double tl__exp2j_lo[128] = {
     0x1.9d3e12dd8a18bp-54, -0x1.dbb12d006350ap-54, 0x1.74853f3a5931ep-55, 0x1.2eb74966579e7p-57,
 };
 
-/* exp: < 0.51 ulp for normal results (< 1 ulp of the subnormal spacing below), vectorized
-   (table loads become gathers). x = (128 e + j) ln2/128 + r, |r| <= ln2/256, with ln2/128 =
-   hi (34 bits, so k hi is exact) + lo; exp(x) = 2^e 2^(j/128) (1 + p(r)), p of degree 5
-   (Taylor, relative error 2^-60), the table's low part added with p's term so only the last
-   addition rounds at full size; 2^e applied in two normal halves. */
-TL_MATH_INLINE double tl_exp(double x)
+/* exp(xh + xl), |xl| <= 2^-52 |xh| (a double-double argument, pow's; tl_exp passes 0):
+   tl_exp's method (below) with xl added to the reduced argument, which it keeps exactly
+   until then; < 0.51 ulp for normal results; xl is dropped where xh is out of range (the
+   result is 0 or inf there); NaN gives NaN. */
+TL_MATH_INLINE double tl__exp_xl(double xh, double xl)
 {
-    double xc = tl__seld(x < -746.0, -746.0, tl__seld(x > 710.0, 710.0, x));
-    xc = tl__seld(xc == xc, xc, 0.0);
+    int inr = (xh > -746.0) & (xh < 710.0);
+    double xc = tl__seld(xh < -746.0, -746.0, tl__seld(xh > 710.0, 710.0, xh)); /* NaN stays */
     double t = xc * 0x1.71547652b82fep+7 + 0x1.8p52;      /* 1.5 2^52 + k: k in the low bits */
     double kd = t - 0x1.8p52;
-    double r = (xc - kd * 0x1.62e42fef80000p-8) - kd * 0x1.1cf79abc9e3b4p-43;
+    double r = ((xc - kd * 0x1.62e42fef80000p-8) - kd * 0x1.1cf79abc9e3b4p-43)
+               + tl__seld(inr, xl, 0.0);
     uint64_t tb = tl__dbits(t);                           /* 0x4338000000000000 + k */
     uint64_t j = tb & 127;
     int64_t e = (int64_t)(tb >> 7) - (int64_t)(0x4338000000000000u >> 7), e1 = e >> 1;
@@ -1254,8 +1254,32 @@ TL_MATH_INLINE double tl_exp(double x)
     double m = sh + (sh * p + sl * (1.0 + p));
     double s1 = tl__bitsd((uint64_t)(e1 + 1023) << 52);
     double s2 = tl__bitsd((uint64_t)(e - e1 + 1023) << 52);
-    return tl__seld(x == x, (m * s1) * s2, x);
+    return (m * s1) * s2;
 }
+
+/* exp: < 0.51 ulp for normal results (< 1 ulp of the subnormal spacing below), vectorized
+   (table loads become gathers). x = (128 e + j) ln2/128 + r, |r| <= ln2/256, with ln2/128 =
+   hi (34 bits, so k hi is exact) + lo; exp(x) = 2^e 2^(j/128) (1 + p(r)), p of degree 5
+   (Taylor, relative error 2^-60), the table's low part added with p's term so only the last
+   addition rounds at full size; 2^e applied in two normal halves. */
+TL_MATH_INLINE double tl_exp(double x)
+{
+    return tl__seld(x == x, tl__exp_xl(tl__seld(x == x, x, 0.0), 0.0), x);
+}
+/* R / z = 2/3 + z Q(z) for tl__log_d and tl__log2_hl (z = s^2, s = f / (2 + f)). */
+TL_MATH_INLINE double tl__log_q(double z)
+{
+    double q = 0x1.0995db5506568p-3;
+    q = tl__fma(q, z, 0x1.0fffe0b872419p-3);
+    q = tl__fma(q, z, 0x1.3b19879b43160p-3);
+    q = tl__fma(q, z, 0x1.745d06cbe0d04p-3);
+    q = tl__fma(q, z, 0x1.c71c71ddb535ep-3);
+    q = tl__fma(q, z, 0x1.249249248bd22p-2);
+    q = tl__fma(q, z, 0x1.9999999999993p-2);
+    q = tl__fma(q, z, 0x1.5555555555555p-1);
+    return q;
+}
+
 /* log(x) + c, for finite x > 0 and |c| < 2^-52 (log1p's correction for the rounding of
    x = 1 + its argument, a relative error; 0 for log), vectorized, < 0.9 ulp:
    x = 2^k m, m in [sqrt(1/2), sqrt2) (subnormals scaled by 2^54 first), f = m - 1 (exact),
@@ -1275,14 +1299,7 @@ TL_MATH_INLINE double tl__log_d(double x, double c)
     double f = m - 1.0;
     double s = f / (2.0 + f);
     double z = s * s;
-    double q = 0x1.0995db5506568p-3;
-    q = tl__fma(q, z, 0x1.0fffe0b872419p-3);
-    q = tl__fma(q, z, 0x1.3b19879b43160p-3);
-    q = tl__fma(q, z, 0x1.745d06cbe0d04p-3);
-    q = tl__fma(q, z, 0x1.c71c71ddb535ep-3);
-    q = tl__fma(q, z, 0x1.249249248bd22p-2);
-    q = tl__fma(q, z, 0x1.9999999999993p-2);
-    q = tl__fma(q, z, 0x1.5555555555555p-1);
+    double q = tl__log_q(z);
     double hfsq = 0.5 * f * f;
     double lo = s * (hfsq + z * q) + (kd * 0x1.a39ef35793c76p-33 + c);
     return kd * 0x1.62e42fee00000p-1 - ((hfsq - lo) - f);
@@ -1312,14 +1329,7 @@ TL_MATH_INLINE double tl__log2_hl(double x, double *kd, double *lo)
     /* 2 (f / (d + dl) - s), to first order, with 1/d ~ 1/2 (within 18%) */
     double sc = tl__fma(-s, dl, tl__fma(-s, d, f));
     double z = s * s;
-    double q = 0x1.0995db5506568p-3;
-    q = tl__fma(q, z, 0x1.0fffe0b872419p-3);
-    q = tl__fma(q, z, 0x1.3b19879b43160p-3);
-    q = tl__fma(q, z, 0x1.745d06cbe0d04p-3);
-    q = tl__fma(q, z, 0x1.c71c71ddb535ep-3);
-    q = tl__fma(q, z, 0x1.249249248bd22p-2);
-    q = tl__fma(q, z, 0x1.9999999999993p-2);
-    q = tl__fma(q, z, 0x1.5555555555555p-1);
+    double q = tl__log_q(z);
     double fsq = f * f;
     double fsql = tl__fma(f, f, -fsq);                    /* f^2 = fsq + fsql */
     double hf = 0.5 * fsq;
@@ -1511,34 +1521,10 @@ TL_MATH_INLINE double tl_log10(double x)
     return tl__log2_special(x, r + (re + pl));
 }
 
-/* exp(xh + xl) for pow, |xl| <= 2^-52 |xh| (a double-double argument): tl_exp's method with
-   xl added to the reduced argument (which it keeps exactly until then), < 0.51 ulp for
-   normal results; xl is dropped where xh is out of range (the result is 0 or inf there);
-   NaN gives NaN. */
-TL_MATH_INLINE double tl__pow_exp(double xh, double xl)
-{
-    int inr = (xh > -746.0) & (xh < 710.0);
-    double xc = tl__seld(xh < -746.0, -746.0, tl__seld(xh > 710.0, 710.0, xh)); /* NaN stays */
-    double t = xc * 0x1.71547652b82fep+7 + 0x1.8p52;      /* 1.5 2^52 + k: k in the low bits */
-    double kd = t - 0x1.8p52;
-    double r = ((xc - kd * 0x1.62e42fef80000p-8) - kd * 0x1.1cf79abc9e3b4p-43)
-               + tl__seld(inr, xl, 0.0);
-    uint64_t tb = tl__dbits(t);                           /* 0x4338000000000000 + k */
-    uint64_t j = tb & 127;
-    int64_t e = (int64_t)(tb >> 7) - (int64_t)(0x4338000000000000u >> 7), e1 = e >> 1;
-    double p = r + (r * r) * (0.5 + r * (0x1.5555555555555p-3 + r * (0x1.5555555555555p-5
-                                          + r * 0x1.1111111111111p-7)));
-    double sh = tl__exp2j_hi[j], sl = tl__exp2j_lo[j];
-    double m = sh + (sh * p + sl * (1.0 + p));
-    double s1 = tl__bitsd((uint64_t)(e1 + 1023) << 52);
-    double s2 = tl__bitsd((uint64_t)(e - e1 + 1023) << 52);
-    return (m * s1) * s2;
-}
-
 /* pow: < 0.52 ulp for normal results, vectorized, branch-free: exp(y log|x|) with log|x| =
    k ln2 + log(m) in double-double (tl__pow_log_hl, relative error 2^-70; ln2 = hi of 42 bits,
    so k hi is exact, + lo), the product by y split exactly by an fma, and exp of the
-   double-double product (tl__pow_exp), so the error of y log|x| (< 2^-60 relative to the
+   double-double product (tl__exp_xl), so the error of y log|x| (< 2^-60 relative to the
    result for any |y log|x|| <= 746) stays far below the result's last bit. The sign and
    the C99 special cases by selects: pow(x, +-0) = pow(1, y) = 1 (NaN included), x < 0:
    odd integer y -> negative, non-integer finite y -> NaN; +-0 and +-inf bases and +-inf
@@ -1557,7 +1543,7 @@ TL_MATH_INLINE double tl_pow(double x, double y)
     lh = tl__seld(ax == 0.0, -(double)INFINITY, tl__seld(ax < (double)INFINITY, lh, ax));
     double eh = y * lh;
     double el = tl__fma(y, lh, -eh) + y * ll;             /* y log|x| = eh + el */
-    double r = tl__pow_exp(eh, el);
+    double r = tl__exp_xl(eh, el);
     /* y an integer (|y| >= 2^52 always; inf counts as an even one), and its parity bit moved
        to the sign position (64-bit lanes throughout, no int conversions) */
     double ty = tl__seld(ay < 0x1p52, ay + 0x1p52, ay);   /* rint(|y|) + 2^52 below 2^52 */
