@@ -11,7 +11,9 @@ run sets ``leak_check_at_exit=0``): with ``PYTHONMALLOC=malloc`` every live obje
 block that LSan finds from the interpreter's roots, so what it reports is memory nothing
 points to any more (a lost reference count, a buffer never freed), not the objects Python
 deliberately leaves behind when it shuts down. A leak fails the run (unless
-TENSORLIB_LSAN_FAIL=0: then it is reported only).
+TENSORLIB_LSAN_FAIL=0: then it is reported only). TENSORLIB_LSAN_EACH_FILE=1 runs the check
+after each test file as well, until one finds a leak, and names that file: the test to run
+again with full allocation stacks (ASAN_OPTIONS=fast_unwind_on_malloc=0).
 
 >>> sorted(_needed_sanitizers(__file__))    # a Python file links nothing
 []
@@ -150,6 +152,21 @@ def pytest_sessionstart(session):
             reporter.write_line(line)
         else:
             print(line)
+
+
+_first_leak_file = []
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_runtest_teardown(item, nextitem):
+    if os.environ.get("TENSORLIB_LSAN_EACH_FILE") != "1" or _first_leak_file:
+        return
+    if nextitem is not None and nextitem.path == item.path:
+        return
+    gc.collect()
+    if _lsan().__lsan_do_recoverable_leak_check():
+        _first_leak_file.append(str(item.path))
+        print(f"\nsanitizers: the first leak shows after {item.path} (report above)")
 
 
 @pytest.hookimpl(trylast=True)
