@@ -10,12 +10,12 @@ It also runs LeakSanitizer's check when the session ends, while Python is still 
 run sets ``leak_check_at_exit=0``): with ``PYTHONMALLOC=malloc`` every live object is a heap
 block that LSan finds from the interpreter's roots, so what it reports is memory nothing
 points to any more (a lost reference count, a buffer never freed), not the objects Python
-deliberately leaves behind when it shuts down. A leak fails the run (unless
-TENSORLIB_LSAN_FAIL=0: then it is reported only). TENSORLIB_LSAN_EACH_FILE=1 runs the check
-after each test file as well and names each file after which one reports (the reports
-repeat what is still unreachable, and a block another library points to from memory LSan
-does not scan can show as a leak for a while and be freed later: the session-end report is
-the one that counts); run the file it points to again with full allocation stacks
+deliberately leaves behind when it shuts down. The running frames of every thread are pinned
+while it looks (see _RUNNING), and each leaked block is described (the Python object it
+holds, or its first bytes). A leak fails the run (unless TENSORLIB_LSAN_FAIL=0: then it is
+reported only). TENSORLIB_LSAN_EACH_FILE=1 runs the check after each test file as well and
+names each file after which one reports (the reports repeat what is still unreachable);
+run the file it points to again with full allocation stacks
 (ASAN_OPTIONS=fast_unwind_on_malloc=0).
 
 >>> sorted(_needed_sanitizers(__file__))    # a Python file links nothing
@@ -25,7 +25,9 @@ import ctypes
 import gc
 import glob
 import os
+import re
 import subprocess
+import sys
 
 import pytest
 
@@ -167,6 +169,90 @@ def pytest_sessionstart(session):
             print(line)
 
 
+_LEAKED_OBJECT = re.compile(r"^(0x[0-9a-f]+) \((\d+) bytes\)$", re.M)
+_GC_HEAD = 2 * ctypes.sizeof(ctypes.c_void_p)      # PyGC_Head before a GC-tracked object
+
+
+def _type_ids():
+    """id() of every type reachable from ``object`` (static and heap types alike)."""
+    seen, todo = set(), [object]
+    while todo:
+        t = todo.pop()
+        if id(t) not in seen:
+            seen.add(id(t))
+            todo.extend(type.__subclasses__(t))
+    return seen
+
+
+def _describe_block(addr, size):
+    """What a leaked block holds: the Python object at its start (or after a GC header,
+    as PYTHONMALLOC=malloc lays them out) when its type pointer names a live type, else
+    its first bytes. A leaked object is still alive (its reference count never reached 0),
+    so reading it is safe; its type and contents usually say which code made it."""
+    types = _type_ids()
+    word = ctypes.sizeof(ctypes.c_void_p)
+    for offset in (_GC_HEAD, 0):
+        if size < offset + 2 * word:
+            continue
+        ob_type = ctypes.c_void_p.from_address(addr + offset + word).value
+        if ob_type in types:
+            refs = ctypes.c_ssize_t.from_address(addr + offset).value
+            obj = ctypes.cast(addr + offset, ctypes.py_object).value
+            try:
+                text = repr(obj)
+            except Exception as exc:          # a half-built object: its type says enough
+                text = f"<repr raised {type(exc).__name__}>"
+            return (f"{type(obj).__module__}.{type(obj).__qualname__} object, "
+                    f"{refs} reference(s): {text[:400]}")
+    return "not a Python object; first bytes " + ctypes.string_at(addr, min(size, 64)).hex()
+
+
+# Python 3.11 keeps the frames of running functions in its own data stack, memory it maps
+# itself (not malloc's, so LSan does not scan it): an object that only a running function
+# holds (a local, or a frame object made for a traceback or a warning and still on the
+# stack) would look unreachable. The check pins each thread's running frames and their
+# locals here, in a module global that LSan reaches through the module's dict.
+_RUNNING = None
+
+
+def _running_frames():
+    """(frame, locals) of every frame running in every thread."""
+    out = []
+    for top in sys._current_frames().values():
+        f = top
+        while f is not None:
+            out.append((f, f.f_locals))
+            f = f.f_back
+    return out
+
+
+def _leak_check():
+    """Run LSan's check with its report captured from fd 2, write the report back, and add
+    a line per leaked block saying what it holds (the report lists the blocks' addresses:
+    report_objects=1 in lsan.options). Returns whether it found a leak."""
+    import tempfile
+
+    global _RUNNING
+    sys.stderr.flush()                  # the report is read from fd 2 itself, not sys.stderr
+    saved = os.dup(2)
+    with tempfile.TemporaryFile() as log:
+        os.dup2(log.fileno(), 2)
+        _RUNNING = _running_frames()
+        try:
+            leaked = _lsan().__lsan_do_recoverable_leak_check()
+        finally:
+            _RUNNING = None
+            os.dup2(saved, 2)
+            os.close(saved)
+        log.seek(0)
+        report = log.read().decode(errors="replace")
+    lines = [f"sanitizers: leaked block {addr} ({size} bytes): "
+             f"{_describe_block(int(addr, 16), int(size))}\n"
+             for addr, size in _LEAKED_OBJECT.findall(report)]
+    os.write(2, (report + "".join(lines)).encode())
+    return leaked
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_runtest_teardown(item, nextitem):
     if os.environ.get("TENSORLIB_LSAN_EACH_FILE") != "1":
@@ -174,7 +260,7 @@ def pytest_runtest_teardown(item, nextitem):
     if nextitem is not None and nextitem.path == item.path:
         return
     gc.collect()
-    if _lsan().__lsan_do_recoverable_leak_check():
+    if _leak_check():
         reporter = item.config.pluginmanager.get_plugin("terminalreporter")
         msg = f"sanitizers: LeakSanitizer reports leaks after {item.path} (report above)"
         if reporter is not None:
@@ -186,7 +272,7 @@ def pytest_runtest_teardown(item, nextitem):
 @pytest.hookimpl(trylast=True)
 def pytest_sessionfinish(session, exitstatus):
     gc.collect()        # garbage cycles are not leaks: free them first
-    leaked = _lsan().__lsan_do_recoverable_leak_check()
+    leaked = _leak_check()
     reporter = session.config.pluginmanager.get_plugin("terminalreporter")
     if leaked and os.environ.get("TENSORLIB_LSAN_FAIL", "1") == "0":
         msg = ("sanitizers: LeakSanitizer found leaks (report above); TENSORLIB_LSAN_FAIL=0: "
