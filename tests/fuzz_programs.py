@@ -777,7 +777,7 @@ class FuzzMachine(RuleBasedStateMachine):
         bad = data.draw(st.integers(0, 9)) == 0
         if hi < 0 and not bad:
             return
-        # an explicit offset: an empty slice's own offset is a deliberate difference (README)
+        # an offset inside the storage, or (bad) past its end
         off = data.draw(st.integers(0, max(hi, 0) + (2 if bad else 0)))
         self.run({"how": "method", "op": "as_strided", "args": [{"t": i}, sizes, strides, off]})
 

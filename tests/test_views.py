@@ -1081,3 +1081,17 @@ def test_function_forms_take_sequences_and_tensors_like_torch(call):
         call(tensorlib, x)
     assert tensorlib.reshape(x, (3, 2)).shape == (3, 2) and x.reshape(3, 2).shape == (3, 2)
     assert tensorlib.flip(x, [0]).shape == (2, 3) and tensorlib.tile(x, (2,)).shape == (2, 6)
+
+
+@pytest.mark.parametrize("expr", [
+    "x[4:2]", "x[10:2]", "x[4:2:2]", "x[1:][3:3:2]", "x.split(3)[1][3:]",
+    "x.view(2, 3)[:, 3:1]", "x.view(2, 3)[2:1]", "x.view(2, 3)[:, 5:][1:]",
+    "x.view(2, 3).narrow(1, 3, 0)", "x.view(2, 3).diagonal()[2:]",
+])
+def test_empty_slice_keeps_the_clamped_start_offset(expr):
+    """An empty slice's storage offset is its clamped start's, as in PyTorch."""
+    torch = pytest.importorskip("torch")
+    ours = eval(expr, {"x": tl.arange(6)})
+    theirs = eval(expr, {"x": torch.arange(6)})
+    assert (ours.shape, ours.stride(), ours.storage_offset()) == (
+        tuple(theirs.shape), theirs.stride(), theirs.storage_offset())
