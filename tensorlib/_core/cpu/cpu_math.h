@@ -33,11 +33,14 @@
    vectorized through tl_sin_n / tl_cos_n / tl_tan_n, which the contiguous kernels use (the
    scalar tl_sin & co. branch on |x|, so loops calling them are not vectorized); pow is
    ours, vectorized (exp(y log|x|) in double-double, bound 0.52 / measured 0.509 (PyTorch
-   0.63) for normal results, every C99 special case, x * x for y = 2); the others (exp2,
-   erf, erfc, the hyperbolic sinh/cosh, the inverse trig functions) call glibc's libm
-   (< 1 ulp, correct special values), so loops calling them are not vectorized; gelu,
-   gelu_tanh and softplus, which libm lacks, are built from libm pieces in numerically
-   stable forms.
+   0.63) for normal results, every C99 special case, x * x for y = 2); erf, erfc and the
+   exact gelu are ours, vectorized, without a table (bound / measured against mpmath
+   (PyTorch 2.13's max on the same inputs): erf 0.6 / 0.58 (0.72), erfc 0.75 / 0.73
+   (0.75), gelu 0.8 / 0.76 (1e16 in its left tail), relative accuracy kept down to the
+   subnormals); the others (exp2, the hyperbolic sinh/cosh, the inverse trig functions)
+   call glibc's libm (< 1 ulp, correct special values), so loops calling them are not
+   vectorized; gelu_tanh and softplus, which libm lacks, are built from libm pieces in
+   numerically stable forms.
 
    Accuracy, float32: max error in float32 ulps of the exact value (a correctly rounded
    result scores <= 0.5; ulp(r) = 2^(exponent(r) - 23), 2^-149 below the normal range),
@@ -1159,9 +1162,8 @@ TL_MATH_INLINE float tl_acosf(float x)
 
 /* ------------------------------------------------------------------ float64 versions */
 /* glibc libm (< 1 ulp, correct special values; not vectorized), but for exp, log, log1p,
-/* glibc libm (< 1 ulp, correct special values; not vectorized), but for exp, log, log1p,
-   expm1, tanh, sigmoid, log2, log10, sin, cos, tan, pow (ours, vectorized; sin/cos/tan
-   below 2^28) and the silu built on exp. */
+   expm1, tanh, sigmoid, log2, log10, sin, cos, tan, pow, erf, erfc, gelu (ours,
+   vectorized; sin/cos/tan below 2^28) and the silu built on exp. */
 
 /* 2^(j/128) = hi[j] + lo[j] (hi rounded to nearest), for tl_exp */
 static const double tl__exp2j_hi[128] = {
@@ -1885,18 +1887,20 @@ TL_MATH_INLINE double tl__erf_small(double x, double *lo)
     return h;
 }
 
-/* erfc(a + al) = 2^*k (hi + *lo) for a in [0.84, 27.5], |al| <= 2^-52 a (the rounding of
+/* erfc(a + al) = 2^*k (hi + *lo) for a in [0.5, 27.5], |al| <= 2^-52 a (the rounding of
    gelu's argument; 0 for erf and erfc), relative error about 2^-58, branch-free:
    erfc(a) = e^(-a^2) R(a). e^(-a^2): a^2 = A + Al split exactly (fma; the exponential
    magnifies an error in a^2 by a^2, up to 756), then tl_sigmoid's table-free exponential
    of a double-double argument: -A - Al = k ln2 + r + rl (rl holds Al, up to 2^-44, so it
-   is multiplied by e^r, not 1 + r), e^(r + rl) = 1 + r + (r^2 Q(r) + rl e^r), normalized to m + ml (about 2^-62). R: on [0.84, 1.6), [1.6, 2.6), [2.6, 4)
-   a polynomial of degree 16 in v = a - c (exact, Sterbenz; c = 1.22, 2.1, 3.3; fitted
-   errors 2^-64.1, 2^-62.9, 2^-60.6), on [4, 27.5] R = G(1/a^2) / a with G of degree 16
-   (2^-64.5), 1/a as a double-double (the division's residual by an fma); the coefficients
-   are picked per interval by bit selects (no table gathers), the two lowest kept as
-   double-double and the degree-1 product split exactly, so only the terms from v^2 on
-   (< 1/16 of R) are rounded at full size. The product m R is formed as a double-double. */
+   is multiplied by e^r, not 1 + r), e^(r + rl) = 1 + r + (r^2 Q(r) + rl e^r), normalized
+   to m + ml (about 2^-62). R: on [0.5, 1.2), [1.2, 2.3), [2.3, 4) a polynomial of degree
+   18 in v = a - c (exact, Sterbenz; c = 0.85, 1.75, 3.15; fitted errors 2^-64.4, 2^-65.3,
+   2^-62.2), on [4, 27.5] R = G(1/a^2) / a with G of degree 18 (2^-70), 1/a as a
+   double-double (the division's exact residual by an fma); the coefficients are picked
+   per interval by bit selects (GCC: masked broadcasts, no gathers), the two lowest kept
+   as double-double and the degree-1 product split exactly, so only the terms from v^2 on
+   (< 1/10 of R) are rounded at full size (tools/fit_erf64.py). m R is formed as a
+   double-double. */
 #define TL__ERFC_C(c1, c2, c3, c4) tl__seld(i3, c4, tl__seld(i2, c3, tl__seld(i1, c2, c1)))
 TL_MATH_INLINE double tl__erfc_core(double a, double al, double *lo, int64_t *k)
 {
@@ -1965,33 +1969,34 @@ TL_MATH_INLINE double tl__erfc_core(double a, double al, double *lo, int64_t *k)
 /* 2^k for k in [-1022, 1023] */
 TL_MATH_INLINE double tl__pow2d(int64_t k) { return tl__bitsd((uint64_t)(k + 1023) << 52); }
 
-/* erf: < 0.6 ulp, vectorized, branch-free; keeps -0, erf(+-inf) = +-1, NaN propagates,
-   erf(x) = 2x/sqrt(pi) rounded once for tiny and subnormal x. |x| < 0.84: tl__erf_small;
-   above: 1 - erfc(|x|) from tl__erfc_core (erfc < 0.24 there, so its error counts a quarter),
-   with the sign of x; |x| is clamped to 6 (erf rounds to 1 from 5.921). */
+/* erf: < 0.6 ulp (measured 0.58; PyTorch 2.13's 0.72 on the same inputs), vectorized,
+   branch-free; keeps -0, erf(+-inf) = +-1, NaN propagates, erf(x) = 2x/sqrt(pi) rounded
+   once for tiny and subnormal x. |x| < 0.5: tl__erf_small; above: 1 - erfc(|x|) from
+   tl__erfc_core's double-double by Fast2Sum (erfc < 0.48 there), with the sign of x; |x| is clamped to 6 (erf rounds to 1 from 5.9216). */
 TL_MATH_INLINE double tl_erf(double x)
 {
     double a = tl__absd(x);
     double ac = tl__seld(a < 6.0, a, 6.0);                /* NaN: 6, put back below */
-    ac = tl__seld(ac < 0.84, 0.84, ac);
+    ac = tl__seld(ac < 0.5, 0.5, ac);
     double l, sl;
     int64_t k;
     double h = tl__erfc_core(ac, 0.0, &l, &k);
-    double sc = tl__pow2d(k);                             /* k in [-52, -1] */
+    double sc = tl__pow2d(k);                             /* k in [-52, 0] */
     h *= sc;
     l *= sc;
     double s = 1.0 - h, big = s + (((1.0 - s) - h) - l);
     double small = tl__erf_small(x, &sl);
-    double r = tl__seld(a < 0.84, small + sl, tl__signf_d(big, x));
+    double r = tl__seld(a < 0.5, small + sl, tl__signf_d(big, x));
     r = tl__seld(x == 0.0, x, r);                        /* keeps -0 */
     return tl__seld(x == x, r, x);
 }
 
-/* erfc: < 1 ulp, relative down to the subnormals (0 from x = 27.23), vectorized,
-   branch-free; erfc(-inf) = 2, erfc(inf) = 0, NaN propagates. |x| < 0.84: 1 - erf(x)
-   from tl__erf_small (1 - hi exactly by Fast2Sum); x >= 0.84: tl__erfc_core, 2^k applied
-   in two normal halves so a subnormal result is rounded once more only; x <= -0.84:
-   2 - erfc(|x|) (Fast2Sum). |x| is clamped to 27.5. */
+/* erfc: < 0.75 ulp (measured 0.73; PyTorch 2.13's 0.75), relative down to the
+   subnormals (units of 2^-1074 there; 0 from x = 27.23), vectorized, branch-free;
+   erfc(-inf) = 2, erfc(inf) = 0, NaN propagates. |x| < 0.5: 1 - erf(x) from
+   tl__erf_small (Fast2Sum; erfc > 0.47, no cancellation); x >= 0.5: tl__erfc_core, 2^k
+   applied in two normal halves, so a subnormal result is rounded once more only;
+   x <= -0.5: 2 - erfc(|x|) (Fast2Sum). |x| is clamped to 27.5. */
 TL_MATH_INLINE double tl_erfc(double x)
 {
     double a = tl__absd(x);
@@ -2018,15 +2023,16 @@ TL_MATH_INLINE double tl_silu(double x)
     return (x >= 0.0 ? x : x * e) / (1.0 + e);
 }
 
-/* gelu, exact form x Phi(x) = x erfc(-x/sqrt2) / 2: < 1 ulp (relative, down to the
-   subnormals: -0 below x = -38.6), vectorized, branch-free; gelu(-inf) = NaN (-inf * 0, as
-   the formula gives), gelu(inf) = inf, keeps -0. u = x/sqrt2 is formed as uh + ul
-   (sqrt(1/2) in two parts, the product split by an fma): erfc(u) magnifies an error in u
-   by 2u^2 (up to 1500). |u| < 0.84: x (1 + erf(u)) / 2, erf(u) from tl__erf_small with
-   ul times erf'(u) (a 5-term series of e^-u^2) added to its low part, 1 + erf(u) by
-   Fast2Sum; |u| >= 0.84: with C = erfc(|u|) from tl__erfc_core (which takes ul),
-   x C / 2 for x < 0 and x - x C / 2 (as a double-double, then one rounding) for x > 0:
-   no form cancels. */
+/* gelu, exact form x Phi(x) = x erfc(-x/sqrt2) / 2: < 0.8 ulp (measured 0.76; PyTorch
+   2.13's 1.5 on [-1, 1], 12 on [-2, -0.84] and up to 1e16 further left, where its
+   1 + erf cancels), relative down to the subnormals (-0 below x = -38.6), vectorized,
+   branch-free; gelu(-inf) = NaN (-inf * 0, as the formula gives), gelu(inf) = inf, keeps
+   -0. u = x/sqrt2 is formed as uh + ul (sqrt(1/2) in two parts, the product's error by an
+   fma): erfc(u) magnifies an error in u by 2u^2 (up to 1500), and tl__erfc_core takes
+   ul. |u| < 0.5: x (1 + erf(u)) / 2, erf(u) from tl__erf_small with ul erf'(u) (a 5-term
+   series of e^-u^2) added to its low part, 1 + erf(u) by Fast2Sum; |u| >= 0.5, with
+   C = erfc(|u|): x C / 2 for x < 0 and x - x C / 2 (a double-double, rounded once) for
+   x > 0; no form cancels. |x| > 40: -0 or x. */
 TL_MATH_INLINE double tl_gelu(double x)
 {
     double uh = x * 0x1.6a09e667f3bcdp-1;
@@ -2044,7 +2050,7 @@ TL_MATH_INLINE double tl_gelu(double x)
     double H = (h * s1) * s2, L = (l * s1) * s2;
     double hx = 0.5 * x, ch = hx * H, cl = tl__fma(hx, H, -ch) + hx * L;
     double pd = x - ch, pos = pd + (((x - pd) - ch) - cl);    /* x > 0: x - x C / 2 */
-    /* |u| < 0.84 */
+    /* |u| < 0.5 */
     double z = uh * uh;
     double de = tl__fma(tl__fma(tl__fma(tl__fma(0x1.5555555555555p-5, z, -0x1.5555555555555p-3),
                                         z, 0.5), z, -1.0), z, 1.0);       /* e^-z */
