@@ -33,11 +33,14 @@
    vectorized through tl_sin_n / tl_cos_n / tl_tan_n, which the contiguous kernels use (the
    scalar tl_sin & co. branch on |x|, so loops calling them are not vectorized); pow is
    ours, vectorized (exp(y log|x|) in double-double, bound 0.52 / measured 0.509 (PyTorch
-   0.63) for normal results, every C99 special case, x * x for y = 2); the others (exp2,
-   erf, erfc, the hyperbolic sinh/cosh, the inverse trig functions) call glibc's libm
-   (< 1 ulp, correct special values), so loops calling them are not vectorized; gelu,
-   gelu_tanh and softplus, which libm lacks, are built from libm pieces in numerically
-   stable forms.
+   0.63) for normal results, every C99 special case, x * x for y = 2); erf, erfc and the
+   exact gelu are ours, vectorized, without a table (bound / measured against mpmath
+   (PyTorch 2.13's max on the same inputs): erf 0.6 / 0.58 (0.72), erfc 0.75 / 0.73
+   (0.75), gelu 0.8 / 0.76 (1e16 in its left tail), relative accuracy kept down to the
+   subnormals); the others (exp2, the hyperbolic sinh/cosh, the inverse trig functions)
+   call glibc's libm (< 1 ulp, correct special values), so loops calling them are not
+   vectorized; gelu_tanh and softplus, which libm lacks, are built from libm pieces in
+   numerically stable forms.
 
    Accuracy, float32: max error in float32 ulps of the exact value (a correctly rounded
    result scores <= 0.5; ulp(r) = 2^(exponent(r) - 23), 2^-149 below the normal range),
@@ -1159,9 +1162,8 @@ TL_MATH_INLINE float tl_acosf(float x)
 
 /* ------------------------------------------------------------------ float64 versions */
 /* glibc libm (< 1 ulp, correct special values; not vectorized), but for exp, log, log1p,
-/* glibc libm (< 1 ulp, correct special values; not vectorized), but for exp, log, log1p,
-   expm1, tanh, sigmoid, log2, log10, sin, cos, tan, pow (ours, vectorized; sin/cos/tan
-   below 2^28) and the silu built on exp. */
+   expm1, tanh, sigmoid, log2, log10, sin, cos, tan, pow, erf, erfc, gelu (ours,
+   vectorized; sin/cos/tan below 2^28) and the silu built on exp. */
 
 /* 2^(j/128) = hi[j] + lo[j] (hi rounded to nearest), for tl_exp */
 static const double tl__exp2j_hi[128] = {
@@ -1844,14 +1846,175 @@ TL_MATH_INLINE void tl_cos_n(const double *x, double *o, int64_t n) { TL__SIN_BL
 TL_MATH_INLINE void tl_tan_n(const double *x, double *o, int64_t n) { TL__SIN_BLOCKS(tl__tan_cw(x[i]), tl_tan) }
 
 TL_MATH_INLINE double tl_exp2(double x) { return exp2(x); }
-TL_MATH_INLINE double tl_erf(double x) { return erf(x); }
-TL_MATH_INLINE double tl_erfc(double x) { return erfc(x); }
 TL_MATH_INLINE double tl_sinh(double x) { return sinh(x); }
 TL_MATH_INLINE double tl_cosh(double x) { return cosh(x); }
 TL_MATH_INLINE double tl_atan(double x) { return atan(x); }
 TL_MATH_INLINE double tl_asin(double x) { return asin(x); }
 TL_MATH_INLINE double tl_acos(double x) { return acos(x); }
 TL_MATH_INLINE double tl_atan2(double y, double x) { return atan2(y, x); }
+
+/* ------------------------------------------------------------------ float64 erf, erfc, gelu */
+
+/* erf(x) = x + x Q(x^2) for |x| < 0.84 as hi + *lo (relative error about 2^-60 before the
+   caller's final rounding): Q(z) = c0 + c1 z + z^2 P(z), z = x^2 in [0, 0.7056], of degree
+   12 (fitted error 2^-69 relative to erf(x)/x, tools/fit_erf64.py), c0 and c1 as
+   double-double; x (1 + c0) and x c1 z are added with their exact rounding errors (fma;
+   Sterbenz), so only x z^2 P (< 0.05 x) and smaller terms are rounded at full size; x^2's
+   rounding error is added back through Q's derivative. */
+TL_MATH_INLINE double tl__erf_small(double x, double *lo)
+{
+    double z = x * x, zl = tl__fma(x, x, -z);
+    double p = 0x1.2b2885abb12cep-34;
+    p = tl__fma(p, z, -0x1.43fb1bb21d4c0p-30);
+    p = tl__fma(p, z, 0x1.fac5d0a014652p-27);
+    p = tl__fma(p, z, -0x1.5f5c189655244p-23);
+    p = tl__fma(p, z, 0x1.b9e53f70e2b94p-20);
+    p = tl__fma(p, z, -0x1.f4d24adb2a8d0p-17);
+    p = tl__fma(p, z, 0x1.f9a3267313eaep-14);
+    p = tl__fma(p, z, -0x1.c02db3fd84930p-11);
+    p = tl__fma(p, z, 0x1.565bcd0e612f1p-8);
+    p = tl__fma(p, z, -0x1.b82ce3128890ap-6);
+    p = tl__fma(p, z, 0x1.ce2f21a042bddp-4);
+    double c0 = 0x1.06eba8214db69p-3, c0l = -0x1.ca4932c408b1ep-57;   /* 2/sqrt(pi) - 1 */
+    double c1 = -0x1.812746b0379e7p-2, c1l = 0x1.064426d5fe623p-56;
+    double dq = tl__fma(tl__fma(3.0 * -0x1.b82ce3128890ap-6, z, 2.0 * 0x1.ce2f21a042bddp-4), z, c1);
+    double c1z = c1 * z;
+    double t = tl__fma(c1, z, -c1z) + tl__fma(c1l, z, c0l);
+    t = tl__fma(dq, zl, tl__fma(z * z, p, t));              /* + Q'(z) zl */
+    double h0 = tl__fma(x, c0, x);
+    double h = tl__fma(x, c1z, h0);                          /* h / h0 in [0.77, 1] */
+    *lo = (tl__fma(x, c0, x - h0) + tl__fma(x, c1z, h0 - h)) + x * t;
+    return h;
+}
+
+/* erfc(a + al) = 2^*k (hi + *lo) for a in [0.5, 27.5], |al| <= 2^-52 a (the rounding of
+   gelu's argument; 0 for erf and erfc), relative error about 2^-58, branch-free:
+   erfc(a) = e^(-a^2) R(a). e^(-a^2): a^2 = A + Al split exactly (fma; the exponential
+   magnifies an error in a^2 by a^2, up to 756), then tl_sigmoid's table-free exponential
+   of a double-double argument: -A - Al = k ln2 + r + rl (rl holds Al, up to 2^-44, so it
+   is multiplied by e^r, not 1 + r), e^(r + rl) = 1 + r + (r^2 Q(r) + rl e^r), normalized
+   to m + ml (about 2^-62). R: on [0.5, 1.2), [1.2, 2.3), [2.3, 4) a polynomial of degree
+   18 in v = a - c (exact, Sterbenz; c = 0.85, 1.75, 3.15; fitted errors 2^-64.4, 2^-65.3,
+   2^-62.2), on [4, 27.5] R = G(1/a^2) / a with G of degree 18 (2^-70), 1/a as a
+   double-double (the division's exact residual by an fma); the coefficients are picked
+   per interval by bit selects (GCC: masked broadcasts, no gathers), the two lowest kept
+   as double-double and the degree-1 product split exactly, so only the terms from v^2 on
+   (< 1/10 of R) are rounded at full size (tools/fit_erf64.py). m R is formed as a
+   double-double. */
+#define TL__ERFC_C(c1, c2, c3, c4) tl__seld(i3, c4, tl__seld(i2, c3, tl__seld(i1, c2, c1)))
+TL_MATH_INLINE double tl__erfc_core(double a, double al, double *lo, int64_t *k)
+{
+    int i1 = a >= 1.2, i2 = a >= 2.3, i3 = a >= 4.0;
+    /* e^(-A - Al), A + Al = (a + al)^2 */
+    double A = a * a, Al = tl__fma(a, a, -A) + 2.0 * (a * al);
+    double t = tl__fma(-A, 0x1.71547652b82fep+0, 0x1.8p52);  /* 1.5 2^52 + k: k in the low bits */
+    double kd = t - 0x1.8p52;
+    double ra = tl__fma(kd, -0x1.62e42fefa3800p-1, -A);       /* exact */
+    double b = kd * 0x1.ef35793c76730p-45;
+    double r = ra - b, rl = ((ra - r) - b) - Al;
+    double r2 = r * r, r4 = r2 * r2;            /* tl_sigmoid's Q, Estrin */
+    double q01 = tl__fma(r, 0x1.555555555555cp-3, 0.5);
+    double q23 = tl__fma(r, 0x1.111111110eb93p-7, 0x1.555555555555ep-5);
+    double q45 = tl__fma(r, 0x1.a01a01b3c77f1p-13, 0x1.6c16c16c13546p-10);
+    double q67 = tl__fma(r, 0x1.71ddef74877e4p-19, 0x1.a01a01b466414p-16);
+    double q89 = tl__fma(r, 0x1.af6d04003c0c1p-26, 0x1.27e4bf124603cp-22);
+    double q03 = tl__fma(r2, q23, q01);
+    double q47 = tl__fma(r2, q67, q45);
+    double q8a = tl__fma(r2, 0x1.1f9e187c0fe7dp-29, q89);
+    double q = tl__fma(r4, tl__fma(r4, q8a, q47), q03);
+    double er = tl__fma(r2, q, r);                            /* e^r - 1 */
+    double pl = tl__fma(r2, q, tl__fma(rl, er, rl));         /* + rl e^r (|rl| < 2^-43) */
+    double eh = 1.0 + r, el = ((1.0 - eh) + r) + pl;
+    double m = eh + el, ml = el - (m - eh);
+    *k = (int64_t)tl__dbits(t) - (int64_t)0x4338000000000000u;
+    /* 1/a = ih + il on the last interval (1 elsewhere) */
+    double d = tl__seld(i3, a, 4.0);
+    double inv = 1.0 / d;
+    double il = (tl__fma(-d, inv, 1.0) - tl__seld(i3, al, 0.0) * inv) * inv;
+    double ih = tl__seld(i3, inv, 1.0);
+    il = tl__seld(i3, il, 0.0);
+    double v = tl__seld(i3, inv * inv, (a - TL__ERFC_C(0.85, 1.75, 3.15, 0.0)) + al);
+    double p = TL__ERFC_C(-0x1.797acc6ccdd2ap-24, 0x1.371cd0a7b3a03p-32, 0x1.ea931868278c8p-41, 0x1.909082eb0ec7ep+38);
+    p = tl__fma(p, v, TL__ERFC_C(-0x1.53fdc7017e1f5p-24, -0x1.37fb7e615caa8p-30, -0x1.387a265b99cecp-38, -0x1.0c57b63488c20p+38));
+    p = tl__fma(p, v, TL__ERFC_C(0x1.5e52d9ee255ffp-22, 0x1.1acd242fcc88ap-28, 0x1.4f3878131f6cdp-36, 0x1.56ecf98f87fbep+36));
+    p = tl__fma(p, v, TL__ERFC_C(-0x1.d72de173ed2d1p-21, -0x1.1350cea29553dp-26, -0x1.9723f98b8f6c8p-34, -0x1.1938d1567a0bep+34));
+    p = tl__fma(p, v, TL__ERFC_C(0x1.7cae8a83ec8f5p-19, 0x1.06f9e1ed187a2p-24, 0x1.ec4de995930c0p-32, 0x1.5258571a6917dp+31));
+    p = tl__fma(p, v, TL__ERFC_C(-0x1.2e3979b0a5a08p-17, -0x1.e928807878b79p-23, -0x1.222d34033967cp-29, -0x1.46eea77522744p+28));
+    p = tl__fma(p, v, TL__ERFC_C(0x1.cf5a6fc8d63c2p-16, 0x1.bc0fe0773b1d4p-21, 0x1.501d06da9854dp-27, 0x1.12bd7846e6147p+25));
+    p = tl__fma(p, v, TL__ERFC_C(-0x1.5803a63636c2ep-14, -0x1.88fb0dc0961a3p-19, -0x1.7e88e6102ae66p-25, -0x1.b2336994c7fc1p+21));
+    p = tl__fma(p, v, TL__ERFC_C(0x1.edb2254bb38e7p-13, 0x1.5273f3f87ec03p-17, 0x1.ab4a8640f9518p-23, 0x1.5ac1d5c784f2bp+18));
+    p = tl__fma(p, v, TL__ERFC_C(-0x1.556b9324dcb1cp-11, -0x1.1b29130e3afbep-15, -0x1.d3fd314bb4ec0p-21, -0x1.27cd761e6e4e0p+15));
+    p = tl__fma(p, v, TL__ERFC_C(0x1.c5a9e954fefe8p-10, 0x1.cb4c687c085e0p-14, 0x1.f611de2e08b18p-19, 0x1.171a81bbb3c57p+12));
+    p = tl__fma(p, v, TL__ERFC_C(-0x1.2073d12467502p-8, -0x1.6838884a2463bp-12, -0x1.07803d2931de6p-16, -0x1.29cf63f03beb0p+9));
+    p = tl__fma(p, v, TL__ERFC_C(0x1.5d6c93e45f4e5p-7, 0x1.106bd5c0455eap-10, 0x1.0e44058c8031fp-14, 0x1.6e8bda849f629p+6));
+    p = tl__fma(p, v, TL__ERFC_C(-0x1.90e6af741ed26p-6, -0x1.8bf716a8eb710p-9, -0x1.0e799e8d64ff7p-12, -0x1.0a945e4907ef6p+4));
+    p = tl__fma(p, v, TL__ERFC_C(0x1.b073797cb43a8p-5, 0x1.13648a11ffe51p-7, 0x1.07ac878013941p-10, 0x1.d9eb53f323858p+1));
+    p = tl__fma(p, v, TL__ERFC_C(-0x1.b25adae3f974ap-4, -0x1.6cb52fe489459p-6, -0x1.f3cf56f5e6121p-9, -0x1.0ecf9db3dd992p+0));
+    p = tl__fma(p, v, TL__ERFC_C(0x1.90d38cf8d74abp-3, 0x1.c8d0cef0f810dp-5, 0x1.cb84cff4dd4b1p-7, 0x1.b14c2f863e85cp-2));
+    double c1 = TL__ERFC_C(-0x1.4d3bfacc0c3ebp-2, -0x1.0c3d538446447p-3, -0x1.98ba6d84af0a6p-5, -0x1.20dd750429b6dp-2);
+    double c0 = TL__ERFC_C(0x1.e3a98edd0fa77p-2, 0x1.23cfc2f1dc7e0p-2, 0x1.5e97e9a497acdp-3, 0x1.20dd750429b6dp-1);
+    double c1l = TL__ERFC_C(0x1.b0a0b8b9506a7p-57, -0x1.eabd37ad9027bp-57, 0x1.ab8bdea222a05p-59, 0x1.0ce4d5dda145cp-59);
+    double c0l = TL__ERFC_C(-0x1.05c60ed710af1p-56, 0x1.3b157420923acp-57, 0x1.00523ca42360fp-57, 0x1.1adf1f24e4934p-57);
+    double ph = c1 * v, pe = tl__fma(c1, v, -ph);
+    double s = c0 + ph, se = (c0 - s) + ph;                   /* |c1 v| < c0 */
+    double sl = ((se + pe) + tl__fma(c1l, v, c0l)) + v * (v * p);
+    /* m R = (m + ml) (ih + il) (s + sl) */
+    double mh = m * ih, mlo = tl__fma(m, ih, -mh) + (ml * ih + m * il);
+    double hi = mh * s;
+    *lo = tl__fma(mh, s, -hi) + (mh * sl + mlo * s);
+    return hi;
+}
+#undef TL__ERFC_C
+
+/* 2^k for k in [-1022, 1023] */
+TL_MATH_INLINE double tl__pow2d(int64_t k) { return tl__bitsd((uint64_t)(k + 1023) << 52); }
+
+/* erf: < 0.6 ulp (measured 0.58; PyTorch 2.13's 0.72 on the same inputs), vectorized,
+   branch-free; keeps -0, erf(+-inf) = +-1, NaN propagates, erf(x) = 2x/sqrt(pi) rounded
+   once for tiny and subnormal x. |x| < 0.5: tl__erf_small; above: 1 - erfc(|x|) from
+   tl__erfc_core's double-double by Fast2Sum (erfc < 0.48 there), with the sign of x; |x| is clamped to 6 (erf rounds to 1 from 5.9216). */
+TL_MATH_INLINE double tl_erf(double x)
+{
+    double a = tl__absd(x);
+    double ac = tl__seld(a < 6.0, a, 6.0);                /* NaN: 6, put back below */
+    ac = tl__seld(ac < 0.5, 0.5, ac);
+    double l, sl;
+    int64_t k;
+    double h = tl__erfc_core(ac, 0.0, &l, &k);
+    double sc = tl__pow2d(k);                             /* k in [-52, 0] */
+    h *= sc;
+    l *= sc;
+    double s = 1.0 - h, big = s + (((1.0 - s) - h) - l);
+    double small = tl__erf_small(x, &sl);
+    double r = tl__seld(a < 0.5, small + sl, tl__signf_d(big, x));
+    r = tl__seld(x == 0.0, x, r);                        /* keeps -0 */
+    return tl__seld(x == x, r, x);
+}
+
+/* erfc: < 0.75 ulp (measured 0.73; PyTorch 2.13's 0.75), relative down to the
+   subnormals (units of 2^-1074 there; 0 from x = 27.23), vectorized, branch-free;
+   erfc(-inf) = 2, erfc(inf) = 0, NaN propagates. |x| < 0.5: 1 - erf(x) from
+   tl__erf_small (Fast2Sum; erfc > 0.47, no cancellation); x >= 0.5: tl__erfc_core, 2^k
+   applied in two normal halves, so a subnormal result is rounded once more only;
+   x <= -0.5: 2 - erfc(|x|) (Fast2Sum). |x| is clamped to 27.5. */
+TL_MATH_INLINE double tl_erfc(double x)
+{
+    double a = tl__absd(x);
+    double ac = tl__seld(a < 27.5, a, 27.5);              /* NaN: 27.5, put back below */
+    ac = tl__seld(ac < 0.5, 0.5, ac);
+    double l, sl;
+    int64_t k;
+    double h = tl__erfc_core(ac, 0.0, &l, &k);
+    int64_t k1 = k < -1000 ? -1000 : k;
+    double s1 = tl__pow2d(k1), s2 = tl__pow2d(k - k1);
+    double pos = ((h + l) * s1) * s2;
+    double H = (h * s1) * s2, L = (l * s1) * s2;          /* only used where k >= -1000 */
+    double n = 2.0 - H, neg = n + (((2.0 - n) - H) - L);
+    double e = tl__erf_small(x, &sl);
+    double u = 1.0 - e, small = u + (((1.0 - u) - e) - sl);
+    double r = tl__seld(a < 0.5, small, tl__seld(x < 0.0, neg, pos));
+    return tl__seld(x == x, r, x);
+}
 
 /* The ones libm lacks, in the same stable forms as the float versions. */
 TL_MATH_INLINE double tl_silu(double x)
@@ -1860,9 +2023,44 @@ TL_MATH_INLINE double tl_silu(double x)
     return (x >= 0.0 ? x : x * e) / (1.0 + e);
 }
 
+/* gelu, exact form x Phi(x) = x erfc(-x/sqrt2) / 2: < 0.8 ulp (measured 0.76; PyTorch
+   2.13's 1.5 on [-1, 1], 12 on [-2, -0.84] and up to 1e16 further left, where its
+   1 + erf cancels), relative down to the subnormals (-0 below x = -38.6), vectorized,
+   branch-free; gelu(-inf) = NaN (-inf * 0, as the formula gives), gelu(inf) = inf, keeps
+   -0. u = x/sqrt2 is formed as uh + ul (sqrt(1/2) in two parts, the product's error by an
+   fma): erfc(u) magnifies an error in u by 2u^2 (up to 1500), and tl__erfc_core takes
+   ul. |u| < 0.5: x (1 + erf(u)) / 2, erf(u) from tl__erf_small with ul erf'(u) (a 5-term
+   series of e^-u^2) added to its low part, 1 + erf(u) by Fast2Sum; |u| >= 0.5, with
+   C = erfc(|u|): x C / 2 for x < 0 and x - x C / 2 (a double-double, rounded once) for
+   x > 0; no form cancels. |x| > 40: -0 or x. */
 TL_MATH_INLINE double tl_gelu(double x)
 {
-    return 0.5 * x * erfc(x * -0.70710678118654752440);
+    double uh = x * 0x1.6a09e667f3bcdp-1;
+    double ul = tl__fma(x, 0x1.6a09e667f3bcdp-1, -uh) + x * -0x1.bdd3413b26456p-55;
+    double a = tl__absd(uh);
+    double ac = tl__seld(a < 27.5, a, 27.5);              /* NaN: 27.5, put back below */
+    ac = tl__seld(ac < 0.5, 0.5, ac);
+    double al = tl__seld((a < 27.5) & (a >= 0.5), tl__seld(uh < 0.0, -ul, ul), 0.0);
+    double l, sl;
+    int64_t k;
+    double h = tl__erfc_core(ac, al, &l, &k);
+    int64_t k1 = k < -1000 ? -1000 : k;
+    double s1 = tl__pow2d(k1), s2 = tl__pow2d(k - k1);
+    double neg = ((0.5 * tl__fma(x, h, x * l)) * s1) * s2;   /* x < 0: x C / 2 */
+    double H = (h * s1) * s2, L = (l * s1) * s2;
+    double hx = 0.5 * x, ch = hx * H, cl = tl__fma(hx, H, -ch) + hx * L;
+    double pd = x - ch, pos = pd + (((x - pd) - ch) - cl);    /* x > 0: x - x C / 2 */
+    /* |u| < 0.5 */
+    double z = uh * uh;
+    double de = tl__fma(tl__fma(tl__fma(tl__fma(0x1.5555555555555p-5, z, -0x1.5555555555555p-3),
+                                        z, 0.5), z, -1.0), z, 1.0);       /* e^-z */
+    double e = tl__erf_small(uh, &sl);
+    sl = tl__fma(ul * 0x1.20dd750429b6dp+0, de, sl);
+    double w = 1.0 + e, wl = ((1.0 - w) + e) + sl;
+    double small = 0.5 * tl__fma(x, w, x * wl);
+    double r = tl__seld(a < 0.5, small, tl__seld(x < 0.0, neg, pos));
+    r = tl__seld(x < -40.0, x * 0.0, tl__seld(x > 40.0, x, r));
+    return tl__seld(x == x, r, x);
 }
 
 TL_MATH_INLINE double tl_gelu_tanh(double x)
