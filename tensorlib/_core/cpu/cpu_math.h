@@ -971,26 +971,31 @@ TL_MATH_INLINE float tl_erfcf(float x)
    (a + c) |d ln Q/da - 1/(a + c)|, up to 2.4 near a = 0. e^(-a^2/2) = 2^k e^(r/2),
    r = -a^2 - 2k ln2 with a^2 exact inside a fused multiply-add (e^(-a^2/2) magnifies an
    error in a^2 by a^2/2), e^(r/2) - 1 = r P(r) (P of degree 5, relative error 2^-26),
-   folded in by a last fused multiply-add. Scales are integer adds to exponent bits: u 2^32
-   (dividing by (a + 3.25) 2^-32, so u stays normal for a subnormal x) and Q 2^(k+40) (k + 40
-   is the low bits of the rounding constant's sum), so every intermediate is normal and the
-   last operation, x - 2^-72 (...) or -0 - 2^-72 (...), rounds a subnormal result once.
-   Clamps and the sign are unsigned-integer minimums on the bits (|x| to 14.6, inf and NaN
-   included; x < 0 to -0), so no ?: on floats can become a branch; -inf and -NaN give NaN
-   at the end. Per element 35 operations, 24 of them multiplies or fused multiply-adds, and
-   a division (the AVX-512 loop: 49 instructions per 16 lanes); PyTorch's: about 20
-   multiplies or fused multiply-adds and a division (its erf: 1 - t P(t) e^(-x^2),
-   t = 1/(1 + p|x|), P of degree 4, and a fast exp), about 1.1x faster on one thread.
-   The previous version (degree-7 S for the middle range, degree-10 and degree-8 G either
-   side of 2.5, a division, all evaluated for every lane: about 55 operations) measured
-   2.5 ulp at 1.8x PyTorch's time. */
+   folded in by a last fused multiply-add. Q is scaled by 2^(k+72), an integer add to its
+   exponent bits (k + 72 is the low bits of the rounding constant's sum), so the last
+   operation, x - 2^-72 (...) or -0 - 2^-72 (...), rounds a subnormal result once; u is
+   subnormal only for a < 3.25 2^-126, where its rounding (2^-150) costs < 0.82 ulp of the
+   result (1.0 ulp at most measured there, as before). The clamp of |x| to 14.6 (inf and NaN
+   included) is an unsigned-integer minimum on the bits and x < 0 goes to -0 by masking the
+   bits with the sign's arithmetic shift (a minimum there let GCC split the last fused
+   multiply-add into one per sign and blend), so no ?: on floats can become a branch; -inf
+   and -NaN give NaN at the end. Per element 36 operations, 23 of them multiplies or fused
+   multiply-adds, and a division (the AVX-512 loop: 43 instructions per 16 lanes, was 49);
+   PyTorch's: about 20 multiplies or fused multiply-adds and a division (its erf:
+   1 - t P(t) e^(-x^2), t = 1/(1 + p|x|), P of degree 4, and a fast exp), about 1.1x faster
+   on one thread (loaded machine; 1.25x before these last changes). A rational N(a)/D(a) for
+   e^(a^2/2) Phi(-a) in a itself (degrees (4,5): 2^-27.3 fitted, the same 9 fused
+   multiply-adds) loses 2^-21.8 to float32 Horner with a up to 14.6, 2^-23 already on
+   [0, 1]. The previous version (degree-7 S for the middle range, degree-10 and degree-8 G
+   either side of 2.5, a division, all evaluated for every lane: about 55 operations)
+   measured 2.5 ulp at 1.8x PyTorch's time. */
 TL_MATH_INLINE float tl_geluf(float x)
 {
     uint32_t xb = tl__fbits(x);
     uint32_t ab = xb & 0x7fffffffu;
     float ac = tl__bitsf(ab < 0x41699999u ? ab : 0x41699999u);   /* min(|x|, 14.6), bits */
-    float t = tl__fmaf(ac * ac, -0x1.715476p-1f, 0x1.8p23f + 40.0f);   /* 1.5 2^23 + 40 + k */
-    float kf = t - (0x1.8p23f + 40.0f);                  /* k = -round(a^2 / (2 ln2)), >= -154 */
+    float t = tl__fmaf(ac * ac, -0x1.715476p-1f, 0x1.8p23f + 72.0f);   /* 1.5 2^23 + 72 + k */
+    float kf = t - (0x1.8p23f + 72.0f);                  /* k = -round(a^2 / (2 ln2)), >= -154 */
     float r = tl__fmaf(ac, -ac, kf * -0x1.62e4p+0f);     /* -a^2 - 2k ln2_hi, rounded once */
     r = tl__fmaf(kf, -0x1.7f7d1cp-19f, r);               /* - 2k ln2_lo */
     float p = 0x1.6ba478p-16f;
@@ -1001,8 +1006,8 @@ TL_MATH_INLINE float tl_geluf(float x)
     p = tl__fmaf(p, r, 0.5f);
     float rp = r * p;                                     /* e^(r/2) - 1 */
     /* u 2^32 = a / ((a + 3.25) 2^-32): normal even for a subnormal a */
-    float us = ac / tl__bitsf(tl__fbits(ac + 3.25f) - (32u << 23));
-    float v = tl__fmaf(us, 0x1p-32f, -0x1.ccccccp-2f);   /* u - 0.45, exact product */
+    float us = ac / (ac + 3.25f);
+    float v = us - 0x1.ccccccp-2f;                       /* u - 0.45 */
     float q = 0x1.14f8d8p-4f;
     q = tl__fmaf(q, v, 0x1.ee869ap-8f);
     q = tl__fmaf(q, v, -0x1.27d374p-3f);
@@ -1013,10 +1018,10 @@ TL_MATH_INLINE float tl_geluf(float x)
     q = tl__fmaf(q, v, 0x1.31e1acp+0f);
     q = tl__fmaf(q, v, -0x1.319078p+0f);
     q = tl__fmaf(q, v, 0x1.96a308p-1f);
-    q = tl__bitsf(tl__fbits(q) + (tl__fbits(t) << 23));  /* q 2^(k+40): q in [0.39, 1.63], normal */
+    q = tl__bitsf(tl__fbits(q) + (tl__fbits(t) << 23));  /* q 2^(k+72): q in [0.39, 1.63], normal */
     float g = us * q;
     float tail = tl__fmaf(g, rp, g);                      /* 2^72 a Phi(-a) */
-    float z = tl__bitsf(xb < 0x80000000u ? xb : 0x80000000u);   /* x >= 0: x; x < 0: -0 */
+    float z = tl__bitsf(xb & ~((uint32_t)((int32_t)xb >> 31) >> 1));   /* x >= 0: x; x < 0: -0 */
     uint32_t res = tl__fbits(tl__fmaf(tail, -0x1p-72f, z));
     return tl__bitsf(xb >= 0xff800000u ? 0xffc00000u : res);    /* -inf, -NaN: NaN */
 }
