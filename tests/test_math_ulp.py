@@ -67,7 +67,7 @@ REF = {
 BOUND = {
     "exp": 0.55, "exp2": 0.9, "expm1": 1.0, "log": 1.0, "log2": 0.51, "log10": 0.51, "log1p": 1.0,
     "sin": 0.51, "cos": 0.51, "tan": 0.51, "sin_n": 0.51, "cos_n": 0.51, "tan_n": 0.51,
-    "tanh": 0.51, "sigmoid": 2.5, "silu": 3.2, "erf": 0.65, "erfc": 0.6, "gelu": 2.5,
+    "tanh": 0.51, "sigmoid": 2.5, "silu": 3.2, "erf": 0.65, "erfc": 0.6, "gelu": 3.7,
     "gelu_tanh": 1.25, "softplus": 1.5, "sinh": 1.0, "cosh": 1.0, "atan": 1.0, "asin": 0.8,
     "acos": 0.9, "atan2": 1.5,
 }
