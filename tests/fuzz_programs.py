@@ -29,7 +29,7 @@ import warnings
 from contextlib import nullcontext
 
 import numpy as np
-from hypothesis import strategies as st
+from hypothesis import reject, strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, precondition, rule
 
 import tensorlib as tl
@@ -276,6 +276,10 @@ class Program:
                 outs.append(None)
                 errs.append(e)
         et, eh = errs
+        if eh is not None and "INTERNAL ASSERT FAILED" in str(eh):
+            # a PyTorch bug (its message asks for a report), not its spec: a program that
+            # reaches one has nothing left to compare (pow(True, t).backward() is one)
+            reject()
         if et is not None or eh is not None:
             if et is None:
                 raise self.fail(f"torch raised {builtin_class(eh)}({eh}), tensorlib did not")

@@ -767,3 +767,51 @@ def test_pow_false_exponent_gradient_is_pytorchs_formula():
     x.grad = None
     tensorlib.pow(x, 0).backward(tensorlib.ones(4))
     assert x.grad.tolist() == [0.0, 0.0, 0.0, 0.0]
+
+
+@pytest.mark.parametrize("expr", [
+    "x.round()", "x.round(decimals=1)", "x.floor()", "x.ceil()", "x.trunc()", "x.sign()",
+    "x.pow(0)", "x.div(y, rounding_mode='floor')", "y.div(x, rounding_mode='trunc')",
+])
+def test_zero_derivatives_give_zeros_whatever_the_incoming_gradient(expr):
+    """A derivative that is zero gives zeros, not grad * 0: an inf or NaN coming from above
+    (cumprod's backward at a zero, say) must not turn into NaN (PyTorch: zeros_like)."""
+    torch = pytest.importorskip("torch")
+    got = []
+    for lib in (tensorlib, torch):
+        x = lib.tensor([1.25, 0.0, -2.5], requires_grad=True)
+        y = lib.tensor([2.0, 3.0, 4.0], requires_grad=True)
+        out = eval(expr, {"x": x, "y": y})
+        out.backward(lib.tensor([float("inf"), float("nan"), 1.0]))
+        got.append([None if v.grad is None else v.grad.tolist() for v in (x, y)])
+    assert got[0] == got[1]
+    assert got[0][0] == [0.0, 0.0, 0.0]
+
+
+def test_backward_from_a_view_without_history_raises_pytorchs_error():
+    """A view of a leaf that called requires_grad_() after the view was made reads
+    requires_grad=True but has no history: backward from it raises (it crashed inside the
+    engine), as PyTorch's does."""
+    torch = pytest.importorskip("torch")
+    for lib in (tensorlib, torch):
+        base = lib.tensor(2.0)
+        view = base.flatten()
+        base.requires_grad_(True)
+        assert view.requires_grad and view.grad_fn is None
+        with pytest.raises(RuntimeError, match="element 0 of tensors does not require grad"):
+            view.backward()
+
+
+def test_a_stale_split_output_raises_before_the_op_checks_its_arguments():
+    """PyTorch's autograd layer reads every input's history before the op runs, so a split
+    output whose base was written raises the split error even where the op itself would
+    reject its arguments (stack on an out-of-range dim)."""
+    torch = pytest.importorskip("torch")
+    for lib in (tensorlib, torch):
+        base = lib.ones(3, 3, requires_grad=True) * 1
+        parts = base.chunk(3)
+        base.mul_(2)
+        with pytest.raises(RuntimeError, match="Output 1 of SplitBackward0|Output 1 of Split"):
+            lib.stack([parts[1]], 3)
+        with pytest.raises(IndexError):
+            lib.stack([parts[1].detach()], 3)

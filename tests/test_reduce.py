@@ -834,3 +834,29 @@ def test_reduction_dims_wrap_before_the_repeat_check():
                 except (IndexError, RuntimeError) as e:
                     errs.append((type(e), str(e)))
             assert errs[0] == errs[1], (name, dims)
+
+
+def test_mean_into_a_half_type_sums_in_float32():
+    """mean(dtype=float16/bfloat16) of another dtype converts the input to float32, not to
+    the half type, as PyTorch does: a value beyond float16's range must not become inf."""
+    torch = pytest.importorskip("torch")
+    vals = [70000, -69990, 3, 1]
+    for dt in ("float16", "bfloat16"):
+        for src in ("int32", "float32", "float64"):
+            ours = tensorlib.tensor(vals, dtype=getattr(tensorlib, src)).mean(
+                dtype=getattr(tensorlib, dt))
+            theirs = torch.tensor(vals, dtype=getattr(torch, src)).mean(dtype=getattr(torch, dt))
+            assert ours.dtype is getattr(tensorlib, dt)
+            assert ours.item() == theirs.item() == float(theirs.float())
+
+
+@pytest.mark.parametrize("dim", [None, 1])
+def test_prod_of_an_empty_input_has_a_gradient_with_history(dim):
+    """Under create_graph the gradient of prod over an empty input is built from the input
+    and result (PyTorch's division form), so it has a history, as PyTorch's does."""
+    torch = pytest.importorskip("torch")
+    for lib in (tensorlib, torch):
+        x = lib.ones(0, 4, requires_grad=True)
+        y = lib.prod(x) if dim is None else lib.prod(x, dim=dim, keepdim=True)
+        (g,) = lib.autograd.grad(y.sum(), x, create_graph=True)
+        assert tuple(g.shape) == (0, 4) and g.requires_grad

@@ -322,6 +322,18 @@ cdef int _read_history(object x) except -1:
     return 0
 
 
+cdef int _read_histories(tuple args) except -1:
+    """_read_history of each argument (a tensor, or a list/tuple of them) that requires grad:
+    a recorded op's inputs, before the op runs (the generated ``_call_<op>``)."""
+    for a in args:
+        if isinstance(a, (list, tuple)):
+            for v in a:
+                _read_history(v)
+        else:
+            _read_history(a)
+    return 0
+
+
 cdef TensorBase _history_first(TensorBase t):
     """t, its history read first while grad mode is on: PyTorch composes some ops without a
     derivative of their own from differentiable ones (isfinite from abs, argsort from sort),
@@ -1000,7 +1012,7 @@ def _pow_backward_self(grad, self, exponent):
     # (a zero exponent gives a zero gradient, but PyTorch's test leaves out False: the
     # formula then gives 0 * self ** -1, NaN at 0)
     if not isinstance(exponent, (TensorBase, bool)) and exponent == 0:
-        return grad * 0
+        return _zeros_grad(grad)
     return grad * (exponent * self ** (exponent - 1))
 
 

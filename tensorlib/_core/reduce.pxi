@@ -266,7 +266,13 @@ cdef DType _mean_dtype(TensorBase x, object dtype, str op):
 
 cdef TensorBase _mean(TensorBase x, object dim, bint keepdim, object dtype, object out):
     cdef DType dt = _mean_dtype(x, dtype, "mean")
-    x = _as_dtype_arg(x, dt)
+    if (dt.code == DT_FLOAT16 or dt.code == DT_BFLOAT16) and x._dtype is not dt:
+        # PyTorch's mean into a half type converts other inputs to float32, not to the half
+        # type (whose range a large input or partial sum would overflow); the sum is float
+        # either way and rounds to dt once
+        x = _as_dtype_arg(x, dtype_of(DT_FLOAT32))
+    else:
+        x = _as_dtype_arg(x, dt)
     cdef list mask = _reduce_mask(x, dim, "mean")
     return _into_out(_reduce(x, mask, keepdim, TL_R_SUM, dt, TL_POST_DIV,
                              <double>_reduced_count(x, mask)), out, "mean")
@@ -638,8 +644,8 @@ def _prod_backward(grad, self, result, dim, keepdim):
     sizes = tuple(self.shape)
     if self.dim() == 0:
         return grad.reshape(())
-    if self.numel() == 0:
-        return _GENERATED_FUNCTIONS["zeros_like"](self)
+    # (an empty input takes the division form too, as in PyTorch: under create_graph its
+    # gradient then has a history)
     if dim is None:
         if not _has_zero(self):
             return grad * result / self

@@ -155,6 +155,7 @@ cdef int _set_history_inplace(object result, Node n) except -1
 cdef int _check_out_no_grad(str op, tuple inputs) except -1
 cdef int _check_view_rebase(object t) except -1
 cdef int _read_history(object x) except -1
+cdef int _read_histories(tuple args) except -1
 cdef TensorBase _history_first(TensorBase t)
 cdef int _mark_multi_views(object results) except -1
 

@@ -178,9 +178,11 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
     for i, (t, g) in enumerate(zip(outputs, grad_outputs)):
         if not isinstance(t, TensorBase):
             raise TypeError(f"element {i} of tensors is not a Tensor")
-        if not t.requires_grad:
+        node, nr = _C._edge(t) if t.requires_grad else (None, 0)
+        if node is None:
+            # (also a view that reads requires_grad=True with no edge of its own: made under
+            # no_grad, or of a leaf that required grad only later; PyTorch says the same)
             raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
-        node, nr = _C._edge(t)
         if g is not None and g.dtype is not t.dtype:
             g = g.to(t.dtype)       # (as any gradient entering a node: its input's dtype)
         buf = buffers.setdefault(node, [None] * node._num_outputs)

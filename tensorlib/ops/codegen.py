@@ -295,6 +295,10 @@ def emit_call(decl, params):
         cond = f"_inplace_ and ({cond})"
     lines = [f"cdef object _call_{op}({sig}{', ' if sig else ''}bint _inplace_):",
              f"    cdef bint _rec = _grad_on() and ({cond})"]
+    if diff:
+        # PyTorch's autograd layer collects every input's edge before the op checks its
+        # arguments: a stale split/unbind output (or no_grad view) raises first
+        lines.append(f"    if _rec: _read_histories(({', '.join(cnames[d] for d in diff)},))")
     if "out" in cnames:
         lines.append(f"    if _rec and c_out is not None: _check_out_no_grad('{op}', ({', '.join(cnames[d] for d in diff)},))")
     if "self" in users:

@@ -157,7 +157,7 @@ unary("abs", "SAME", "tensorlib.tensor([-1, 2]).abs().tolist()", "[1, 2]",
       node="AbsBackward0", aliases=("absolute",), backward="grad * self.sign()",
       uint8="x", int="x < 0 ? 0 - x : x", float="fabsf(x)", double="fabs(x)")
 unary("sign", "SAME", "tensorlib.tensor([-3., 0., 2.]).sign().tolist()", "[-1.0, 0.0, 1.0]",
-      node="SignBackward0", backward="grad * 0", bool="x", **_ints_floats("(x > 0) - (x < 0)"))
+      node="SignBackward0", backward="_zeros_grad(grad)", bool="x", **_ints_floats("(x > 0) - (x < 0)"))
 unary("reciprocal", "FLOAT", "tensorlib.tensor([2.]).reciprocal().tolist()", "[0.5]",
       node="ReciprocalBackward0", backward="-grad * result * result", float="1 / x", double="1 / x")
 unary("square", "SAME", "tensorlib.tensor([3]).square().tolist()", "[9]",
@@ -240,11 +240,11 @@ unary("silu", "SAME", "tensorlib.tensor([0.]).silu().tolist()", "[0.0]",
       float="tl_siluf(x)", double="tl_silu(x)")
 # rounding: integers are already integral
 unary("floor", "SAME", "tensorlib.tensor([1.5, -1.5]).floor().tolist()", "[1.0, -2.0]",
-      node="FloorBackward0", backward="grad * 0", int="x", float="floorf(x)", double="floor(x)")
+      node="FloorBackward0", backward="_zeros_grad(grad)", int="x", float="floorf(x)", double="floor(x)")
 unary("ceil", "SAME", "tensorlib.tensor([1.5, -1.5]).ceil().tolist()", "[2.0, -1.0]",
-      node="CeilBackward0", backward="grad * 0", int="x", float="ceilf(x)", double="ceil(x)")
+      node="CeilBackward0", backward="_zeros_grad(grad)", int="x", float="ceilf(x)", double="ceil(x)")
 unary("trunc", "SAME", "tensorlib.tensor([1.5, -1.5]).trunc().tolist()", "[1.0, -1.0]",
-      node="TruncBackward0", aliases=("fix",), backward="grad * 0",
+      node="TruncBackward0", aliases=("fix",), backward="_zeros_grad(grad)",
       int="x", float="truncf(x)", double="trunc(x)")
 unary("isnan", "BOOL_OUT", "tensorlib.tensor([float('nan'), 1.]).isnan().tolist()", "[True, False]",
       inplace=False, bool="0", int="0", float="x != x", double="x != x")
@@ -299,9 +299,9 @@ OPS += [
        aliases=("divide", "true_divide"),
        impl="_div({self}, {other}, {rounding_mode}, {out}, {inplace})",
        node="DivBackward0", node_if=(("DivBackward2", "rounding_mode is not None"),),
-       backward={'self': '(grad / other) if rounding_mode is None else grad * 0',
-                 'other': '(-grad * self / (other * other)) if rounding_mode is None else grad * '
-                          '0'},
+       backward={'self': '(grad / other) if rounding_mode is None else _zeros_grad(grad)',
+                 'other': '(-grad * self / (other * other)) if rounding_mode is None '
+                          'else _zeros_grad(grad)'},
        doc="True division (integers give floats), "
            "or rounded with ``rounding_mode`` 'trunc'/'floor'.\n\n"
            "    >>> tensorlib.tensor([7, -7]).div(2, rounding_mode='floor').tolist()\n    [3, -4]"),
@@ -360,7 +360,7 @@ OPS += [
                        float="neg ? nearbyintf(x / ten) * ten : nearbyintf(x * ten) / ten",
                        double="neg ? nearbyint(x / ten) * ten : nearbyint(x * ten) / ten")],
        impl="_round({self}, {decimals}, {out}, {inplace})", node="RoundBackward0",
-       node_if=(("RoundBackward1", "decimals != 0"),), backward={'self': 'grad * 0'},
+       node_if=(("RoundBackward1", "decimals != 0"),), backward={'self': '_zeros_grad(grad)'},
        doc="Round half to even (to ``decimals`` places).\n\n"
            "    >>> tensorlib.tensor([0.5, 1.5, 2.567]).round(decimals=1).tolist()[2]\n    2.6"),
     op("frac", "Tensor self, *, object out=None", FMI, impl="_frac({self}, {out}, {inplace})",
