@@ -815,3 +815,29 @@ def test_a_stale_split_output_raises_before_the_op_checks_its_arguments():
             lib.stack([parts[1]], 3)
         with pytest.raises(IndexError):
             lib.stack([parts[1].detach()], 3)
+
+
+@pytest.mark.parametrize("write", ["view", "base", "none"])
+def test_view_of_a_leaf_made_before_requires_grad_joins_it_once_written(write):
+    """A view made before its leaf called requires_grad_() has no history of its own; once
+    the storage is written after that, PyTorch regenerates its grad_fn (an
+    AsStridedBackward0 to the leaf), so the gradient through it reaches the leaf."""
+    torch = pytest.importorskip("torch")
+    seen = []
+    for lib in (tensorlib, torch):
+        base = lib.tensor([1.0, 2.0, 3.0])
+        v = base[:2]
+        base.requires_grad_(True)
+        assert v.requires_grad and v.is_leaf and v.grad_fn is None
+        with lib.no_grad():
+            if write == "view":
+                v.mul_(2)
+            elif write == "base":
+                base.add_(1)
+        seen.append((v.is_leaf, type(v.grad_fn).__name__))
+        if write != "none":
+            (v * 3).sum().backward()
+            seen.append(base.grad.tolist())
+    assert seen[:len(seen) // 2] == seen[len(seen) // 2:]
+    if write != "none":
+        assert seen[0] == (False, "AsStridedBackward0") and seen[1] == [3.0, 3.0, 0.0]

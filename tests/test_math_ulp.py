@@ -562,6 +562,26 @@ def test_kernels_run_the_best_isa_clone():
         assert clone.startswith(name + ("_f32_blocks." if name == "sin" else "_f32.")), clone
 
 
+def _f64_ulp_errors(got, ref):
+    """|got - ref| in float64 ulps of ref (the subnormal spacing below the normal range);
+    an infinite ref counts as exact when got is the same infinity."""
+    with np.errstate(all="ignore"):
+        r64 = ref.astype(np.float64)
+        e = np.frexp(r64)[1]
+        ulp = np.ldexp(1.0, np.maximum(e - 53, -1074)).astype(np.longdouble)
+        err = np.abs(got.astype(np.longdouble) - ref) / ulp
+    err[np.isinf(r64) & (got == r64)] = 0
+    return err
+
+
+def _assert_specials(name, specials):
+    """Each (x, want) of a float64 function exactly, sign of zero included (NaN: any NaN)."""
+    for v, want in specials:
+        g = _math_eval(name, np.array([v]))[0]
+        assert (np.isnan(g) and np.isnan(want)) or (
+            g == want and np.signbit(g) == np.signbit(want)), (name, v, g)
+
+
 @pytest.mark.skipif(np.finfo(np.longdouble).nmant < 60, reason="needs 80-bit long double")
 def test_float64_exp_ulp():
     """float64 exp (ours, vectorized) against long double: < 0.51 ulp for normal results,
@@ -573,9 +593,7 @@ def test_float64_exp_ulp():
     with np.errstate(all="ignore"):
         ref = np.exp(x.astype(np.longdouble))
         r64 = ref.astype(np.float64)
-    e = np.frexp(r64)[1]
-    ulp = np.ldexp(1.0, np.maximum(e - 53, -1074)).astype(np.longdouble)
-    err = np.abs(got.astype(np.longdouble) - ref) / ulp
+    err = _f64_ulp_errors(got, ref)
     normal = np.isfinite(r64) & (r64 >= np.finfo(np.float64).tiny)
     assert err[normal].max() <= 0.51, x[normal][np.argmax(err[normal])]
     sub = (r64 > 0) & (r64 < np.finfo(np.float64).tiny)
@@ -583,7 +601,7 @@ def test_float64_exp_ulp():
     assert np.array_equal(got[np.isinf(r64)], r64[np.isinf(r64)])
     torch = pytest.importorskip("torch")
     theirs = torch.exp(torch.from_numpy(x)).numpy()
-    t_err = np.abs(theirs.astype(np.longdouble) - ref) / ulp
+    t_err = _f64_ulp_errors(theirs, ref)
     assert err[normal].max() <= max(t_err[normal].max(), 0.51)
 
 
@@ -610,41 +628,23 @@ def test_float64_log_ulp(name):
         ref_fn, bound = np.log1p, 1.0
     got = _math_eval(name, x)
     ref = ref_fn(x.astype(np.longdouble))
-    r64 = ref.astype(np.float64)
-    e = np.frexp(r64)[1]
-    ulp = np.ldexp(1.0, np.maximum(e - 53, -1074)).astype(np.longdouble)
-    err = np.abs(got.astype(np.longdouble) - ref) / ulp
+    err = _f64_ulp_errors(got, ref)
     assert err.max() <= bound, (x[np.argmax(err)], err.max())
     specials = {"log": [(0.0, -np.inf), (-0.0, -np.inf), (-1.0, np.nan), (np.inf, np.inf),
                         (-np.inf, np.nan), (np.nan, np.nan), (1.0, 0.0)],
                 "log1p": [(0.0, 0.0), (-0.0, -0.0), (-1.0, -np.inf), (-2.0, np.nan),
                           (np.inf, np.inf), (-np.inf, np.nan), (np.nan, np.nan),
                           (5e-324, 5e-324), (-5e-324, -5e-324)]}[name]
-    for v, want in specials:
-        g = _math_eval(name, np.array([v]))[0]
-        assert (np.isnan(g) and np.isnan(want)) or (g == want and np.signbit(g) == np.signbit(want)), (v, g)
+    _assert_specials(name, specials)
     torch = pytest.importorskip("torch")
     theirs = getattr(torch, name)(torch.from_numpy(x)).numpy()
-    t_err = np.abs(theirs.astype(np.longdouble) - ref) / ulp
-    assert err.max() <= max(t_err.max(), 1.0)
+    assert err.max() <= max(_f64_ulp_errors(theirs, ref).max(), 1.0)
 
 
 def _ld_sigmoid(x):
     xl = x.astype(np.longdouble)
     with np.errstate(all="ignore"):
         return np.where(xl >= 0, 1 / (1 + np.exp(-xl)), np.exp(xl) / (1 + np.exp(xl)))
-
-
-def _f64_ulp_errors(got, ref):
-    """|got - ref| in float64 ulps of ref (the subnormal spacing below the normal range);
-    an infinite ref counts as exact when got is the same infinity."""
-    with np.errstate(all="ignore"):
-        r64 = ref.astype(np.float64)
-        e = np.frexp(r64)[1]
-        ulp = np.ldexp(1.0, np.maximum(e - 53, -1074)).astype(np.longdouble)
-        err = np.abs(got.astype(np.longdouble) - ref) / ulp
-    err[np.isinf(r64) & (got == r64)] = 0
-    return err
 
 
 def _seams(points, k=30):
@@ -701,9 +701,7 @@ def test_float64_vectorized_ulp(name):
         ref = ref_fn(x.astype(np.longdouble))
     err = _f64_ulp_errors(got, ref)
     assert err.max() <= bound, (x[np.argmax(err)], err.max())
-    for v, want in specials:
-        g = _math_eval(name, np.array([v]))[0]
-        assert (np.isnan(g) and np.isnan(want)) or (g == want and np.signbit(g) == np.signbit(want)), (v, g)
+    _assert_specials(name, specials)
     torch = pytest.importorskip("torch")
     theirs = getattr(torch, name)(torch.from_numpy(x)).numpy()
     assert err.max() <= max(_f64_ulp_errors(theirs, ref).max(), 1.0)
@@ -762,21 +760,11 @@ def test_float64_erf_erfc_gelu_ulp(name):
     ref = _mp_ref(name, x)
     err = _f64_ulp_errors(got, ref)
     assert err.max() <= bound, (x[np.argmax(err)], err.max())
-    for v, want in specials:
-        g = _math_eval(name, np.array([v]))[0]
-        assert (np.isnan(g) and np.isnan(want)) or (g == want and np.signbit(g) == np.signbit(want)), (v, g)
+    _assert_specials(name, specials)
     torch = pytest.importorskip("torch")
     fn = {"erf": torch.erf, "erfc": torch.erfc, "gelu": torch.nn.functional.gelu}[name]
     theirs = _f64_ulp_errors(fn(torch.from_numpy(x)).numpy(), ref).max()
     assert err.max() <= max(theirs, 1.0), (err.max(), theirs)
-
-
-def _f64_ulp_err(got, ref):
-    """|got - ref| in ulps of the float64 ref (long double ref; 2^-1074 below the normals)."""
-    with np.errstate(over="ignore"):
-        e = np.frexp(ref.astype(np.float64))[1]
-    ulp = np.ldexp(1.0, np.maximum(e - 53, -1074)).astype(np.longdouble)
-    return np.abs(got.astype(np.longdouble) - ref) / ulp
 
 
 def _f64_trig_hard_cases():
@@ -829,7 +817,7 @@ def test_float64_trig_ulp(name):
     got = _math_eval(name, x)
     arr = _math_eval(name + "_n", x)
     assert np.array_equal(got.view(np.uint64), arr.view(np.uint64))
-    err = _f64_ulp_err(got, getattr(np, name)(x.astype(np.longdouble)))
+    err = _f64_ulp_errors(got, getattr(np, name)(x.astype(np.longdouble)))
     small = np.abs(x) < 2.0**28
     assert err[small].max() <= 0.6, (x[small][np.argmax(err[small])], err[small].max())
     assert err.max() <= 1.0, (x[np.argmax(err)], err.max())
@@ -838,14 +826,14 @@ def test_float64_trig_ulp(name):
         ref_h = np.array([getattr(mp, name)(mp.mpf(float(v))) for v in hard], dtype=object)
     got_h = _math_eval(name, hard)
     ref_h = np.array([np.longdouble(mp.nstr(v, 30)) for v in ref_h])
-    err_h = _f64_ulp_err(got_h, ref_h)
+    err_h = _f64_ulp_errors(got_h, ref_h)
     assert err_h.max() <= 0.6, (hard[np.argmax(err_h)], err_h.max())
     torch = pytest.importorskip("torch")
     allx = np.concatenate([x, hard])
     ref = np.concatenate([getattr(np, name)(x.astype(np.longdouble)), ref_h])
     theirs = getattr(torch, name)(torch.from_numpy(allx)).numpy()
     ours = np.concatenate([got, got_h])
-    assert _f64_ulp_err(ours, ref).max() <= max(_f64_ulp_err(theirs, ref).max(), 1.0)
+    assert _f64_ulp_errors(ours, ref).max() <= max(_f64_ulp_errors(theirs, ref).max(), 1.0)
     # blocks mixing the vector path's values with ones it leaves to libm
     mixed = RNG.uniform(-100, 100, 5000)
     mixed[::617] = [1e300, np.inf, np.nan, -2.0**28, -np.inf, 3e10, -0.0, 2.0**28 - 1, 5e-324][
@@ -858,10 +846,7 @@ def test_float64_trig_ulp(name):
     if name == "cos":
         specials = [(v, 1.0 if np.isfinite(v) else w) for v, w in specials]
     for fn in (name, name + "_n"):
-        for v, want in specials:
-            g = _math_eval(fn, np.array([v]))[0]
-            assert (np.isnan(g) and np.isnan(want)) or (
-                g == want and np.signbit(g) == np.signbit(want)), (fn, v, g)
+        _assert_specials(fn, specials)
 
 
 @pytest.mark.parametrize("name", ["sin", "cos", "tan"])
@@ -899,7 +884,7 @@ def test_float64_log2_log10_ulp(name):
                         RNG.uniform(1.38, 1.4143, 100_000), RNG.uniform(0.7071, 0.72, 100_000)])
     got = _math_eval(name, x)
     ref = getattr(np, name)(x.astype(np.longdouble))
-    err = _f64_ulp_err(got, ref)
+    err = _f64_ulp_errors(got, ref)
     assert err.max() <= 0.6, (x[np.argmax(err)], err.max())
     if name == "log2":
         k = np.arange(-1074, 1024)
@@ -909,12 +894,10 @@ def test_float64_log2_log10_ulp(name):
         np.testing.assert_array_equal(_math_eval(name, 10.0 ** n), n.astype(np.float64))
     specials = [(0.0, -np.inf), (-0.0, -np.inf), (-1.0, np.nan), (-5e-324, np.nan), (np.inf, np.inf),
                 (-np.inf, np.nan), (np.nan, np.nan), (1.0, 0.0)]
-    for v, want in specials:
-        g = _math_eval(name, np.array([v]))[0]
-        assert (np.isnan(g) and np.isnan(want)) or (g == want and np.signbit(g) == np.signbit(want)), (v, g)
+    _assert_specials(name, specials)
     torch = pytest.importorskip("torch")
     theirs = getattr(torch, name)(torch.from_numpy(x)).numpy()
-    assert err.max() <= max(_f64_ulp_err(theirs, ref).max(), 1.0)
+    assert err.max() <= max(_f64_ulp_errors(theirs, ref).max(), 1.0)
 
 
 def _pow_cases():
@@ -953,7 +936,7 @@ def test_float64_pow_ulp():
     with np.errstate(all="ignore"):
         ref = np.power(x.astype(np.longdouble), y.astype(np.longdouble))
         r64 = ref.astype(np.float64)
-    err = _f64_ulp_err(got, ref)
+    err = _f64_ulp_errors(got, ref)
     normal = np.isfinite(r64) & (np.abs(r64) >= np.finfo(np.float64).tiny)
     assert err[normal].max() <= 0.52, (x[normal][np.argmax(err[normal])],
                                        y[normal][np.argmax(err[normal])], err[normal].max())
@@ -965,7 +948,7 @@ def test_float64_pow_ulp():
     np.testing.assert_array_equal(got[exact], r64[exact])
     torch = pytest.importorskip("torch")
     theirs = torch.pow(torch.from_numpy(x), torch.from_numpy(y)).numpy()
-    t_err = _f64_ulp_err(theirs, ref)
+    t_err = _f64_ulp_errors(theirs, ref)
     assert err[normal].max() <= max(t_err[normal].max(), 1.0)
 
 

@@ -361,12 +361,18 @@ cdef bint _view_joins_history(TensorBase t):
     through the view reach that history (a split/chunk output raises there instead, as
     PyTorch's does). A view made under no_grad, or of a leaf that called requires_grad_()
     after, keeps its own flag: it reads as requiring grad, but has no history and no
-    accumulator of its own (_edge_of), so, as in PyTorch, its gradient goes nowhere."""
+    accumulator of its own (_edge_of), so, as in PyTorch, its gradient goes nowhere, until
+    the storage is written after requires_grad_(): PyTorch regenerates such a view's grad_fn
+    then (its version moved), an AsStridedBackward0 to the leaf, and so does this."""
     if not t._dtype.is_floating_point:
         return False
-    if t._view_base._grad_fn is not None and t._grad_fn is None and (
-            t._autograd_meta is None or
-            (<AutogradMeta>t._autograd_meta).creation != CREATION_NO_GRAD):
+    cdef TensorBase base = t._view_base
+    if t._grad_fn is None and (
+            (base._grad_fn is not None and (
+                t._autograd_meta is None or
+                (<AutogradMeta>t._autograd_meta).creation != CREATION_NO_GRAD)) or
+            (base._grad_fn is None and t._autograd_meta is None and
+             base._vc.rg_version != 0 and base._vc.version + 1 != base._vc.rg_version)):
         _meta(t).view_version = -1
         t._requires_grad = True
     return True

@@ -12,6 +12,8 @@ cdef enum:
 cdef class VersionCounter:
     """Shared by a tensor and all its views; bumped by every write."""
     cdef public int64_t version
+    cdef int64_t rg_version         # 1 + version when the leaf last started to require grad
+                                    # (0: never): its older views join it once written since
 
 cdef class TensorBase:
     cdef Storage _storage

@@ -1393,6 +1393,8 @@ cdef int _set_requires_grad(TensorBase t, object value) except -1:
         raise RuntimeError("you can only change requires_grad flags of leaf variables. If you "
                            "want to use a computed variable in a subgraph that doesn't require "
                            "differentiation use var_no_grad = var.detach().")
+    if v and not t._requires_grad and t._view_base is None:
+        t._vc.rg_version = t._vc.version + 1
     t._requires_grad = v
     return 0
 
