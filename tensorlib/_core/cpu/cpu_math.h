@@ -1679,6 +1679,23 @@ TL_MATH_INLINE double tl_tanh(double x)
     return tl__seld(x == x, tl__signf_d(q, x), x);
 }
 
+/* (e^r - 1 - r) / r^2 for |r| <= ln2/2, given r2 = r^2: Q of degree 10 fitted on that
+   interval (absolute error 2^-60.5 on e^r), by Estrin (a shorter dependency chain than
+   Horner's); the table-free exponential of tl_sigmoid and tl__erfc_core. */
+TL_MATH_INLINE double tl__expq_d(double r, double r2)
+{
+    double r4 = r2 * r2;
+    double q01 = tl__fma(r, 0x1.555555555555cp-3, 0.5);
+    double q23 = tl__fma(r, 0x1.111111110eb93p-7, 0x1.555555555555ep-5);
+    double q45 = tl__fma(r, 0x1.a01a01b3c77f1p-13, 0x1.6c16c16c13546p-10);
+    double q67 = tl__fma(r, 0x1.71ddef74877e4p-19, 0x1.a01a01b466414p-16);
+    double q89 = tl__fma(r, 0x1.af6d04003c0c1p-26, 0x1.27e4bf124603cp-22);
+    double q03 = tl__fma(r2, q23, q01);
+    double q47 = tl__fma(r2, q67, q45);
+    double q8a = tl__fma(r2, 0x1.1f9e187c0fe7dp-29, q89);
+    return tl__fma(r4, tl__fma(r4, q8a, q47), q03);
+}
+
 /* sigmoid: < 0.8 ulp down to the subnormals (< 0.51 but within 2^-1000 of them),
    vectorized: E = e^-|x| = 2^k (m + ml) without a table (the table's loads are scalar in
    GCC's vectors): -|x| = k ln2 + r + rl (ln2 = L1 + L2, k L1 exact; r's rounding carried
@@ -1697,16 +1714,8 @@ TL_MATH_INLINE double tl_sigmoid(double x)
     double a = tl__fma(kd, -0x1.62e42fefa3800p-1, z);       /* exact */
     double b = kd * 0x1.ef35793c76730p-45;
     double r = a - b, rl = (a - r) - b;
-    double r2 = r * r, r4 = r2 * r2;            /* Q by Estrin: a shorter dependency chain */
-    double q01 = tl__fma(r, 0x1.555555555555cp-3, 0.5);
-    double q23 = tl__fma(r, 0x1.111111110eb93p-7, 0x1.555555555555ep-5);
-    double q45 = tl__fma(r, 0x1.a01a01b3c77f1p-13, 0x1.6c16c16c13546p-10);
-    double q67 = tl__fma(r, 0x1.71ddef74877e4p-19, 0x1.a01a01b466414p-16);
-    double q89 = tl__fma(r, 0x1.af6d04003c0c1p-26, 0x1.27e4bf124603cp-22);
-    double q03 = tl__fma(r2, q23, q01);
-    double q47 = tl__fma(r2, q67, q45);
-    double q8a = tl__fma(r2, 0x1.1f9e187c0fe7dp-29, q89);
-    double q = tl__fma(r4, tl__fma(r4, q8a, q47), q03);
+    double r2 = r * r;
+    double q = tl__expq_d(r, r2);
     double pl = tl__fma(r2, q, tl__fma(rl, r, rl));          /* + rl e^r */
     double hi = 1.0 + r, lo = ((1.0 - hi) + r) + pl;
     double m = hi + lo, ml = lo - (m - hi);
@@ -1924,16 +1933,8 @@ TL_MATH_INLINE double tl__erfc_core(double a, double al, double *lo, int64_t *k)
     double ra = tl__fma(kd, -0x1.62e42fefa3800p-1, -A);       /* exact */
     double b = kd * 0x1.ef35793c76730p-45;
     double r = ra - b, rl = ((ra - r) - b) - Al;
-    double r2 = r * r, r4 = r2 * r2;            /* tl_sigmoid's Q, Estrin */
-    double q01 = tl__fma(r, 0x1.555555555555cp-3, 0.5);
-    double q23 = tl__fma(r, 0x1.111111110eb93p-7, 0x1.555555555555ep-5);
-    double q45 = tl__fma(r, 0x1.a01a01b3c77f1p-13, 0x1.6c16c16c13546p-10);
-    double q67 = tl__fma(r, 0x1.71ddef74877e4p-19, 0x1.a01a01b466414p-16);
-    double q89 = tl__fma(r, 0x1.af6d04003c0c1p-26, 0x1.27e4bf124603cp-22);
-    double q03 = tl__fma(r2, q23, q01);
-    double q47 = tl__fma(r2, q67, q45);
-    double q8a = tl__fma(r2, 0x1.1f9e187c0fe7dp-29, q89);
-    double q = tl__fma(r4, tl__fma(r4, q8a, q47), q03);
+    double r2 = r * r;
+    double q = tl__expq_d(r, r2);
     double er = tl__fma(r2, q, r);                            /* e^r - 1 */
     double pl = tl__fma(r2, q, tl__fma(rl, er, rl));         /* + rl e^r (|rl| < 2^-43) */
     double eh = 1.0 + r, el = ((1.0 - eh) + r) + pl;
