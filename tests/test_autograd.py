@@ -841,3 +841,30 @@ def test_view_of_a_leaf_made_before_requires_grad_joins_it_once_written(write):
     assert seen[:len(seen) // 2] == seen[len(seen) // 2:]
     if write != "none":
         assert seen[0] == (False, "AsStridedBackward0") and seen[1] == [3.0, 3.0, 0.0]
+
+
+@pytest.mark.parametrize("make", ["plain", "slice", "ellipsis", "0-d ellipsis"])
+def test_retain_grad_follows_a_tensor_through_an_in_place_op(make):
+    """retain_grad() keeps .grad the gradient of the tensor's current version after an
+    in-place op, for a view as for a plain tensor (a view lost it: .grad stayed None)."""
+    torch = pytest.importorskip("torch")
+    got = []
+    for lib in (tensorlib, torch):
+        a = lib.ones(3, requires_grad=True)
+        x = {"plain": lambda: a * 1, "slice": lambda: (a * 1)[1:],
+             "ellipsis": lambda: (a * 1)[...], "0-d ellipsis": lambda: (a * 1).sum()[...]}[make]()
+        x.retain_grad()
+        x.mul_(2)
+        (x * 3).sum().backward()
+        got.append((x.grad.tolist(), a.grad.tolist()))
+    assert got[0] == got[1]
+
+
+def test_cumprod_of_one_element_passes_the_gradient_through():
+    """cumprod over one element (or none) gives the incoming gradient itself, as PyTorch's
+    does: under create_graph it has no history of the input."""
+    torch = pytest.importorskip("torch")
+    for lib in (tensorlib, torch):
+        x = lib.tensor([2.0], requires_grad=True)
+        (g,) = lib.autograd.grad(x.cumprod(0).sum(), x, create_graph=True)
+        assert g.tolist() == [1.0] and not g.requires_grad

@@ -351,3 +351,15 @@ def test_setitem_check_order_matches_torch(torch):
             except Exception as e:      # the class decides; messages as PyTorch's
                 res.append(type(e))
         assert res[0] == res[1]
+
+
+def test_uint8_mask_write_checks_the_mask_shape_before_its_dtype():
+    """x[uint8_mask] = value: PyTorch checks the mask's shape (IndexError) before
+    masked_fill_ rejects the uint8 dtype (RuntimeError)."""
+    torch = pytest.importorskip("torch")
+    for lib in (tl, torch):
+        x = lib.zeros(1, 2)
+        with pytest.raises(IndexError, match="shape of the mask"):
+            x[lib.ones(1, 1, dtype=lib.uint8)] = 1.0
+        with pytest.raises(RuntimeError, match="only supports boolean masks"):
+            x[lib.ones(1, 2, dtype=lib.uint8)] = 1.0

@@ -816,6 +816,8 @@ cdef int _index_write(TensorBase r, list adv, list users, object value, bint acc
     # itself, the value any dtype); otherwise it rejects shared memory before it looks at
     # the indices
     if _is_masked_fill(adv, v, accumulate):
+        # (the mask's shape is checked before masked_fill_ looks at its dtype)
+        _check_mask_shape(r, <TensorBase>adv[0][1], adv[0][0])
         if (<TensorBase>adv[0][1])._dtype.code == DT_UINT8:
             raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with "
                                "dtype unsigned char")

@@ -763,9 +763,13 @@ cdef int _set_history_inplace(object result, Node n) except -1:
     base._requires_grad = True
     if base._autograd_meta is not None:
         (<AutogradMeta>base._autograd_meta).output_nr = 0
+    old = t._grad_fn
     t._requires_grad = True
     t._grad_fn = None
     _meta(t).view_version = -1          # stale: regenerate from the base
+    if old is not None and (<AutogradMeta>t._autograd_meta).retains_grad:
+        # its retain_grad hook moves to the regenerated node now, as for a plain tensor
+        _move_retain_hook(<Node>old, <Node>_view_grad_fn(t), 0)
     return 0
 
 
@@ -832,6 +836,9 @@ cdef object _view_grad_fn(TensorBase t):
         return t._grad_fn
     n = _new_node(AsStridedBackward0, _bw_as_strided_view, (base,))
     n._saved = _base_geometry(t, base)
+    if m.retains_grad and t._grad_fn is not None:
+        # retain_grad's hook follows the view to its regenerated node, as for a plain tensor
+        _move_retain_hook(<Node>t._grad_fn, n, m.output_nr)
     t._grad_fn = n
     t._requires_grad = True
     m.view_version = t._vc.version

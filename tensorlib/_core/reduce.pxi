@@ -662,10 +662,8 @@ def _cumprod_backward(grad, self, dim, result):
     Without zeros that is rev_cumsum(g * y)_j / x_j. With zeros: the exact O(n) form for a
     plain backward, and under create_graph the polynomial O(n^2) form, whose own derivatives
     are right at the zeros as well."""
-    if self.dim() == 0:
-        return grad
-    if self.numel() == 0:
-        return _GENERATED_FUNCTIONS["zeros_like"](self)
+    if self.numel() <= 1:
+        return grad         # (PyTorch's too: under create_graph it has no history of self)
     d = int(dim) % self.dim()
     if not _has_zero(self):
         return _rev_cumsum(grad * result, d) / self
