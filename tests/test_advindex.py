@@ -232,6 +232,20 @@ def test_getitem_errors():
         check(x[T([1, 0], tl.uint8)], X[[True, False]])
 
 
+def test_recorded_write_checks_an_empty_dim_before_the_value_dtype():
+    """PyTorch's index_put_ finds an index into a size-0 dim (IndexError) before it compares
+    the value's dtype (RuntimeError), also when the value requires grad (the recorded path)."""
+    x = tl.zeros(0, 3, dtype=tl.uint8)
+    v = tl.ones(5, dtype=tl.float64, requires_grad=True)
+    with pytest.raises(IndexError, match="index is out of bounds for dimension with size 0"):
+        x[T([[0], [1]])] = v
+    with pytest.raises(IndexError, match="index is out of bounds for dimension with size 0"):
+        x[T([[0], [1]])] = v.detach()
+    with pytest.raises(RuntimeError, match="Index put requires the source and destination "
+                                           "dtypes match, got Byte .* Double"):
+        tl.zeros(2, 3, dtype=tl.uint8)[T([1])] = v
+
+
 def test_many_dims():
     a = np.arange(2 * 3 * 2 * 2 * 3 * 2 * 2 * 2).reshape(2, 3, 2, 2, 3, 2, 2, 2)
     x = T(a)

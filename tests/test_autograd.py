@@ -719,6 +719,23 @@ def test_second_backward_through_an_inplace_write_into_a_view(retain):
             s.backward()
 
 
+@pytest.mark.parametrize("index", [[0], ([0, 1],), (slice(None), [1, 1])])
+def test_second_backward_through_an_advanced_index_given_as_lists(index):
+    """PyTorch turns a list index into tensors that IndexBackward0 saves: the first backward
+    frees them, so a second one raises even though no index was a tensor (before, the
+    lists stayed and the second backward added into .grad again)."""
+    x = tensorlib.ones(2, 3, requires_grad=True)
+    y = x[index].sum()
+    y.backward()
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        y.backward()
+    g = x.grad.clone()
+    z = x[index].sum()
+    z.backward(retain_graph=True)
+    z.backward()
+    assert (x.grad - g).tolist() == (2 * g).tolist()
+
+
 def test_views_made_under_no_grad_follow_pytorchs_rules():
     """A view made under no_grad of a tensor that requires grad reads requires_grad=True (as
     a leaf with no history: the gradient through it goes nowhere, as in PyTorch), an

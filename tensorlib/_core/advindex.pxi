@@ -1603,6 +1603,8 @@ cdef int _index_set_recorded(TensorBase t, object index, object value) except -1
         for d, it, is_mask in (<tuple>_index_put_parse(r, ind, "index_put_"))[0]:
             if is_mask:
                 _check_mask_shape(r, <TensorBase>it, d)
+            elif r._shape[d] == 0 and (<TensorBase>it)._numel > 0:
+                raise _adv_bounds_error(d, 0, 0)    # (before the dtypes, as in _adv_resolve)
         _value_tensor(v, r)                 # the dtypes must match (raises as PyTorch does)
         # the indexing result's rank: what leading size-1 dims of the value may be dropped to
         res_nd = _index_result_ndim(r, list(ind))

@@ -1248,6 +1248,13 @@ class SelectBackward0(Node):
 class IndexBackward0(Node):
     __slots__ = ()
 
+    def _release(self):
+        """The whole index goes with the graph. PyTorch turns every advanced index into
+        tensors, a list such as x[[0]] too, so a second backward through here raises even
+        when no index here is a tensor."""
+        self._saved = None
+        self._released = True
+
 
 def _bw_basic_index(Node node, tuple grads):
     cdef tuple s = _saved_of(node)
