@@ -259,7 +259,8 @@ class Program:
 
     def _run(self, step):
         outs, errs = [], []
-        writes = step.get("how") == "setitem" or str(step.get("op", "")).endswith("_")
+        writes = step.get("how") == "setitem" or str(step.get("op", "")).endswith("_") or \
+            step.get("op") in IOPERATORS
         before = [_bits(t) for t in self.pools["tl"]] if writes else None
         for key, lib in (("tl", tl), ("th", self.torch)):
             pool = self.pools[key]

@@ -246,6 +246,20 @@ def test_recorded_write_checks_an_empty_dim_before_the_value_dtype():
         tl.zeros(2, 3, dtype=tl.uint8)[T([1])] = v
 
 
+def test_write_checks_overlap_before_the_index_dtype():
+    """x[x] = v with a float x: PyTorch's index_put_ rejects the aliasing of x with the index
+    (RuntimeError) before it looks at the index's dtype (IndexError)."""
+    x = tl.ones(3)
+    with pytest.raises(RuntimeError, match="refer to a single memory location"):
+        x[x] = x
+    with pytest.raises(RuntimeError, match="refer to a single memory location"):
+        x[x] = tl.ones(3)
+    with pytest.raises(IndexError, match="tensors used as indices must be long"):
+        x[tl.ones(3)] = 1.0
+    with pytest.raises(IndexError, match="tensors used as indices must be long"):
+        x[x]
+
+
 def test_many_dims():
     a = np.arange(2 * 3 * 2 * 2 * 3 * 2 * 2 * 2).reshape(2, 3, 2, 2, 3, 2, 2, 2)
     x = T(a)

@@ -736,6 +736,19 @@ def test_second_backward_through_an_advanced_index_given_as_lists(index):
     assert (x.grad - g).tolist() == (2 * g).tolist()
 
 
+def test_div_gradient_of_the_divisor_does_not_square_it():
+    """d(a/b)/db = -(a/b)/b, formed as PyTorch forms it: b * b would overflow float32 at
+    b = 1e20 (the gradient became -0), and for a / a the two terms cancel exactly."""
+    a = tensorlib.tensor([1e20, 3.0], requires_grad=True)
+    b = tensorlib.tensor([1e20, 7.0], requires_grad=True)
+    (a / b).backward(tensorlib.ones(2))
+    want = -((np.float32([1e20, 3.0]) / np.float32([1e20, 7.0])) / np.float32([1e20, 7.0]))
+    assert b.grad.numpy().tolist() == want.tolist() and b.grad[0].item() != 0
+    x = tensorlib.tensor([0.3, 1.7, -2.9], dtype=tensorlib.bfloat16, requires_grad=True)
+    (x / x).backward(tensorlib.tensor([0.7, -1.3, 2.1], dtype=tensorlib.bfloat16))
+    assert x.grad.float().tolist() == [0.0, 0.0, 0.0]
+
+
 def test_views_made_under_no_grad_follow_pytorchs_rules():
     """A view made under no_grad of a tensor that requires grad reads requires_grad=True (as
     a leaf with no history: the gradient through it goes nowhere, as in PyTorch), an

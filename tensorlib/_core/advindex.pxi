@@ -591,8 +591,10 @@ cdef tuple _index_parse(TensorBase t, tuple index, bint check_masks=True):
                              "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
         raise IndexError(f"too many indices for tensor of dimension {t._ndim}")
     for kind, v in items:
-        if kind == IK_TENSOR and not _is_index_dtype((<TensorBase>v)._dtype.code) and \
-                (<TensorBase>v)._dtype.code != DT_BOOL and (<TensorBase>v)._dtype.code != DT_UINT8:
+        # (a write checks the indices' dtypes after the overlap of its operands, in
+        # _index_write, as PyTorch's index_put_ does)
+        if check_masks and kind == IK_TENSOR and not _is_index_dtype((<TensorBase>v)._dtype.code) \
+                and (<TensorBase>v)._dtype.code != DT_BOOL and (<TensorBase>v)._dtype.code != DT_UINT8:
             raise IndexError(_INDEX_DTYPE_MSG)
     for kind, v in items:
         if kind == IK_ELLIPSIS:
@@ -830,6 +832,8 @@ cdef int _index_write(TensorBase r, list adv, list users, object value, bint acc
     for d, it, is_mask in adv:
         if is_mask:
             _check_mask_shape(r, <TensorBase>it, d)
+        elif not _is_index_dtype((<TensorBase>it)._dtype.code):
+            raise IndexError(_INDEX_DTYPE_MSG)
     dims, B, offs, pos = _adv_resolve(r, adv, v, not strict, r)
     if v._storage is r._storage:
         v = _contiguous_copy(v)          # shares memory in a way we cannot judge: read a copy

@@ -300,7 +300,9 @@ OPS += [
        impl="_div({self}, {other}, {rounding_mode}, {out}, {inplace})",
        node="DivBackward0", node_if=(("DivBackward2", "rounding_mode is not None"),),
        backward={'self': '(grad / other) if rounding_mode is None else _zeros_grad(grad)',
-                 'other': '(-grad * self / (other * other)) if rounding_mode is None '
+                 # (self / other) / other, not self / other^2: other^2 overflows at half
+                 # the exponent range, and x / x gives exactly opposite terms
+                 'other': '(-grad * ((self / other) / other)) if rounding_mode is None '
                           'else _zeros_grad(grad)'},
        doc="True division (integers give floats), "
            "or rounded with ``rounding_mode`` 'trunc'/'floor'.\n\n"
