@@ -787,6 +787,19 @@ def test_ops_composed_from_differentiable_ones_read_stale_split_history(op):
     assert s[1].isnan().tolist() is False      # (isnan is self != self: no history read)
 
 
+def test_pow_tensor_exponent_zero_gives_a_zero_gradient():
+    """With a tensor exponent PyTorch selects 0 where the exponent is 0: an infinite base
+    (0 * inf) and a uint8 exponent at a zero base (e - 1 wraps to 255: 0 * 0 ** 255 is fine,
+    but inf ** 255 * 0 is not) give 0, not NaN."""
+    x = tensorlib.tensor([float("inf"), 0.0, 2.0, float("inf")], requires_grad=True)
+    e = tensorlib.tensor([0, 0, 3, 1], dtype=tensorlib.uint8)
+    (x ** e).backward(tensorlib.ones(4))
+    assert x.grad.tolist() == [0.0, 0.0, 12.0, 1.0]
+    h = tensorlib.tensor(float("inf"), dtype=tensorlib.float16, requires_grad=True)
+    (h ** tensorlib.tensor(0.0, dtype=tensorlib.float16)).backward()
+    assert h.grad.item() == 0.0
+
+
 def test_pow_false_exponent_gradient_is_pytorchs_formula():
     """pow(x, False) is 1, but PyTorch's zero-exponent shortcut leaves out False: the
     gradient is 0 * x ** -1 (NaN at 0 and at NaN, -0.0 for negative x)."""

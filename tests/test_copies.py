@@ -508,6 +508,28 @@ def test_tril_triu_errors():
         tl.ones(3, 1).expand(3, 3).triu_()
 
 
+def test_stack_layout_is_pytorchs_cat_then_split():
+    """stack(ts, d) for d < ndim is PyTorch's cat along d split into (len, size): the layout
+    rule sees the inputs as they are. A 3-d input whose unsqueezed view looks channels-last
+    gives a contiguous result; 4-d channels-last inputs stay so inside each slice. Against
+    torch, for every dim and both layouts."""
+    import itertools
+    torch = pytest.importorskip("torch")
+    for shape in [(4, 3, 5), (2, 3, 4, 5), (2, 1, 3, 1), (2, 3, 0, 2)]:
+        x, tx = tl.zeros(shape), torch.zeros(shape)
+        for perm in itertools.permutations(range(len(shape))):
+            y, ty = x.permute(perm), tx.permute(perm)
+            for d in range(-len(shape) - 1, len(shape) + 1):
+                for n in (1, 2):
+                    got, want = tl.stack([y] * n, d), torch.stack([ty] * n, d)
+                    assert got.shape == tuple(want.shape) and \
+                        got.stride() == want.stride(), (shape, perm, d, n)
+                    assert got._base is None
+    a = tl.arange(24.0).reshape(2, 3, 4).transpose(1, 2)
+    np.testing.assert_array_equal(tl.stack([a, a + 1], 2).numpy(),
+                                  np.stack([a.numpy(), a.numpy() + 1], 2))
+
+
 def test_cat_keeps_a_channels_last_layout_as_pytorch():
     """cat's result is channels-last (3d) when every input's strides read so by PyTorch's
     rule (ambiguous size-1 and zero-size layouts read as contiguous), else contiguous: every

@@ -2887,3 +2887,15 @@ def test_elementwise_output_strides_follow_inputs(case, fn):
     assert [s for s, n in zip(r.stride(), r.shape) if n > 1] == \
         [s for s, n in zip(t.stride(), t.shape) if n > 1]
     np.testing.assert_allclose(r.numpy(), t.numpy(), rtol=1e-6)      # (exp: within ulps)
+
+
+def test_inplace_into_an_expanded_tensor_is_refused_before_a_missing_kernel():
+    """PyTorch checks an in-place output for aliased elements before it looks for a kernel of
+    the dtypes: x ^= 1.5 on an expanded float tensor raises the overlap error, not the
+    missing bitwise_xor kernel's NotImplementedError."""
+    e = tl.zeros(1, 2).expand(3, 2)
+    with pytest.raises(RuntimeError, match="more than one element of the written-to tensor"):
+        e ^= 1.5
+    with pytest.raises(NotImplementedError, match="bitwise_xor"):
+        f = tl.zeros(3, 2)
+        f ^= 1.5

@@ -485,7 +485,23 @@ cdef TensorBase _stack(object tensors, int64_t dim, object out):
         if t.shape != first.shape:
             raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(first.shape)} "
                                f"at entry 0 and {list(t.shape)} at entry {k}")
-    return _cat([_unsqueeze(<TensorBase>x, d) for x in tensors], d, out)
+    if out is not None or d == first._ndim:
+        return _cat([_unsqueeze(<TensorBase>x, d) for x in tensors], d, out)
+    # PyTorch stacks as a cat along d and then splits d into (len(tensors), size): the layout
+    # follows the inputs as they are, so a 4-d channels-last input stays so inside each
+    # slice, and a 3-d one whose unsqueezed view would look channels-last gives a
+    # contiguous result
+    cdef TensorBase o = _cat(tensors, d, None)
+    cdef int64_t sh[MAX_DIMS + 1]
+    cdef int64_t st[MAX_DIMS + 1]
+    cdef int i
+    for i in range(o._ndim):
+        sh[i + (i > d)] = o._shape[i]
+    sh[d], sh[d + 1] = len(tensors), first._shape[d]
+    # (the strides PyTorch's view gives, size-1 dims included; o stays a tensor of its own)
+    _compute_view_strides(o, o._ndim + 1, sh, st)
+    _set_geometry(o, o._ndim + 1, sh, st)
+    return o
 
 
 cdef TensorBase _flip(TensorBase t, object dims):

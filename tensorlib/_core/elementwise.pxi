@@ -283,6 +283,16 @@ cdef inline int _check_inplace_shape(TensorBase o, int nd, const int64_t* shape)
     return 0
 
 
+cdef int _check_inplace_before_types(TensorBase o, int nd, const int64_t* shape) except -1:
+    """What PyTorch checks of an in-place op's output before it looks for a kernel of the
+    dtypes: that no two of its elements share memory (an expanded tensor), then its shape."""
+    if has_internal_overlap(o._ndim, o._shape, o._strides):
+        raise RuntimeError(
+            "unsupported operation: more than one element of the written-to tensor refers to a "
+            "single memory location. Please clone() the tensor before performing the operation.")
+    return _check_inplace_shape(o, nd, shape)
+
+
 cdef int _ew_swap(int nops, int64_t (*bst)[MAX_DIMS], const int64_t* shape, int d0,
                   int d1) noexcept:
     """Whether dim d0 (now inner) must go outside dim d1 for the output's memory order: 1 yes,
@@ -419,7 +429,7 @@ cdef TensorBase _ew(EwOp op, tuple inputs, object out, bint inplace, const void*
                 # PyTorch checks the output's shape and the cast to it before it looks for
                 # a kernel of the dtype
                 o = <TensorBase>inputs[0]
-                _check_inplace_shape(o, nd, shape)
+                _check_inplace_before_types(o, nd, shape)
                 common = result_type_codes(inputs)
                 if not can_cast_codes(common, o._dtype.code):
                     raise RuntimeError(f"result type {_torch_type_name(common)} can't be cast to "
@@ -626,7 +636,7 @@ cdef int _result_code_shapes_first(EwOp op, tuple inputs, int* loop_code, int* o
                                       tmp)
                 memcpy(shape, tmp, nd * sizeof(int64_t))
         if inplace:
-            _check_inplace_shape(<TensorBase>inputs[0], nd, shape)
+            _check_inplace_before_types(<TensorBase>inputs[0], nd, shape)
         raise
     return 0
 

@@ -1026,6 +1026,10 @@ def _pow_backward_self(grad, self, exponent):
     # formula then gives 0 * self ** -1, NaN at 0)
     if not isinstance(exponent, (TensorBase, bool)) and exponent == 0:
         return _zeros_grad(grad)
+    if isinstance(exponent, TensorBase):
+        # zero where the exponent is 0, as PyTorch selects: the formula gives NaN there for
+        # an infinite self, and for a uint8 exponent, whose e - 1 wraps to 255, at self = 0
+        return _f_where(exponent == 0, 0.0, grad * (exponent * self ** (exponent - 1)))
     return grad * (exponent * self ** (exponent - 1))
 
 
