@@ -749,6 +749,30 @@ def test_div_gradient_of_the_divisor_does_not_square_it():
     assert x.grad.float().tolist() == [0.0, 0.0, 0.0]
 
 
+def test_index_put_saves_its_indices_with_their_versions():
+    """PyTorch's IndexPutBackward0 saves the index tensors: writing a mask or an index in
+    place before backward raises its version error (before, the gradient was scattered by
+    the new values), and the indices go with the graph, so a second backward raises."""
+    x = tensorlib.zeros(3)
+    m = tensorlib.tensor([True, False, True])
+    v = tensorlib.ones(2, requires_grad=True)
+    x[m] = v
+    m[0] = False
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        x.sum().backward()
+    i = tensorlib.tensor([0, 2])
+    y = tensorlib.zeros(3).index_put((i,), v)
+    i.add_(0)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.sum().backward()
+    s = tensorlib.zeros(3).index_put((tensorlib.tensor([0, 2]),), v * 3).sum()
+    v.grad = None
+    s.backward()
+    assert v.grad.tolist() == [3.0, 3.0]
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        s.backward()
+
+
 def test_views_made_under_no_grad_follow_pytorchs_rules():
     """A view made under no_grad of a tensor that requires grad reads requires_grad=True (as
     a leaf with no history: the gradient through it goes nowhere, as in PyTorch), an

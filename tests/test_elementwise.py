@@ -2899,3 +2899,13 @@ def test_inplace_into_an_expanded_tensor_is_refused_before_a_missing_kernel():
     with pytest.raises(NotImplementedError, match="bitwise_xor"):
         f = tl.zeros(3, 2)
         f ^= 1.5
+
+
+def test_inplace_refused_for_partial_overlap_keeps_the_version():
+    """A write that raises writes nothing, its version included: x.pow_(v) with v a view
+    partly overlapping x raises PyTorch's partial-overlap error and x._version stays."""
+    x = tl.tensor([[3], [-1], [5]], dtype=tl.int32)
+    v = x.unsqueeze(1)[1]
+    with pytest.raises(RuntimeError, match="some elements of the input tensor"):
+        x.pow_(v)
+    assert x._version == 0 and x.flatten().tolist() == [3, -1, 5]

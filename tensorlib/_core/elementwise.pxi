@@ -457,12 +457,9 @@ cdef TensorBase _ew(EwOp op, tuple inputs, object out, bint inplace, const void*
         if o._storage.device is not dev:
             raise RuntimeError(f"Expected all tensors to be on the same device, but found at "
                                f"least two devices, {dev} and {o._storage.device}!")
-        # the write rules; an input that overlaps the output in a way one pass could corrupt
-        # is read through a copy
-        if untracked:
-            prepare_write_untracked(o, None)
-        else:
-            prepare_write(o, None)
+        # an input that overlaps the output in a way one pass could corrupt is read through a
+        # copy; then the write rules, whose version bump must come after the last check that
+        # can raise (a write that raises writes nothing, its version included)
         for k in range(nin):
             x = inputs[k]
             if isinstance(x, TensorBase):
@@ -474,6 +471,10 @@ cdef TensorBase _ew(EwOp op, tuple inputs, object out, bint inplace, const void*
                         "tensor before performing the operation.")
                 if i == OVERLAP_TOO_HARD:
                     inputs = inputs[:k] + (_contiguous_copy(<TensorBase>x),) + inputs[k + 1:]
+        if untracked:
+            prepare_write_untracked(o, None)
+        else:
+            prepare_write(o, None)
     # 4. the iterator
     it.nops = nin + 1
     it.ndim = nd

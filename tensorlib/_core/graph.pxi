@@ -461,6 +461,8 @@ cdef object _unpack(object x, Node node):
     if x is _RELEASED:
         raise RuntimeError(_released_error())
     if not isinstance(x, SavedTensor):
+        if isinstance(x, _SavedSeq):
+            return (<_SavedSeq>x).kind([_unpack(y, node) for y in (<_SavedSeq>x).items])
         return (<_WrappedNumber>x).value if isinstance(x, _WrappedNumber) else x
     s = <SavedTensor>x
     if s.unpack_hook is not None:
@@ -501,7 +503,7 @@ cdef object _RELEASED = object()      # a saved tensor's place after the graph w
 
 
 cdef bint _holds_tensor(object x):
-    if isinstance(x, (SavedTensor, TensorBase, _WrappedNumber)):
+    if isinstance(x, (SavedTensor, TensorBase, _WrappedNumber, _SavedSeq)):
         return True
     if isinstance(x, (tuple, list)):
         for y in x:
@@ -630,10 +632,33 @@ cdef int _mark_multi_views(object results) except -1:
 
 
 cdef object _save_any(object x, bint is_output):
-    """What a node keeps of an argument: a SavedTensor for tensors, the value otherwise."""
+    """What a node keeps of an argument: a SavedTensor for tensors, a _SavedSeq for a list or
+    tuple holding tensors (index_put's indices), the value otherwise."""
     if isinstance(x, TensorBase):
         return _save(x, is_output)
+    if isinstance(x, (tuple, list)) and _has_tensor_item(x):
+        return _SavedSeq(type(x), tuple([_save(y, is_output) if isinstance(y, TensorBase) else y
+                                         for y in x]))
     return x
+
+
+cdef bint _has_tensor_item(object seq):
+    for y in seq:
+        if isinstance(y, TensorBase):
+            return True
+    return False
+
+
+cdef class _SavedSeq:
+    """A list or tuple of tensors a node saved, each tensor with its version (PyTorch saves a
+    TensorList so): writing one in place before backward raises, and the whole sequence is
+    freed with the graph. Unpacked as the sequence type it was (index_put's own tuple)."""
+    cdef readonly object kind
+    cdef readonly tuple items
+
+    def __cinit__(self, kind, tuple items):
+        self.kind = kind
+        self.items = items
 
 
 cdef class _WrappedNumber:
