@@ -24,7 +24,7 @@
    built on it; log and log1p are ours, vectorized (< 0.9 / < 1 ulp); expm1, tanh and
    sigmoid are ours, vectorized, without a table (bound / measured, PyTorch 2.13's max on
    the same inputs in parentheses: expm1 0.65 / 0.58 (1.0), tanh 0.6 / 0.55 (0.75),
-   sigmoid 0.8 / 0.76 (2.2 over [-700, 40], and it flushes below), relative accuracy kept
+   sigmoid 1.0 / 0.90 (2.2 over [-700, 40], and it flushes below), relative accuracy kept
    down to the subnormals, C99 special values); log2 and log10 are ours, vectorized (log's
    reduction with double-double terms, bound 0.6 / measured 0.562 (PyTorch 0.5005) and
    0.6 / 0.533 (0.503), against long double); sin, cos and tan are ours for |x| < 2^28
@@ -49,8 +49,8 @@
    Bound (enforced by the tests) / measured max (PyTorch 2.13's max on the same inputs):
      exp 0.55 / 0.541 (0.557)   exp2 0.9 / 0.80 (0.88)      expm1 1.0 / 0.72 (1.0)
      log 1.0 / 0.75 (0.80)      log2 0.51 / 0.501 (0.528)   log10 0.51 / 0.501 (0.541)
-     log1p 1.0 / 0.77 (1.0)     tanh 0.51 / 0.502 (0.513)   sigmoid 2.5 / 2.41 (2e6)
-     erf 0.65 / 0.622 (0.723)   erfc 0.6 / 0.517 (0.82)      silu 3.2 / 3.11 (2e7)
+     log1p 1.0 / 0.77 (1.0)     tanh 0.51 / 0.502 (0.513)   sigmoid 1.6 / 1.50 (2e6)
+     erf 0.65 / 0.622 (0.723)   erfc 0.6 / 0.517 (0.82)      silu 1.75 / 1.64 (2e7)
      gelu 2.5 / 2.37 (2e7)      gelu_tanh 1.25 / 1.06 (2e7) softplus 1.5 / 1.15 (1.5)
      sin, cos 0.51 / 0.500 (0.601) and tan 0.51 / 0.500 (0.935), for EVERY float (exact
                                 Payne-Hanek range reduction above 2^20, Cody-Waite below)
@@ -61,8 +61,9 @@
    (PyTorch's 2e6..2e7 are its sigmoid/silu/gelu tails, flushed or cancelled; ours keep
    these relative bounds down into the far tails and the subnormals. Over x in [-87, 30],
    where it does not flush, PyTorch's sigmoid measures 2.47 and its silu 2.40, and its gelu
-   2.4 on [-1, 1]: sigmoid, silu and gelu are computed in float, with fused multiply-adds,
-   for speed, at about its accuracy.)
+   2.4 on [-1, 1]: gelu is computed in float, with fused multiply-adds, for speed, at about
+   its accuracy; sigmoid and silu, in float too, carry 1 + e^-x exactly and correct the
+   quotient by its residual, so only e^-x's own rounding is left.)
    (gelu, gelu_tanh, silu, sigmoid and erfc keep these relative bounds down into their
    far tails and the subnormals, where 1 + erf or 1 + tanh forms cancel.)
    Special values follow C99 Annex F: NaN propagates, exp(-inf) = 0, overflow gives inf,
@@ -778,58 +779,70 @@ TL_MATH_INLINE float tl__sigmoid_hl(float ah, float al, int pos, int32_t s, floa
     return q;
 }
 
-/* e^-(a + al) for a in [0, 110], |al| < 2^-20 a, as p 2^k, k = -round(a / ln2), 2^k
-   returned as two normal factors *s1 *s2 (k down to -159): r = -a - k ln2 - al (ln2 in two parts, the first product exact),
-   |r| <= ln2/2, p = e^r = 1 + r + r^2 Q(r) (Q of degree 4, relative error 2^-27.8), with
-   fused multiply-adds: p within about 1 ulp. All float (twice the lanes of the
-   double-precision kernels), for the activations where speed matters more than the last
-   ulp. A NaN a gives a NaN p. */
-TL_MATH_INLINE float tl__expneg_fast(float a, float al, float *s1, float *s2)
+/* The common part of the float sigmoid and silu: 1 / (1 + e^-x) = N / (S + e) for x in
+   [-110, 30] (NaN passes through), S = N + P rounded, e its error, *inv = 1 / S rounded.
+   Branch-free and select-free: j = round(x / ln2) from the rounding constant's bits;
+   r = x - j ln2 (ln2 in two parts, the first product exact), |r| <= ln2/2; P = 2^32 e^-r
+   by Horner with fused multiply-adds, e^-r = 1 - r + r^2 Q(-r), the coefficients scaled
+   by 2^32 (Q of degree 4, relative error 2^-27.8; P within about 0.7 ulp); N = 2^(32 + j)
+   straight from those bits, a normal number, or 0 where j = -159 (x < -109.87): N / (N +
+   P) = 1 / (1 + 2^-j e^-r) with nothing under- or overflowing. e by Fast2Sum, P taken as
+   the larger: exact for x <= ln2/2, off by less than 2^-25 of S above (where P < N). */
+TL_MATH_INLINE float tl__sigmoid_nse(float xc, float *s, float *e, float *inv)
 {
-    float t = tl__fmaf(a, -0x1.715476p+0f, 0x1.8p23f);    /* 1.5 2^23 + k */
-    float kf = t - 0x1.8p23f;
-    float r = tl__fmaf(kf, -0x1.62e4p-1f, -a);            /* exact */
-    r = tl__fmaf(kf, -0x1.7f7d1cp-20f, r) - al;
-    float q = 0x1.6a4748p-10f;
-    q = tl__fmaf(q, r, 0x1.1239a4p-7f);
-    q = tl__fmaf(q, r, 0x1.5558b6p-5f);
-    q = tl__fmaf(q, r, 0x1.555492p-3f);
-    q = tl__fmaf(q, r, 0x1.fffffcp-2f);
-    int32_t k = (int32_t)(tl__fbits(t) - tl__fbits(0x1.8p23f)), k1 = k >> 1;
-    *s1 = tl__pow2f(k1);
-    *s2 = tl__pow2f(k - k1);
-    float h = 1.0f + r;
-    return h + tl__fmaf(r * r, q, (1.0f - h) + r);        /* 1 + r = h + ((1 - h) + r) */
+    float t = tl__fmaf(xc, 0x1.715476p+0f, 0x1.8p23f + 159.0f);   /* 1.5 2^23 + 159 + j */
+    float jf = t - (0x1.8p23f + 159.0f);
+    float r = tl__fmaf(jf, -0x1.62e4p-1f, xc);           /* exact */
+    r = tl__fmaf(jf, -0x1.7f7d1cp-20f, r);
+    float q = 0x1.6a4748p+22f;
+    q = tl__fmaf(q, r, -0x1.1239a4p+25f);
+    q = tl__fmaf(q, r, 0x1.5558b6p+27f);
+    q = tl__fmaf(q, r, -0x1.555492p+29f);
+    q = tl__fmaf(q, r, 0x1.fffffcp+30f);
+    q = tl__fmaf(q, r, -0x1p32f);
+    float p = tl__fmaf(q, r, 0x1p32f);
+    float n = tl__bitsf(tl__fbits(t) << 23);              /* 2^(159 + j - 127) */
+    float sum = p + n;
+    *e = (p - sum) + n;                                   /* exact for x <= ln2/2 */
+    *s = sum;
+    *inv = 1.0f / sum;
+    return n;
 }
 
-/* sigmoid 1/(1+e^-x): < 2.5 ulp (PyTorch's: 2.5 for x in [-87, 30], its tail flushed
-   below), down into the subnormals (x > -103.9; 0 below), sigmoid(-inf) = 0,
-   sigmoid(+inf) = 1. (x >= 0 ? 1 : e) / (1 + e), e = e^-|x| <= 1 from tl__expneg_fast, so
-   nothing overflows; for x < 0 the quotient is formed before the scale 2^k, so a subnormal
-   result is rounded only at the end. */
+/* sigmoid 1/(1+e^-x): < 1.6 ulp (PyTorch's: 2.5 for x in [-87, 30], its tail flushed
+   below), down into the subnormals (0 below x = -103.97), sigmoid(-inf) = 0,
+   sigmoid(+inf) = 1. N / (S + e) from tl__sigmoid_nse, x clamped to [-110, 30] (sigmoid
+   rounds to 1 beyond 17.33; NaN fails both compares): q0 = N (1/S), exact but where
+   subnormal, corrected by the residual N - q0 (S + e) (its S part exact by an fma) and
+   rounded once, also into the subnormals, so the error is nearly all P's. */
 TL_MATH_INLINE float tl_sigmoidf(float x)
 {
-    float a = tl__absf(x);
-    a = tl__self(104.0f < a, 104.0f, a);                 /* NaN passes */
-    float s1, s2, p = tl__expneg_fast(a, 0.0f, &s1, &s2);
-    int pos = x >= 0.0f;
-    float q = tl__self(pos, 1.0f, p) / (1.0f + (p * s1) * s2);
-    return tl__self(pos, q, (q * s1) * s2);
+    float xc = tl__self(x < -110.0f, -110.0f, x);
+    xc = tl__self(xc > 30.0f, 30.0f, xc);
+    float s, e, inv, n = tl__sigmoid_nse(xc, &s, &e, &inv);
+    float q0 = n * inv;
+    float rem = tl__fmaf(-q0, e, tl__fmaf(-q0, s, n));
+    return tl__fmaf(rem, inv, q0);
 }
 
-/* silu x sigmoid(x): < 3.2 ulp (PyTorch's: 2.4 for x in [-87, 30], its tail flushed),
-   down into the subnormals (x > -110; -0.0 below); silu(-inf) = NaN (-inf * 0, as
-   x * sigmoid(x) gives), silu(+inf) = inf. As sigmoid: x (x >= 0 ? 1 : e) / (1 + e), x e
-   formed before the scale 2^k. */
+/* silu x sigmoid(x): < 1.75 ulp (PyTorch's: 2.4 for x in [-87, 30], its tail flushed),
+   down into the subnormals (-0.0 below x = -108.7); silu(-inf) = NaN (-inf * 0, as
+   x * sigmoid(x) gives), silu(+inf) = inf. As sigmoid, with x N (exact: N is a power of 2
+   with x N normal, or 0) for N, so the result is rounded once. x is clamped at -110 by an
+   unsigned integer min on its bits (one instruction; a NaN is carried by x N), and x > 30
+   returns x (what those lanes computed is dropped: x N may overflow there); the sign of x
+   is put back for the -0 results (x = -0, x < -109.87), which the last fma gives as +0. */
 TL_MATH_INLINE float tl_siluf(float x)
 {
-    float a = tl__absf(x);
-    a = tl__self(110.0f < a, 110.0f, a);                 /* NaN passes */
-    float s1, s2, p = tl__expneg_fast(a, 0.0f, &s1, &s2);
-    int pos = x >= 0.0f;
-    float q = (x * tl__self(pos, 1.0f, p)) / (1.0f + (p * s1) * s2);
-    float r = tl__self(pos, q, (q * s1) * s2);
-    return tl__self(x < -110.0f, x * 0.0f, r);            /* -inf: NaN, as -inf * 0 */
+    uint32_t xb = tl__fbits(x);
+    int big = x > 30.0f;
+    float xc = tl__bitsf(xb < 0xc2dc0000u ? xb : 0xc2dc0000u);
+    float s, e, inv, n = tl__sigmoid_nse(xc, &s, &e, &inv);
+    float xn = x * n, q0 = xn * inv;
+    float rem = tl__fmaf(-q0, e, tl__fmaf(-q0, s, xn));
+    uint32_t qb = tl__fbits(tl__fmaf(rem, inv, q0)) | (tl__fbits(x) & 0x80000000u);   /* -0 */
+    uint32_t m = (uint32_t)0 - (uint32_t)big;
+    return tl__bitsf(qb ^ ((qb ^ tl__fbits(x)) & m));     /* big ? x : q, in 2 instructions */
 }
 
 /* sinh: < 1 ulp. |x| < 1: x + x^3 P(x^2) (P of degree 3, relative error 2^-31); above:
@@ -1696,40 +1709,36 @@ TL_MATH_INLINE double tl__expq_d(double r, double r2)
     return tl__fma(r4, tl__fma(r4, q8a, q47), q03);
 }
 
-/* sigmoid: < 0.8 ulp down to the subnormals (< 0.51 but within 2^-1000 of them),
-   vectorized: E = e^-|x| = 2^k (m + ml) without a table (the table's loads are scalar in
-   GCC's vectors): -|x| = k ln2 + r + rl (ln2 = L1 + L2, k L1 exact; r's rounding carried
-   in rl), e^(r + rl) = 1 + r + (r^2 Q(r) + rl), Q of degree 10 fitted on |r| <= ln2/2
-   (absolute error 2^-60.5); 1 + r split exactly, the sum normalized to m + ml. Then
-   sigmoid = N / (1 + E), N = 1 (x >= 0) or E (x < 0), the quotient with one division
-   (by the reciprocal) corrected by the exact residual (fma) and rounded once. The low
-   part ml underflows when E is near the subnormals (hence 0.8); 2^k in two normal
-   halves, so subnormal results are rounded once. */
+/* sigmoid: < 1 ulp down to the subnormals (measured 0.90; PyTorch 2.13's 2.2 over
+   [-700, 40], and it flushes below), vectorized, branch-free, as tl_sigmoidf: x clamped
+   to [-750, 40] (NaN fails both compares); j = round(x / ln2) from the rounding constant's
+   bits; u = j ln2 - x (ln2 in two parts, the first product exact; u rounded once, 2^-55
+   relative on e^u); e^u = 1 + u + u^2 Q(u) with tl__expq_d's Q (absolute error 2^-60.5),
+   e^u - 1 rounded once, and P = 2^64 e^u kept as p + pl (1 + (e^u - 1) split exactly), good
+   to about 2^-54.5; N = 2^(64 + j), a normal number, straight from the constant's bits;
+   N + p + pl = S + e (Fast2Sum, the larger first, chosen on the bits as both are >= 0; pl
+   added to the error); the quotient N / (S + e) as N (1/S) corrected by its residual (fma)
+   and rounded once, also into the subnormals. */
 TL_MATH_INLINE double tl_sigmoid(double x)
 {
-    double z = tl__bitsd(tl__dbits(x) | 0x8000000000000000u);          /* -|x| */
-    z = tl__seld(z < -746.0, -746.0, z);
-    double t = tl__fma(z, 0x1.71547652b82fep+0, 0x1.8p52);      /* 1.5 2^52 + k: k in the low bits */
-    double kd = t - 0x1.8p52;
-    double a = tl__fma(kd, -0x1.62e42fefa3800p-1, z);       /* exact */
-    double b = kd * 0x1.ef35793c76730p-45;
-    double r = a - b, rl = (a - r) - b;
-    double r2 = r * r;
-    double q = tl__expq_d(r, r2);
-    double pl = tl__fma(r2, q, tl__fma(rl, r, rl));          /* + rl e^r */
-    double hi = 1.0 + r, lo = ((1.0 - hi) + r) + pl;
-    double m = hi + lo, ml = lo - (m - hi);
-    int64_t k = (int64_t)tl__dbits(t) - (int64_t)0x4338000000000000u;
-    int64_t k1 = k < -1000 ? -1000 : k;
-    double s1 = tl__bitsd((uint64_t)(k1 + 1023) << 52);
-    double s2 = tl__bitsd((uint64_t)(k - k1 + 1023) << 52);
-    double eh = m * s1, el = ml * s1;                  /* E, but 2^(k1 - k) E below 2^-1000 */
-    double dh = 1.0 + eh, dl = ((1.0 - dh) + eh) + el;
-    int pos = x >= 0.0;
-    double nh = tl__seld(pos, 1.0, eh), nl = tl__seld(pos, 0.0, el);
-    double inv = 1.0 / dh, q0 = nh * inv;
-    double rem = tl__fma(-q0, dh, nh) + tl__fma(-q0, dl, nl);
-    return tl__fma(rem, inv, q0) * tl__seld(pos, 1.0, s2);      /* NaN propagates */
+    double xc = tl__seld(x < -750.0, -750.0, tl__seld(x > 40.0, 40.0, x));
+    double t = tl__fma(xc, 0x1.71547652b82fep+0, 0x1.8p52 + 1087.0);  /* 1.5 2^52 + 1087 + j */
+    double jf = t - (0x1.8p52 + 1087.0);
+    double u = tl__fma(jf, 0x1.62e42fefa3800p-1, -xc);   /* exact */
+    u = tl__fma(jf, 0x1.ef35793c76730p-45, u);            /* -r = j ln2 - x */
+    double u2 = u * u;
+    double tq = tl__fma(u2, tl__expq_d(u, u2), u);         /* e^u - 1, within 2^-55 */
+    double p = tl__fma(tq, 0x1p64, 0x1p64);               /* 2^64 e^u = p + pl */
+    double pl = tl__fma(tq, 0x1p64, 0x1p64 - p);          /* exact */
+    double n = tl__bitsd(tl__dbits(t) << 52);             /* 2^(1087 + j - 1023) */
+    double sum = p + n;
+    int64_t pb = (int64_t)tl__dbits(p), nb = (int64_t)tl__dbits(n);     /* both >= 0 */
+    double big = tl__bitsd((uint64_t)(pb > nb ? pb : nb));
+    double small = tl__bitsd((uint64_t)(pb > nb ? nb : pb));
+    double e = ((big - sum) + small) + pl;                /* n + p + pl = sum + e */
+    double inv = 1.0 / sum, q0 = n * inv;
+    double rem = tl__fma(-q0, e, tl__fma(-q0, sum, n));
+    return tl__fma(rem, inv, q0);
 }
 
 /* float64 sin, cos, tan. |x| < 2^28 (TL__SIN_BIG): x = q pi/2 + r, q = rint(x 2/pi), with
