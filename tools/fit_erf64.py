@@ -1,4 +1,5 @@
-"""Fit the float64 erf / erfc / gelu coefficients of tensorlib/_core/cpu/cpu_math.h (dev tool).
+"""Fit the float64 erfc / gelu coefficients of tensorlib/_core/cpu/cpu_math.h (dev tool; erf
+has its own table of piecewise polynomials, from tools/fit_erf64_poly.py).
 
     python3 tools/fit_erf64.py        # prints the C coefficient lines and each fit's error
 

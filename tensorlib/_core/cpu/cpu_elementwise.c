@@ -198,19 +198,23 @@ TL_MATH_INLINE double pow_(double x, double y) { return tl_pow(x, y); }
 #define SHR(T, x, y) ((y) < 0 || (y) >= (T)(8 * sizeof(T)) ? (T)((x) < 0 ? -1 : 0) : (T)((x) >> (y)))
 
 /* The loops and tables generated from the declarations (build/generated/_ew_loops.h).
-   sin/cos/tan get their own tables below: the generated ones are renamed here. */
+   sin/cos/tan and erf get their own tables below: the generated ones are renamed here. */
 #define tl_ew_sin tl_ew_sin_generic
 #define tl_ew_cos tl_ew_cos_generic
 #define tl_ew_tan tl_ew_tan_generic
+#define tl_ew_erf tl_ew_erf_generic
 #include "_ew_loops.h"
 #undef tl_ew_sin
 #undef tl_ew_cos
 #undef tl_ew_tan
+#undef tl_ew_erf
 
-/* Contiguous float32 and float64 sin/cos/tan call the block-wise array versions (the same
-   results as tl_sinf / tl_sin & co., several times faster where no |x| in a block reaches
-   2^20 / 2^28); strided operands keep the generated loop. */
-#define TRIG_BLOCKS(NAME, SUF, T, FN)                                                         \
+/* Contiguous operands of these call cpu_math.h's array versions, which return the same
+   results as the per-element functions, faster; strided operands keep the generated loop.
+   float32 and float64 sin/cos/tan: tl_sinf_n / tl_sin_n & co. (several times faster where
+   no |x| in a block reaches 2^20 / 2^28); float64 erf: tl_erf_n (its table lookups
+   vectorized, as permutes under AVX-512). */
+#define ARRAY_BLOCKS(NAME, SUF, T, FN)                                                        \
     TL_DISPATCH static void NAME##_##SUF##_blocks(char **d, const int64_t *s, int64_t n,      \
                                                   const void *extra) {                        \
         if (s[0] == sizeof(T) && s[1] == sizeof(T))                                           \
@@ -219,12 +223,14 @@ TL_MATH_INLINE double pow_(double x, double y) { return tl_pow(x, y); }
             NAME##_##SUF(d, s, n, extra);                                                     \
     }
 #define TRIG(NAME)                                                                            \
-    TRIG_BLOCKS(NAME, f32, f32, tl_##NAME##f_n)                                               \
-    TRIG_BLOCKS(NAME, f64, f64, tl_##NAME##_n)                                                \
+    ARRAY_BLOCKS(NAME, f32, f32, tl_##NAME##f_n)                                              \
+    ARRAY_BLOCKS(NAME, f64, f64, tl_##NAME##_n)                                               \
     TABLE(NAME, NULL, NULL, NULL, NULL, NULL, NULL, NAME##_f32_blocks, NAME##_f64_blocks)
 TRIG(sin)
 TRIG(cos)
 TRIG(tan)
+ARRAY_BLOCKS(erf, f64, f64, tl_erf_n)
+TABLE(erf, NULL, NULL, NULL, NULL, NULL, NULL, erf_f32, erf_f64_blocks)
 
 /* ------------------------------------------------------------------------------------------
    Kernels too irregular for one expression per dtype class */

@@ -52,6 +52,13 @@ typedef void (*tl_mt_f64)(const double *x, const double *y, double *o, int64_t n
 #define TL_MT_F32_ROW(NAME) {mt_##NAME##_f, 0, 0, 0}
 #endif
 
+/* erf_n: float64 tl_erf_n (the array version contiguous tensors run); its float32 side is
+   tl_erff per element, which has no array version. */
+TL_MATH_INLINE void tl_mt_erff_n(const float *x, float *o, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++) o[i] = tl_erff(x[i]);
+}
+
 #define TL_MT_FN(NAME, BODY, FN32, FN64)                                                    \
     TL_MT_F32(NAME, BODY, FN32)                                                             \
     TL_MT_LOOP(TL_DISPATCH, mt_##NAME##_d, double, BODY, FN64)
@@ -85,7 +92,8 @@ typedef void (*tl_mt_f64)(const double *x, const double *y, double *o, int64_t n
     X(softplus, TL_MT_BODYS, tl_softplusf, tl_softplus)    \
     X(sin_n, TL_MT_BODYN, tl_sinf_n, tl_sin_n)            \
     X(cos_n, TL_MT_BODYN, tl_cosf_n, tl_cos_n)            \
-    X(tan_n, TL_MT_BODYN, tl_tanf_n, tl_tan_n)
+    X(tan_n, TL_MT_BODYN, tl_tanf_n, tl_tan_n)            \
+    X(erf_n, TL_MT_BODYN, tl_mt_erff_n, tl_erf_n)
 
 TL_MT_TABLE(TL_MT_FN)
 
