@@ -260,6 +260,19 @@ def test_write_checks_overlap_before_the_index_dtype():
         x[x]
 
 
+def test_whole_dim_slice_keeps_the_tensor_for_the_advanced_part():
+    """x[:, mask] = x: PyTorch's subscript keeps x itself for a slice over a whole dim, so the
+    write sees x aliasing its value (a full overlap) even when x is empty; a strict slice
+    makes a view as before."""
+    x = tl.zeros(0, 0, 2, dtype=tl.int16)
+    with pytest.raises(RuntimeError, match="refer to a single memory location"):
+        x[:, T([[True, False, True]])] = x
+    y = tl.arange(6.0).reshape(2, 3)
+    y[0:2, T([0, 2])] = tl.tensor([9.0, 8.0])
+    y[1:, T([1])] = 7.0
+    assert y.tolist() == [[9.0, 1.0, 8.0], [9.0, 7.0, 8.0]]
+
+
 def test_many_dims():
     a = np.arange(2 * 3 * 2 * 2 * 3 * 2 * 2 * 2).reshape(2, 3, 2, 2, 3, 2, 2, 2)
     x = T(a)

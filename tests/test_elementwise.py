@@ -2909,3 +2909,32 @@ def test_inplace_refused_for_partial_overlap_keeps_the_version():
     with pytest.raises(RuntimeError, match="some elements of the input tensor"):
         x.pow_(v)
     assert x._version == 0 and x.flatten().tolist() == [3, -1, 5]
+
+
+def test_half_mul_div_read_a_one_element_second_operand_unrounded():
+    """PyTorch's mul and div kernels read a "scalar" second operand (a Python number or any
+    one-element tensor) in float, unrounded: half * tensor(70000) is 35000 rounded to half
+    (35008), not half(70000) = inf times the operand. Other ops, and larger operands,
+    convert it to the half type first."""
+    x = tl.tensor([0.5, 0.0, -2.0], dtype=tl.float16)
+    for b in (70000, tl.tensor(70000), tl.tensor([70000]), tl.tensor(70000.0, dtype=tl.float64)):
+        assert (x * b).tolist() == [35008.0, 0.0, float("-inf")]
+    assert (x / tl.tensor(1e-8, dtype=tl.float64)).tolist() == [float("inf"), 0.0, float("-inf")]
+    y = x.clone()
+    y *= tl.tensor(70000)
+    assert y.tolist() == [35008.0, 0.0, float("-inf")]
+    assert (tl.tensor(70000) * x)[1].isnan().item()           # (the first operand converts)
+    assert (x * tl.tensor([70000, 70000, 70000]))[1].isnan().item()
+    assert (x + tl.tensor(70000)).tolist() == [float("inf")] * 2 + [float("inf")]
+
+
+def test_out_of_a_wider_dtype_gets_the_half_rounded_result():
+    """An op computed in float16 with out= of float32 writes the float16 result cast to
+    float32 (PyTorch's), not the float32 loop's unrounded value."""
+    a = tl.tensor([0.1, 1000.3], dtype=tl.float16)
+    b = tl.tensor([0.2, 0.07], dtype=tl.float16)
+    for fn in (tl.add, tl.mul, tl.atan2):
+        o = tl.empty(2, dtype=tl.float32)
+        assert fn(a, b, out=o).tolist() == fn(a, b).float().tolist()
+    o = tl.empty(0, dtype=tl.float64)
+    assert tl.exp(a, out=o).tolist() == tl.exp(a).double().tolist() and o.shape == (2,)

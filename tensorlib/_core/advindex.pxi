@@ -568,8 +568,8 @@ cdef tuple _index_parse(TensorBase t, tuple index, bint check_masks=True):
     the advanced part. Returns (view, [(dim, tensor, is_mask), ...], [user index tensors]).
     ``check_masks``: check each mask's shape here (a write checks later, in PyTorch's order:
     see _index_write)."""
-    cdef int consumed = 0, dim = 0, ell = 0, i, m, nsel = 0
-    cdef TensorBase r = t, it
+    cdef int consumed = 0, dim = 0, ell = 0, i, m, nsel = 0, nadv = 0
+    cdef TensorBase r = t, it, sl
     cdef list items = []
     cdef list adv = []
     cdef list users = []
@@ -590,6 +590,9 @@ cdef tuple _index_parse(TensorBase t, tuple index, bint check_masks=True):
             raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
                              "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
         raise IndexError(f"too many indices for tensor of dimension {t._ndim}")
+    for kind, v in items:
+        if kind == IK_TENSOR or kind == IK_BOOL:
+            nadv += 1
     for kind, v in items:
         # (a write checks the indices' dtypes after the overlap of its operands, in
         # _index_write, as PyTorch's index_put_ does)
@@ -612,8 +615,14 @@ cdef tuple _index_parse(TensorBase t, tuple index, bint check_masks=True):
             adv.append((dim, it, False))
             dim += 1
         elif kind == IK_SLICE:
-            r = _slice(r, dim, v.start, v.stop,
-                       1 if v.step is None else _iarg(v.step, "slice", "step", 3))
+            sl = _slice(r, dim, v.start, v.stop,
+                        1 if v.step is None else _iarg(v.step, "slice", "step", 3))
+            # PyTorch's subscript keeps the tensor itself for a slice that takes a whole dim
+            # in order, so the advanced part then sees x itself (x[:, mask] = x is a full
+            # overlap even when x is empty)
+            if not (nadv and sl._offset == r._offset and sl._shape[dim] == r._shape[dim] and
+                    sl._strides[dim] == r._strides[dim]):
+                r = sl
             dim += 1
         elif kind == IK_INT:
             if v < -r._shape[dim] or v >= r._shape[dim]:

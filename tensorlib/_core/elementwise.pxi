@@ -193,22 +193,26 @@ cdef tuple _reduced_operands(EwOp op, tuple inputs, int code, bint inplace):
     """The operands of an op whose promoted dtype is float16/bfloat16, each converted to that
     dtype first (the loop computes in float32, which alone would keep int 257 or a float32
     operand's extra bits): tensors of another dtype are converted, Python numbers rounded.
-    As PyTorch, mul and the divisions (rounding modes and floor_divide too) keep a Python
-    number that is their second operand unrounded (``half * 70000`` is not inf).
+    As PyTorch, mul and the divisions (rounding modes and floor_divide too) keep their second
+    operand unrounded when it is a Python number or a one-element tensor (PyTorch's kernels
+    read such a "scalar" operand's original value in float: ``half * 70000`` and
+    ``half * tensor(70000)`` are not inf).
     The destination of an in-place op is left as it is (it is written, and the cast check
     must see its own dtype)."""
     cdef list res = None
     cdef int k
     cdef object x
     cdef DType dt = dtype_of(code)
+    cdef bint scalar_kept = (op is OP_MUL or op is OP_DIV or op is OP_DIV_TRUNC or
+                             op is OP_DIV_FLOOR)
     for k in range(1 if inplace else 0, len(inputs)):
         x = inputs[k]
         if isinstance(x, TensorBase):
-            if (<TensorBase>x)._dtype.code == code:
+            if (<TensorBase>x)._dtype.code == code or (
+                    k == 1 and scalar_kept and (<TensorBase>x)._numel == 1):
                 continue
             x = _to_dtype(<TensorBase>x, dt, False)
-        elif isinstance(x, bool) or (k == 1 and (op is OP_MUL or op is OP_DIV or
-                                                 op is OP_DIV_TRUNC or op is OP_DIV_FLOOR)):
+        elif isinstance(x, bool) or (k == 1 and scalar_kept):
             continue
         else:
             x = _round_scalar(x, code)
@@ -449,6 +453,17 @@ cdef TensorBase _ew(EwOp op, tuple inputs, object out, bint inplace, const void*
         _check_inplace_shape(o, nd, shape)
     elif out is not None:
         o = _check_out(out, dtype_of(out_code), op.name)
+        if o._dtype.code != out_code and _is_reduced(out_code):
+            # PyTorch computes in the half type and casts that rounded result to out's dtype
+            # (the float32 loop alone would hand out its unrounded values)
+            res = _ew(op, inputs, None, False, extra, loop_code, out_code, contiguous)
+            if o._storage.device is not dev:
+                raise RuntimeError(f"Expected all tensors to be on the same device, but found "
+                                   f"at least two devices, {dev} and {o._storage.device}!")
+            _resize_out(o, nd, shape)
+            prepare_write(o, <TensorBase>res)
+            _copy_into(o, <TensorBase>res)
+            return o
         _resize_out(o, nd, shape)
     else:
         o = (empty_tensor(nd, shape, dtype_of(out_code), dev) if contiguous else
