@@ -273,6 +273,36 @@ def test_whole_dim_slice_keeps_the_tensor_for_the_advanced_part():
     assert y.tolist() == [[9.0, 1.0, 8.0], [9.0, 7.0, 8.0]]
 
 
+def test_setitem_of_a_number_converts_as_pytorchs_scalar_tensor():
+    """x[i] = v makes v a tensor of x's dtype first: float32 range-checks it (RuntimeError),
+    float16/bfloat16 round it to inf, with or without grad (the recorded path used fill_'s
+    range check before)."""
+    for how in ("basic", "mask"):
+        x = tl.zeros(2, 3)
+        with pytest.raises(RuntimeError, match="cannot be converted to type float32"):
+            if how == "basic":
+                x[...] = 1e300
+            else:
+                x[x == 0] = 1e300
+    h = tl.ones(2, 3, dtype=tl.float16, requires_grad=True) * 2
+    h[...] = 2147483648
+    assert h.isinf().all().item() and h.grad_fn is not None
+    b = tl.zeros(2, dtype=tl.bfloat16)
+    b[0] = 1e300
+    assert b.tolist() == [float("inf"), 0.0]
+
+
+def test_setitem_value_with_leading_ones_is_its_own_tensor():
+    """x[idx] = x: PyTorch's subscript slices the value's leading size-1 dims off first, so
+    an empty (1, 0) x shares no memory with itself there (no error); a non-empty one does."""
+    x = tl.zeros(1, 0)
+    x[T([0, 0])] = x
+    for shape in [(1, 3), (3,)]:
+        y = tl.zeros(*shape)
+        with pytest.raises(RuntimeError, match="refer to a single memory location"):
+            y[T([0])] = y
+
+
 def test_many_dims():
     a = np.arange(2 * 3 * 2 * 2 * 3 * 2 * 2 * 2).reshape(2, 3, 2, 2, 3, 2, 2, 2)
     x = T(a)

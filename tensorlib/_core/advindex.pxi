@@ -835,7 +835,12 @@ cdef int _index_write(TensorBase r, list adv, list users, object value, bint acc
         if v._dtype is not r._dtype:
             v = _to_dtype(v, r._dtype, False)
     else:
-        _assert_no_overlap(r, v)
+        if v is r and not strict and v._ndim and v._shape[0] == 1:
+            # x[idx] = x: PyTorch's subscript hands index_put_ the value with its leading
+            # size-1 dims sliced off, a tensor of its own, so only shared memory counts
+            _assert_no_overlap(r, make_view(v, v._ndim, v._shape, v._strides, v._offset))
+        else:
+            _assert_no_overlap(r, v)
         for u in users:
             _assert_no_overlap(r, <TensorBase>u)
     for d, it, is_mask in adv:

@@ -133,6 +133,19 @@ cdef TensorBase _strip_leading_ones(TensorBase v, int ndim):
     return make_view(v, v._ndim - k, v._shape + k, v._strides + k, v._offset)
 
 
+cdef TensorBase _setitem_scalar(TensorBase dst, object value):
+    """The 0-d tensor PyTorch makes of a number before x[i] = v writes it: a floating dtype
+    rounds it (beyond float16/bfloat16's range to inf; __setitem__ has range-checked it for
+    the other dtypes, float32 included), others store it as fill_ does."""
+    cdef TensorBase s
+    if dst._dtype.is_floating_point and isinstance(value, (int, float)) and \
+            not isinstance(value, bool):
+        return _tensor_from_data(value, dst._dtype, dst._storage.device, True)
+    s = empty_tensor(0, NULL, dst._dtype, dst._storage.device)
+    _fill_raw(s, value)
+    return s
+
+
 cdef int _setitem(TensorBase t, object index, object value) except -1:
     cdef tuple idx = index if type(index) is tuple else (index,)
     if not _is_basic_only(idx):
@@ -152,9 +165,7 @@ cdef int _setitem(TensorBase t, object index, object value) except -1:
             _copy_into(dst, <TensorBase>value)
     elif dst._dtype.is_floating_point and isinstance(value, (int, float)) and \
             not isinstance(value, bool):
-        # a number goes in as a tensor would, rounded: beyond the dtype's range it becomes inf
-        # (PyTorch checks the range of floating fill_, not of x[i] = v)
-        src = _tensor_from_data(value, dst._dtype, dst._storage.device, True)
+        src = _setitem_scalar(dst, value)
         prepare_write(dst, None)
         _copy_into(dst, src)
     elif isinstance(value, (bool, int, float)) or isinstance(value, np.generic):

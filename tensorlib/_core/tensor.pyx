@@ -997,9 +997,10 @@ cdef class TensorBase:
         if isinstance(value, (int, float, np.integer, np.floating)) and \
                 not isinstance(value, (bool, np.bool_)):
             # PyTorch makes the number a tensor of self's dtype first: its overflow error wins
-            # over a bad index or an autograd error (a float must fit an integer dtype too)
+            # over a bad index or an autograd error (a float must fit an integer dtype, and
+            # float32; float16/bfloat16 round it to inf)
             _check_scalar_fits(value, self._dtype, isinstance(value, (float, np.floating)),
-                               False)
+                               self._dtype.code == DT_FLOAT32)
         if tl_grad_enabled and (_req(self) or _req(value)):
             if not _is_basic_only(index if type(index) is tuple else (index,)):
                 # an advanced index: recorded as index_put_, as PyTorch does (advindex.pxi)
@@ -1017,6 +1018,10 @@ cdef class TensorBase:
                     if stripped is not value:
                         value = value.view(stripped.shape)
                 _call_copy_(dst, value, False, True)
+            elif isinstance(value, (bool, int, float, np.generic)):
+                # fill_ with the number as PyTorch's 0-d tensor of it, not fill_(number),
+                # whose range check a half type does not get here
+                _call_fill_(dst, _setitem_scalar(<TensorBase>dst, value), True)
             else:
                 _call_fill_(dst, value, True)
             return
