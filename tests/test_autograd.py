@@ -773,6 +773,20 @@ def test_index_put_saves_its_indices_with_their_versions():
         s.backward()
 
 
+@pytest.mark.parametrize("op", ["flatten", "contiguous"])
+def test_op_handing_back_its_input_reads_no_history(op):
+    """contiguous() of a contiguous tensor and flatten() of a 1-d one give the input back, as
+    PyTorch's composites do, without reading its history: a stale unbind output passes
+    through them (and raises where a new tensor is made from it)."""
+    x = tensorlib.zeros(0, 3, requires_grad=True)
+    u = x.unbind(1)
+    with tensorlib.no_grad():
+        u[2].add_(1)
+    assert getattr(u[1], op)() is u[1]
+    with pytest.raises(RuntimeError, match="Output 1 of Unbind is a view"):
+        u[1].unsqueeze(0).flatten() if op == "flatten" else u[1].expand(2, 0).contiguous()
+
+
 def test_views_made_under_no_grad_follow_pytorchs_rules():
     """A view made under no_grad of a tensor that requires grad reads requires_grad=True (as
     a leaf with no history: the gradient through it goes nowhere, as in PyTorch), an
@@ -822,6 +836,20 @@ def test_pow_tensor_exponent_zero_gives_a_zero_gradient():
     h = tensorlib.tensor(float("inf"), dtype=tensorlib.float16, requires_grad=True)
     (h ** tensorlib.tensor(0.0, dtype=tensorlib.float16)).backward()
     assert h.grad.item() == 0.0
+
+
+def test_atan2_gradient_is_zero_where_the_squares_sum_to_zero():
+    """PyTorch's atan2 backward masks 1 / (y^2 + x^2) to 0 where the sum is 0: at the
+    origin, where the squares underflow (1e-200), and where an int64 square wraps to 0."""
+    y = tensorlib.tensor([0.0, -0.0, 1e-200, 3.0], dtype=tensorlib.float64, requires_grad=True)
+    x = tensorlib.tensor([0.0, 0.0, 1e-200, 4.0], dtype=tensorlib.float64, requires_grad=True)
+    tensorlib.atan2(y, x).backward(tensorlib.ones(4, dtype=tensorlib.float64))
+    assert y.grad.tolist() == [0.0, 0.0, 0.0, 4.0 / 25.0]
+    assert x.grad.tolist() == [0.0, 0.0, 0.0, -3.0 / 25.0]
+    o = tensorlib.tensor([-0.0], dtype=tensorlib.float64, requires_grad=True)
+    tensorlib.atan2(tensorlib.tensor([-2 ** 63]), o).backward(
+        tensorlib.tensor([-1.0], dtype=tensorlib.float64))
+    assert o.grad.tolist() == [0.0]
 
 
 def test_pow_false_exponent_gradient_is_pytorchs_formula():

@@ -1058,6 +1058,13 @@ def _pow_backward_self(grad, self, exponent):
     return grad * (exponent * self ** (exponent - 1))
 
 
+def _atan2_recip(self, other):
+    """1 / (self^2 + other^2) for atan2's gradients, 0 where that sum is 0 (PyTorch's: the
+    gradient at the origin, or where the squares underflow, is 0, not NaN)."""
+    d = self * self + other * other
+    return _f_where(d == 0, 0.0, d.reciprocal())
+
+
 def _pow_backward_exponent(grad, self, exponent, result):
     """d(self ** e)/de = result * log(self); 0 where self == 0 and e >= 0 (PyTorch)."""
     import math

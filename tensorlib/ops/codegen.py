@@ -295,10 +295,18 @@ def emit_call(decl, params):
         cond = f"_inplace_ and ({cond})"
     lines = [f"cdef object _call_{op}({sig}{', ' if sig else ''}bint _inplace_):",
              f"    cdef bint _rec = _grad_on() and ({cond})"]
+    # PyTorch's autograd layer collects every input's edge before the op checks its
+    # arguments: a stale split/unbind output (or no_grad view) raises first. An op that
+    # PyTorch composes and that may hand back its input (contiguous, flatten of one dim)
+    # reads no history when it does: its reads come after it, and only for a new result.
+    reads = []
     if diff:
-        # PyTorch's autograd layer collects every input's edge before the op checks its
-        # arguments: a stale split/unbind output (or no_grad view) raises first
-        lines.append(f"    if _rec: _read_histories(({', '.join(cnames[d] for d in diff)},))")
+        reads.append(f"_read_histories(({', '.join(cnames[d] for d in diff)},))")
+    if "self" in diff and any(p.name == "self" and p.type != "Tensor[]" for p in params):
+        reads.append("_read_history(c_self)")
+    late_reads = bool(decl.get("may_return_self"))
+    if not late_reads:
+        lines += [f"    if _rec: {r}" for r in reads]
     if "out" in cnames:
         lines.append(f"    if _rec and c_out is not None: _check_out_no_grad('{op}', ({', '.join(cnames[d] for d in diff)},))")
     if "self" in users:
@@ -308,8 +316,6 @@ def emit_call(decl, params):
         lines.append("    _orig_self = _alias_of(c_self, False) if (_rec and _inplace_) else None")
     else:
         lines.append("    _orig_self = None")
-    if "self" in diff and any(p.name == "self" and p.type != "Tensor[]" for p in params):
-        lines.append("    if _rec: _read_history(c_self)")
     if "self" in cnames:
         # an in-place op autograd records: a view that cannot take a new history raises
         # first, even when only an argument requires grad (PyTorch's check_inplace)
@@ -320,6 +326,8 @@ def emit_call(decl, params):
     lines.append("    if _trace_on(): _tr_ = _trace_enter()")
     lines.append(f"    result = {impl.format(**names)}")
     lines.append("    if _prof_on(): _op_exit(_prev_op_)")
+    if late_reads:
+        lines += [f"    if _rec and result is not c_self: {r}" for r in reads]
     names_t = "".join(f"'{p.name}', " for p in params)
     args_t = "".join(f"{p.c_name}, " for p in params)
     lines.append(f"    if _tr_ is not None: _trace_exit(_tr_, '{op}', ({names_t}'_inplace_'), "

@@ -16,7 +16,7 @@ LIKE = ("dtype? dtype=None, object layout=None, device? device=None, bool? requi
 def op(name, sig, variants=FM, impl=None, doc=None, aliases=(), node=None, view_of=None,
        backward=None, input_name="input", outputs="single", node_if=(), inplace_view=False,
        record_inplace_only=False, records_itself=False, kernels=(), operators=(), save_if=None,
-       record_if=None):
+       record_if=None, may_return_self=False):
     """One declaration. ``backward`` maps each differentiable input to its gradient formula
     (tensorlib ops over ``grad``/``grads``, the inputs, ``result`` and ``X_sizes``-style
     metadata); what the node saves is derived from it (codegen.autograd_plan).
@@ -35,13 +35,16 @@ def op(name, sig, variants=FM, impl=None, doc=None, aliases=(), node=None, view_
     holds (batch norm's running statistics, updated in place by every training step, are
     needed only by the eval-mode backward).
     ``record_if``: a condition over the arguments: the op is differentiable only when it
-    holds (``view(dtype)`` never is, ``view(shape)`` is)."""
+    holds (``view(dtype)`` never is, ``view(shape)`` is).
+    ``may_return_self``: PyTorch composes the op from others and hands back its input when
+    there is nothing to do (``contiguous`` of a contiguous tensor): the inputs' histories are
+    read only when the result is a new tensor, so a stale multi-output view passes through."""
     return dict(name=name, sig=sig, variants=variants, impl=impl, doc=doc, aliases=aliases,
                 node=node, view_of=view_of, backward=backward, input_name=input_name,
                 outputs=outputs, node_if=node_if, inplace_view=inplace_view,
                 record_inplace_only=record_inplace_only, records_itself=records_itself,
                 kernels=tuple(kernels), operators=tuple(operators), save_if=save_if or {},
-                record_if=record_if)
+                record_if=record_if, may_return_self=may_return_self)
 
 
 FMI = "function method inplace"

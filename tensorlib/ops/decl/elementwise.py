@@ -104,10 +104,9 @@ binary("minimum", "SAME",
 binary("atan2", "FLOAT",
        "round(tensorlib.atan2(tensorlib.tensor([1.]), tensorlib.tensor([1.])).item(), 4)",
        "0.7854", node="Atan2Backward0", aliases=("arctan2",), tensor_only=True,
-       # (grouped as PyTorch's: times the reciprocal, so inf and 0 meet as they do there;
-       # -self, so a bool self raises as there)
-       backward={"self": "grad * other * (self * self + other * other).reciprocal()",
-                 "other": "grad * -self * (self * self + other * other).reciprocal()"},
+       # (grouped as PyTorch's, times _atan2_recip; -self, so a bool self raises as there)
+       backward={"self": "grad * other * _atan2_recip(self, other)",
+                 "other": "grad * -self * _atan2_recip(self, other)"},
        float="tl_atan2f(x, y)", double="tl_atan2(x, y)")
 binary("bitwise_and", "INT", "tensorlib.tensor([6]).bitwise_and(3).tolist()", "[2]",
        number_self=True, no_formula=True, operators=slots("and", "same"),

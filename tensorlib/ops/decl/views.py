@@ -86,6 +86,7 @@ OPS = [
            "    >>> tensorlib.zeros(1, 3, 1).squeeze().shape\n    tensorlib.Size([3])"),
     op("flatten", "Tensor self, int start_dim=0, int end_dim=-1", node="ViewBackward0",
        node_if=(("ReshapeAliasBackward0", "not self.is_contiguous()"),), records_itself=True,
+       may_return_self=True,
        backward={'self': 'grad.reshape(self_sizes)'}, view_of="self",
        doc="Dims ``start_dim..end_dim`` merged into one (a view when possible).\n\n"
            "    >>> tensorlib.zeros(2, 3, 4).flatten(1).shape\n    tensorlib.Size([2, 12])"),
@@ -131,7 +132,7 @@ OPS = [
        doc="The same data cut from the graph (shares the version counter).\n\n"
            "    >>> tensorlib.ones(2, requires_grad=True).detach().requires_grad\n    False"),
     op("contiguous", "Tensor self, *, object memory_format=None", M, impl="_contiguous({self})",
-       node="CloneBackward0", backward={'self': 'grad'},
+       node="CloneBackward0", backward={'self': 'grad'}, may_return_self=True,
        doc="Self when already contiguous, else a contiguous copy.\n\n"
            "    >>> t = tensorlib.zeros(2, 3); t.contiguous() is t\n    True"),
     # in-place metadata changes
