@@ -290,6 +290,13 @@ def test_setitem_of_a_number_converts_as_pytorchs_scalar_tensor():
     b = tl.zeros(2, dtype=tl.bfloat16)
     b[0] = 1e300
     assert b.tolist() == [float("inf"), 0.0]
+    for dt in (tl.float32, tl.int64, tl.float16):
+        for v in (2 ** 63, -2 ** 63 - 1, 10 ** 400):
+            with pytest.raises(ValueError, match="Overflow when unpacking long long"):
+                tl.zeros(2, dtype=dt)[...] = v
+    z = tl.zeros(1, dtype=tl.int64)
+    z[0] = -2 ** 63
+    assert z.tolist() == [-2 ** 63]
 
 
 def test_setitem_value_with_leading_ones_is_its_own_tensor():

@@ -999,8 +999,11 @@ cdef class TensorBase:
             # PyTorch makes the number a tensor of self's dtype first: its overflow error wins
             # over a bad index or an autograd error (a float must fit an integer dtype, and
             # float32; float16/bfloat16 round it to inf)
-            _check_scalar_fits(value, self._dtype, isinstance(value, (float, np.floating)),
-                               self._dtype.code == DT_FLOAT32)
+            is_float = isinstance(value, (float, np.floating))
+            if not is_float and not (-0x8000000000000000 <= value <= 0x7fffffffffffffff):
+                raise ValueError("Overflow when unpacking long long")   # (PyTorch's int64 read)
+            _check_scalar_fits(value, self._dtype, is_float,
+                               is_float and self._dtype.code == DT_FLOAT32)
         if tl_grad_enabled and (_req(self) or _req(value)):
             if not _is_basic_only(index if type(index) is tuple else (index,)):
                 # an advanced index: recorded as index_put_, as PyTorch does (advindex.pxi)
