@@ -22,7 +22,9 @@ import sys
 
 import mpmath as mp
 
-mp.mp.dps = 50
+from fit_erf64 import lsq, nodes    # (Chebyshev nodes and the weighted least squares)
+
+mp.mp.dps = 50                      # (after that import, which sets its own precision)
 DEG = 13
 NI = 16
 W = mp.mpf(23) / 64
@@ -35,16 +37,6 @@ def Q(z):
         return 2 / mp.sqrt(mp.pi)
     x = mp.sqrt(z)
     return mp.erf(x) / x
-
-
-def nodes(lo, hi, n):
-    return [(lo + hi) / 2 + (hi - lo) / 2 * mp.cos(mp.pi * (k + mp.mpf(0.5)) / n) for k in range(n)]
-
-
-def lsq(ts, ys, ws, powers):
-    A = mp.matrix([[w * t ** p for p in powers] for t, w in zip(ts, ws)])
-    b = mp.matrix([w * y for y, w in zip(ys, ws)])
-    return list(mp.qr_solve(A, b)[0])
 
 
 def piece(j):
