@@ -273,6 +273,21 @@ def test_index_tensors_written_after_indexing_raise_at_backward():
         y.sum().backward()
 
 
+def test_zero_dim_mask_index_is_read_at_once():
+    """A 0-d bool (or uint8) index is a condition PyTorch reads when indexing (an unsqueeze
+    and a fresh index), so writing into it before backward is no error and changes nothing."""
+    for dtype, cond, expected in ((tensorlib.bool, True, [[1.0, 1.0], [1.0, 1.0]]),
+                                  (tensorlib.bool, False, [[0.0, 0.0], [0.0, 0.0]]),
+                                  (tensorlib.uint8, 1, [[1.0, 1.0], [1.0, 1.0]])):
+        x = tensorlib.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+        m = tensorlib.tensor(cond, dtype=dtype)
+        y = x[m]
+        assert tuple(y.shape) == ((1, 2, 2) if cond else (0, 2, 2))
+        m.zero_()
+        y.sum().backward()
+        assert x.grad.tolist() == expected
+
+
 def test_inplace_on_multi_output_view_and_no_grad_view():
     x = tensorlib.ones(4, requires_grad=True) * 1
     a, b = x.split(2)

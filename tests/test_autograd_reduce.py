@@ -262,6 +262,28 @@ def test_cumprod_second_order_at_zeros_by_hand():
     assert h.tolist() == [1.0 + 3.0 + 12.0, 0.0, 2.0 + 8.0, 6.0]
 
 
+# (input, dtype, weights, PyTorch 2.13's gradient): where a product overflows, the
+# gradient at the first zero is inf, or NaN once the overflowed running product meets the
+# masked-out weights past a second zero, exactly as PyTorch groups it
+CUMPROD_OVERFLOW = [
+    ([1e-30, 0.0, 1e30, 1e10, 0.0, 2.0], "float32", [1, 2, 3, 4, 5, 6], [1.0, NAN, 0, 0, 0, 0]),
+    ([1e-30, 0.0, 1e30, 1e10, 3.0, 2.0], "float32", [1, 2, 3, 4, 5, 6],
+     [1.0, float("inf"), 0, 0, 0, 0]),
+    ([1e30, 1e30, 0.0, 5.0, 0.0], "float32", [1, 2, 3, 4, 5], [float("inf")] * 3 + [0, 0]),
+    ([2.0, 3.0, 0.0, 4.0, 5.0, 0.0, 6.0], "float32", [1, 2, 3, 4, 5, 6, 7],
+     [7.0, 4.0, 714.0, 0, 0, 0, 0]),
+    ([0.5, 0.0, 3.0, 1e3, 70.0, 0.0], "float16", [1] * 6, [1.0, NAN, 0, 0, 0, 0]),
+]
+
+
+@pytest.mark.parametrize("values, dtype, weights, expected", CUMPROD_OVERFLOW)
+def test_cumprod_gradient_at_zeros_overflows_as_pytorch(values, dtype, weights, expected):
+    dt = getattr(tensorlib, dtype)
+    x = tensorlib.tensor(values, dtype=dt, requires_grad=True)
+    (g,) = tensorlib.autograd.grad(x.cumprod(0), x, tensorlib.tensor(weights, dtype=dt))
+    np.testing.assert_array_equal(g.float().numpy(), np.array(expected, dtype=np.float32))
+
+
 def test_prod_dtype_argument_gives_input_dtype_gradient():
     x = tensorlib.tensor([1.5, -2.0, 3.0], dtype=tensorlib.float64, requires_grad=True)
     r = x.prod(dtype=tensorlib.float32)

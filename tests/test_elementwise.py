@@ -2938,3 +2938,24 @@ def test_out_of_a_wider_dtype_gets_the_half_rounded_result():
         assert fn(a, b, out=o).tolist() == fn(a, b).float().tolist()
     o = tl.empty(0, dtype=tl.float64)
     assert tl.exp(a, out=o).tolist() == tl.exp(a).double().tolist() and o.shape == (2,)
+
+
+@pytest.mark.parametrize("name", EW_DECL.UNARY_OPS + EW_DECL.BINARY_OPS)
+def test_bool_view_of_bytes_reads_truth_values(name):
+    """A bool view of bytes other than 0 and 1 (``u8.view(bool)``) is read as its truth
+    values, as PyTorch loads a bool: every op with a bool loop gives the result of the same
+    op on the 0/1 tensor of those truth values."""
+    raw = tl.tensor([0, 1, 2, 255, 7, 128, 0, 3], dtype=tl.uint8)
+    b = raw.view(tl.bool)
+    clean = raw.ne(0)
+    other = tl.tensor([1, 1, 0, 5, 0, 64, 9, 2], dtype=tl.uint8).view(tl.bool)
+    fn = getattr(tl, name)
+    try:
+        expected = fn(clean) if name in EW_DECL.UNARY_OPS else fn(clean, other.ne(False))
+    except (RuntimeError, NotImplementedError, TypeError):
+        return                                      # no bool loop
+    got = fn(b) if name in EW_DECL.UNARY_OPS else fn(b, other)
+    assert got.dtype == expected.dtype
+    np.testing.assert_array_equal(got.numpy(), expected.numpy())   # (NaN equals NaN)
+    if got.dtype == tl.bool:                        # and the bytes written are 0 or 1
+        assert set(got.view(tl.uint8).tolist()) <= {0, 1}

@@ -1313,6 +1313,16 @@ def _bw_basic_index(Node node, tuple grads):
 _bw_advanced_index = None
 
 
+cdef object _save_index(TensorBase index):
+    """What IndexBackward0 keeps of an index tensor. A 0-d bool or uint8 index is a condition
+    read once (PyTorch's is an unsqueeze plus a fresh index tensor), so it is kept as a copy
+    and writing into it before backward is no error; any other index is saved with its
+    version."""
+    if index._ndim == 0 and (index._dtype.code == DT_BOOL or index._dtype.code == DT_UINT8):
+        return index.clone()
+    return _save(index, False)
+
+
 cdef int _record_getitem(TensorBase self, object r, object index) except -1:
     """x[index] as a differentiable op: basic indexing is a strided view of x; advanced
     indexing a gather whose backward accumulates repeated indices."""
@@ -1335,9 +1345,9 @@ cdef int _record_getitem(TensorBase self, object r, object index) except -1:
         # into one before backward raises at backward, as in PyTorch, instead of scattering
         # the gradient by the new values
         if isinstance(index, TensorBase):
-            index = _save(index, False)
+            index = _save_index(<TensorBase>index)
         elif isinstance(index, tuple):
-            index = tuple([_save(i, False) if isinstance(i, TensorBase) else i
+            index = tuple([_save_index(<TensorBase>i) if isinstance(i, TensorBase) else i
                            for i in index])
         n._saved = (tuple(self.shape), index)
         _set_history(res, n)

@@ -673,17 +673,22 @@ def _cumprod_backward(grad, self, dim, result):
 
 
 def _cumprod_backward_zeros(grad, self, int d, result):
-    """Before a slice's first zero the division form holds (later products are zero on both
-    sides); at the first zero z the gradient is sum_{i>=z} g_i * y'_i where y' is the running
-    product with x_z replaced by 1; after it, every term holds x_z = 0."""
+    """Before a slice's first zero z1 the division form holds (later products are zero on
+    both sides). At z1 the gradient is prod(x[:z1]) * sum_{z1<=i<z2} g_i * prod_{z1<k<=i} x_k
+    (z2 the second zero; later terms hold x_z2 = 0 and are left out). After z1 it is zero.
+    PyTorch's grouping, so the values that overflow (inf, or NaN where an overflowed product
+    meets a masked-out gradient) are the same."""
     where = _GENERATED_FUNCTIONS["where"]
     is0 = self == 0
     zc = is0.cumsum(d)
     before = zc == 0
-    first = is0 & (zc == 1)
-    a = where(before, _rev_cumsum(grad * result, d) / where(before, self, 1.0), 0.0)
-    y1 = where(first, 1.0, self).cumprod(d)
-    b = where(first, _rev_cumsum(grad * y1, d), 0.0)
+    from_first = zc == 1
+    first = is0 & from_first
+    between = from_first & ~first
+    w = where(before, grad * result, 0.0)
+    a = where(before, _rev_cumsum(w, d) / where(before, self, 1.0), 0.0)
+    tail = (where(between, self, 1.0).cumprod(d) * where(from_first, grad, 0.0)).sum(d, True)
+    b = where(first, tail * where(before, self, 1.0).prod(d, True), 0.0)
     return a + b
 
 

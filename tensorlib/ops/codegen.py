@@ -736,8 +736,15 @@ def kernel_loops(k):
             pre = pre.get(cls, "NONE")
         else:
             pre = f"{pre}({t})"
+        if t == "b8":
+            expr = _BOOL_OPERAND.sub(r"(\1 != 0)", expr)
         loops[t] = ("b8" if k["rule"] == "BOOL_OUT" else t, pre, expr.replace("{T}", t))
     return loops
+
+
+# A bool loop reads each operand as 0 or 1, as PyTorch loads a bool: a bool view of bytes other
+# than 0 and 1 (``u8.view(torch.bool)``) then compares, ANDs and XORs as the truth values do.
+_BOOL_OPERAND = re.compile(r"\b([xyz])\b")
 
 
 def emit_loops(k):
