@@ -35,7 +35,7 @@ TL_EW_KERNEL(tl_ew_mul_b8) {
                 const long long i = i0_ + u_ * st_;
                 if (i < d.n) {
                     const b8 x = x_[u_]; (void)x; const b8 y = y_[u_]; (void)y;
-                    ((b8*)o)[i] = (b8)(((x & y) != 0) != 0);
+                    ((b8*)o)[i] = (b8)((((x != 0) & (y != 0)) != 0) != 0);
                 }
             }
         }
@@ -45,7 +45,7 @@ TL_EW_KERNEL(tl_ew_mul_b8) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
         const b8 x = TL_LDB(1, a); const b8 y = TL_LDB(2, b);
-        tl_st<b8>(o, off[0], d.dtype[0], (b8)((x & y) != 0));
+        tl_st<b8>(o, off[0], d.dtype[0], (b8)(((x != 0) & (y != 0)) != 0));
     }
 }
 TL_EW_KERNEL(tl_ew_mul_u8) {
@@ -465,7 +465,7 @@ TL_EW_KERNEL(tl_ew_maximum_b8) {
                 const long long i = i0_ + u_ * st_;
                 if (i < d.n) {
                     const b8 x = x_[u_]; (void)x; const b8 y = y_[u_]; (void)y;
-                    ((b8*)o)[i] = (b8)(((x | y) != 0) != 0);
+                    ((b8*)o)[i] = (b8)((((x != 0) | (y != 0)) != 0) != 0);
                 }
             }
         }
@@ -475,7 +475,7 @@ TL_EW_KERNEL(tl_ew_maximum_b8) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
         const b8 x = TL_LDB(1, a); const b8 y = TL_LDB(2, b);
-        tl_st<b8>(o, off[0], d.dtype[0], (b8)((x | y) != 0));
+        tl_st<b8>(o, off[0], d.dtype[0], (b8)(((x != 0) | (y != 0)) != 0));
     }
 }
 TL_EW_KERNEL(tl_ew_maximum_u8) {
@@ -895,7 +895,7 @@ TL_EW_KERNEL(tl_ew_minimum_b8) {
                 const long long i = i0_ + u_ * st_;
                 if (i < d.n) {
                     const b8 x = x_[u_]; (void)x; const b8 y = y_[u_]; (void)y;
-                    ((b8*)o)[i] = (b8)(((x & y) != 0) != 0);
+                    ((b8*)o)[i] = (b8)((((x != 0) & (y != 0)) != 0) != 0);
                 }
             }
         }
@@ -905,7 +905,7 @@ TL_EW_KERNEL(tl_ew_minimum_b8) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
         const b8 x = TL_LDB(1, a); const b8 y = TL_LDB(2, b);
-        tl_st<b8>(o, off[0], d.dtype[0], (b8)((x & y) != 0));
+        tl_st<b8>(o, off[0], d.dtype[0], (b8)(((x != 0) & (y != 0)) != 0));
     }
 }
 TL_EW_KERNEL(tl_ew_minimum_u8) {
@@ -1469,7 +1469,7 @@ TL_EW_KERNEL(tl_ew_bitwise_and_b8) {
                 const long long i = i0_ + u_ * st_;
                 if (i < d.n) {
                     const b8 x = x_[u_]; (void)x; const b8 y = y_[u_]; (void)y;
-                    ((b8*)o)[i] = (b8)((x & y) != 0);
+                    ((b8*)o)[i] = (b8)(((x != 0) & (y != 0)) != 0);
                 }
             }
         }
@@ -1479,7 +1479,7 @@ TL_EW_KERNEL(tl_ew_bitwise_and_b8) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
         const b8 x = TL_LDB(1, a); const b8 y = TL_LDB(2, b);
-        tl_st<b8>(o, off[0], d.dtype[0], (b8)(x & y));
+        tl_st<b8>(o, off[0], d.dtype[0], (b8)((x != 0) & (y != 0)));
     }
 }
 TL_EW_KERNEL(tl_ew_bitwise_and_u8) {
@@ -1757,7 +1757,7 @@ TL_EW_KERNEL(tl_ew_bitwise_or_b8) {
                 const long long i = i0_ + u_ * st_;
                 if (i < d.n) {
                     const b8 x = x_[u_]; (void)x; const b8 y = y_[u_]; (void)y;
-                    ((b8*)o)[i] = (b8)((x | y) != 0);
+                    ((b8*)o)[i] = (b8)(((x != 0) | (y != 0)) != 0);
                 }
             }
         }
@@ -1767,7 +1767,7 @@ TL_EW_KERNEL(tl_ew_bitwise_or_b8) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
         const b8 x = TL_LDB(1, a); const b8 y = TL_LDB(2, b);
-        tl_st<b8>(o, off[0], d.dtype[0], (b8)(x | y));
+        tl_st<b8>(o, off[0], d.dtype[0], (b8)((x != 0) | (y != 0)));
     }
 }
 TL_EW_KERNEL(tl_ew_bitwise_or_u8) {
@@ -2045,7 +2045,7 @@ TL_EW_KERNEL(tl_ew_bitwise_xor_b8) {
                 const long long i = i0_ + u_ * st_;
                 if (i < d.n) {
                     const b8 x = x_[u_]; (void)x; const b8 y = y_[u_]; (void)y;
-                    ((b8*)o)[i] = (b8)((x ^ y) != 0);
+                    ((b8*)o)[i] = (b8)(((x != 0) ^ (y != 0)) != 0);
                 }
             }
         }
@@ -2055,7 +2055,7 @@ TL_EW_KERNEL(tl_ew_bitwise_xor_b8) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
         const b8 x = TL_LDB(1, a); const b8 y = TL_LDB(2, b);
-        tl_st<b8>(o, off[0], d.dtype[0], (b8)(x ^ y));
+        tl_st<b8>(o, off[0], d.dtype[0], (b8)((x != 0) ^ (y != 0)));
     }
 }
 TL_EW_KERNEL(tl_ew_bitwise_xor_u8) {
@@ -2837,7 +2837,7 @@ TL_EW_KERNEL(tl_ew_eq_b8) {
                 const long long i = i0_ + u_ * st_;
                 if (i < d.n) {
                     const b8 x = x_[u_]; (void)x; const b8 y = y_[u_]; (void)y;
-                    ((b8*)o)[i] = (b8)((x == y) != 0);
+                    ((b8*)o)[i] = (b8)(((x != 0) == (y != 0)) != 0);
                 }
             }
         }
@@ -2847,7 +2847,7 @@ TL_EW_KERNEL(tl_ew_eq_b8) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
         const b8 x = TL_LDB(1, a); const b8 y = TL_LDB(2, b);
-        tl_st<b8>(o, off[0], d.dtype[0], (b8)(x == y));
+        tl_st<b8>(o, off[0], d.dtype[0], (b8)((x != 0) == (y != 0)));
     }
 }
 TL_EW_KERNEL(tl_ew_eq_u8) {
@@ -3127,7 +3127,7 @@ TL_EW_KERNEL(tl_ew_ne_b8) {
                 const long long i = i0_ + u_ * st_;
                 if (i < d.n) {
                     const b8 x = x_[u_]; (void)x; const b8 y = y_[u_]; (void)y;
-                    ((b8*)o)[i] = (b8)((x != y) != 0);
+                    ((b8*)o)[i] = (b8)(((x != 0) != (y != 0)) != 0);
                 }
             }
         }
@@ -3137,7 +3137,7 @@ TL_EW_KERNEL(tl_ew_ne_b8) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
         const b8 x = TL_LDB(1, a); const b8 y = TL_LDB(2, b);
-        tl_st<b8>(o, off[0], d.dtype[0], (b8)(x != y));
+        tl_st<b8>(o, off[0], d.dtype[0], (b8)((x != 0) != (y != 0)));
     }
 }
 TL_EW_KERNEL(tl_ew_ne_u8) {
@@ -3417,7 +3417,7 @@ TL_EW_KERNEL(tl_ew_lt_b8) {
                 const long long i = i0_ + u_ * st_;
                 if (i < d.n) {
                     const b8 x = x_[u_]; (void)x; const b8 y = y_[u_]; (void)y;
-                    ((b8*)o)[i] = (b8)((x < y) != 0);
+                    ((b8*)o)[i] = (b8)(((x != 0) < (y != 0)) != 0);
                 }
             }
         }
@@ -3427,7 +3427,7 @@ TL_EW_KERNEL(tl_ew_lt_b8) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
         const b8 x = TL_LDB(1, a); const b8 y = TL_LDB(2, b);
-        tl_st<b8>(o, off[0], d.dtype[0], (b8)(x < y));
+        tl_st<b8>(o, off[0], d.dtype[0], (b8)((x != 0) < (y != 0)));
     }
 }
 TL_EW_KERNEL(tl_ew_lt_u8) {
@@ -3707,7 +3707,7 @@ TL_EW_KERNEL(tl_ew_le_b8) {
                 const long long i = i0_ + u_ * st_;
                 if (i < d.n) {
                     const b8 x = x_[u_]; (void)x; const b8 y = y_[u_]; (void)y;
-                    ((b8*)o)[i] = (b8)((x <= y) != 0);
+                    ((b8*)o)[i] = (b8)(((x != 0) <= (y != 0)) != 0);
                 }
             }
         }
@@ -3717,7 +3717,7 @@ TL_EW_KERNEL(tl_ew_le_b8) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
         const b8 x = TL_LDB(1, a); const b8 y = TL_LDB(2, b);
-        tl_st<b8>(o, off[0], d.dtype[0], (b8)(x <= y));
+        tl_st<b8>(o, off[0], d.dtype[0], (b8)((x != 0) <= (y != 0)));
     }
 }
 TL_EW_KERNEL(tl_ew_le_u8) {
@@ -3997,7 +3997,7 @@ TL_EW_KERNEL(tl_ew_gt_b8) {
                 const long long i = i0_ + u_ * st_;
                 if (i < d.n) {
                     const b8 x = x_[u_]; (void)x; const b8 y = y_[u_]; (void)y;
-                    ((b8*)o)[i] = (b8)((x > y) != 0);
+                    ((b8*)o)[i] = (b8)(((x != 0) > (y != 0)) != 0);
                 }
             }
         }
@@ -4007,7 +4007,7 @@ TL_EW_KERNEL(tl_ew_gt_b8) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
         const b8 x = TL_LDB(1, a); const b8 y = TL_LDB(2, b);
-        tl_st<b8>(o, off[0], d.dtype[0], (b8)(x > y));
+        tl_st<b8>(o, off[0], d.dtype[0], (b8)((x != 0) > (y != 0)));
     }
 }
 TL_EW_KERNEL(tl_ew_gt_u8) {
@@ -4287,7 +4287,7 @@ TL_EW_KERNEL(tl_ew_ge_b8) {
                 const long long i = i0_ + u_ * st_;
                 if (i < d.n) {
                     const b8 x = x_[u_]; (void)x; const b8 y = y_[u_]; (void)y;
-                    ((b8*)o)[i] = (b8)((x >= y) != 0);
+                    ((b8*)o)[i] = (b8)(((x != 0) >= (y != 0)) != 0);
                 }
             }
         }
@@ -4297,7 +4297,7 @@ TL_EW_KERNEL(tl_ew_ge_b8) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
         const b8 x = TL_LDB(1, a); const b8 y = TL_LDB(2, b);
-        tl_st<b8>(o, off[0], d.dtype[0], (b8)(x >= y));
+        tl_st<b8>(o, off[0], d.dtype[0], (b8)((x != 0) >= (y != 0)));
     }
 }
 TL_EW_KERNEL(tl_ew_ge_u8) {
@@ -4577,7 +4577,7 @@ TL_EW_KERNEL(tl_ew_logical_and_b8) {
                 const long long i = i0_ + u_ * st_;
                 if (i < d.n) {
                     const b8 x = x_[u_]; (void)x; const b8 y = y_[u_]; (void)y;
-                    ((b8*)o)[i] = (b8)(((x != 0) & (y != 0)) != 0);
+                    ((b8*)o)[i] = (b8)((((x != 0) != 0) & ((y != 0) != 0)) != 0);
                 }
             }
         }
@@ -4587,7 +4587,7 @@ TL_EW_KERNEL(tl_ew_logical_and_b8) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
         const b8 x = TL_LDB(1, a); const b8 y = TL_LDB(2, b);
-        tl_st<b8>(o, off[0], d.dtype[0], (b8)((x != 0) & (y != 0)));
+        tl_st<b8>(o, off[0], d.dtype[0], (b8)(((x != 0) != 0) & ((y != 0) != 0)));
     }
 }
 TL_EW_KERNEL(tl_ew_logical_and_u8) {
@@ -4867,7 +4867,7 @@ TL_EW_KERNEL(tl_ew_logical_or_b8) {
                 const long long i = i0_ + u_ * st_;
                 if (i < d.n) {
                     const b8 x = x_[u_]; (void)x; const b8 y = y_[u_]; (void)y;
-                    ((b8*)o)[i] = (b8)(((x != 0) | (y != 0)) != 0);
+                    ((b8*)o)[i] = (b8)((((x != 0) != 0) | ((y != 0) != 0)) != 0);
                 }
             }
         }
@@ -4877,7 +4877,7 @@ TL_EW_KERNEL(tl_ew_logical_or_b8) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
         const b8 x = TL_LDB(1, a); const b8 y = TL_LDB(2, b);
-        tl_st<b8>(o, off[0], d.dtype[0], (b8)((x != 0) | (y != 0)));
+        tl_st<b8>(o, off[0], d.dtype[0], (b8)(((x != 0) != 0) | ((y != 0) != 0)));
     }
 }
 TL_EW_KERNEL(tl_ew_logical_or_u8) {
@@ -5157,7 +5157,7 @@ TL_EW_KERNEL(tl_ew_logical_xor_b8) {
                 const long long i = i0_ + u_ * st_;
                 if (i < d.n) {
                     const b8 x = x_[u_]; (void)x; const b8 y = y_[u_]; (void)y;
-                    ((b8*)o)[i] = (b8)(((x != 0) ^ (y != 0)) != 0);
+                    ((b8*)o)[i] = (b8)((((x != 0) != 0) ^ ((y != 0) != 0)) != 0);
                 }
             }
         }
@@ -5167,7 +5167,7 @@ TL_EW_KERNEL(tl_ew_logical_xor_b8) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
         const b8 x = TL_LDB(1, a); const b8 y = TL_LDB(2, b);
-        tl_st<b8>(o, off[0], d.dtype[0], (b8)((x != 0) ^ (y != 0)));
+        tl_st<b8>(o, off[0], d.dtype[0], (b8)(((x != 0) != 0) ^ ((y != 0) != 0)));
     }
 }
 TL_EW_KERNEL(tl_ew_logical_xor_u8) {
@@ -6181,7 +6181,7 @@ TL_EW_KERNEL(tl_ew_sign_b8) {
                 const long long i = i0_ + u_ * st_;
                 if (i < d.n) {
                     const b8 x = x_[u_]; (void)x;
-                    ((b8*)o)[i] = (b8)((x) != 0);
+                    ((b8*)o)[i] = (b8)(((x != 0)) != 0);
                 }
             }
         }
@@ -6191,7 +6191,7 @@ TL_EW_KERNEL(tl_ew_sign_b8) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
         const b8 x = TL_LDB(1, a);
-        tl_st<b8>(o, off[0], d.dtype[0], (b8)(x));
+        tl_st<b8>(o, off[0], d.dtype[0], (b8)((x != 0)));
     }
 }
 TL_EW_KERNEL(tl_ew_sign_u8) {
@@ -6717,7 +6717,7 @@ TL_EW_KERNEL(tl_ew_square_b8) {
                 const long long i = i0_ + u_ * st_;
                 if (i < d.n) {
                     const b8 x = x_[u_]; (void)x;
-                    ((b8*)o)[i] = (b8)((x) != 0);
+                    ((b8*)o)[i] = (b8)(((x != 0)) != 0);
                 }
             }
         }
@@ -6727,7 +6727,7 @@ TL_EW_KERNEL(tl_ew_square_b8) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
         const b8 x = TL_LDB(1, a);
-        tl_st<b8>(o, off[0], d.dtype[0], (b8)(x));
+        tl_st<b8>(o, off[0], d.dtype[0], (b8)((x != 0)));
     }
 }
 TL_EW_KERNEL(tl_ew_square_u8) {
@@ -12763,7 +12763,7 @@ TL_EW_KERNEL(tl_ew_signbit_b8) {
                 const long long i = i0_ + u_ * st_;
                 if (i < d.n) {
                     const b8 x = x_[u_]; (void)x;
-                    ((b8*)o)[i] = (b8)((x < 0) != 0);
+                    ((b8*)o)[i] = (b8)(((x != 0) < 0) != 0);
                 }
             }
         }
@@ -12773,7 +12773,7 @@ TL_EW_KERNEL(tl_ew_signbit_b8) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
         const b8 x = TL_LDB(1, a);
-        tl_st<b8>(o, off[0], d.dtype[0], (b8)(x < 0));
+        tl_st<b8>(o, off[0], d.dtype[0], (b8)((x != 0) < 0));
     }
 }
 TL_EW_KERNEL(tl_ew_signbit_u8) {
@@ -13037,7 +13037,7 @@ TL_EW_KERNEL(tl_ew_logical_not_b8) {
                 const long long i = i0_ + u_ * st_;
                 if (i < d.n) {
                     const b8 x = x_[u_]; (void)x;
-                    ((b8*)o)[i] = (b8)((x == 0) != 0);
+                    ((b8*)o)[i] = (b8)(((x != 0) == 0) != 0);
                 }
             }
         }
@@ -13047,7 +13047,7 @@ TL_EW_KERNEL(tl_ew_logical_not_b8) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
         const b8 x = TL_LDB(1, a);
-        tl_st<b8>(o, off[0], d.dtype[0], (b8)(x == 0));
+        tl_st<b8>(o, off[0], d.dtype[0], (b8)((x != 0) == 0));
     }
 }
 TL_EW_KERNEL(tl_ew_logical_not_u8) {
@@ -13311,7 +13311,7 @@ TL_EW_KERNEL(tl_ew_bitwise_not_b8) {
                 const long long i = i0_ + u_ * st_;
                 if (i < d.n) {
                     const b8 x = x_[u_]; (void)x;
-                    ((b8*)o)[i] = (b8)((!x) != 0);
+                    ((b8*)o)[i] = (b8)((!(x != 0)) != 0);
                 }
             }
         }
@@ -13321,7 +13321,7 @@ TL_EW_KERNEL(tl_ew_bitwise_not_b8) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
         const b8 x = TL_LDB(1, a);
-        tl_st<b8>(o, off[0], d.dtype[0], (b8)(!x));
+        tl_st<b8>(o, off[0], d.dtype[0], (b8)(!(x != 0)));
     }
 }
 TL_EW_KERNEL(tl_ew_bitwise_not_u8) {
@@ -13583,7 +13583,7 @@ TL_EW_KERNEL(tl_ew_add_b8) {
                 const long long i = i0_ + u_ * st_;
                 if (i < d.n) {
                     const b8 x = x_[u_]; (void)x; const b8 y = y_[u_]; (void)y;
-                    ((b8*)o)[i] = (b8)(((x | y) != 0) != 0);
+                    ((b8*)o)[i] = (b8)((((x != 0) | (y != 0)) != 0) != 0);
                 }
             }
         }
@@ -13593,7 +13593,7 @@ TL_EW_KERNEL(tl_ew_add_b8) {
         long long off[4];
         tl_ew4_offsets(i, d, off);
         const b8 x = TL_LDB(1, a); const b8 y = TL_LDB(2, b);
-        tl_st<b8>(o, off[0], d.dtype[0], (b8)((x | y) != 0));
+        tl_st<b8>(o, off[0], d.dtype[0], (b8)(((x != 0) | (y != 0)) != 0));
     }
 }
 TL_EW_KERNEL(tl_ew_add_u8) {

@@ -440,3 +440,16 @@ def test_einsum_contraction_with_grad_matches_no_grad_values():
         assert r.requires_grad and r0.shape == r.shape
         np.testing.assert_allclose(r.detach().numpy(), r0.numpy(), rtol=1e-12)
         np.testing.assert_allclose(r0.numpy(), np.einsum(eq, A234, bb.numpy()), rtol=1e-12)
+
+
+def test_prod_of_one_element_with_zero_passes_the_gradient_itself(torch):
+    """prod over a dim of size 1 (or of a one-element tensor) holding a zero gives the
+    incoming gradient itself, as PyTorch's: under create_graph it has no history of x."""
+    for lib in (tensorlib, torch):
+        x = lib.tensor([[0.0, 2.0, 0.0]], dtype=lib.bfloat16, requires_grad=True)
+        (g,) = lib.autograd.grad(x.prod(-2), x, lib.ones(3, dtype=lib.bfloat16),
+                                 create_graph=True)
+        assert g.tolist() == [[1.0, 1.0, 1.0]] and not g.requires_grad
+        y = lib.tensor([[0.0]], dtype=lib.float64, requires_grad=True)
+        (h,) = lib.autograd.grad(y.prod(), y, create_graph=True)
+        assert h.tolist() == [[1.0]] and not h.requires_grad

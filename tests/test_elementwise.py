@@ -2278,21 +2278,72 @@ def test_inplace_on_expanded_view_matches_torch(torch):
 
 
 def test_inplace_overlap_rules():
-    """In place with an input that partly overlaps self raises; exact aliasing is fine; a
-    transposed alias is read through a copy (torch raises there: tensorlib is never
-    stricter)."""
+    """In place, PyTorch's overlap rule: an input over the output's memory in another layout
+    raises (a transposed alias too); exact aliasing is fine; a strided alias whose elements
+    interleave with the output's is read through a copy."""
+    msg = "some elements of the input tensor and the written-to"
     x = tl.arange(4.0)
-    with pytest.raises(RuntimeError, match="some elements of the input tensor and the written-to"):
+    with pytest.raises(RuntimeError, match=msg):
         x[1:].add_(x[:-1])
     x = tl.arange(4.0)
     x.mul_(x)
     assert x.tolist() == [0.0, 1.0, 4.0, 9.0]
     x = tl.arange(4.0).view(2, 2)
-    x.add_(x.t())
-    assert x.tolist() == [[0.0, 3.0], [3.0, 6.0]]
+    with pytest.raises(RuntimeError, match=msg):
+        x.add_(x.t())
+    assert x.tolist() == [[0.0, 1.0], [2.0, 3.0]] and x._version == 0    # nothing written
     x = tl.arange(4.0)
     x[::2].mul_(x[1::2])
     assert x.tolist() == [0.0, 1.0, 6.0, 3.0]
+    # an input over the output's memory raises before a missing kernel of the dtype
+    x = tl.arange(5.0)
+    with pytest.raises(RuntimeError, match=msg):
+        x ^= x[1:2]
+
+
+# (name, fn(lib) -> the write) where only PyTorch's overlap rule decides: the same memory in
+# a layout that differs in a size-1 dim's stride, or in the number of dims
+OVERLAP_WRITES = {
+    "copy_ transposed": lambda L: (lambda x: x.copy_(x.t()))(L.zeros(4, 4)),
+    "copy_ size-1 stride": lambda L: (lambda y: y.copy_(y.as_strided((3, 1), (1, 5))))(
+        L.zeros(3, 1)),
+    "copy_ fewer dims": lambda L: (lambda y: y.copy_(y.view(3)))(L.zeros(3, 1)),
+    "copy_ row of itself": lambda L: (lambda c: c.copy_(c[0]))(L.zeros(1, 3)),
+    "copy_ 0-d of itself": lambda L: (lambda a: a.copy_(a.reshape(())))(L.zeros(1, 1, 1)),
+    "copy_ dtype view": lambda L: (lambda x: x.copy_(x.view(L.int32)))(L.zeros(4)),
+    "copy_ disjoint halves": lambda L: (lambda x: x[:, :2].copy_(x[:, 2:]))(L.zeros(4, 4)),
+    "setitem () longer value": lambda L: (lambda a: a.__setitem__((), a.reshape(1, 1, 1, 1)))(
+        L.zeros(1, 1, 1)),
+    "setitem () shorter value": lambda L: (lambda a: a.__setitem__((), a.reshape(1)))(
+        L.zeros(1, 1, 1)),
+    "setitem () same shape": lambda L: (lambda a: a.__setitem__((), a))(L.zeros(1, 1, 1)),
+    "setitem () 0-d value": lambda L: (lambda a: a.__setitem__((), a.reshape(())))(
+        L.zeros(1, 1, 1)),
+    "setitem None": lambda L: (lambda a: a.__setitem__(None, a))(L.zeros(1, 1)),
+    "setitem step slice of size-1 dim": lambda L: (lambda a: a.__setitem__(
+        (Ellipsis, slice(-2, 1, 3)), a))(L.zeros(2, 1, dtype=L.float16)),
+    "setitem () unsqueezed": lambda L: (lambda a: a.__setitem__((), a.unsqueeze(0)))(L.zeros(3)),
+    "setitem () broadcast row": lambda L: (lambda a: a.__setitem__((), a[0]))(L.zeros(3)),
+    "setitem unbind": lambda L: (lambda t: t.unbind(0)[0].__setitem__((), t))(
+        L.zeros(1, 1, 1, dtype=L.uint8)),
+    # index_put_ rejects shared memory before it checks the mask's shape, recorded or not
+    "setitem mask, self value": lambda L: (lambda t: t.__setitem__(
+        (slice(None), L.tensor([[True, False, True, False, True]])), t))(L.zeros(1, 1, 3)),
+    "setitem mask, self value, recorded": lambda L: (lambda t: t.__setitem__(
+        (slice(None), L.tensor([[True, False, True, False, True]])), t))(
+        L.zeros(1, 1, 3, requires_grad=True) * 1),
+    "add_ transposed": lambda L: (lambda x: x.add_(x.t()))(L.zeros(3, 3)),
+    "add_ size-1 stride": lambda L: (lambda y: y.add_(y.as_strided((3, 1), (1, 7))))(
+        L.zeros(3, 1)),
+}
+
+
+@pytest.mark.parametrize("name", list(OVERLAP_WRITES))
+def test_overlap_writes_raise_as_pytorch(name, torch):
+    e1, e2 = run(OVERLAP_WRITES[name], tl)[1], run(OVERLAP_WRITES[name], torch)[1]
+    assert type(e1) is type(e2), (e1, e2)
+    if e2 is not None:
+        assert str(e1) == str(e2)
 
 
 def test_inplace_broadcast_of_self_raises_like_torch(torch):

@@ -1613,11 +1613,19 @@ cdef int _index_set_recorded(TensorBase t, object index, object value) except -1
         _record_getitem(t, r, None)        # the view carries t's history into the in-place op
     if isinstance(value, TensorBase):
         v = <TensorBase>value
-        if v._dtype is not r._dtype and v._numel == 1 and len(ind) and all(
-                x is None or (<TensorBase>x)._dtype.code in (DT_BOOL, DT_UINT8) for x in ind) \
-                and sum(x is not None for x in ind) == 1:
+        masked_fill = v._numel == 1 and len(ind) and all(
+            x is None or (<TensorBase>x)._dtype.code in (DT_BOOL, DT_UINT8) for x in ind) \
+            and sum(x is not None for x in ind) == 1
+        if v._dtype is not r._dtype and masked_fill:
             v = v.to(r._dtype)              # (a masked_fill_ in PyTorch: see _is_masked_fill)
-        _inplace_leaf_check(r)              # PyTorch's order: autograd, masks' shapes, dtypes
+        # PyTorch's order: autograd, shared memory (index_put_'s, not masked_fill_'s), masks'
+        # shapes, dtypes
+        _inplace_leaf_check(r)
+        if not masked_fill:
+            _assert_no_overlap(r, v)
+            for x in ind:
+                if x is not None:
+                    _assert_no_overlap(r, <TensorBase>x)
         for d, it, is_mask in (<tuple>_index_put_parse(r, ind, "index_put_"))[0]:
             if is_mask:
                 _check_mask_shape(r, <TensorBase>it, d)

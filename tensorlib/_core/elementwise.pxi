@@ -287,13 +287,21 @@ cdef inline int _check_inplace_shape(TensorBase o, int nd, const int64_t* shape)
     return 0
 
 
-cdef int _check_inplace_before_types(TensorBase o, int nd, const int64_t* shape) except -1:
+cdef int _check_inplace_before_types(TensorBase o, tuple inputs, int nd,
+                                     const int64_t* shape) except -1:
     """What PyTorch checks of an in-place op's output before it looks for a kernel of the
-    dtypes: that no two of its elements share memory (an expanded tensor), then its shape."""
+    dtypes (its TensorIterator's order): that no two of its elements share memory (an
+    expanded tensor), that no input partially overlaps it, then its shape."""
     if has_internal_overlap(o._ndim, o._shape, o._strides):
         raise RuntimeError(
             "unsupported operation: more than one element of the written-to tensor refers to a "
             "single memory location. Please clone() the tensor before performing the operation.")
+    for x in inputs[1:]:
+        if isinstance(x, TensorBase) and _overlap(o, <TensorBase>x) == OVERLAP_PARTIAL:
+            raise RuntimeError(
+                "unsupported operation: some elements of the input tensor and the written-to "
+                "tensor refer to a single memory location. Please clone() the tensor before "
+                "performing the operation.")
     return _check_inplace_shape(o, nd, shape)
 
 
@@ -433,7 +441,7 @@ cdef TensorBase _ew(EwOp op, tuple inputs, object out, bint inplace, const void*
                 # PyTorch checks the output's shape and the cast to it before it looks for
                 # a kernel of the dtype
                 o = <TensorBase>inputs[0]
-                _check_inplace_before_types(o, nd, shape)
+                _check_inplace_before_types(o, inputs, nd, shape)
                 common = result_type_codes(inputs)
                 if not can_cast_codes(common, o._dtype.code):
                     raise RuntimeError(f"result type {_torch_type_name(common)} can't be cast to "
@@ -447,10 +455,10 @@ cdef TensorBase _ew(EwOp op, tuple inputs, object out, bint inplace, const void*
     # 3. the output
     if inplace:
         o = <TensorBase>inputs[0]
+        _check_inplace_before_types(o, inputs, nd, shape)     # (overlaps and shape first)
         if not can_cast_codes(out_code, o._dtype.code):
             raise RuntimeError(f"result type {_torch_type_name(out_code)} can't be cast to the desired "
                                f"output type {_torch_type_name(o._dtype.code)}")
-        _check_inplace_shape(o, nd, shape)
     elif out is not None:
         o = _check_out(out, dtype_of(out_code), op.name)
         if o._dtype.code != out_code and _is_reduced(out_code):
@@ -652,7 +660,7 @@ cdef int _result_code_shapes_first(EwOp op, tuple inputs, int* loop_code, int* o
                                       tmp)
                 memcpy(shape, tmp, nd * sizeof(int64_t))
         if inplace:
-            _check_inplace_before_types(<TensorBase>inputs[0], nd, shape)
+            _check_inplace_before_types(<TensorBase>inputs[0], inputs, nd, shape)
         raise
     return 0
 

@@ -133,6 +133,46 @@ cdef TensorBase _strip_leading_ones(TensorBase v, int ndim):
     return make_view(v, v._ndim - k, v._shape + k, v._strides + k, v._offset)
 
 
+cdef TensorBase _copy_to_operand(TensorBase dst, TensorBase v):
+    """What PyTorch's x[i] = v hands to copy_, whose overlap check decides whether the write
+    raises: v itself when it has dst's shape; nothing for a 0-d CPU v (a fill, read before
+    the write); else v without all its leading size-1 dims, expanded to dst's shape (a new
+    dim of size 1 gets the stride the next dim spans, a broadcast one 0; a v of size-1 dims
+    only is a 0-d view, and gets 0s).
+    Only a v sharing dst's storage needs it; a broadcast one overlaps as TOO_HARD and
+    _copy_into reads it through a temporary (x[:] = x[0] is well defined)."""
+    cdef int64_t strides[MAX_DIMS]
+    cdef int k = 0, i, j
+    if v._storage is not dst._storage:
+        return None
+    if v._ndim == dst._ndim and all([v._shape[i] == dst._shape[i] for i in range(v._ndim)]):
+        return v
+    if v._ndim == 0 and v._storage.device is CPU:
+        return None
+    while k < v._ndim and v._shape[k] == 1:
+        k += 1
+    if k == v._ndim:                     # (every dim stripped: a 0-d view, expanded)
+        for i in range(dst._ndim):
+            strides[i] = 0
+        return make_view(v, dst._ndim, dst._shape, strides, v._offset)
+    if v._ndim - k > dst._ndim:
+        return None                      # (cannot broadcast: _check_copy_shapes raises)
+    for i in range(dst._ndim - 1, -1, -1):
+        j = v._ndim - (dst._ndim - i)    # v's dim aligned with dst's dim i
+        if j >= k:
+            if v._shape[j] == dst._shape[i]:
+                strides[i] = v._strides[j]
+            elif v._shape[j] == 1:
+                strides[i] = 0
+            else:
+                return None              # (cannot broadcast: _check_copy_shapes raises)
+        elif dst._shape[i] == 1:
+            strides[i] = dst._shape[i + 1] * strides[i + 1] if i + 1 < dst._ndim else 1
+        else:
+            strides[i] = 0
+    return make_view(v, dst._ndim, dst._shape, strides, v._offset)
+
+
 cdef TensorBase _setitem_scalar(TensorBase dst, object value):
     """The 0-d tensor PyTorch makes of a number before x[i] = v writes it: a floating dtype
     rounds it (beyond float16/bfloat16's range to inf; __setitem__ has range-checked it for
@@ -152,12 +192,10 @@ cdef int _setitem(TensorBase t, object index, object value) except -1:
         return _adv_setitem_fn(t, index, value)
     cdef TensorBase dst = _getitem(t, index)
     if isinstance(value, TensorBase):
+        seen = _copy_to_operand(dst, <TensorBase>value)
         value = _strip_leading_ones(<TensorBase>value, dst._ndim)
-        # PyTorch expands the value to the destination's shape before copying, so only a value
-        # with as many elements as the destination can partially overlap it; a broadcast one
-        # is read through a temporary by _copy_into (x[:] = x[0] is well defined)
         _check_copy_shapes(dst, <TensorBase>value)
-        prepare_write(dst, <TensorBase>value if (<TensorBase>value)._numel == dst._numel else None)
+        prepare_write(dst, seen)
         if (<TensorBase>value)._storage.device is not dst._storage.device:
             # x[i] = v is a copy_ into a view, and copy_ moves values between devices
             _copy_across(dst, <TensorBase>value)

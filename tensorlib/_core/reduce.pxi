@@ -649,12 +649,16 @@ def _prod_backward(grad, self, result, dim, keepdim):
     if dim is None:
         if not _has_zero(self):
             return grad * result / self
+        if self.numel() == 1:
+            return grad.reshape(sizes)
         return (grad * _prod_others(self.reshape(-1), 0)).reshape(sizes)
     d = int(dim) % self.dim()
     g = _expand_reduced(grad, sizes, d, keepdim)
     if not _has_zero(self):
         return g * _expand_reduced(result, sizes, d, keepdim) / self
-    return g * _prod_others(self, d)
+    # (with zeros, a product of one element passes the gradient itself, as PyTorch's: under
+    # create_graph it has no history of self)
+    return g if sizes[d] == 1 else g * _prod_others(self, d)
 
 
 def _cumprod_backward(grad, self, dim, result):

@@ -226,7 +226,7 @@ from tensorlib._core.kernels cimport tl_loop_fn
 cdef enum Overlap:
     OVERLAP_NO = 0
     OVERLAP_FULL = 1       # exactly the same elements in the same layout: fine
-    OVERLAP_PARTIAL = 2    # some elements shared: would give a loop-order-dependent answer
+    OVERLAP_PARTIAL = 2    # elements shared in another layout: PyTorch's overlap error
     OVERLAP_TOO_HARD = 3   # ranges intersect but layouts are not dense: cannot tell cheaply
 
 cdef int _overlap(TensorBase a, TensorBase b) noexcept

@@ -243,29 +243,35 @@ cdef object _make_size(int ndim, const int64_t* shape):
 # tensor modified in place) and applies PyTorch's overlap rules.
 
 cdef int _overlap(TensorBase a, TensorBase b) noexcept:
+    """How b's memory meets a's, judged as PyTorch's get_overlap_status judges it (so the
+    same writes raise): two dense layouts over the same bytes are FULL only with the very same
+    strides (size-1 dims included: x.copy_(x.view(3)) of a (3, 1) x is PARTIAL there), and
+    otherwise share elements in another order (PARTIAL); layouts that are not dense cannot be
+    told cheaply (TOO_HARD: a caller reads b through a copy), unless they are one layout."""
     cdef int64_t alo, ahi, blo, bhi
+    cdef int i
     if a._storage is not b._storage or a._numel == 0 or b._numel == 0:
         return OVERLAP_NO
     extent(a._ndim, a._shape, a._strides, &alo, &ahi)
     extent(b._ndim, b._shape, b._strides, &blo, &bhi)
-    alo += a._offset
-    ahi += a._offset
-    blo += b._offset
-    bhi += b._offset
-    if a._dtype.itemsize != b._dtype.itemsize:
-        # compare byte ranges
-        alo *= a._dtype.itemsize
-        ahi = ahi * a._dtype.itemsize + a._dtype.itemsize - 1
-        blo *= b._dtype.itemsize
-        bhi = bhi * b._dtype.itemsize + b._dtype.itemsize - 1
+    # byte ranges [lo, hi]
+    alo = (alo + a._offset) * a._dtype.itemsize
+    ahi = (ahi + a._offset + 1) * a._dtype.itemsize - 1
+    blo = (blo + b._offset) * b._dtype.itemsize
+    bhi = (bhi + b._offset + 1) * b._dtype.itemsize - 1
     if ahi < blo or bhi < alo:
         return OVERLAP_NO
-    if _same_layout(a, b):
-        return OVERLAP_FULL
-    if is_non_overlapping_and_dense(a._ndim, a._shape, a._strides) and \
-            is_non_overlapping_and_dense(b._ndim, b._shape, b._strides):
-        return OVERLAP_PARTIAL if (alo != blo or ahi != bhi) else OVERLAP_TOO_HARD
-    return OVERLAP_TOO_HARD
+    if not is_non_overlapping_and_dense(a._ndim, a._shape, a._strides) or \
+            not is_non_overlapping_and_dense(b._ndim, b._shape, b._strides):
+        return OVERLAP_FULL if _same_layout(a, b) else OVERLAP_TOO_HARD
+    if alo != blo or ahi != bhi or a._ndim != b._ndim:
+        return OVERLAP_PARTIAL
+    for i in range(a._ndim):
+        if a._strides[i] != b._strides[i]:
+            return OVERLAP_PARTIAL
+    # the same strides over the same bytes: the same elements, unless the element sizes differ
+    # (PyTorch calls that FULL too and reads and writes the bytes in one pass)
+    return OVERLAP_FULL if a._dtype.itemsize == b._dtype.itemsize else OVERLAP_TOO_HARD
 
 
 cdef bint _same_layout(TensorBase a, TensorBase b) noexcept:
@@ -298,11 +304,20 @@ cdef int prepare_fill(TensorBase out) except -1:
 
 cdef int _prepare_write(TensorBase out, TensorBase src, bint check_internal,
                         bint tracked=True) except -1:
-    # copying a tensor onto itself (same memory, layout and dtype) writes nothing new, so it is
-    # fine even when out has internal overlap (PyTorch: e.copy_(e) on an expanded e)
+    _check_write_overlap(out, src, check_internal)
+    if tracked and tl_grad_enabled and (out._requires_grad or out._view_base is not None):
+        _check_inplace(out)
+    out._vc.version += 1
+    return 0
+
+
+cdef int _check_write_overlap(TensorBase out, TensorBase src, bint check_internal) except -1:
+    """PyTorch's overlap errors for writing into out while reading src (may be None)."""
+    # copying a tensor onto itself (PyTorch's copy_ shortcut: same memory, shape, strides and
+    # dtype) writes nothing new, so it is fine even when out has internal overlap (e.copy_(e)
+    # on an expanded e)
     if check_internal and has_internal_overlap(out._ndim, out._shape, out._strides) and not (
-            src is not None and src._storage is out._storage and src._dtype is out._dtype
-            and _same_layout(out, src)):
+            src is not None and _same_data(out, src)):
         raise RuntimeError(
             "unsupported operation: more than one element of the written-to tensor refers to a "
             "single memory location. Please clone() the tensor before performing the operation.")
@@ -311,10 +326,20 @@ cdef int _prepare_write(TensorBase out, TensorBase src, bint check_internal,
             "unsupported operation: some elements of the input tensor and the written-to tensor "
             "refer to a single memory location. Please clone() the tensor before performing the "
             "operation.")
-    if tracked and tl_grad_enabled and (out._requires_grad or out._view_base is not None):
-        _check_inplace(out)
-    out._vc.version += 1
     return 0
+
+
+cdef bint _same_data(TensorBase a, TensorBase b) noexcept:
+    """Whether a and b are the same elements of one storage in the same layout and dtype
+    (strides of size-1 dims included, as PyTorch compares them)."""
+    cdef int i
+    if a._storage is not b._storage or a._dtype is not b._dtype or a._offset != b._offset \
+            or a._ndim != b._ndim:
+        return False
+    for i in range(a._ndim):
+        if a._shape[i] != b._shape[i] or a._strides[i] != b._strides[i]:
+            return False
+    return True
 
 
 cdef int _check_copy_shapes(TensorBase dst, TensorBase src) except -1:
