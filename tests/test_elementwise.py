@@ -1513,6 +1513,27 @@ def lib_clamp(lib, x, lo, hi):
     return lib.clamp(x, lo, hi)
 
 
+def test_clamp_with_a_number_reads_a_0d_bound_as_a_number(torch):
+    """clamp(x, t0d, 1.5) is PyTorch's Number overload (ClampBackward1): the 0-d bound is
+    read as a number, not saved, so writing into it before backward is no error; with two
+    tensor bounds (or a tensor and None) it is the Tensor overload and saved."""
+    for lib in (tl, torch):
+        x = lib.tensor([0.2, 0.9, 2.0], dtype=lib.float64, requires_grad=True)
+        lo = lib.tensor(0.5, dtype=lib.float64)
+        y = lib.clamp(x, lo, 1.5)
+        assert type(y.grad_fn).__name__ == "ClampBackward1"
+        with lib.no_grad():
+            lo.add_(1.0)
+        y.sum().backward()
+        assert x.grad.tolist() == [0.0, 1.0, 0.0]
+        z = lib.clamp(x, lo, None)
+        assert type(z.grad_fn).__name__ == "ClampBackward0"
+        with lib.no_grad():
+            lo.add_(1.0)
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            z.sum().backward()
+
+
 def test_clamp_nan_min_with_max():
     """A NaN scalar min makes every result NaN, also with a max (torch: min(max(x, nan), m))."""
     got = tl.tensor([3.0, 0.0]).clamp(NAN, 2.0)
@@ -2320,6 +2341,12 @@ OVERLAP_WRITES = {
     "setitem () 0-d value": lambda L: (lambda a: a.__setitem__((), a.reshape(())))(
         L.zeros(1, 1, 1)),
     "setitem None": lambda L: (lambda a: a.__setitem__(None, a))(L.zeros(1, 1)),
+    "setitem None, recorded": lambda L: (lambda a: a.__setitem__(None, a))(
+        L.zeros(2, requires_grad=True) * 1),
+    "setitem () shorter value, recorded": lambda L: (lambda a: a.__setitem__((), a.reshape(1)))(
+        L.zeros(1, 1, 1, requires_grad=True) * 1),
+    "setitem () 0-d value, recorded": lambda L: (lambda a: a.__setitem__((), a.reshape(())))(
+        L.zeros(1, 1, requires_grad=True) * 1),
     "setitem step slice of size-1 dim": lambda L: (lambda a: a.__setitem__(
         (Ellipsis, slice(-2, 1, 3)), a))(L.zeros(2, 1, dtype=L.float16)),
     "setitem () unsqueezed": lambda L: (lambda a: a.__setitem__((), a.unsqueeze(0)))(L.zeros(3)),

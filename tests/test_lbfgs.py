@@ -126,6 +126,11 @@ def test_stops_at_once_at_an_optimum():
 
 @pytest.mark.parametrize("line_search_fn", [None, "strong_wolfe"])
 def test_least_squares_linear(line_search_fn):
+    # a fixed initial point: over 100 float32 iterations the two libraries' rounding (their
+    # sums run in other orders) drifts past the tolerance from some starts (5 of 40 seeds
+    # without a line search, by up to 2.4x), so the test must not depend on which tests ran
+    # before it
+    tensorlib.manual_seed(0)
     rng = np.random.default_rng(0)
     X = rng.standard_normal((20, 4)).astype(np.float32)
     Y = (X @ rng.standard_normal((4, 2)) + 0.5).astype(np.float32)

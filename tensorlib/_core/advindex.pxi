@@ -10,9 +10,6 @@
 
 
 
-_OVERLAP_MSG = ("unsupported operation: some elements of the input tensor and the written-to "
-                "tensor refer to a single memory location. Please clone() the tensor before "
-                "performing the operation.")
 _INDEX_DTYPE_MSG = "tensors used as indices must be long, int, byte or bool tensors"
 
 
@@ -31,7 +28,7 @@ cdef int _assert_no_overlap(TensorBase a, TensorBase b) except -1:
     copy when the storages are shared."""
     cdef int64_t alo, ahi, blo, bhi
     if a is b:
-        raise RuntimeError(_OVERLAP_MSG)        # (even an empty one, as in PyTorch)
+        raise input_overlap_error()        # (even an empty one, as in PyTorch)
     if a._storage is not b._storage or a._numel == 0 or b._numel == 0:
         return 0
     if not is_non_overlapping_and_dense(a._ndim, a._shape, a._strides) or \
@@ -42,7 +39,7 @@ cdef int _assert_no_overlap(TensorBase a, TensorBase b) except -1:
     blo = b._offset * b._dtype.itemsize
     bhi = blo + b._numel * b._dtype.itemsize
     if alo < bhi and blo < ahi:
-        raise RuntimeError(_OVERLAP_MSG)
+        raise input_overlap_error()
     return 0
 
 

@@ -293,15 +293,10 @@ cdef int _check_inplace_before_types(TensorBase o, tuple inputs, int nd,
     dtypes (its TensorIterator's order): that no two of its elements share memory (an
     expanded tensor), that no input partially overlaps it, then its shape."""
     if has_internal_overlap(o._ndim, o._shape, o._strides):
-        raise RuntimeError(
-            "unsupported operation: more than one element of the written-to tensor refers to a "
-            "single memory location. Please clone() the tensor before performing the operation.")
+        raise internal_overlap_error()
     for x in inputs[1:]:
         if isinstance(x, TensorBase) and _overlap(o, <TensorBase>x) == OVERLAP_PARTIAL:
-            raise RuntimeError(
-                "unsupported operation: some elements of the input tensor and the written-to "
-                "tensor refer to a single memory location. Please clone() the tensor before "
-                "performing the operation.")
+            raise input_overlap_error()
     return _check_inplace_shape(o, nd, shape)
 
 
@@ -488,10 +483,7 @@ cdef TensorBase _ew(EwOp op, tuple inputs, object out, bint inplace, const void*
             if isinstance(x, TensorBase):
                 i = _overlap(o, <TensorBase>x)
                 if i == OVERLAP_PARTIAL:
-                    raise RuntimeError(
-                        "unsupported operation: some elements of the input tensor and the "
-                        "written-to tensor refer to a single memory location. Please clone() the "
-                        "tensor before performing the operation.")
+                    raise input_overlap_error()
                 if i == OVERLAP_TOO_HARD:
                     inputs = inputs[:k] + (_contiguous_copy(<TensorBase>x),) + inputs[k + 1:]
         if untracked:
@@ -750,19 +742,24 @@ cdef struct ClampParams:
     int64_t ilo, ihi
 
 
-cdef TensorBase _clamp(TensorBase a, object lo, object hi, object out, bint inplace):
-    cdef ClampParams p
-    cdef int loop_code, out_code
+cdef tuple _clamp_overload(object lo, object hi):
+    """clamp's bounds as PyTorch's argument parser reads them: with one a number, its Number
+    overload, for which a 0-d tensor that does not require grad is read as a number (so it
+    is neither recorded nor saved)."""
     if isinstance(lo, TensorBase) != isinstance(hi, TensorBase) and lo is not None \
             and hi is not None:
-        # PyTorch's argument parser reads a 0-d tensor that does not require grad as a Number
-        # for the scalar overload
         if isinstance(lo, TensorBase) and (<TensorBase>lo)._ndim == 0 and \
                 not _req((<TensorBase>lo)):
             lo = _item(<TensorBase>lo)
         elif isinstance(hi, TensorBase) and (<TensorBase>hi)._ndim == 0 and \
                 not _req((<TensorBase>hi)):
             hi = _item(<TensorBase>hi)
+    return lo, hi
+
+
+cdef TensorBase _clamp(TensorBase a, object lo, object hi, object out, bint inplace):
+    cdef ClampParams p
+    cdef int loop_code, out_code
     if (isinstance(lo, TensorBase) and hi is not None and not isinstance(hi, TensorBase)) or (
             isinstance(hi, TensorBase) and lo is not None and not isinstance(lo, TensorBase)):
         # PyTorch's overloads take two tensor bounds or two numbers, never one of each

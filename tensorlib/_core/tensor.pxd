@@ -230,6 +230,8 @@ cdef enum Overlap:
     OVERLAP_TOO_HARD = 3   # ranges intersect but layouts are not dense: cannot tell cheaply
 
 cdef int _overlap(TensorBase a, TensorBase b) noexcept
+cdef object internal_overlap_error()
+cdef object input_overlap_error()
 cdef str shape_str(int ndim, const int64_t* shape)
 cdef int result_type_codes(tuple operands) except -1
 cdef Device common_device(tuple inputs)

@@ -318,15 +318,27 @@ cdef int _check_write_overlap(TensorBase out, TensorBase src, bint check_interna
     # on an expanded e)
     if check_internal and has_internal_overlap(out._ndim, out._shape, out._strides) and not (
             src is not None and _same_data(out, src)):
-        raise RuntimeError(
-            "unsupported operation: more than one element of the written-to tensor refers to a "
-            "single memory location. Please clone() the tensor before performing the operation.")
+        raise internal_overlap_error()
     if src is not None and _overlap(out, src) == OVERLAP_PARTIAL:
-        raise RuntimeError(
-            "unsupported operation: some elements of the input tensor and the written-to tensor "
-            "refer to a single memory location. Please clone() the tensor before performing the "
-            "operation.")
+        raise input_overlap_error()
     return 0
+
+
+cdef object internal_overlap_error():
+    """PyTorch's error for a write into a tensor some of whose elements share memory (an
+    expanded one)."""
+    return RuntimeError(
+        "unsupported operation: more than one element of the written-to tensor refers to a "
+        "single memory location. Please clone() the tensor before performing the operation.")
+
+
+cdef object input_overlap_error():
+    """PyTorch's error for a write whose input shares the written-to tensor's memory in a way
+    its overlap rule rejects."""
+    return RuntimeError(
+        "unsupported operation: some elements of the input tensor and the written-to tensor "
+        "refer to a single memory location. Please clone() the tensor before performing the "
+        "operation.")
 
 
 cdef bint _same_data(TensorBase a, TensorBase b) noexcept:
@@ -1014,6 +1026,8 @@ cdef class TensorBase:
         return r
 
     def __setitem__(self, index, value):
+        cdef TensorBase v
+        cdef int k
         if tl_trace_on:
             tr = _trace_enter()
             self[index] = value
@@ -1039,12 +1053,20 @@ cdef class TensorBase:
             if self._requires_grad:
                 _record_getitem(self, dst, index)
             if isinstance(value, TensorBase):
-                if (<TensorBase>value)._ndim > (<TensorBase>dst)._ndim:
-                    # leading size-1 dims of the value are dropped, as without grad (a view,
-                    # recorded when the value requires grad)
-                    stripped = _strip_leading_ones(<TensorBase>value, (<TensorBase>dst)._ndim)
-                    if stripped is not value:
-                        value = value.view(stripped.shape)
+                # PyTorch's copy_to: a value of dst's shape is copied as it is; a 0-d CPU one
+                # fills; any other loses all its leading size-1 dims and is expanded to dst's
+                # shape (recorded views), and that is what copy_'s overlap check sees
+                v = <TensorBase>value
+                if tuple(v.shape) != tuple(dst.shape):
+                    if v._ndim == 0 and v._storage.device is CPU:
+                        _call_fill_(dst, value, True)
+                        return
+                    k = 0
+                    while k < v._ndim and v._shape[k] == 1:
+                        k += 1
+                    if k:
+                        value = value.view(tuple(v.shape)[k:])
+                    value = value.expand(dst.shape)
                 _call_copy_(dst, value, False, True)
             elif isinstance(value, (bool, int, float, np.generic)):
                 # fill_ with the number as PyTorch's 0-d tensor of it, not fill_(number),

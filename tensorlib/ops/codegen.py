@@ -293,8 +293,10 @@ def emit_call(decl, params):
     cond = " or ".join(f"_req_any({cnames[d]})" for d in diff)
     if decl.get("record_inplace_only"):
         cond = f"_inplace_ and ({cond})"
-    lines = [f"cdef object _call_{op}({sig}{', ' if sig else ''}bint _inplace_):",
-             f"    cdef bint _rec = _grad_on() and ({cond})"]
+    lines = [f"cdef object _call_{op}({sig}{', ' if sig else ''}bint _inplace_):"]
+    if decl.get("parse"):
+        lines.append(f"    {decl['parse'].format(**names)}")
+    lines.append(f"    cdef bint _rec = _grad_on() and ({cond})")
     # PyTorch's autograd layer collects every input's edge before the op checks its
     # arguments: a stale split/unbind output (or no_grad view) raises first. An op that
     # PyTorch composes and that may hand back its input (contiguous, flatten of one dim)

@@ -16,7 +16,7 @@ LIKE = ("dtype? dtype=None, object layout=None, device? device=None, bool? requi
 def op(name, sig, variants=FM, impl=None, doc=None, aliases=(), node=None, view_of=None,
        backward=None, input_name="input", outputs="single", node_if=(), inplace_view=False,
        record_inplace_only=False, records_itself=False, kernels=(), operators=(), save_if=None,
-       record_if=None, may_return_self=False):
+       record_if=None, may_return_self=False, parse=None):
     """One declaration. ``backward`` maps each differentiable input to its gradient formula
     (tensorlib ops over ``grad``/``grads``, the inputs, ``result`` and ``X_sizes``-style
     metadata); what the node saves is derived from it (codegen.autograd_plan).
@@ -38,13 +38,16 @@ def op(name, sig, variants=FM, impl=None, doc=None, aliases=(), node=None, view_
     holds (``view(dtype)`` never is, ``view(shape)`` is).
     ``may_return_self``: PyTorch composes the op from others and hands back its input when
     there is nothing to do (``contiguous`` of a contiguous tensor): the inputs' histories are
-    read only when the result is a new tensor, so a stale multi-output view passes through."""
+    read only when the result is a new tensor, so a stale multi-output view passes through.
+    ``parse``: a statement over the arguments run before anything else, for an overload
+    PyTorch's argument parser picks by the arguments' kinds (``clamp(x, t0d, 1.5)`` is its
+    Number overload: the 0-d tensor is read as a number, not recorded or saved)."""
     return dict(name=name, sig=sig, variants=variants, impl=impl, doc=doc, aliases=aliases,
                 node=node, view_of=view_of, backward=backward, input_name=input_name,
                 outputs=outputs, node_if=node_if, inplace_view=inplace_view,
                 record_inplace_only=record_inplace_only, records_itself=records_itself,
                 kernels=tuple(kernels), operators=tuple(operators), save_if=save_if or {},
-                record_if=record_if, may_return_self=may_return_self)
+                record_if=record_if, may_return_self=may_return_self, parse=parse)
 
 
 FMI = "function method inplace"
