@@ -273,6 +273,39 @@ def test_index_tensors_written_after_indexing_raise_at_backward():
         y.sum().backward()
 
 
+def test_inplace_op_reading_its_own_output_raises_at_backward():
+    """x.div_(x), x.mul_(x), x.pow_(x) and x[:1].mul_(x[1:]) read an input the op itself then
+    overwrites: PyTorch saves it at the version before the write, so backward raises (the
+    gradient would otherwise be computed from the written values: x / x gave -0.63, not 0).
+    add_ saves nothing and runs."""
+    writes = {"div_": lambda t: t.div_(t), "mul_": lambda t: t.mul_(t),
+              "pow_": lambda t: t.pow_(t), "view": lambda t: t[:1].mul_(t[1:])}
+    for name, write in writes.items():
+        x = tensorlib.tensor([0.7, 0.2], dtype=tensorlib.float64, requires_grad=True)
+        t = x.expm1() + 0.3
+        write(t)
+        with pytest.raises(RuntimeError, match="is at version 1; expected version 0"):
+            tensorlib.autograd.grad(t.sum(), x)
+    x = tensorlib.tensor([0.7, 0.2], dtype=tensorlib.float64, requires_grad=True)
+    t = x.expm1() + 0.3
+    t.add_(t)
+    (g,) = tensorlib.autograd.grad(t.sum(), x)
+    np.testing.assert_allclose(g.numpy(), 2 * np.exp([0.7, 0.2]), rtol=1e-15)
+
+
+def test_pow_of_one_half_is_sqrt(torch):
+    """x ** 0.5 is sqrt(x) and x ** -0.5 is 1 / sqrt(x) in float32, float64 and bfloat16, as
+    in PyTorch: -inf gives NaN and -0.0 keeps its sign (C's pow gives inf and +0.0)."""
+    vals = [float("-inf"), -3.0, -0.0, 0.0, 2.5, float("inf"), float("nan")]
+    for dt in ("float32", "float64", "bfloat16", "float16"):
+        for e in (0.5, -0.5):
+            got = tensorlib.tensor(vals, dtype=getattr(tensorlib, dt)).pow(e).double().numpy()
+            want = torch.tensor(vals, dtype=getattr(torch, dt)).pow(e).double().numpy()
+            np.testing.assert_array_equal(got, want)
+            ok = ~np.isnan(want)                  # (a NaN's sign bit is not compared)
+            np.testing.assert_array_equal(np.signbit(got[ok]), np.signbit(want[ok]))
+
+
 def test_zero_dim_mask_index_is_read_at_once():
     """A 0-d bool (or uint8) index is a condition PyTorch reads when indexing (an unsqueeze
     and a fresh index), so writing into it before backward is no error and changes nothing."""

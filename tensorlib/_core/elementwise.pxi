@@ -695,6 +695,13 @@ cdef TensorBase _pow(object a, object b, object out, bint inplace):
     if isinstance(a, TensorBase) and not isinstance(b, TensorBase) and out_code != DT_FLOAT32:
         # (a float32 pow reads its exponent as a double: 1e39 is fine there)
         b = _checked_scalar(b, out_code)
+    if isinstance(a, TensorBase) and not isinstance(b, TensorBase) and (b == 0.5 or b == -0.5) \
+            and out_code == (<TensorBase>a)._dtype.code and out_code in (DT_FLOAT32, DT_FLOAT64,
+                                                                          DT_BFLOAT16):
+        # PyTorch computes x ** 0.5 as sqrt(x) and x ** -0.5 as 1 / sqrt(x) in these dtypes
+        # (not float16): sqrt(-inf) is NaN and sqrt(-0.0) is -0.0, where C's pow gives inf
+        # and 0.0
+        return _ew(OP_SQRT if b == 0.5 else OP_RSQRT, (a,), out, inplace)
     return _ew(OP_POW, (a, b), out, inplace)
 
 

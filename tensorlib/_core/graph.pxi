@@ -770,6 +770,14 @@ cdef int _set_history_inplace(object result, Node n) except -1:
     cdef TensorBase t = <TensorBase>result
     cdef TensorBase base = t._view_base
     cdef Node cs
+    if n._saved is not None:
+        # an input the op saved that shares self's version counter (x.div_(x), x.mul_(view
+        # of x)) was read before the op's own write: PyTorch saved it at that version, so its
+        # backward raises rather than read the written values
+        for sv in n._saved:
+            if isinstance(sv, SavedTensor) and not (<SavedTensor>sv).is_output and \
+                    (<SavedTensor>sv).data is not None and (<SavedTensor>sv).data._vc is t._vc:
+                (<SavedTensor>sv).version = t._vc.version - 1
     if base is None:
         old = t._grad_fn
         old_nr = 0 if t._autograd_meta is None else (<AutogradMeta>t._autograd_meta).output_nr
