@@ -2365,7 +2365,14 @@ OVERLAP_WRITES = {
 }
 
 
-@pytest.mark.parametrize("name", list(OVERLAP_WRITES))
+# a 0-d value fills only from the CPU (PyTorch's copy_to); a 0-d device tensor is expanded and
+# copied, so on a CUDA device these raise, as PyTorch's CUDA tensors do
+_CPU_FILL = pytest.mark.cpu_only("a 0-d CUDA value is expanded, not a fill: it raises there, "
+                                 "as in PyTorch on CUDA")
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, marks=_CPU_FILL) if "0-d value" in n else n
+                                  for n in OVERLAP_WRITES])
 def test_overlap_writes_raise_as_pytorch(name, torch):
     e1, e2 = run(OVERLAP_WRITES[name], tl)[1], run(OVERLAP_WRITES[name], torch)[1]
     assert type(e1) is type(e2), (e1, e2)
