@@ -3044,3 +3044,28 @@ def test_bool_view_of_bytes_reads_truth_values(name):
     np.testing.assert_array_equal(got.numpy(), expected.numpy())   # (NaN equals NaN)
     if got.dtype == tl.bool:                        # and the bytes written are 0 or 1
         assert set(got.view(tl.uint8).tolist()) <= {0, 1}
+
+
+@pytest.mark.parametrize("name", EW_DECL.UNARY_OPS + EW_DECL.BINARY_OPS)
+def test_bool_view_of_bytes_matches_torch(name, torch):
+    """The same bool views of bytes other than 0 and 1, run on torch: the same dtype, the same
+    values (the math functions within assert_close's tolerance), the same error class."""
+    raw, raw_other = [0, 1, 2, 255, 7, 128, 0, 3], [1, 1, 0, 5, 0, 64, 9, 2]
+
+    def run(lib):
+        b = lib.tensor(raw, dtype=lib.uint8).view(lib.bool)
+        other = lib.tensor(raw_other, dtype=lib.uint8).view(lib.bool)
+        fn = getattr(lib, name, None) or getattr(nnf(lib), name)
+        try:
+            return fn(b) if name in EW_DECL.UNARY_OPS else fn(b, other)
+        except (RuntimeError, NotImplementedError, TypeError) as e:
+            return type(e)
+
+    got, expected = run(tl), run(torch)
+    if isinstance(expected, type) or isinstance(got, type):
+        assert got is expected
+        return
+    assert dname(got) == dname(expected)
+    rtol, atol = CLOSE.get(dname(got), (0, 0))
+    np.testing.assert_allclose(got.numpy().astype(np.float64),
+                               expected.numpy().astype(np.float64), rtol=rtol, atol=atol)

@@ -332,7 +332,7 @@ typedef void (*arg_comb_fn)(void *st, const void *o, int64_t m);
         int64_t i;                                                                           \
         int k, w;                                                                            \
         for (k = 0; k < LANES; k++) {                                                        \
-            acc[k] = x[0] == x[0] ? x[0] : x[n - 1];                                         \
+            acc[k] = x[0]; /* a NaN here is seen by nv[0]: the block then is not used */ \
             nv[k] = 0;                                                                       \
         }                                                                                    \
         for (i = 0; i + LANES <= n; i += LANES)                                              \
