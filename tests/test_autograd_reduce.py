@@ -244,6 +244,51 @@ def test_prod_gradient_at_zeros_by_hand():
     assert z.grad.tolist() == [[5.0, 0.0], [0.0, 0.0]]
 
 
+@pytest.mark.filterwarnings("ignore:std\\(\\)")
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_std_gradient_is_zero_where_std_is_zero(create_graph):
+    """A slice whose elements are all equal has std 0, where sqrt's derivative is infinite:
+    PyTorch's std gradient is 0 there (not grad / 0 times 0 = NaN); other slices are
+    untouched, and NaN (no degrees of freedom) stays NaN."""
+    x = tensorlib.tensor([[1.5, 1.5, 1.5], [1.0, 2.0, 3.0]], dtype=tensorlib.float64,
+                         requires_grad=True)
+    x.std(1, correction=0).sum().backward(create_graph=create_graph)
+    # row 1: d/dx_i sqrt(mean((x - m)^2)) = (x_i - m) / (n std), std = sqrt(2/3)
+    s = (2 / 3) ** 0.5
+    np.testing.assert_allclose(x.grad.detach().numpy(),
+                               [[0, 0, 0], [-1 / (3 * s), 0, 1 / (3 * s)]], rtol=1e-12)
+    for fn in (lambda t: t.std(correction=0), lambda t: t.std(dim=-1, correction=0),
+               lambda t: tensorlib.std_mean(t, correction=0)[0]):
+        for values in ([2.0], [2.0, 2.0], 7.0):
+            t = tensorlib.tensor(values, requires_grad=True)
+            fn(t).backward(create_graph=create_graph)
+            assert t.grad.tolist() == (np.zeros_like(values).tolist())
+    t = tensorlib.tensor([2.0], requires_grad=True)
+    t.std().backward()                  # correction 1 of one element: std is NaN
+    assert np.isnan(t.grad.item())
+
+
+@pytest.mark.filterwarnings("ignore:std\\(\\)")
+def test_std_gradient_at_zero_std_matches_torch(torch):
+    """First and second order, on torch's side too (NaN compared as NaN)."""
+    def grads(lib):
+        res = []
+        for values, kw in (([[1.5, 1.5], [1.0, 4.0]], {"dim": 1, "correction": 0}),
+                           ([3.0], {"dim": 0, "correction": 0}), ([[2.0, 2.0]], {}),
+                           ([2.0], {})):
+            x = lib.tensor(values, dtype=lib.float64, requires_grad=True)
+            (g,) = lib.autograd.grad(x.std(**kw).sum(), x, create_graph=True)
+            (gg,) = lib.autograd.grad(g.sum(), x, allow_unused=True)
+            res.append((g.detach().numpy(), None if gg is None else gg.numpy()))
+        return res
+
+    for (g, gg), (tg, tgg) in zip(grads(tensorlib), grads(torch)):
+        np.testing.assert_allclose(g, tg, rtol=1e-12)
+        assert (gg is None) == (tgg is None)
+        if gg is not None:
+            np.testing.assert_allclose(gg, tgg, rtol=1e-12)
+
+
 def test_cumprod_gradient_at_zeros_by_hand():
     x = tensorlib.tensor([2.0, 0.0, 3.0, 4.0], dtype=tensorlib.float64, requires_grad=True)
     x.cumprod(0).sum().backward()

@@ -353,6 +353,60 @@ def test_setitem_check_order_matches_torch(torch):
         assert res[0] == res[1]
 
 
+def test_mask_write_of_one_value_checks_its_range_as_masked_fill(torch):
+    """x[mask] = a one-element CPU tensor runs as masked_fill_(mask, value.item()) in
+    PyTorch: a value x's dtype cannot hold raises its overflow error, even when nothing is
+    selected, while a one-element index_put of a wider dtype elsewhere just converts."""
+    for lib in (tl, torch):
+        for shape in ([1], [], [1, 1]):
+            x = lib.zeros(1, 0, 0, dtype=lib.uint8)
+            with pytest.raises(RuntimeError, match="overflow"):
+                x[lib.tensor([True])] = lib.tensor(300, dtype=lib.int32).reshape(shape)
+        x = lib.zeros(2, dtype=lib.uint8)
+        with pytest.raises(RuntimeError, match="overflow"):
+            x[lib.tensor([True, False])] = lib.tensor([300.0])
+        with pytest.raises(RuntimeError, match="overflow"):
+            lib.zeros(2, dtype=lib.float16)[lib.tensor([True, False])] = lib.tensor([1e10])
+        assert x.tolist() == [0, 0] and x._version == 0
+        x[lib.tensor([True, False])] = lib.tensor([-1], dtype=lib.int32)    # wraps, as fill_
+        x[lib.tensor([False, True])] = lib.tensor([3.7])                    # truncates
+        assert x.tolist() == [255, 3]
+
+
+@pytest.mark.parametrize("index", [(), Ellipsis, slice(None), (slice(None), slice(None)),
+                                   (Ellipsis, slice(None)), slice(0, 2), slice(0, 9),
+                                   slice(None, None, 1), (slice(None), Ellipsis)])
+def test_setitem_of_the_whole_tensor_writes_into_it(torch, index):
+    """x[...] = v, x[:] = v, x[()] = v: PyTorch's subscript keeps x itself (a slice with
+    start 0, step 1 and a stop at or past the end), so autograd records copy_ on x
+    (CopyBackwards), no view and no CopySlices; a second backward through a graph that
+    saved nothing then works."""
+    names = []
+    for lib in (tl, torch):
+        a = lib.ones(2, 2, dtype=lib.float64, requires_grad=True)
+        v = lib.full((2,), 3.0, dtype=lib.float64, requires_grad=True)
+        x = a.clone()
+        x[index] = v
+        names.append(x.grad_fn.name().rsplit("::", 1)[-1])
+        y = x.t().trunc()
+        y.sum().backward()
+        y.sum().backward()              # nothing saved was freed
+        assert v.grad.tolist() == [0.0, 0.0]
+    assert names == ["CopyBackwards", "CopyBackwards"]
+
+
+@pytest.mark.parametrize("index", [slice(-2, None), slice(0, 1), slice(0, 2, 2), None, 0,
+                                   (slice(None), 0), (Ellipsis, None)])
+def test_setitem_of_part_writes_into_a_view(torch, index):
+    """Any other subscript (a start given as -n included) writes through a view: CopySlices."""
+    names = []
+    for lib in (tl, torch):
+        x = lib.ones(2, 2, requires_grad=True) * 1
+        x[index] = lib.full((1,), 3.0, requires_grad=True)
+        names.append(x.grad_fn.name().rsplit("::", 1)[-1])
+    assert names == ["CopySlices", "CopySlices"]
+
+
 def test_uint8_mask_write_checks_the_mask_shape_before_its_dtype():
     """x[uint8_mask] = value: PyTorch checks the mask's shape (IndexError) before
     masked_fill_ rejects the uint8 dtype (RuntimeError)."""

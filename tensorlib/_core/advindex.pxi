@@ -830,6 +830,10 @@ cdef int _index_write(TensorBase r, list adv, list users, object value, bint acc
             raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with "
                                "dtype unsigned char")
         if v._dtype is not r._dtype:
+            if has_data(v) and not _on_cuda(v):
+                # (masked_fill_ takes a CPU value as a number: one r's dtype cannot hold
+                # raises PyTorch's overflow error, even when the mask selects nothing)
+                _check_scalar_fits(_item(v), r._dtype, v._dtype.is_floating_point, True)
             v = _to_dtype(v, r._dtype, False)
     else:
         if v is r and not strict and v._ndim and v._shape[0] == 1:

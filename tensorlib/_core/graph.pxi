@@ -1450,6 +1450,13 @@ def _var_backward(grad, self, dim, correction, keepdim, unbiased):
     return g * 2 * (self - mean) / max(n - c, 0)
 
 
+def _std_backward(grad, self, result, dim, correction, keepdim, unbiased):
+    """std's gradient: var's for grad / (2 std), and 0 where std is 0 (PyTorch's rule: all
+    elements of that slice are equal, where sqrt's derivative is infinite)."""
+    return _var_backward((grad / (2 * result)).masked_fill(result == 0, 0), self, dim,
+                         correction, keepdim, unbiased)
+
+
 def _norm_backward(grad, self, p, dim, keepdim, result):
     sizes = tuple(self.shape)
     g = _expand_reduced(grad, sizes, dim, keepdim)

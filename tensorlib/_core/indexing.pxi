@@ -39,6 +39,39 @@ cdef bint _is_basic_only(tuple index):
     return True
 
 
+cdef bint _index_is_whole(tuple index, TensorBase t):
+    """Whether ``t[index] = v`` writes into t itself and not into a view: PyTorch's subscript
+    keeps t for Ellipsis and for a slice with start 0, step 1 and a stop at or past the dim's
+    end (the start as given: ``t[-n:]`` is a view), so autograd records CopyBackwards on t
+    rather than CopySlices."""
+    cdef int nslices = 0, before = -1, k = 0, d
+    for x in index:
+        if x is Ellipsis:
+            if before < 0:
+                before = nslices
+            continue
+        if type(x) is not slice:
+            return False
+        nslices += 1
+    if nslices > t._ndim:
+        return False                    # (the subscript raises)
+    if before < 0:
+        before = nslices
+    for x in index:
+        if x is Ellipsis:
+            continue
+        d = k if k < before else t._ndim - nslices + k
+        k += 1
+        try:
+            if (x.start is not None and operator.index(x.start) != 0) or (
+                    x.step is not None and operator.index(x.step) != 1) or (
+                    x.stop is not None and operator.index(x.stop) < t._shape[d]):
+                return False
+        except TypeError:
+            return False                # (the subscript raises its own error)
+    return True
+
+
 cdef bint _is_int_index(object x):
     if isinstance(x, bool):
         return False

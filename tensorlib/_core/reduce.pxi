@@ -730,8 +730,9 @@ def _var_mean_backward(grads, self, dim, correction, keepdim, unbiased, take_sqr
     if gv is not None:
         if take_sqrt:
             std = _GENERATED_FUNCTIONS["std"](self, dim, unbiased, keepdim, correction=correction)
-            gv = gv / (2 * std)
-        out = _var_backward(gv, self, dim, correction, keepdim, unbiased)
+            out = _std_backward(gv, self, std, dim, correction, keepdim, unbiased)
+        else:
+            out = _var_backward(gv, self, dim, correction, keepdim, unbiased)
     if gm is not None:
         t = _expand_reduced(gm, sizes, dim, keepdim) / _bw_reduced_count(sizes, dim)
         out = t if out is None else out + t

@@ -12,6 +12,7 @@ from tensorlib._core.kernels cimport *
 # module (``_bind_family``) once every op family is loaded
 _sizes_of = _bw_reduced_count = _evenly_distribute = _evenly_distribute_all = None
 _expand_reduced = _max_backward = _max_min_share = _norm_backward = _var_backward = None
+_std_backward = None
 _TORCH_TYPE_NAME = None
 
 include "reduce.pxi"

@@ -238,6 +238,7 @@ cdef Device common_device(tuple inputs)
 cdef TensorBase _check_out(object out, DType result, str op)
 cdef TensorBase _expand(TensorBase t, tuple sizes)
 cdef object _item(TensorBase t)
+cdef int _check_scalar_fits(object v, DType dt, bint is_float, bint check_float_dtype) except -1
 cdef const tl_loop_fn* ew_loops(str name) except NULL
 
 # Operator slots of TensorBase whose op lives in an op-family module: that module installs

@@ -27,6 +27,8 @@ from tensorlib._core.allocator cimport (
 
 from tensorlib._core.kernels cimport *
 
+import operator
+
 import numpy as np
 from tensorlib._core import dtype as _dtype_mod
 
@@ -1048,10 +1050,14 @@ cdef class TensorBase:
                 # an advanced index: recorded as index_put_, as PyTorch does (advindex.pxi)
                 _adv_setitem_recorded_fn(self, index, value)
                 return
-            # x[index] = v is x[index].copy_(v): autograd sees an in-place write into a view
-            dst = _getitem(self, index)
-            if self._requires_grad:
-                _record_getitem(self, dst, index)
+            # x[index] = v is x[index].copy_(v): autograd sees an in-place write into a view,
+            # or into x itself where the index takes all of it
+            if _index_is_whole(index if type(index) is tuple else (index,), self):
+                dst = self
+            else:
+                dst = _getitem(self, index)
+                if self._requires_grad:
+                    _record_getitem(self, dst, index)
             if isinstance(value, TensorBase):
                 # PyTorch's copy_to: a value of dst's shape is copied as it is; a 0-d CPU one
                 # fills; any other loses all its leading size-1 dims and is expanded to dst's

@@ -32,7 +32,7 @@ OPS = [
        "Tensor self, object dim=None, bool? unbiased=None, bool keepdim=False, *, "
        "object correction=None, object out=None",
        node="StdBackward0",
-       backward={'self': '_var_backward(grad / (2 * result), self, dim, correction, keepdim, '
+       backward={'self': '_std_backward(grad, self, result, dim, correction, keepdim, '
                          'unbiased)'},
        doc="Standard deviation: the square root of var (unbiased by default).\n\n"
            "    >>> tensorlib.tensor([1., 3.]).std().item()\n    1.4142135381698608"),
