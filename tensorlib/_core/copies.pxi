@@ -135,7 +135,7 @@ cdef TensorBase _copy_(TensorBase self, object src, bint non_blocking=False):
     s = _targ(src, "copy_", "src", 1)
     _check_write_overlap(self, s, True)     # (PyTorch's order: overlaps, then the shapes)
     _check_copy_shapes(self, s)
-    prepare_write(self, s)
+    prepare_inplace_write(self, True)
     if s._storage.device is not self._storage.device:
         _copy_across(self, s)             # copy_ moves data between devices
     else:

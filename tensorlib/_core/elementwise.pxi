@@ -486,8 +486,8 @@ cdef TensorBase _ew(EwOp op, tuple inputs, object out, bint inplace, const void*
                     raise input_overlap_error()
                 if i == OVERLAP_TOO_HARD:
                     inputs = inputs[:k] + (_contiguous_copy(<TensorBase>x),) + inputs[k + 1:]
-        if untracked:
-            prepare_write_untracked(o, None)
+        if inplace:
+            prepare_inplace_write(o, not untracked)   # (its overlaps: checked above)
         else:
             prepare_write(o, None)
     # 4. the iterator

@@ -44,7 +44,7 @@ cdef TensorBase empty_tensor(int ndim, const int64_t* shape, DType dt, Device de
 cdef TensorBase make_view(TensorBase src, int ndim, const int64_t* shape, const int64_t* strides,
                           int64_t offset)
 cdef int prepare_write(TensorBase out, TensorBase src) except -1
-cdef int prepare_write_untracked(TensorBase out, TensorBase src) except -1
+cdef int prepare_inplace_write(TensorBase out, bint tracked) except -1
 
 # The iterator (iterate.pxi): broadcasting, coalescing, the copy/cast table, overlap tests.
 # Descriptor-level: strides in elements, dtype codes as in dtype.pxd.

@@ -292,10 +292,14 @@ cdef int prepare_write(TensorBase out, TensorBase src) except -1:
     return _prepare_write(out, src, True)
 
 
-cdef int prepare_write_untracked(TensorBase out, TensorBase src) except -1:
-    """prepare_write for an op autograd never sees (PyTorch's logical_and_/or_/xor_/not_):
-    the overlap checks and the version bump, none of the in-place checks of autograd."""
-    return _prepare_write(out, src, True, False)
+cdef int prepare_inplace_write(TensorBase out, bint tracked) except -1:
+    """The write step of an in-place op whose overlaps were checked already, in PyTorch's order
+    (before the dtypes): autograd's in-place checks unless the op is one autograd never sees
+    (PyTorch's logical_and_/or_/xor_/not_), then the version bump."""
+    if tracked and tl_grad_enabled and (out._requires_grad or out._view_base is not None):
+        _check_inplace(out)
+    out._vc.version += 1
+    return 0
 
 
 cdef int prepare_fill(TensorBase out) except -1:
