@@ -6,12 +6,36 @@
 - ``pin_threads``: tensorlib and torch run at the same, stated thread count.
 - ``interleaved``: the best time of each function over rounds that alternate between them,
   so machine noise falls on every side alike.
+- ``settle``: before a multi-threaded side is timed, the other side's idle workers are given
+  time to stop spinning and its own are woken (see SETTLE_S).
 """
 import os
 import sys
 import time
 
 MAX_LOAD = 1.5
+
+# torch's OpenMP workers spin for about 15 ms after a parallel region before they sleep
+# (libgomp's default spin count), so a multi-threaded call timed right after torch shares a
+# core with a spinning thread. Measured on 2026-11-28 (load 0.5-0.9): erfc over 4M float64
+# at 2 threads, tensorlib took 4.54 ns/element right after torch, 3.68 after a 10 ms pause
+# and 3.69 in a loop of its own, while torch took 3.4-3.7 whatever ran before it (our pool
+# spins for microseconds). Each switch between sides therefore waits this long when more
+# than one thread runs, then makes one untimed call (its own workers, asleep after the wait,
+# wake up; a 1.4 ms exp call measured 1.6 ms when timed cold), so calls are timed in the
+# state repeated calls of one library are in.
+SETTLE_S = 0.02
+
+
+def settle(threads, fn):
+    """Before timing ``fn`` at ``threads`` > 1: wait SETTLE_S (the previous side's idle
+    workers go to sleep), then call ``fn`` once untimed (its own workers wake up).
+
+    >>> settle(1, lambda: None)          # one thread: no workers, nothing to do
+    """
+    if threads > 1:
+        time.sleep(SETTLE_S)
+        fn()
 
 
 def load1():
@@ -98,9 +122,12 @@ def interleaved(fns, rounds, min_seconds=0.002):
         t0 = time.perf_counter()
         fn()
         number[k] = max(1, int(min_seconds / max(time.perf_counter() - t0, 1e-9)))
+    import tensorlib
+    threads = tensorlib.get_num_threads()
     best = {k: float("inf") for k in fns}
     for _ in range(rounds):
         for k, fn in fns.items():
+            settle(threads, fn)
             t0 = time.perf_counter()
             for _ in range(number[k]):
                 fn()

@@ -2,6 +2,8 @@
 each function, timed in alternating rounds so both sides see the same machine state."""
 import time
 
+from _quiet import settle
+
 
 def per_call(fn, number):
     """Seconds per call of ``fn`` over ``number`` calls."""
@@ -18,8 +20,11 @@ def race(fns, rounds):
     for k, fn in fns.items():
         fn()
         number[k] = max(1, int(0.02 / max(per_call(fn, 1), 1e-9)))
+    import tensorlib
+    threads = tensorlib.get_num_threads()
     best = {k: float("inf") for k in fns}
     for _ in range(rounds):
         for k, fn in fns.items():
+            settle(threads, fn)     # (the previous side's idle workers stop spinning first)
             best[k] = min(best[k], per_call(fn, number[k]))
     return best

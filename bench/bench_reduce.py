@@ -20,7 +20,7 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _quiet import Quiet, pin_threads  # noqa: E402
+from _quiet import Quiet, pin_threads, settle  # noqa: E402
 
 import tensorlib  # noqa: E402
 
@@ -73,7 +73,8 @@ def cases():
     ]
 
 
-def timed(fn, store):
+def timed(fn, store, threads):
+    settle(threads, fn)             # (the previous side's workers stop spinning first)
     t0 = time.perf_counter()
     fn()
     store.append(time.perf_counter() - t0)
@@ -102,11 +103,11 @@ def run(rounds, only, threads=None, force=False, out=sys.stdout):
             pin_threads(nthreads, torch)
             times = {"tl": [], "torch": [], "np": []}
             for _ in range(rounds):
-                timed(lambda: fn(tensorlib, x), times["tl"])
+                timed(lambda: fn(tensorlib, x), times["tl"], nthreads)
                 if tx is not None:
-                    timed(lambda: fn(torch, tx), times["torch"])
+                    timed(lambda: fn(torch, tx), times["torch"], nthreads)
                 if npfn is not None:
-                    timed(lambda: npfn(a), times["np"])
+                    timed(lambda: npfn(a), times["np"], nthreads)
             tl = min(times["tl"]) * 1e3
             tt = min(times["torch"]) * 1e3 if times["torch"] else float("nan")
             tn = min(times["np"]) * 1e3 if times["np"] else float("nan")
