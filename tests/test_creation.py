@@ -179,12 +179,39 @@ def test_full_overflow_vs_torch(torch, fill, name):
     np.testing.assert_array_equal(values(tensorlib.zeros(2, dtype=D(name)).fill_(fill)), want.numpy())
 
 
+# PyTorch names the dtype by its C++ type in the overflow message
+C_NAME = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int",
+          "int64": "int64_t", "float16": "c10::Half"}
+
+
 def test_full_overflow_defined():
     assert tensorlib.full((2,), -1, dtype=tensorlib.uint8).tolist() == [255, 255]
     for fill, name in [(300, "uint8"), (-256, "uint8"), (128, "int8"), (float("nan"), "int32"),
                        (127.9, "int8"), (1e6, "float16"), (2 ** 63, "int64")]:
-        with pytest.raises(RuntimeError, match=f"cannot be converted to type {name} without overflow"):
+        with pytest.raises(RuntimeError, match=f"cannot be converted to type {C_NAME[name]} without overflow"):
             tensorlib.full((1,), fill, dtype=D(name))
+
+
+def test_scalar_overflow_messages_are_pytorchs(torch):
+    """One rule and one message for a number a dtype cannot hold, in PyTorch's words (its C++
+    type names), whichever op takes the number."""
+    cases = [lambda L: L.zeros(2, dtype=L.uint8).fill_(300),
+             lambda L: L.full((2,), -256, dtype=L.uint8),
+             lambda L: L.full((2,), 2 ** 63, dtype=L.int64),
+             lambda L: L.zeros(2, dtype=L.int8).fill_(float("nan")),
+             lambda L: L.zeros(2, dtype=L.int32).fill_(2.5e9),
+             lambda L: L.zeros(2, dtype=L.float16).fill_(1e6),
+             lambda L: L.zeros(2, dtype=L.bfloat16).masked_fill(L.tensor([True, False]), 1e39),
+             lambda L: L.zeros(2).clamp(0, 1e39),
+             lambda L: L.zeros(2, dtype=L.int16).clamp(max=40000),
+             lambda L: L.zeros(2, dtype=L.uint8).masked_fill_(L.tensor([True, False]), 256)]
+    for f in cases:
+        msgs = []
+        for L in (tensorlib, torch):
+            with pytest.raises(RuntimeError) as e:
+                f(L)
+            msgs.append(str(e.value))
+        assert msgs[0] == msgs[1]
 
 
 @pytest.mark.parametrize("bad", ["a", None, [1], object()])

@@ -390,6 +390,11 @@ def test_tensor_bad_leaves_like_torch(torch):
         assert et is el, bad
 
 
+# PyTorch names the dtype by its C++ type in the overflow message
+C_NAME = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int",
+          "int64": "int64_t"}
+
+
 def test_tensor_integer_overflow():
     # beyond int64: PyTorch's ValueError
     for data in (2 ** 63, [2 ** 63], -(2 ** 63) - 1, [1, 2 ** 64], [[2 ** 70]]):
@@ -400,7 +405,7 @@ def test_tensor_integer_overflow():
                        ([-129], "int8"), ([2 ** 31], "int32"), ([2 ** 15], "int16"),
                        ([float("nan")], "int64"), ([float("inf")], "int32"), ([1e10], "int32"),
                        ([1e10], "int8"), ([127.9], "int8"), ([-0.9], "uint8"), ([9.3e18], "int64")):
-        with pytest.raises(RuntimeError, match=f"value cannot be converted to type {name} without overflow"):
+        with pytest.raises(RuntimeError, match=f"value cannot be converted to type {C_NAME[name]} without overflow"):
             tensorlib.tensor(data, dtype=D(name))
 
 

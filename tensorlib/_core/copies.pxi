@@ -184,7 +184,8 @@ cdef int64_t _int64_value(object value, DType dt) except? -1:
     try:
         iv = value
     except OverflowError:
-        raise RuntimeError(f"value cannot be converted to type {dt.name} without overflow: {value}") from None
+        raise RuntimeError(f"value cannot be converted to type {_C_TYPE_NAME[dt.code]} without "
+                           f"overflow") from None
     _check_scalar_fits(iv, dt, False, True)
     return iv
 
@@ -197,32 +198,39 @@ cdef int64_t _int64_value(object value, DType dt) except? -1:
 _INT_RANGE = {DT_UINT8: (0, 255), DT_INT8: (-128, 127), DT_INT16: (-32768, 32767),
               DT_INT32: (-2147483648, 2147483647),
               DT_INT64: (-9223372036854775808, 9223372036854775807)}
-# Finite values beyond these overflow a fill of a floating dtype (inf and NaN are stored as is).
-_FLOAT_MAX = {DT_FLOAT16: 65504.0, DT_BFLOAT16: float.fromhex("0x1.fep127"),
-              DT_FLOAT32: float.fromhex("0x1.fffffep127")}
+# C++ names of the dtypes in PyTorch's scalar overflow message
+_C_TYPE_NAME = {DT_BOOL: "bool", DT_UINT8: "uint8_t", DT_INT8: "int8_t", DT_INT16: "int16_t",
+                DT_INT32: "int", DT_INT64: "int64_t", DT_FLOAT16: "c10::Half",
+                DT_BFLOAT16: "c10::BFloat16", DT_FLOAT32: "float", DT_FLOAT64: "double"}
 
 
 cdef int _check_scalar_fits(object v, DType dt, bint is_float, bint check_float_dtype) except -1:
-    """Raise PyTorch's RuntimeError when scalar ``v`` cannot be stored in ``dt`` without
-    overflow. ``check_float_dtype``: also range-check floating dtypes (fill_/full do; the
-    element stores of tensor(data) do not, and round to inf instead)."""
-    cdef double f
-    code = dt.code
+    """Raise PyTorch's RuntimeError (its words) when scalar ``v`` cannot be stored in ``dt``
+    without overflow. ``check_float_dtype``: also range-check floating dtypes (fill_/full and
+    the number arguments of ops do; the element stores of tensor(data) do not, and round to
+    inf instead)."""
+    cdef double f, fmax
+    cdef bint bad = False
+    cdef int code = dt.code
     if code == DT_BOOL or code == DT_FLOAT64:
         return 0
     if dt.is_floating_point:
         if check_float_dtype:
+            # finite values beyond the dtype's largest overflow (inf and NaN are stored as is)
+            fmax = (65504.0 if code == DT_FLOAT16 else 3.3895313892515355e38
+                    if code == DT_BFLOAT16 else 3.4028234663852886e38)
             f = v
-            if c_isfinite(f) and (f > _FLOAT_MAX[code] or f < -_FLOAT_MAX[code]):
-                raise RuntimeError(f"value cannot be converted to type {dt.name} without overflow: {v}")
-        return 0
-    lo, hi = _INT_RANGE[code]
-    if is_float:
-        f = v
-        if not (f >= <double>lo and f <= <double>hi):        # NaN fails both
-            raise RuntimeError(f"value cannot be converted to type {dt.name} without overflow: {v}")
-    elif v > hi or v < (-hi if code == DT_UINT8 else lo):
-        raise RuntimeError(f"value cannot be converted to type {dt.name} without overflow: {v}")
+            bad = c_isfinite(f) and (f > fmax or f < -fmax)
+    else:
+        lo, hi = _INT_RANGE[code]
+        if is_float:
+            f = v
+            bad = not (f >= <double>lo and f <= <double>hi)        # NaN fails both
+        else:
+            bad = v > hi or v < (-hi if code == DT_UINT8 else lo)
+    if bad:
+        raise RuntimeError(f"value cannot be converted to type {_C_TYPE_NAME[code]} without "
+                           f"overflow")
     return 0
 
 

@@ -222,43 +222,16 @@ cdef tuple _reduced_operands(EwOp op, tuple inputs, int code, bint inplace):
     return inputs if res is None else tuple(res)
 
 
-# C++ names of the dtypes in PyTorch's scalar overflow message
-_C_TYPE_NAME = {DT_BOOL: "bool", DT_UINT8: "uint8_t", DT_INT8: "int8_t", DT_INT16: "int16_t",
-                DT_INT32: "int", DT_INT64: "int64_t", DT_FLOAT16: "c10::Half",
-                DT_BFLOAT16: "c10::BFloat16", DT_FLOAT32: "float", DT_FLOAT64: "double"}
-_FLOAT_MAX = {DT_FLOAT16: 65504.0, DT_BFLOAT16: 3.3895313892515355e38,
-              DT_FLOAT32: 3.4028234663852886e38}
-
-
 cdef object _checked_scalar(object v, int code):
     """A Python number argument (pow's exponent, clamp's bounds, masked_fill's value) that
     must fit the tensor's dtype: out of range raises PyTorch's overflow error instead of
-    wrapping. As PyTorch, an integer may be negative for uint8 (-1 reads as 255)."""
-    cdef bint bad = False
-    cdef double d
+    wrapping (the same rule as a fill). As PyTorch, an integer may be negative for uint8
+    (-1 reads as 255)."""
     if code == DT_BOOL or code == DT_FLOAT64 or isinstance(v, bool):
         return v
-    if code == DT_FLOAT32 and type(v) is float:
-        # (the common case, in C: a finite value beyond float32's largest overflows)
-        d = v
-        if d == d and d != INFINITY and d != -INFINITY and (d > 3.4028234663852886e38 or
-                                                            d < -3.4028234663852886e38):
-            bad = True
-    elif code == DT_FLOAT32 or code == DT_FLOAT16 or code == DT_BFLOAT16:
-        bad = (v == v and v not in (INFINITY, -INFINITY) and abs(v) > _FLOAT_MAX[code])
-    else:
-        lo, hi = _INT_EXTREME[code]
-        if isinstance(v, (float, np.floating)):
-            bad = not (lo <= v <= hi)       # (NaN too)
-        elif code == DT_UINT8:
-            bad = not (-hi <= v <= hi)
-            if not bad and v < 0:
-                v = v + 256
-        else:
-            bad = not (lo <= v <= hi)
-    if bad:
-        raise RuntimeError(f"value cannot be converted to type {_C_TYPE_NAME[code]} without "
-                           f"overflow")
+    _check_scalar_fits(v, dtype_of(code), isinstance(v, (float, np.floating)), True)
+    if code == DT_UINT8 and not isinstance(v, (float, np.floating)) and v < 0:
+        v = v + 256
     return v
 
 

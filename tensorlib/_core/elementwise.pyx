@@ -16,7 +16,7 @@ from tensorlib._core.kernels cimport *
 _sizes_of = _scale = _zeros_grad = _max_min_share = _TORCH_TYPE_NAME = None
 _clamp_backward = _clamp_bound_backward = _elu_backward = _gelu_backward = None
 _pow_backward_exponent = _pow_backward_self = _silu_backward = _softplus_backward = None
-_relu_backward = _atan2_recip = None
+_relu_backward = _atan2_recip = _C_TYPE_NAME = None
 
 include "elementwise.pxi"
 include "_ops_elementwise.pxi"
