@@ -214,6 +214,48 @@ def test_scalar_overflow_messages_are_pytorchs(torch):
         assert msgs[0] == msgs[1]
 
 
+def test_python_ints_beyond_int64_read_as_pytorchs_uint64_scalar():
+    """PyTorch reads a Python int number argument as int64, or as uint64 in [2^63, 2^64):
+    a float tensor takes its value, an integer loop its bits (2^63 wraps to -2^63), a fill
+    or bound of an integer dtype overflows; anything wider raises OverflowError."""
+    x = tensorlib.zeros(2).fill_(2 ** 63)
+    assert x.tolist() == [2.0 ** 63] * 2
+    assert tensorlib.ones(2, dtype=tensorlib.int64).mul(2 ** 63).tolist() == [-2 ** 63] * 2
+    assert tensorlib.ones(2, dtype=tensorlib.int32).add(2 ** 63 + 5).tolist() == [6, 6]
+    assert (tensorlib.ones(2) + (2 ** 64 - 1)).tolist() == [2.0 ** 64] * 2
+    with pytest.raises(RuntimeError, match="int64_t without overflow"):
+        tensorlib.zeros(2, dtype=tensorlib.int64).fill_(2 ** 63)
+    for f in (lambda v: tensorlib.zeros(2).fill_(v), lambda v: tensorlib.zeros(2).add(v),
+              lambda v: tensorlib.zeros(2).clamp(max=v), lambda v: tensorlib.full((2,), v),
+              lambda v: tensorlib.zeros(2).masked_fill(tensorlib.tensor([True, False]), v)):
+        for v in (2 ** 64, -2 ** 63 - 1):
+            with pytest.raises(OverflowError, match="int too big to convert"):
+                f(v)
+
+
+def test_python_ints_beyond_int64_match_torch(torch):
+    mask = lambda L: L.tensor([True, False])                              # noqa: E731
+    ops = [lambda L, v: L.zeros(2).fill_(v), lambda L, v: L.zeros(2, dtype=L.int64).fill_(v),
+           lambda L, v: L.zeros(2, dtype=L.float16).fill_(v),
+           lambda L, v: L.zeros(2, dtype=L.bool).fill_(v),
+           lambda L, v: L.zeros(2).clamp(max=v), lambda L, v: L.zeros(2, dtype=L.int64).clamp(max=v),
+           lambda L, v: L.zeros(2).masked_fill(mask(L), v),
+           lambda L, v: L.full((2,), v), lambda L, v: L.full((2,), v, dtype=L.float32),
+           lambda L, v: L.ones(2).add(v), lambda L, v: L.ones(2, dtype=L.int32).add(v),
+           lambda L, v: L.ones(2, dtype=L.int64).mul(v), lambda L, v: v + L.ones(2, dtype=L.int64),
+           lambda L, v: L.ones(2, dtype=L.int64).lt(v), lambda L, v: L.ones(2).pow(v),
+           lambda L, v: L.ones(2, dtype=L.int64).div(v), lambda L, v: L.where(mask(L), L.ones(2), v)]
+    for f in ops:
+        for v in (2 ** 63, 2 ** 63 + 5, 2 ** 64 - 1, 2 ** 64, -2 ** 63 - 1, -2 ** 63, 10 ** 30):
+            res = []
+            for L in (tensorlib, torch):
+                try:
+                    res.append(f(L, v).tolist())
+                except (RuntimeError, OverflowError) as e:
+                    res.append(type(e))
+            assert res[0] == res[1], (v, res)
+
+
 @pytest.mark.parametrize("bad", ["a", None, [1], object()])
 def test_full_bad_fill_value_type(bad):
     with pytest.raises(TypeError, match="must be Number"):

@@ -164,9 +164,16 @@ cdef int _fill_raw(TensorBase t, object value) except -1:
         src = <char*>&bv
         src_dt = DT_BOOL
     elif isinstance(value, (int, np.integer)):
-        iv = _int64_value(value, t._dtype)
-        src = <char*>&iv
-        src_dt = DT_INT64
+        _check_scalar_fits(value, t._dtype, False, True)
+        if -0x8000000000000000 <= value <= 0x7fffffffffffffff:
+            iv = value
+            src = <char*>&iv
+            src_dt = DT_INT64
+        else:
+            # PyTorch's uint64 number: only a floating or bool dtype holds one
+            dv = value
+            src = <char*>&dv
+            src_dt = DT_FLOAT64
     else:
         try:
             dv = value
@@ -176,18 +183,6 @@ cdef int _fill_raw(TensorBase t, object value) except -1:
         src = <char*>&dv
         src_dt = DT_FLOAT64
     return backend_of(t).fill(t, src, src_dt)
-
-
-cdef int64_t _int64_value(object value, DType dt) except? -1:
-    """A Python/NumPy integer as int64, checked against what ``dt`` can hold."""
-    cdef int64_t iv
-    try:
-        iv = value
-    except OverflowError:
-        raise RuntimeError(f"value cannot be converted to type {_C_TYPE_NAME[dt.code]} without "
-                           f"overflow") from None
-    _check_scalar_fits(iv, dt, False, True)
-    return iv
 
 
 # What PyTorch accepts when it stores one Python scalar into an integer dtype. Integers must lie
@@ -212,6 +207,9 @@ cdef int _check_scalar_fits(object v, DType dt, bint is_float, bint check_float_
     cdef double f, fmax
     cdef bint bad = False
     cdef int code = dt.code
+    if not is_float and not (-0x8000000000000000 <= v <= 0xffffffffffffffff):
+        # PyTorch reads a Python int as int64 or uint64: anything wider fails there
+        raise OverflowError("int too big to convert")
     if code == DT_BOOL or code == DT_FLOAT64:
         return 0
     if dt.is_floating_point:
@@ -241,7 +239,7 @@ cdef TensorBase _fill_(TensorBase self, object value):
         # a value the dtype cannot hold raises before the write counts (PyTorch's version
         # counter does not move)
         if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
-            _int64_value(value, self._dtype)
+            _check_scalar_fits(value, self._dtype, False, True)
         elif isinstance(value, float):
             _check_scalar_fits(value, self._dtype, True, True)
         prepare_fill(self)

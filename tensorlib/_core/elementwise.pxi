@@ -68,10 +68,16 @@ cdef int _scalar_into(object v, int dt, char* dst) except -1:
         bv = v
         copy_cast(0, NULL, dst, &zero, dt, <char*>&bv, &zero, DT_BOOL)
     elif isinstance(v, int):
-        try:
+        if -0x8000000000000000 <= v <= 0x7fffffffffffffff:
             iv = v
-        except OverflowError:
-            raise RuntimeError(f"value {v} cannot be converted to type {dtype_of(dt).name} without overflow") from None
+        elif 0 < v <= 0xffffffffffffffff and dtype_of(dt).is_floating_point:
+            dv = v                      # (PyTorch's uint64 number: its value, rounded once)
+            copy_cast(0, NULL, dst, &zero, dt, <char*>&dv, &zero, DT_FLOAT64)
+            return 0
+        elif 0 < v <= 0xffffffffffffffff:
+            iv = v - 0x10000000000000000    # (an integer loop takes its bits, as PyTorch)
+        else:
+            raise OverflowError("int too big to convert")
         copy_cast(0, NULL, dst, &zero, dt, <char*>&iv, &zero, DT_INT64)
     else:
         dv = v
