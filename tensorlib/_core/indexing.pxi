@@ -47,8 +47,9 @@ cdef bint _index_is_whole(tuple index, TensorBase t):
     cdef int nslices = 0, before = -1, k = 0, d
     for x in index:
         if x is Ellipsis:
-            if before < 0:
-                before = nslices
+            if before >= 0:
+                return False            # (a second one: the subscript decides)
+            before = nslices
             continue
         if type(x) is not slice:
             return False
