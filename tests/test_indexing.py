@@ -353,6 +353,8 @@ def test_setitem_check_order_matches_torch(torch):
         assert res[0] == res[1]
 
 
+@pytest.mark.cpu_only("PyTorch runs x[mask] = v as masked_fill_ only for a CPU value; a "
+                      "device value goes through index_put_, unchecked")
 def test_mask_write_of_one_value_checks_its_range_as_masked_fill(torch):
     """x[mask] = a one-element CPU tensor runs as masked_fill_(mask, value.item()) in
     PyTorch: a value x's dtype cannot hold raises its overflow error, even when nothing is
