@@ -165,12 +165,12 @@ cdef int _fill_raw(TensorBase t, object value) except -1:
         src_dt = DT_BOOL
     elif isinstance(value, (int, np.integer)):
         _check_scalar_fits(value, t._dtype, False, True)
-        if -0x8000000000000000 <= value <= 0x7fffffffffffffff:
+        try:
             iv = value
             src = <char*>&iv
             src_dt = DT_INT64
-        else:
-            # PyTorch's uint64 number: only a floating or bool dtype holds one
+        except OverflowError:
+            # PyTorch's uint64 number (checked above: only a floating or bool dtype holds one)
             dv = value
             src = <char*>&dv
             src_dt = DT_FLOAT64
@@ -205,11 +205,16 @@ cdef int _check_scalar_fits(object v, DType dt, bint is_float, bint check_float_
     the number arguments of ops do; the element stores of tensor(data) do not, and round to
     inf instead)."""
     cdef double f, fmax
+    cdef int64_t iv
     cdef bint bad = False
     cdef int code = dt.code
-    if not is_float and not (-0x8000000000000000 <= v <= 0xffffffffffffffff):
-        # PyTorch reads a Python int as int64 or uint64: anything wider fails there
-        raise OverflowError("int too big to convert")
+    if not is_float:
+        try:
+            iv = v                      # (the common case, in C)
+        except OverflowError:
+            # PyTorch reads a Python int as int64 or uint64: anything wider fails there
+            if not 0 < v <= 0xffffffffffffffff:
+                raise OverflowError("int too big to convert") from None
     if code == DT_BOOL or code == DT_FLOAT64:
         return 0
     if dt.is_floating_point:

@@ -68,16 +68,18 @@ cdef int _scalar_into(object v, int dt, char* dst) except -1:
         bv = v
         copy_cast(0, NULL, dst, &zero, dt, <char*>&bv, &zero, DT_BOOL)
     elif isinstance(v, int):
-        if -0x8000000000000000 <= v <= 0x7fffffffffffffff:
-            iv = v
-        elif 0 < v <= 0xffffffffffffffff and dtype_of(dt).is_floating_point:
-            dv = v                      # (PyTorch's uint64 number: its value, rounded once)
-            copy_cast(0, NULL, dst, &zero, dt, <char*>&dv, &zero, DT_FLOAT64)
-            return 0
-        elif 0 < v <= 0xffffffffffffffff:
-            iv = v - 0x10000000000000000    # (an integer loop takes its bits, as PyTorch)
-        else:
-            raise OverflowError("int too big to convert")
+        try:
+            iv = v                      # (the common case, in C)
+        except OverflowError:
+            # PyTorch reads a Python int as int64 or as uint64: a float loop takes the
+            # uint64's value (rounded once), an integer loop its bits; wider ones fail
+            if not 0 < v <= 0xffffffffffffffff:
+                raise OverflowError("int too big to convert") from None
+            if dtype_of(dt).is_floating_point:
+                dv = v
+                copy_cast(0, NULL, dst, &zero, dt, <char*>&dv, &zero, DT_FLOAT64)
+                return 0
+            iv = v - 0x10000000000000000
         copy_cast(0, NULL, dst, &zero, dt, <char*>&iv, &zero, DT_INT64)
     else:
         dv = v
