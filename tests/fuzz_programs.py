@@ -735,7 +735,7 @@ class FuzzMachine(RuleBasedStateMachine):
 
     def basic_index(self, data, shape):
         """A basic index: ints (sometimes out of range), slices with positive steps, None,
-        at most one Ellipsis (a second one is a deliberate difference: README)."""
+        Ellipsis (sometimes two: each stands for all the dims the other entries leave)."""
         items, dim, ell = [], 0, False
         for _ in range(data.draw(st.integers(0, len(shape) + 1))):
             n = shape[dim] if dim < len(shape) else 1
@@ -751,10 +751,11 @@ class FuzzMachine(RuleBasedStateMachine):
                 dim += 1
             elif kind == "none":
                 items.append(None)
-            elif not ell:
+            else:
                 items.append({"e": 1})
+                if not ell:
+                    dim = max(dim, len(shape) - (len(items)))
                 ell = True
-                dim = max(dim, len(shape) - (len(items)))
         return {"tuple": items}
 
     def new_shape(self, data, shape):

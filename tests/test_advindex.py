@@ -224,8 +224,6 @@ def test_getitem_errors():
         x[1.5]
     with pytest.raises(IndexError, match=r"valid indices \(got numpy.bool"):
         x[np.True_]
-    with pytest.raises(IndexError, match="single ellipsis"):
-        x[..., [0], ...]
     with pytest.raises(IndexError, match="index is out of bounds for dimension with size 0"):
         tl.zeros(0, 3)[[0]]
     with pytest.warns(UserWarning, match="uint8 is now deprecated"):

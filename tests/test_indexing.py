@@ -5,6 +5,8 @@ Every index is a view: values, shape, strides, storage offset and memory sharing
 with NumPy's view for the same index, and strides/offsets with torch where installed.
 Assignment is compared with NumPy assignment on a mirror of the whole base.
 """
+import itertools
+
 import numpy as np
 import pytest
 from hypothesis import given, strategies as st
@@ -89,6 +91,74 @@ def test_out_of_range_int_raises_index_error(torch, data):
         case.p[index]
     with pytest.raises(IndexError):
         case.n[index]
+
+
+def _several_ellipses():
+    """Subscripts with two or more ellipses: each stands for all the dims the other entries
+    leave, so later entries can fall past the last dim (where PyTorch skips a slice from 0
+    with step 1, adds a dim for None at the end, and raises IndexError for the rest)."""
+    E = Ellipsis
+    entries = [E, 0, -1, slice(None), slice(1, None), slice(0, 9), None, [0, 1], "mask"]
+    out = [c for n in (2, 3) for c in itertools.product(entries, repeat=n) if c.count(E) >= 2]
+    out += [(E, 0, E, slice(None), None), (0, E, 1, E, 2), (E, E, slice(None, 0), E, None),
+            (E, 1, E, slice(0, -1)), (E, [1], E, 0), (E, E, slice(None, None, 2))]
+    return out
+
+
+@pytest.mark.parametrize("shape", [(2, 3, 4), (2, 3)])
+def test_several_ellipses_match_torch(torch, shape):
+    """x[index], x[index] = v and their autograd (values, strides, grad, grad_fn names,
+    exception classes) against PyTorch, on every subscript of _several_ellipses."""
+    base = np.arange(np.prod(shape), dtype=np.float64).reshape(shape)
+
+    def run(lib, index):
+        index = tuple(lib.tensor([True, False]) if e == "mask" else e for e in index)
+        x = lib.tensor(base, requires_grad=True)
+        try:
+            r = x[index]
+            (r * r).sum().backward()
+            got = (r.tolist(), tuple(r.shape), r.stride() if r._base is not None else None,
+                   x.grad.tolist(), type(r.grad_fn).__name__)
+        except IndexError:
+            got = IndexError
+        w = lib.tensor(base, requires_grad=True) * 1
+        try:
+            w[index] = lib.tensor(7.0, dtype=lib.float64, device="cpu", requires_grad=True)
+            wrote = (w.tolist(), type(w.grad_fn).__name__)
+        except IndexError:
+            wrote = IndexError
+        return got, wrote
+
+    for index in _several_ellipses():
+        assert run(tl, index) == run(torch, index), index
+
+
+@pytest.mark.parametrize("index", [
+    slice(None), (slice(None),), slice(0, 5), (slice(0, 2), slice(0, 3)), slice(1, None),
+    Ellipsis, None, 0, (None, 0), (0, None), (slice(1, None), None), (Ellipsis, slice(None)),
+    (slice(None), 0, None), (slice(-2, None),), (slice(None, None, 1), slice(0, 2))])
+def test_basic_index_grad_fn_names_match_torch(torch, index):
+    """PyTorch names x[index]'s node after the last view the subscript applies: a slice
+    that takes a whole dim in a tuple applies none, x[...] is an alias, while a bare slice
+    takes its own path and is always SliceBackward0."""
+    names = [type(L.ones(2, 3, requires_grad=True)[index].grad_fn).__name__
+             for L in (tl, torch)]
+    assert names[0] == names[1]
+
+
+def test_several_ellipses_examples():
+    x = tl.arange(24).view(2, 3, 4)
+    assert x[..., 0, ...].tolist() == x[:, :, 0].tolist()       # the first ... spans 2 dims
+    assert x[..., 0, ..., :].tolist() == x[:, 0].tolist()       # each ... spans 1
+    assert x[0, ..., 1, ...].tolist() == x[0, :, 1].tolist()
+    assert x[..., ...].shape == (2, 3, 4) and x[..., ..., :].shape == (2, 3, 4)
+    y = tl.zeros(2, 3)
+    y[..., 1, ...] = 5
+    assert y.tolist() == [[0, 5, 0], [0, 5, 0]]
+    for bad in [(..., ..., 0), (0, ..., ..., 1), (..., 0, ..., None), (..., ..., slice(1, None)),
+                (..., ..., [0])]:
+        with pytest.raises(IndexError):
+            x[bad]
 
 
 @given(st.data())
@@ -177,8 +247,8 @@ def test_bad_indices():
         x[::-1]
     with pytest.raises(ValueError, match="cannot be zero"):
         x[:, ::0]
-    with pytest.raises(IndexError):
-        x[..., 1, ...]
+    with pytest.raises(IndexError, match="index 1 is out of bounds for dimension 2 with size 0"):
+        x[..., ..., 1]          # (each ... spans the 2 dims the 1 leaves: it falls past them)
     with pytest.raises(IndexError):
         tl.zeros(0, 3)[0]
 

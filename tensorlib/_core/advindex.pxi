@@ -470,15 +470,6 @@ cdef TensorBase _out_for(object out, DType dt, str msg, tuple inputs, int nd, co
 # ---------------------------------------------------------------------------------------------
 # parsing a subscript
 
-cdef enum IndexKind:
-    IK_NONE = 0
-    IK_ELLIPSIS = 1
-    IK_SLICE = 2
-    IK_INT = 3
-    IK_BOOL = 4
-    IK_TENSOR = 5
-
-
 cdef str _pytype_name(object x):
     cdef object tp = type(x)
     if tp.__module__ in ("builtins", None):
@@ -565,7 +556,7 @@ cdef tuple _index_parse(TensorBase t, tuple index, bint check_masks=True):
     the advanced part. Returns (view, [(dim, tensor, is_mask), ...], [user index tensors]).
     ``check_masks``: check each mask's shape here (a write checks later, in PyTorch's order:
     see _index_write)."""
-    cdef int consumed = 0, dim = 0, ell = 0, i, m, nsel = 0, nadv = 0
+    cdef int consumed = 0, dim = 0, i, m, nsel = 0, nadv = 0
     cdef TensorBase r = t, it, sl
     cdef list items = []
     cdef list adv = []
@@ -573,15 +564,11 @@ cdef tuple _index_parse(TensorBase t, tuple index, bint check_masks=True):
     for x in index:
         kind, v = _classify(x)
         items.append((kind, v))
-        if kind == IK_ELLIPSIS:
-            ell += 1
-        elif kind == IK_SLICE or kind == IK_INT:
+        if kind == IK_SLICE or kind == IK_INT:
             consumed += 1
         elif kind == IK_TENSOR:
             it = <TensorBase>v
             consumed += it._ndim if (it._dtype.code == DT_BOOL or it._dtype.code == DT_UINT8) else 1
-    if ell > 1:
-        raise IndexError("an index can only have a single ellipsis ('...')")
     if consumed > t._ndim:
         if t._ndim == 0 and len(items) == 1 and items[0][0] == IK_INT:
             raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
@@ -596,7 +583,10 @@ cdef tuple _index_parse(TensorBase t, tuple index, bint check_masks=True):
         if check_masks and kind == IK_TENSOR and not _is_index_dtype((<TensorBase>v)._dtype.code) \
                 and (<TensorBase>v)._dtype.code != DT_BOOL and (<TensorBase>v)._dtype.code != DT_UINT8:
             raise IndexError(_INDEX_DTYPE_MSG)
-    for kind, v in items:
+    for pos, (kind, v) in enumerate(items):
+        if dim >= r._ndim and kind != IK_ELLIPSIS and _entry_past_end(kind, v, dim, r._ndim, pos):
+            dim += 1                    # (only after a second ellipsis)
+            continue
         if kind == IK_ELLIPSIS:
             dim += t._ndim - consumed
         elif kind == IK_NONE:

@@ -1289,6 +1289,34 @@ class SelectBackward0(Node):
     __slots__ = ()
 
 
+class AliasBackward0(Node):
+    __slots__ = ()
+
+
+cdef type _basic_index_node(TensorBase t, tuple index):
+    """The node PyTorch records for a basic subscript of t: that of the last view it
+    applies, where a slice taking a whole dim in order is no view (and past the last dim,
+    see _entry_past_end, is skipped); AliasBackward0 when there is none (``x[...]``)."""
+    cdef type cls = AliasBackward0
+    cdef int consumed = 0, d = 0
+    for x in index:
+        if x is not None and x is not Ellipsis:
+            consumed += 1
+    for x in index:
+        if x is Ellipsis:
+            d += t._ndim - consumed
+        elif x is None:
+            cls = UnsqueezeBackward0
+        elif type(x) is slice:
+            if not _slice_is_whole(x, t._shape[d] if d < t._ndim else 0):
+                cls = SliceBackward0
+            d += 1
+        else:
+            cls = SelectBackward0
+            d += 1
+    return cls
+
+
 class IndexBackward0(Node):
     __slots__ = ()
 
@@ -1340,7 +1368,9 @@ cdef int _record_getitem(TensorBase self, object r, object index) except -1:
         return 0
     res = <TensorBase>r
     if res._storage is self._storage and res._view_base is not None:
-        n = _new_node(SelectBackward0 if res._ndim < self._ndim else SliceBackward0,
+        # (a bare slice takes PyTorch's one-slice path, which always applies it)
+        n = _new_node(SliceBackward0 if type(index) is slice else
+                      _basic_index_node(self, index if type(index) is tuple else (index,)),
                       _bw_basic_index, (self,))
         overlaps = _may_overlap(self.shape, self.stride())
         n._saved = (tuple(self.shape), self.stride(), res._offset - self._offset,

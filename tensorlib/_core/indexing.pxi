@@ -44,33 +44,59 @@ cdef bint _index_is_whole(tuple index, TensorBase t):
     keeps t for Ellipsis and for a slice with start 0, step 1 and a stop at or past the dim's
     end (the start as given: ``t[-n:]`` is a view), so autograd records CopyBackwards on t
     rather than CopySlices."""
-    cdef int nslices = 0, before = -1, k = 0, d
+    cdef int nslices = 0, d = 0
     for x in index:
         if x is Ellipsis:
-            if before >= 0:
-                return False            # (a second one: the subscript decides)
-            before = nslices
             continue
         if type(x) is not slice:
             return False
         nslices += 1
     if nslices > t._ndim:
         return False                    # (the subscript raises)
-    if before < 0:
-        before = nslices
     for x in index:
         if x is Ellipsis:
+            d += t._ndim - nslices
             continue
-        d = k if k < before else t._ndim - nslices + k
-        k += 1
-        try:
-            if (x.start is not None and operator.index(x.start) != 0) or (
-                    x.step is not None and operator.index(x.step) != 1) or (
-                    x.stop is not None and operator.index(x.stop) < t._shape[d]):
-                return False
-        except TypeError:
-            return False                # (the subscript raises its own error)
+        # (past the last dim, see _entry_past_end, a dim of size 0)
+        if not _slice_is_whole(x, t._shape[d] if d < t._ndim else 0):
+            return False
+        d += 1
     return True
+
+
+cdef bint _slice_is_whole(slice x, int64_t n):
+    """Whether x takes all of a dim of size n in order: PyTorch's subscript then applies no
+    view (start 0 as given, step 1, stop at or past the end). A bad bound is the
+    subscript's error to raise, so it is not whole."""
+    try:
+        return (x.start is None or operator.index(x.start) == 0) and (
+            x.step is None or operator.index(x.step) == 1) and (
+            x.stop is None or operator.index(x.stop) >= n)
+    except TypeError:
+        return False
+
+
+cdef bint _entry_past_end(int kind, object v, int dim, int nd, int pos) except -1:
+    """For the pos-th entry of a subscript (of IndexKind kind, value v) falling at ``dim``
+    past the last of the nd dims of the view so far: whether to skip it, or its IndexError.
+    Only several ellipses get here: PyTorch lets each stand for all the dims the other
+    entries leave (``x[..., 0, ...]`` is ``x[..., 0]``), so a later entry can fall past the
+    end. There None and a bool still add a dim at the end, a slice is skipped where it
+    would take all of a dim of size 0 (PyTorch skips a slice that takes a whole dim), the
+    rest raise as in PyTorch."""
+    if kind == IK_NONE or kind == IK_BOOL:
+        if dim == nd:
+            return False
+        raise IndexError(f"Dimension out of range (expected to be in range of "
+                         f"[{-nd - 1}, {nd}], but got {dim})")
+    if kind == IK_SLICE:
+        if _slice_is_whole(v, 0):
+            return True
+        raise IndexError(f"Dimension out of range (expected to be in range of "
+                         f"[{-max(nd, 1)}, {max(nd, 1) - 1}], but got {dim})")
+    if kind == IK_INT:
+        raise IndexError(f"index {v} is out of bounds for dimension {pos} with size 0")
+    raise IndexError(f"too many indices for tensor of dimension {nd} (got {dim + 1})")
 
 
 cdef bint _is_int_index(object x):
@@ -97,7 +123,8 @@ cdef TensorBase _basic_index(TensorBase t, tuple index):
     """Apply the entries left to right (as PyTorch's successive select/slice/unsqueeze would,
     with its errors) to a local copy of the geometry, then make ONE view: no
     intermediate tensors. Always a new view, even for x[()] and x[...] (as in PyTorch)."""
-    cdef int consumed = 0, dim = 0, ell = 0, nd = t._ndim
+    cdef int consumed = 0, dim = 0, nd = t._ndim
+    cdef bint skip
     cdef int pos = 0        # PyTorch's out-of-bounds error names the entry's position
     cdef int64_t sh[MAX_DIMS]
     cdef int64_t st[MAX_DIMS]
@@ -105,9 +132,7 @@ cdef TensorBase _basic_index(TensorBase t, tuple index):
     for x in index:
         if type(x) is int or type(x) is slice:
             consumed += 1
-        elif x is Ellipsis:
-            ell += 1
-        elif x is None or isinstance(x, bool):
+        elif x is Ellipsis or x is None or isinstance(x, bool):
             pass
         elif _is_int_index(x):
             consumed += 1
@@ -116,8 +141,6 @@ cdef TensorBase _basic_index(TensorBase t, tuple index):
                 f"only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables "
                 f"are valid indices (got {type(x).__name__}); indexing with tensors and lists "
                 f"(advanced indexing) is not available yet")
-    if ell > 1:
-        raise IndexError("an index can only have a single ellipsis ('...')")
     if t._ndim == 0 and consumed > 0:
         raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
                          "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
@@ -126,6 +149,17 @@ cdef TensorBase _basic_index(TensorBase t, tuple index):
     memcpy(sh, t._shape, nd * sizeof(int64_t))
     memcpy(st, t._strides, nd * sizeof(int64_t))
     for x in index:
+        if dim >= nd and x is not Ellipsis:       # (only after a second ellipsis)
+            if x is None or isinstance(x, bool):
+                skip = _entry_past_end(IK_NONE, x, dim, nd, pos)
+            elif type(x) is slice:
+                skip = _entry_past_end(IK_SLICE, x, dim, nd, pos)
+            else:
+                skip = _entry_past_end(IK_INT, x.__index__(), dim, nd, pos)
+            if skip:
+                dim += 1
+                pos += 1
+                continue
         if type(x) is slice:
             _slice_geometry(sh, st, &off, dim, <object>(<PySliceObject*>x).start,
                             <object>(<PySliceObject*>x).stop, <object>(<PySliceObject*>x).step)

@@ -239,6 +239,16 @@ cdef TensorBase _check_out(object out, DType result, str op)
 cdef TensorBase _expand(TensorBase t, tuple sizes)
 cdef object _item(TensorBase t)
 cdef int _check_scalar_fits(object v, DType dt, bint is_float, bint check_float_dtype) except -1
+
+# the entries of a subscript (indexing.pxi, advindex.pxi)
+cdef enum IndexKind:
+    IK_NONE = 0
+    IK_ELLIPSIS = 1
+    IK_SLICE = 2
+    IK_INT = 3
+    IK_BOOL = 4
+    IK_TENSOR = 5
+cdef bint _entry_past_end(int kind, object v, int dim, int nd, int pos) except -1
 cdef const tl_loop_fn* ew_loops(str name) except NULL
 
 # Operator slots of TensorBase whose op lives in an op-family module: that module installs
