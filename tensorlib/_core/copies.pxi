@@ -143,46 +143,56 @@ cdef TensorBase _copy_(TensorBase self, object src, bint non_blocking=False):
     return self
 
 
-cdef int _fill_raw(TensorBase t, object value) except -1:
-    """Write a Python scalar into every element (no version bump). Like PyTorch, a value the
-    dtype cannot hold raises instead of wrapping (see _check_scalar_fits)."""
-    cdef int64_t zeros[MAX_DIMS]
+cdef union FillElement:
+    uint8_t b
+    int64_t i
+    double d
+
+
+cdef int _fill_element(TensorBase t, object value, FillElement* dst, int* dst_dt) except -1:
+    """The one element a fill of t writes, from a number or a 0-d tensor: dst, of dtype
+    dst_dt (bool, int64 or float64; the fill casts it). Checked as PyTorch checks a stored
+    scalar (_check_scalar_fits). Returns 1 for a meta value: nothing to write."""
     cdef int64_t iv
     cdef double dv
-    cdef uint8_t bv
-    cdef char* src
-    cdef int src_dt
     if isinstance(value, TensorBase):
         if (<TensorBase>value)._ndim != 0:
             raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
                                f"{(<TensorBase>value)._ndim} dimensions.")
         if not has_data(<TensorBase>value):
-            return 0                 # a meta value: only a meta tensor can be filled with it
+            return 1                 # a meta value: only a meta tensor can be filled with it
         value = _item(<TensorBase>value)
     if isinstance(value, (bool, np.bool_)):
-        bv = bool(value)
-        src = <char*>&bv
-        src_dt = DT_BOOL
+        dst.b = bool(value)
+        dst_dt[0] = DT_BOOL
     elif isinstance(value, (int, np.integer)):
         _check_scalar_fits(value, t._dtype, False, True)
-        try:
-            iv = value
-            src = <char*>&iv
-            src_dt = DT_INT64
-        except OverflowError:
-            # PyTorch's uint64 number (checked above: only a floating or bool dtype holds one)
-            dv = value
-            src = <char*>&dv
-            src_dt = DT_FLOAT64
+        if _python_int(value, &iv):
+            # a uint64 number: only a floating or bool dtype holds one (checked above)
+            dst.d = value
+            dst_dt[0] = DT_FLOAT64
+        else:
+            dst.i = iv
+            dst_dt[0] = DT_INT64
     else:
         try:
             dv = value
         except TypeError:
             raise TypeError(f"fill_(): argument 'value' must be Number, not {type(value).__name__}") from None
         _check_scalar_fits(dv, t._dtype, True, True)
-        src = <char*>&dv
-        src_dt = DT_FLOAT64
-    return backend_of(t).fill(t, src, src_dt)
+        dst.d = dv
+        dst_dt[0] = DT_FLOAT64
+    return 0
+
+
+cdef int _fill_raw(TensorBase t, object value) except -1:
+    """Write a Python scalar (or a 0-d tensor's value) into every element (no version
+    bump). Like PyTorch, a value the dtype cannot hold raises instead of wrapping."""
+    cdef FillElement element
+    cdef int element_dt
+    if _fill_element(t, value, &element, &element_dt):
+        return 0
+    return backend_of(t).fill(t, <char*>&element, element_dt)
 
 
 # What PyTorch accepts when it stores one Python scalar into an integer dtype. Integers must lie
@@ -193,6 +203,13 @@ cdef int _fill_raw(TensorBase t, object value) except -1:
 _INT_RANGE = {DT_UINT8: (0, 255), DT_INT8: (-128, 127), DT_INT16: (-32768, 32767),
               DT_INT32: (-2147483648, 2147483647),
               DT_INT64: (-9223372036854775808, 9223372036854775807)}
+# the same integer bounds for C (uint8's low bound is the -255 it accepts)
+cdef int64_t _INT_LO[NUM_DTYPES]
+cdef int64_t _INT_HI[NUM_DTYPES]
+for _code, (_lo, _hi) in _INT_RANGE.items():
+    _INT_LO[_code] = -_hi if _code == DT_UINT8 else _lo
+    _INT_HI[_code] = _hi
+del _code, _lo, _hi
 # C++ names of the dtypes in PyTorch's scalar overflow message
 _C_TYPE_NAME = {DT_BOOL: "bool", DT_UINT8: "uint8_t", DT_INT8: "int8_t", DT_INT16: "int16_t",
                 DT_INT32: "int", DT_INT64: "int64_t", DT_FLOAT16: "c10::Half",
@@ -206,15 +223,10 @@ cdef int _check_scalar_fits(object v, DType dt, bint is_float, bint check_float_
     inf instead)."""
     cdef double f, fmax
     cdef int64_t iv
-    cdef bint bad = False
+    cdef bint bad = False, is_uint64 = False
     cdef int code = dt.code
     if not is_float:
-        try:
-            iv = v                      # (the common case, in C)
-        except OverflowError:
-            # PyTorch reads a Python int as int64 or uint64: anything wider fails there
-            if not 0 < v <= 0xffffffffffffffff:
-                raise OverflowError("int too big to convert") from None
+        is_uint64 = _python_int(v, &iv)     # (an int wider than a uint64 raises)
     if code == DT_BOOL or code == DT_FLOAT64:
         return 0
     if dt.is_floating_point:
@@ -224,13 +236,12 @@ cdef int _check_scalar_fits(object v, DType dt, bint is_float, bint check_float_
                     if code == DT_BFLOAT16 else 3.4028234663852886e38)
             f = v
             bad = c_isfinite(f) and (f > fmax or f < -fmax)
+    elif is_float:
+        f = v                           # (NaN fails both; uint8 takes no negative float)
+        bad = not (f >= <double>(0 if code == DT_UINT8 else _INT_LO[code]) and
+                   f <= <double>_INT_HI[code])
     else:
-        lo, hi = _INT_RANGE[code]
-        if is_float:
-            f = v
-            bad = not (f >= <double>lo and f <= <double>hi)        # NaN fails both
-        else:
-            bad = v > hi or v < (-hi if code == DT_UINT8 else lo)
+        bad = is_uint64 or iv > _INT_HI[code] or iv < _INT_LO[code]
     if bad:
         raise RuntimeError(f"value cannot be converted to type {_C_TYPE_NAME[code]} without "
                            f"overflow")
@@ -238,17 +249,17 @@ cdef int _check_scalar_fits(object v, DType dt, bint is_float, bint check_float_
 
 
 cdef TensorBase _fill_(TensorBase self, object value):
+    cdef FillElement element
+    cdef int element_dt
     if isinstance(value, TensorBase):
         prepare_write(self, None)       # a 0-d value: read before the first write
-    else:
-        # a value the dtype cannot hold raises before the write counts (PyTorch's version
-        # counter does not move)
-        if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
-            _check_scalar_fits(value, self._dtype, False, True)
-        elif isinstance(value, float):
-            _check_scalar_fits(value, self._dtype, True, True)
-        prepare_fill(self)
-    _fill_raw(self, value)
+        _fill_raw(self, value)
+        return self
+    # a value the dtype cannot hold raises before the write counts (PyTorch's version
+    # counter does not move)
+    _fill_element(self, value, &element, &element_dt)
+    prepare_fill(self)
+    backend_of(self).fill(self, <char*>&element, element_dt)
     return self
 
 

@@ -68,18 +68,10 @@ cdef int _scalar_into(object v, int dt, char* dst) except -1:
         bv = v
         copy_cast(0, NULL, dst, &zero, dt, <char*>&bv, &zero, DT_BOOL)
     elif isinstance(v, int):
-        try:
-            iv = v                      # (the common case, in C)
-        except OverflowError:
-            # PyTorch reads a Python int as int64 or as uint64: a float loop takes the
-            # uint64's value (rounded once), an integer loop its bits; wider ones fail
-            if not 0 < v <= 0xffffffffffffffff:
-                raise OverflowError("int too big to convert") from None
-            if dtype_of(dt).is_floating_point:
-                dv = v
-                copy_cast(0, NULL, dst, &zero, dt, <char*>&dv, &zero, DT_FLOAT64)
-                return 0
-            iv = v - 0x10000000000000000
+        if _python_int(v, &iv) and dtype_of(dt).is_floating_point:
+            dv = v                      # a uint64 number: its value, rounded once
+            copy_cast(0, NULL, dst, &zero, dt, <char*>&dv, &zero, DT_FLOAT64)
+            return 0
         copy_cast(0, NULL, dst, &zero, dt, <char*>&iv, &zero, DT_INT64)
     else:
         dv = v

@@ -2,6 +2,7 @@
 # speed (see tensorlib.get_include()). Append-only: Cython does not check the layout of cdef
 # classes across modules, so never reorder or remove a declaration; add new ones at the end.
 from libc.stdint cimport int64_t
+from cpython.long cimport PyLong_AsLongLongAndOverflow
 from tensorlib._core.dtype cimport dtype as DType
 from tensorlib._core.allocator cimport Storage, device as Device
 
@@ -239,6 +240,21 @@ cdef TensorBase _check_out(object out, DType result, str op)
 cdef TensorBase _expand(TensorBase t, tuple sizes)
 cdef object _item(TensorBase t)
 cdef int _check_scalar_fits(object v, DType dt, bint is_float, bint check_float_dtype) except -1
+
+
+cdef inline int _python_int(object v, int64_t* bits) except -1:
+    """Read a Python int as PyTorch does: as an int64 (returns 0), or, in [2**63, 2**64), as
+    a uint64 (returns 1; a float dtype then takes its value, an integer dtype its bits);
+    any wider int raises OverflowError. ``bits``: the int64, or the uint64's bits. Inline:
+    number arguments of every op come through here."""
+    cdef int overflow
+    bits[0] = PyLong_AsLongLongAndOverflow(v, &overflow)
+    if overflow == 0:
+        return 0
+    if not 0 < v <= 0xffffffffffffffff:
+        raise OverflowError("int too big to convert")
+    bits[0] = int(v) - 0x10000000000000000
+    return 1
 
 # the entries of a subscript (indexing.pxi, advindex.pxi)
 cdef enum IndexKind:
