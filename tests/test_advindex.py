@@ -295,6 +295,12 @@ def test_setitem_of_a_number_converts_as_pytorchs_scalar_tensor():
     z = tl.zeros(1, dtype=tl.int64)
     z[0] = -2 ** 63
     assert z.tolist() == [-2 ** 63]
+    # an int rounds once, from int64: 2**60 + 2**36 + 1 lies just above the midpoint of two
+    # float32s (2**60 and 2**60 + 2**37), where a double first would land on it and tie down
+    for rg in (False, True):
+        f = tl.zeros(2, requires_grad=rg) * 1
+        f[0] = 2 ** 60 + 2 ** 36 + 1
+        assert f.tolist() == [2.0 ** 60 + 2 ** 37, 0.0]
 
 
 def test_setitem_value_with_leading_ones_is_its_own_tensor():

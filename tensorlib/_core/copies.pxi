@@ -185,6 +185,19 @@ cdef int _fill_element(TensorBase t, object value, FillElement* dst, int* dst_dt
     return 0
 
 
+cdef int _fill_rounded(TensorBase t, object value) except -1:
+    """Fill a floating t with a Python int or float rounded once to its dtype, with no range
+    check: as PyTorch's x[i] = v, which makes the number a 0-d tensor of x's dtype first
+    (float16/bfloat16 beyond range: inf; an int converts from int64 directly, not through a
+    double). The caller has checked what PyTorch checks (the int64 range, float32's)."""
+    cdef FillElement element
+    if isinstance(value, int):
+        element.i = value
+        return backend_of(t).fill(t, <char*>&element, DT_INT64)
+    element.d = value
+    return backend_of(t).fill(t, <char*>&element, DT_FLOAT64)
+
+
 cdef int _fill_raw(TensorBase t, object value) except -1:
     """Write a Python scalar (or a 0-d tensor's value) into every element (no version
     bump). Like PyTorch, a value the dtype cannot hold raises instead of wrapping."""

@@ -245,12 +245,12 @@ cdef TensorBase _setitem_scalar(TensorBase dst, object value):
     """The 0-d tensor PyTorch makes of a number before x[i] = v writes it: a floating dtype
     rounds it (beyond float16/bfloat16's range to inf; __setitem__ has range-checked it for
     the other dtypes, float32 included), others store it as fill_ does."""
-    cdef TensorBase s
+    cdef TensorBase s = empty_tensor(0, NULL, dst._dtype, dst._storage.device)
     if dst._dtype.is_floating_point and isinstance(value, (int, float)) and \
             not isinstance(value, bool):
-        return _tensor_from_data(value, dst._dtype, dst._storage.device, True)
-    s = empty_tensor(0, NULL, dst._dtype, dst._storage.device)
-    _fill_raw(s, value)
+        _fill_rounded(s, value)
+    else:
+        _fill_raw(s, value)
     return s
 
 
@@ -271,9 +271,8 @@ cdef int _setitem(TensorBase t, object index, object value) except -1:
             _copy_into(dst, <TensorBase>value)
     elif dst._dtype.is_floating_point and isinstance(value, (int, float)) and \
             not isinstance(value, bool):
-        src = _setitem_scalar(dst, value)
         prepare_write(dst, None)
-        _copy_into(dst, src)
+        _fill_rounded(dst, value)
     elif isinstance(value, (bool, int, float)) or isinstance(value, np.generic):
         prepare_write(dst, None)
         _fill_raw(dst, value)
