@@ -61,6 +61,13 @@ CASES = {
     "round": (lambda L, x: x.round(), [(3, 4)]),
     "lerp_tensor_weight": (lambda L, x, y, w: x.lerp(y, w), [(3, 4), (3, 4), (4,)]),
     "lerp_scalar_weight": (lambda L, x, y: x.lerp(y, 0.3), [(3, 4), (3, 4)]),
+    "movedim_0d": (lambda L, x: x.sum().movedim(0, 0), [(3, 4)]),          # AliasBackward0
+    "chunk_empty_dim": (lambda L, x: x[:, :0].chunk(2, 1)[1], [(3, 4)]),   # SplitWithSizes
+    "index_ellipsis": (lambda L, x: x[...], [(3, 4)]),                      # AliasBackward0
+    "index_whole_slices": (lambda L, x: x[:, 0:4], [(3, 4)]),              # AliasBackward0
+    "index_bare_slice": (lambda L, x: x[:], [(3, 4)]),                      # SliceBackward0
+    "index_select_then_none": (lambda L, x: x[1, None], [(3, 4)]),          # Unsqueeze
+    "index_two_ellipses": (lambda L, x: x[..., 1, ...], [(3, 4)]),
     "split_sizes": (lambda L, x: x.split([1, 3], 1)[1], [(3, 4)]),
     "split_size": (lambda L, x: x.split(2, 1)[1], [(3, 4)]),
     "div_rounding": (lambda L, x, y: x.div(y, rounding_mode="floor"), [(3, 4), (3, 4)]),
@@ -169,8 +176,9 @@ def _next_names(t):
 
 
 # where our graph has another shape than PyTorch's (README, "Differences from PyTorch"): clamp
-# with one tensor bound lists no edge for the absent one (torch lists None)
-OTHER_NEXT_FUNCTIONS = {"clamp_max_only_tensor"}
+# with one tensor bound lists no edge for the absent one (torch lists None); a subscript
+# applying several views records one node (named after the last), torch one per view
+OTHER_NEXT_FUNCTIONS = {"clamp_max_only_tensor", "index_select_then_none"}
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

@@ -1289,14 +1289,11 @@ class SelectBackward0(Node):
     __slots__ = ()
 
 
-class AliasBackward0(Node):
-    __slots__ = ()
-
-
 cdef type _basic_index_node(TensorBase t, tuple index):
     """The node PyTorch records for a basic subscript of t: that of the last view it
     applies, where a slice taking a whole dim in order is no view (and past the last dim,
-    see _entry_past_end, is skipped); AliasBackward0 when there is none (``x[...]``)."""
+    see _entry_past_end, is skipped); AliasBackward0 when there is none (``x[...]``). (The
+    view ops' node classes are generated: ops/decl/views.py.)"""
     cdef type cls = AliasBackward0
     cdef int consumed = 0, d = 0
     for x in index:
@@ -1308,7 +1305,7 @@ cdef type _basic_index_node(TensorBase t, tuple index):
         elif x is None:
             cls = UnsqueezeBackward0
         elif type(x) is slice:
-            if not _slice_is_whole(x, t._shape[d] if d < t._ndim else 0):
+            if not _slice_is_whole(x, t._shape[d] if d < t._ndim else INT64_MAX):
                 cls = SliceBackward0
             d += 1
         else:

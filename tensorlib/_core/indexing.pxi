@@ -57,8 +57,8 @@ cdef bint _index_is_whole(tuple index, TensorBase t):
         if x is Ellipsis:
             d += t._ndim - nslices
             continue
-        # (past the last dim, see _entry_past_end, a dim of size 0)
-        if not _slice_is_whole(x, t._shape[d] if d < t._ndim else 0):
+        # (past the last dim, see _entry_past_end, only a slice with no stop is whole)
+        if not _slice_is_whole(x, t._shape[d] if d < t._ndim else INT64_MAX):
             return False
         d += 1
     return True
@@ -81,16 +81,19 @@ cdef bint _entry_past_end(int kind, object v, int dim, int nd, int pos) except -
     past the last of the nd dims of the view so far: whether to skip it, or its IndexError.
     Only several ellipses get here: PyTorch lets each stand for all the dims the other
     entries leave (``x[..., 0, ...]`` is ``x[..., 0]``), so a later entry can fall past the
-    end. There None and a bool still add a dim at the end, a slice is skipped where it
-    would take all of a dim of size 0 (PyTorch skips a slice that takes a whole dim), the
-    rest raise as in PyTorch."""
+    end. There None and a bool still add a dim at the end, ints and index tensors raise
+    PyTorch's IndexError, and so does a slice, unless it is ``:`` (from 0, step 1, no stop),
+    which is skipped. PyTorch skips a slice that takes a whole dim, and past the last one
+    compares the stop with a size it reads beyond the tensor's sizes (stale memory, often
+    a stride): ``:`` is skipped there whatever that reads, a bounded stop only sometimes,
+    and we raise for it."""
     if kind == IK_NONE or kind == IK_BOOL:
         if dim == nd:
             return False
         raise IndexError(f"Dimension out of range (expected to be in range of "
                          f"[{-nd - 1}, {nd}], but got {dim})")
     if kind == IK_SLICE:
-        if _slice_is_whole(v, 0):
+        if _slice_is_whole(v, INT64_MAX):
             return True
         raise IndexError(f"Dimension out of range (expected to be in range of "
                          f"[{-max(nd, 1)}, {max(nd, 1) - 1}], but got {dim})")

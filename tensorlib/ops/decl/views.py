@@ -43,7 +43,7 @@ OPS = [
            "    tensorlib.Size([4, 2, 3])"),
     op("movedim", "Tensor self, object source, object destination", aliases=("moveaxis",),
        node="PermuteBackward0", backward={'self': 'grad.movedim(destination, source)'},
-       view_of="self",
+       node_if=(("AliasBackward0", "self.dim() == 0"),), view_of="self",
        doc="A view with dims ``source`` moved to positions ``destination``.\n\n"
            "    >>> tensorlib.zeros(2, 3, 4).movedim(0, -1).shape\n    tensorlib.Size([3, 4, 2])"),
     op("expand", "Tensor self, int[]... size, *, bool implicit=False", M,
@@ -121,6 +121,7 @@ OPS = [
            "    >>> [p.tolist() for p in tensorlib.arange(5).split(2)]\n    [[0, 1], [2, 3], [4]]"),
     op("chunk", "Tensor self, int chunks, int dim=0", node="SplitBackward0",
        backward={'self': '_split_backward(grads, node, dim)'}, outputs='multi', view_of="self",
+       node_if=(("SplitWithSizesBackward0", "self.shape[dim] == 0"),),
        doc="Views of at most ``chunks`` pieces.\n\n"
            "    >>> len(tensorlib.arange(5).chunk(3))\n    3"),
     op("unbind", "Tensor self, int dim=0", node="UnbindBackward0",
