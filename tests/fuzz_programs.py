@@ -441,6 +441,13 @@ def _autograd_state(t):
         return builtin_class(e)
 
 
+def _requires_grad(t):
+    """t.requires_grad, False where reading it raises (see _autograd_state): the generator
+    must not fail on a tensor whose reading the step then compares."""
+    state = _autograd_state(t)
+    return isinstance(state, tuple) and state[0]
+
+
 def _short(x):
     if x is None:
         return "None"
@@ -859,7 +866,7 @@ class FuzzMachine(RuleBasedStateMachine):
         if step is None or step["args"][-1] is None:
             return
         if not nograd and not is_float(name) and kind != "copy_" and any(
-                isinstance(a, dict) and "t" in a and self.th[a["t"]].requires_grad
+                isinstance(a, dict) and "t" in a and _requires_grad(self.th[a["t"]])
                 for a in step["args"][1:]):
             return      # deliberate: divergences.INT_INPLACE_NEVER_REQUIRES_GRAD
         if nograd:
@@ -1098,7 +1105,7 @@ class FuzzMachine(RuleBasedStateMachine):
         and clearing a leaf's .grad."""
         kind = data.draw(st.sampled_from(["backward", "backward", "backward", "requires_grad_",
                                           "retain_grad", "grad_none"]))
-        i = self.pick(data, lambda t: t.requires_grad)
+        i = self.pick(data, _requires_grad)
         t = self.th[i]
         ref = {"t": i}
         if kind == "requires_grad_":
@@ -1107,7 +1114,8 @@ class FuzzMachine(RuleBasedStateMachine):
         elif kind == "retain_grad":
             self.run({"how": "method", "op": "retain_grad", "args": [ref]})
         elif kind == "grad_none":
-            if t.is_leaf:
+            state = _autograd_state(t)
+            if isinstance(state, tuple) and state[1]:      # (a leaf)
                 self.run({"how": "grad_none", "args": [ref]})
         else:
             kw = {"retain_graph": data.draw(st.booleans()),

@@ -886,6 +886,26 @@ def test_pow_tensor_exponent_zero_gives_a_zero_gradient():
     assert h.grad.item() == 0.0
 
 
+def test_pow_exponent_gradient_takes_the_log_of_the_base_as_computed():
+    """d(b ** e)/de = result * log(b) with b in the dtype the op computed in (PyTorch casts
+    it first): a float64 0-d base of 1.5e-323 is 0 in float32, log -inf; the zeros where
+    b == 0 and e >= 0 are selected before grad multiplies, so an inf grad there is NaN."""
+    b = tensorlib.tensor(1.5e-323, dtype=tensorlib.float64)
+    e = tensorlib.tensor([-0.0, 3.5], requires_grad=True)
+    (b ** e).backward(tensorlib.tensor([3.0, 1.0]))
+    g = e.grad.numpy()
+    assert g[0] == -np.inf and np.isnan(g[1])      # 3 * 1 * -inf; 1 * 0 * -inf
+    z = tensorlib.tensor([0.0, 2.0])
+    e = tensorlib.tensor([1.0, 1.0], requires_grad=True)
+    (z ** e).backward(tensorlib.tensor([float("inf"), 1.0]))
+    g = e.grad.numpy()
+    assert np.isnan(g[0]) and g[1] == np.float32(2 * np.log(np.float32(2.0)))
+    e = tensorlib.tensor([1.0, -1.0], requires_grad=True)
+    (0 ** e).backward(tensorlib.tensor([float("inf"), 1.0]))
+    g = e.grad.numpy()
+    assert np.isnan(g[0]) and g[1] == -np.inf
+
+
 def test_atan2_gradient_is_zero_where_the_squares_sum_to_zero():
     """PyTorch's atan2 backward masks 1 / (y^2 + x^2) to 0 where the sum is 0: at the
     origin, where the squares underflow (1e-200), and where an int64 square wraps to 0."""

@@ -1074,14 +1074,18 @@ def _atan2_recip(self, other):
 
 
 def _pow_backward_exponent(grad, self, exponent, result):
-    """d(self ** e)/de = result * log(self); 0 where self == 0 and e >= 0 (PyTorch)."""
+    """d(self ** e)/de = result * log(self); 0 where self == 0 and e >= 0 (PyTorch).
+    As PyTorch: the log is of self in the dtype the op computed in (a float64 0-d self
+    of 1e-323 is 0 in float32, whose log is -inf), the zeros are selected before grad
+    multiplies (an inf grad there gives NaN), and grad * (result * log(self)) is grouped
+    so (in half precision (grad * result) can overflow where PyTorch's product stays
+    finite)."""
     import math
-    # grad * (result * log(self)), grouped as PyTorch groups it: in half precision
-    # (grad * result) * log(self) can overflow to inf where PyTorch's product stays finite
     if isinstance(self, TensorBase):
-        return _f_where((self == 0) & (exponent >= 0), 0.0, grad * (result * self.log()))
+        logs = self.to(result_type(self, exponent)).log()
+        return grad * _f_where((self == 0) & (exponent >= 0), 0.0, result * logs)
     if self == 0:
-        return _f_where(exponent >= 0, 0.0, grad * (result * float("-inf")))
+        return grad * _f_where(exponent >= 0, 0.0, result * float("-inf"))
     return grad * (result * (math.log(self) if self > 0 else float("nan")))
 
 
