@@ -61,6 +61,7 @@ REF = {
     "silu": lambda x: x * sigmoid64(x),
     "softplus": softplus64,
     "sin_n": np.sin, "cos_n": np.cos, "tan_n": np.tan, "erf_n": erf64,
+    "erfc_n": erfc64,
 }
 
 # The documented bounds (cpu_math.h), in float32 ulps, for every clone.
@@ -68,6 +69,7 @@ BOUND = {
     "exp": 0.55, "exp2": 0.9, "expm1": 1.0, "log": 1.0, "log2": 0.51, "log10": 0.51, "log1p": 1.0,
     "sin": 0.51, "cos": 0.51, "tan": 0.51, "sin_n": 0.51, "cos_n": 0.51, "tan_n": 0.51,
     "tanh": 0.51, "sigmoid": 1.6, "silu": 1.75, "erf": 0.65, "erf_n": 0.65, "erfc": 0.6,
+    "erfc_n": 0.6,
     "gelu": 3.7,
     "gelu_tanh": 1.25, "softplus": 1.5, "sinh": 1.0, "cosh": 1.0, "atan": 1.0, "asin": 0.8,
     "acos": 0.9, "atan2": 1.5,
@@ -150,7 +152,7 @@ SEAMS = {
 SEAMS["exp"] += SEAMS.get("exp", [])
 for a, b in [("log2", "log"), ("log10", "log"), ("cos", "sin"), ("tan", "sin"), ("sin_n", "sin"),
              ("cos_n", "sin"), ("tan_n", "sin"), ("sigmoid", "silu"), ("cosh", "sinh"),
-             ("acos", "asin"), ("erf_n", "erf")]:
+             ("acos", "asin"), ("erf_n", "erf"), ("erfc_n", "erfc")]:
     SEAMS[a] = SEAMS[b]
 
 NATURAL = {  # where each function is usually evaluated: random values there
@@ -160,8 +162,8 @@ NATURAL = {  # where each function is usually evaluated: random values there
     "sinh": (-89, 89), "cosh": (-89, 89), "atan": (-10, 10), "asin": (-1, 1), "acos": (-1, 1),
     "gelu": (-15, 10), "gelu_tanh": (-12, 10), "silu": (-100, 30), "softplus": (-100, 30),
 }
-for n in ("sin_n", "cos_n", "tan_n", "erf_n"):
-    NATURAL[n] = NATURAL[n[:3]]
+for n in ("sin_n", "cos_n", "tan_n", "erf_n", "erfc_n"):
+    NATURAL[n] = NATURAL[n[:-2]]
 
 
 def inputs(name):
@@ -758,8 +760,9 @@ def test_float64_erf_erfc_gelu_ulp(name):
     subnormal inputs; relative accuracy kept into erfc's and gelu's tails (down to the
     subnormals); the special values; and no worse than max(PyTorch's, 1 ulp) on the same
     inputs. erf also around the seams of its table's pieces, densely inside them, and for
-    |x| in [2^-1022, 2^-959) (computed at 2^64 x there), through the per-element function
-    and the array version (tl_erf_n, what contiguous tensors run), which agree bit for bit."""
+    |x| in [2^-1022, 2^-959) (computed at 2^64 x there). erf and erfc through the
+    per-element function and the array version (tl_erf_n, tl_erfc_n: what contiguous tensors
+    run), which agree bit for bit."""
     bound, scale, hi, specials = F64_ERF[name]
     sweep = _f64_bits_sweep(0x7FF0000000000000 // 60_000 + 7)
     sweep = sweep[(sweep < hi) & (sweep > 1e-20)]
@@ -772,9 +775,11 @@ def test_float64_erf_erfc_gelu_ulp(name):
         pieces = _seams(_ERF_PIECE_SEAMS, 12)
         tiny = np.ldexp(RNG.uniform(1.0, 2.0, 2000), RNG.integers(-1080, -950, 2000))
         x = np.concatenate([x, pieces, -pieces, RNG.uniform(-5.93, 5.93, 20000), tiny, -tiny])
-        arr = _math_eval("erf_n", x)
+    if name == "erfc":      # runs of 8 with every |x| < 0.5 and none (tl__erfc_v8 skips a part)
+        x = np.concatenate([RNG.uniform(-0.5, 0.5, 800), RNG.uniform(0.5, 27.5, 800), x])
     got = _math_eval(name, x)
-    if name == "erf":
+    if name in ("erf", "erfc"):
+        arr = _math_eval(name + "_n", x)
         assert np.array_equal(got.view(np.uint64), arr.view(np.uint64))
     ref = _mp_ref(name, x)
     err = _f64_ulp_errors(got, ref)
@@ -887,22 +892,27 @@ def test_float64_trig_tensor_ops(name):
         tensorlib.set_num_threads(before)
 
 
-def test_float64_erf_tensor_op():
-    """float64 tensor erf computes tl_erf exactly: contiguous (through tl_erf_n, blocks of 8
-    and the rest), strided, at 1 and 2 threads."""
+@pytest.mark.parametrize("name", ["erf", "erfc"])
+def test_float64_erf_erfc_tensor_op(name):
+    """float64 tensor erf and erfc compute tl_erf and tl_erfc exactly: contiguous (through
+    tl_erf_n / tl_erfc_n, blocks of 8 and the rest; erfc's with runs of 8 where every |x|
+    is below 0.5 and where none is), strided, at 1 and 2 threads."""
     import tensorlib
-    x = np.concatenate([RNG.uniform(-6.5, 6.5, 70001), _seams(_ERF_PIECE_SEAMS, 3),
+    x = np.concatenate([RNG.uniform(-0.5, 0.5, 64), RNG.uniform(0.5, 9.0, 64),
+                        RNG.uniform(-6.5, 6.5, 70001), _seams(_ERF_PIECE_SEAMS, 3),
+                        _seams(np.array(_ERF_SEAMS), 3),
                         [np.inf, -np.inf, np.nan, -0.0, 0.0, 5e-324, -1e-310, 1e-300, 1e300]])
-    want = _math_eval("erf", x).view(np.uint64)
+    want = _math_eval(name, x).view(np.uint64)
+    op = getattr(tensorlib, name)
     before = tensorlib.get_num_threads()
     try:
         for threads in (1, 2):
             tensorlib.set_num_threads(threads)
             for n in (len(x), 13, 8, 3):
-                got = tensorlib.erf(tensorlib.from_numpy(x[-n:])).numpy()
+                got = op(tensorlib.from_numpy(x[-n:])).numpy()
                 np.testing.assert_array_equal(got.view(np.uint64), want[-n:])
         wide = tensorlib.from_numpy(np.repeat(x, 2))
-        np.testing.assert_array_equal(tensorlib.erf(wide[::2]).numpy().view(np.uint64), want)
+        np.testing.assert_array_equal(op(wide[::2]).numpy().view(np.uint64), want)
     finally:
         tensorlib.set_num_threads(before)
 

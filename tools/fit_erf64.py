@@ -1,7 +1,7 @@
 """Fit the float64 erfc / gelu coefficients of tensorlib/_core/cpu/cpu_math.h (dev tool; erf
 has its own table of piecewise polynomials, from tools/fit_erf64_poly.py).
 
-    python3 tools/fit_erf64.py        # prints the C coefficient lines and each fit's error
+    python3 tools/fit_erf64.py        # prints tl__erfc_tab's rows and each fit's error
 
 Functions fitted (mpmath at 60 digits):
   Q(z) = erf(x)/x - 1, z = x^2 in [0, 0.84^2]                 (tl__erf_small: erf = x + x Q)
@@ -83,11 +83,14 @@ def main():
     c, e = fit(G, 0, mp.mpf(1) / 16, DEG)
     print(f"G on u in [0, 1/16] (a >= 4), degree {DEG}: error 2^{e:.1f}")
     cols.append(c)
-    print("per degree: (interval 1, 2, 3, 4) hi; then the lo parts of degrees 0 and 1")
-    for k in range(DEG + 1):
-        print(f"    TL__ERFC_C({', '.join(col[k][0].hex() for col in cols)}),  /* {k} */")
-    for k in range(2):
-        print(f"    lo {k}: TL__ERFC_C({', '.join(col[k][1].hex() for col in cols)})")
+    print("tl__erfc_tab rows 1-21 (row 0 holds the centres m, and 0 for G):")
+    row = lambda vals: "    {" + ", ".join(v.hex() for v in vals) + "},"
+    for k in range(DEG, 1, -1):
+        print(row(col[k][0] for col in cols))
+    for k in (1, 0):
+        print(row(col[k][0] for col in cols))
+    for k in (1, 0):
+        print(row(col[k][1] for col in cols))
 
 
 if __name__ == "__main__":

@@ -203,17 +203,19 @@ TL_MATH_INLINE double pow_(double x, double y) { return tl_pow(x, y); }
 #define tl_ew_cos tl_ew_cos_generic
 #define tl_ew_tan tl_ew_tan_generic
 #define tl_ew_erf tl_ew_erf_generic
+#define tl_ew_erfc tl_ew_erfc_generic
 #include "_ew_loops.h"
 #undef tl_ew_sin
 #undef tl_ew_cos
 #undef tl_ew_tan
 #undef tl_ew_erf
+#undef tl_ew_erfc
 
 /* Contiguous operands of these call cpu_math.h's array versions, which return the same
    results as the per-element functions, faster; strided operands keep the generated loop.
    float32 and float64 sin/cos/tan: tl_sinf_n / tl_sin_n & co. (several times faster where
-   no |x| in a block reaches 2^20 / 2^28); float64 erf: tl_erf_n (its table lookups
-   vectorized, as permutes under AVX-512). */
+   no |x| in a block reaches 2^20 / 2^28); float64 erf and erfc: tl_erf_n and tl_erfc_n (their
+   table lookups vectorized, as permutes under AVX-512). */
 #define ARRAY_BLOCKS(NAME, SUF, T, FN)                                                        \
     TL_DISPATCH static void NAME##_##SUF##_blocks(char **d, const int64_t *s, int64_t n,      \
                                                   const void *extra) {                        \
@@ -231,6 +233,8 @@ TRIG(cos)
 TRIG(tan)
 ARRAY_BLOCKS(erf, f64, f64, tl_erf_n)
 TABLE(erf, NULL, NULL, NULL, NULL, NULL, NULL, erf_f32, erf_f64_blocks)
+ARRAY_BLOCKS(erfc, f64, f64, tl_erfc_n)
+TABLE(erfc, NULL, NULL, NULL, NULL, NULL, NULL, erfc_f32, erfc_f64_blocks)
 
 /* ------------------------------------------------------------------------------------------
    Kernels too irregular for one expression per dtype class */

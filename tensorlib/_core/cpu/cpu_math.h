@@ -77,6 +77,9 @@
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 /* Every function here is forced inline: a loop that calls several of them would otherwise
    hit GCC's inlining budget and call an out-of-line copy compiled for the baseline ISA,
@@ -1932,7 +1935,40 @@ TL_MATH_INLINE double tl__erf_small(double x, double *lo)
    as double-double and the degree-1 product split exactly, so only the terms from v^2 on
    (< 1/10 of R) are rounded at full size (tools/fit_erf64.py). m R is formed as a
    double-double. */
-#define TL__ERFC_C(c1, c2, c3, c4) tl__seld(i3, c4, tl__seld(i2, c3, tl__seld(i1, c2, c1)))
+/* tl__erfc_core's coefficients (tools/fit_erf64.py), one per interval in each row:
+   [0.5, 1.2), [1.2, 2.3), [2.3, 4), [4, 27.5]. Row 0: the interval's centre c (0 on the
+   last); rows 1-17: degrees 18 down to 2; rows 18-21: degrees 1 and 0 (hi), then 1 and 0
+   (lo). Rows are padded to 8 so that 8 lanes fetch one with a single permute (tl__erfc_v8). */
+#if defined(__GNUC__)
+__attribute__((aligned(64)))
+#endif
+static const double tl__erfc_tab[22][8] = {
+    {0.85, 1.75, 3.15, 0.0},
+    {-0x1.797acc6ccdd2ap-24, 0x1.371cd0a7b3a03p-32, 0x1.ea931868278c8p-41, 0x1.909082eb0ec7ep+38},
+    {-0x1.53fdc7017e1f5p-24, -0x1.37fb7e615caa8p-30, -0x1.387a265b99cecp-38, -0x1.0c57b63488c20p+38},
+    {0x1.5e52d9ee255ffp-22, 0x1.1acd242fcc88ap-28, 0x1.4f3878131f6cdp-36, 0x1.56ecf98f87fbep+36},
+    {-0x1.d72de173ed2d1p-21, -0x1.1350cea29553dp-26, -0x1.9723f98b8f6c8p-34, -0x1.1938d1567a0bep+34},
+    {0x1.7cae8a83ec8f5p-19, 0x1.06f9e1ed187a2p-24, 0x1.ec4de995930c0p-32, 0x1.5258571a6917dp+31},
+    {-0x1.2e3979b0a5a08p-17, -0x1.e928807878b79p-23, -0x1.222d34033967cp-29, -0x1.46eea77522744p+28},
+    {0x1.cf5a6fc8d63c2p-16, 0x1.bc0fe0773b1d4p-21, 0x1.501d06da9854dp-27, 0x1.12bd7846e6147p+25},
+    {-0x1.5803a63636c2ep-14, -0x1.88fb0dc0961a3p-19, -0x1.7e88e6102ae66p-25, -0x1.b2336994c7fc1p+21},
+    {0x1.edb2254bb38e7p-13, 0x1.5273f3f87ec03p-17, 0x1.ab4a8640f9518p-23, 0x1.5ac1d5c784f2bp+18},
+    {-0x1.556b9324dcb1cp-11, -0x1.1b29130e3afbep-15, -0x1.d3fd314bb4ec0p-21, -0x1.27cd761e6e4e0p+15},
+    {0x1.c5a9e954fefe8p-10, 0x1.cb4c687c085e0p-14, 0x1.f611de2e08b18p-19, 0x1.171a81bbb3c57p+12},
+    {-0x1.2073d12467502p-8, -0x1.6838884a2463bp-12, -0x1.07803d2931de6p-16, -0x1.29cf63f03beb0p+9},
+    {0x1.5d6c93e45f4e5p-7, 0x1.106bd5c0455eap-10, 0x1.0e44058c8031fp-14, 0x1.6e8bda849f629p+6},
+    {-0x1.90e6af741ed26p-6, -0x1.8bf716a8eb710p-9, -0x1.0e799e8d64ff7p-12, -0x1.0a945e4907ef6p+4},
+    {0x1.b073797cb43a8p-5, 0x1.13648a11ffe51p-7, 0x1.07ac878013941p-10, 0x1.d9eb53f323858p+1},
+    {-0x1.b25adae3f974ap-4, -0x1.6cb52fe489459p-6, -0x1.f3cf56f5e6121p-9, -0x1.0ecf9db3dd992p+0},
+    {0x1.90d38cf8d74abp-3, 0x1.c8d0cef0f810dp-5, 0x1.cb84cff4dd4b1p-7, 0x1.b14c2f863e85cp-2},
+    {-0x1.4d3bfacc0c3ebp-2, -0x1.0c3d538446447p-3, -0x1.98ba6d84af0a6p-5, -0x1.20dd750429b6dp-2},
+    {0x1.e3a98edd0fa77p-2, 0x1.23cfc2f1dc7e0p-2, 0x1.5e97e9a497acdp-3, 0x1.20dd750429b6dp-1},
+    {0x1.b0a0b8b9506a7p-57, -0x1.eabd37ad9027bp-57, 0x1.ab8bdea222a05p-59, 0x1.0ce4d5dda145cp-59},
+    {-0x1.05c60ed710af1p-56, 0x1.3b157420923acp-57, 0x1.00523ca42360fp-57, 0x1.1adf1f24e4934p-57},
+};
+#define TL__ERFC_C(k)                                                                  \
+    tl__seld(i3, tl__erfc_tab[k][3],                                                   \
+             tl__seld(i2, tl__erfc_tab[k][2], tl__seld(i1, tl__erfc_tab[k][1], tl__erfc_tab[k][0])))
 TL_MATH_INLINE double tl__erfc_core(double a, double al, double *lo, int64_t *k)
 {
     int i1 = a >= 1.2, i2 = a >= 2.3, i3 = a >= 4.0;
@@ -1956,28 +1992,28 @@ TL_MATH_INLINE double tl__erfc_core(double a, double al, double *lo, int64_t *k)
     double il = (tl__fma(-d, inv, 1.0) - tl__seld(i3, al, 0.0) * inv) * inv;
     double ih = tl__seld(i3, inv, 1.0);
     il = tl__seld(i3, il, 0.0);
-    double v = tl__seld(i3, inv * inv, (a - TL__ERFC_C(0.85, 1.75, 3.15, 0.0)) + al);
-    double p = TL__ERFC_C(-0x1.797acc6ccdd2ap-24, 0x1.371cd0a7b3a03p-32, 0x1.ea931868278c8p-41, 0x1.909082eb0ec7ep+38);
-    p = tl__fma(p, v, TL__ERFC_C(-0x1.53fdc7017e1f5p-24, -0x1.37fb7e615caa8p-30, -0x1.387a265b99cecp-38, -0x1.0c57b63488c20p+38));
-    p = tl__fma(p, v, TL__ERFC_C(0x1.5e52d9ee255ffp-22, 0x1.1acd242fcc88ap-28, 0x1.4f3878131f6cdp-36, 0x1.56ecf98f87fbep+36));
-    p = tl__fma(p, v, TL__ERFC_C(-0x1.d72de173ed2d1p-21, -0x1.1350cea29553dp-26, -0x1.9723f98b8f6c8p-34, -0x1.1938d1567a0bep+34));
-    p = tl__fma(p, v, TL__ERFC_C(0x1.7cae8a83ec8f5p-19, 0x1.06f9e1ed187a2p-24, 0x1.ec4de995930c0p-32, 0x1.5258571a6917dp+31));
-    p = tl__fma(p, v, TL__ERFC_C(-0x1.2e3979b0a5a08p-17, -0x1.e928807878b79p-23, -0x1.222d34033967cp-29, -0x1.46eea77522744p+28));
-    p = tl__fma(p, v, TL__ERFC_C(0x1.cf5a6fc8d63c2p-16, 0x1.bc0fe0773b1d4p-21, 0x1.501d06da9854dp-27, 0x1.12bd7846e6147p+25));
-    p = tl__fma(p, v, TL__ERFC_C(-0x1.5803a63636c2ep-14, -0x1.88fb0dc0961a3p-19, -0x1.7e88e6102ae66p-25, -0x1.b2336994c7fc1p+21));
-    p = tl__fma(p, v, TL__ERFC_C(0x1.edb2254bb38e7p-13, 0x1.5273f3f87ec03p-17, 0x1.ab4a8640f9518p-23, 0x1.5ac1d5c784f2bp+18));
-    p = tl__fma(p, v, TL__ERFC_C(-0x1.556b9324dcb1cp-11, -0x1.1b29130e3afbep-15, -0x1.d3fd314bb4ec0p-21, -0x1.27cd761e6e4e0p+15));
-    p = tl__fma(p, v, TL__ERFC_C(0x1.c5a9e954fefe8p-10, 0x1.cb4c687c085e0p-14, 0x1.f611de2e08b18p-19, 0x1.171a81bbb3c57p+12));
-    p = tl__fma(p, v, TL__ERFC_C(-0x1.2073d12467502p-8, -0x1.6838884a2463bp-12, -0x1.07803d2931de6p-16, -0x1.29cf63f03beb0p+9));
-    p = tl__fma(p, v, TL__ERFC_C(0x1.5d6c93e45f4e5p-7, 0x1.106bd5c0455eap-10, 0x1.0e44058c8031fp-14, 0x1.6e8bda849f629p+6));
-    p = tl__fma(p, v, TL__ERFC_C(-0x1.90e6af741ed26p-6, -0x1.8bf716a8eb710p-9, -0x1.0e799e8d64ff7p-12, -0x1.0a945e4907ef6p+4));
-    p = tl__fma(p, v, TL__ERFC_C(0x1.b073797cb43a8p-5, 0x1.13648a11ffe51p-7, 0x1.07ac878013941p-10, 0x1.d9eb53f323858p+1));
-    p = tl__fma(p, v, TL__ERFC_C(-0x1.b25adae3f974ap-4, -0x1.6cb52fe489459p-6, -0x1.f3cf56f5e6121p-9, -0x1.0ecf9db3dd992p+0));
-    p = tl__fma(p, v, TL__ERFC_C(0x1.90d38cf8d74abp-3, 0x1.c8d0cef0f810dp-5, 0x1.cb84cff4dd4b1p-7, 0x1.b14c2f863e85cp-2));
-    double c1 = TL__ERFC_C(-0x1.4d3bfacc0c3ebp-2, -0x1.0c3d538446447p-3, -0x1.98ba6d84af0a6p-5, -0x1.20dd750429b6dp-2);
-    double c0 = TL__ERFC_C(0x1.e3a98edd0fa77p-2, 0x1.23cfc2f1dc7e0p-2, 0x1.5e97e9a497acdp-3, 0x1.20dd750429b6dp-1);
-    double c1l = TL__ERFC_C(0x1.b0a0b8b9506a7p-57, -0x1.eabd37ad9027bp-57, 0x1.ab8bdea222a05p-59, 0x1.0ce4d5dda145cp-59);
-    double c0l = TL__ERFC_C(-0x1.05c60ed710af1p-56, 0x1.3b157420923acp-57, 0x1.00523ca42360fp-57, 0x1.1adf1f24e4934p-57);
+    double v = tl__seld(i3, inv * inv, (a - TL__ERFC_C(0)) + al);
+    double p = TL__ERFC_C(1);
+    p = tl__fma(p, v, TL__ERFC_C(2));
+    p = tl__fma(p, v, TL__ERFC_C(3));
+    p = tl__fma(p, v, TL__ERFC_C(4));
+    p = tl__fma(p, v, TL__ERFC_C(5));
+    p = tl__fma(p, v, TL__ERFC_C(6));
+    p = tl__fma(p, v, TL__ERFC_C(7));
+    p = tl__fma(p, v, TL__ERFC_C(8));
+    p = tl__fma(p, v, TL__ERFC_C(9));
+    p = tl__fma(p, v, TL__ERFC_C(10));
+    p = tl__fma(p, v, TL__ERFC_C(11));
+    p = tl__fma(p, v, TL__ERFC_C(12));
+    p = tl__fma(p, v, TL__ERFC_C(13));
+    p = tl__fma(p, v, TL__ERFC_C(14));
+    p = tl__fma(p, v, TL__ERFC_C(15));
+    p = tl__fma(p, v, TL__ERFC_C(16));
+    p = tl__fma(p, v, TL__ERFC_C(17));
+    double c1 = TL__ERFC_C(18);
+    double c0 = TL__ERFC_C(19);
+    double c1l = TL__ERFC_C(20);
+    double c0l = TL__ERFC_C(21);
     double ph = c1 * v, pe = tl__fma(c1, v, -ph);
     double s = c0 + ph, se = (c0 - s) + ph;                   /* |c1 v| < c0 */
     double sl = ((se + pe) + tl__fma(c1l, v, c0l)) + v * (v * p);
@@ -2237,6 +2273,151 @@ TL_MATH_INLINE double tl_erfc(double x)
     double u = 1.0 - e, small = u + (((1.0 - u) - e) - sl);
     double r = tl__seld(a < 0.5, small, tl__seld(x < 0.0, neg, pos));
     return tl__seld(x == x, r, x);
+}
+
+/* tl_erfc over a contiguous array, the same bits. Under AVX-512 (tested at run time), blocks
+   of 8 go through tl__erfc_v8: tl_erfc's operations in the same order on GCC vector types,
+   each row of tl__erfc_tab fetched for the 8 lanes by one permute (vpermpd) where the
+   per-element function picks among 4 constants with 3 blends, and a block skips what none
+   of its lanes uses (tl__erf_small when no |x| < 0.5, tl__erfc_core when every |x| is),
+   which cannot change a bit of the result. Elsewhere, and for the last n % 8, tl_erfc per
+   element. */
+#ifdef TL__ERF_V8
+#define TL__V8C(c) ((tl__v8d){c, c, c, c, c, c, c, c})
+TL__V8_FN tl__v8d tl__v8_expq(tl__v8d r, tl__v8d r2)         /* tl__expq_d */
+{
+    tl__v8d r4 = r2 * r2;
+    tl__v8d q01 = tl__v8_fma(r, TL__V8C(0x1.555555555555cp-3), TL__V8C(0.5));
+    tl__v8d q23 = tl__v8_fma(r, TL__V8C(0x1.111111110eb93p-7), TL__V8C(0x1.555555555555ep-5));
+    tl__v8d q45 = tl__v8_fma(r, TL__V8C(0x1.a01a01b3c77f1p-13), TL__V8C(0x1.6c16c16c13546p-10));
+    tl__v8d q67 = tl__v8_fma(r, TL__V8C(0x1.71ddef74877e4p-19), TL__V8C(0x1.a01a01b466414p-16));
+    tl__v8d q89 = tl__v8_fma(r, TL__V8C(0x1.af6d04003c0c1p-26), TL__V8C(0x1.27e4bf124603cp-22));
+    tl__v8d q03 = tl__v8_fma(r2, q23, q01);
+    tl__v8d q47 = tl__v8_fma(r2, q67, q45);
+    tl__v8d q8a = tl__v8_fma(r2, TL__V8C(0x1.1f9e187c0fe7dp-29), q89);
+    return tl__v8_fma(r4, tl__v8_fma(r4, q8a, q47), q03);
+}
+
+TL__V8_FN tl__v8d tl__v8_erf_small(tl__v8d x, tl__v8d *lo)  /* tl__erf_small */
+{
+    static const double c[11] = {
+        0x1.2b2885abb12cep-34, -0x1.43fb1bb21d4c0p-30, 0x1.fac5d0a014652p-27,
+        -0x1.5f5c189655244p-23, 0x1.b9e53f70e2b94p-20, -0x1.f4d24adb2a8d0p-17,
+        0x1.f9a3267313eaep-14, -0x1.c02db3fd84930p-11, 0x1.565bcd0e612f1p-8,
+        -0x1.b82ce3128890ap-6, 0x1.ce2f21a042bddp-4};
+    tl__v8d z = x * x, zl = tl__v8_fma(x, x, -z);
+    tl__v8d p = TL__V8C(c[0]);
+    for (int k = 1; k < 11; k++) p = tl__v8_fma(p, z, TL__V8C(c[k]));
+    tl__v8d c0 = TL__V8C(0x1.06eba8214db69p-3), c0l = TL__V8C(-0x1.ca4932c408b1ep-57);
+    tl__v8d c1 = TL__V8C(-0x1.812746b0379e7p-2), c1l = TL__V8C(0x1.064426d5fe623p-56);
+    tl__v8d dq = tl__v8_fma(tl__v8_fma(TL__V8C(3.0 * -0x1.b82ce3128890ap-6), z,
+                                       TL__V8C(2.0 * 0x1.ce2f21a042bddp-4)), z, c1);
+    tl__v8d c1z = c1 * z;
+    tl__v8d t = tl__v8_fma(c1, z, -c1z) + tl__v8_fma(c1l, z, c0l);
+    t = tl__v8_fma(dq, zl, tl__v8_fma(z * z, p, t));
+    tl__v8d h0 = tl__v8_fma(x, c0, x);
+    tl__v8d h = tl__v8_fma(x, c1z, h0);
+    *lo = (tl__v8_fma(x, c0, x - h0) + tl__v8_fma(x, c1z, h0 - h)) + x * t;
+    return h;
+}
+
+/* tl__erfc_tab[k][i] per lane */
+TL__V8_FN tl__v8d tl__v8_erfc_row(int k, tl__v8i i)
+{
+    tl__v8d row;
+    memcpy(&row, tl__erfc_tab[k], 64);
+    return __builtin_shuffle(row, i);
+}
+
+TL__V8_FN tl__v8d tl__v8_erfc_core(tl__v8d a, tl__v8d al, tl__v8d *lo, tl__v8i *k)
+{
+    const tl__v8d zero = TL__V8C(0.0), one = TL__V8C(1.0);
+    tl__v8i i3 = a >= 4.0;
+    tl__v8i i = -((a >= 1.2) + (a >= 2.3) + i3);            /* the interval, 0 to 3 */
+    tl__v8d A = a * a, Al = tl__v8_fma(a, a, -A) + 2.0 * (a * al);
+    tl__v8d t = tl__v8_fma(-A, TL__V8C(0x1.71547652b82fep+0), TL__V8C(0x1.8p52));
+    tl__v8d kd = t - 0x1.8p52;
+    tl__v8d ra = tl__v8_fma(kd, TL__V8C(-0x1.62e42fefa3800p-1), -A);
+    tl__v8d b = kd * 0x1.ef35793c76730p-45;
+    tl__v8d r = ra - b, rl = ((ra - r) - b) - Al;
+    tl__v8d r2 = r * r;
+    tl__v8d q = tl__v8_expq(r, r2);
+    tl__v8d er = tl__v8_fma(r2, q, r);
+    tl__v8d pl = tl__v8_fma(r2, q, tl__v8_fma(rl, er, rl));
+    tl__v8d eh = 1.0 + r, el = ((1.0 - eh) + r) + pl;
+    tl__v8d m = eh + el, ml = el - (m - eh);
+    *k = (tl__v8i)t - (int64_t)0x4338000000000000u;
+    tl__v8d d = tl__v8_sel(i3, a, TL__V8C(4.0));
+    tl__v8d inv = 1.0 / d;
+    tl__v8d il = (tl__v8_fma(-d, inv, one) - tl__v8_sel(i3, al, zero) * inv) * inv;
+    tl__v8d ih = tl__v8_sel(i3, inv, one);
+    il = tl__v8_sel(i3, il, zero);
+    tl__v8d v = tl__v8_sel(i3, inv * inv, (a - tl__v8_erfc_row(0, i)) + al);
+    tl__v8d p = tl__v8_erfc_row(1, i);
+    for (int j = 2; j <= 17; j++) p = tl__v8_fma(p, v, tl__v8_erfc_row(j, i));
+    tl__v8d c1 = tl__v8_erfc_row(18, i), c0 = tl__v8_erfc_row(19, i);
+    tl__v8d c1l = tl__v8_erfc_row(20, i), c0l = tl__v8_erfc_row(21, i);
+    tl__v8d ph = c1 * v, pe = tl__v8_fma(c1, v, -ph);
+    tl__v8d s = c0 + ph, se = (c0 - s) + ph;
+    tl__v8d sl = ((se + pe) + tl__v8_fma(c1l, v, c0l)) + v * (v * p);
+    tl__v8d mh = m * ih, mlo = tl__v8_fma(m, ih, -mh) + (ml * ih + m * il);
+    tl__v8d hi = mh * s;
+    *lo = tl__v8_fma(mh, s, -hi) + (mh * sl + mlo * s);
+    return hi;
+}
+
+/* 2^k per lane, k in [-1022, 1023] (tl__pow2d) */
+TL__V8_FN tl__v8d tl__v8_pow2(tl__v8i k) { return (tl__v8d)((k + 1023) << 52); }
+
+static __attribute__((target("avx512f"), unused)) void tl__erfc_v8(const double *x, double *o,
+                                                                    int64_t n)
+{
+    const tl__v8d zero = TL__V8C(0.0), one = TL__V8C(1.0), two = TL__V8C(2.0);
+    for (int64_t i = 0; i < n; i += 8) {
+        tl__v8d xv;
+        memcpy(&xv, x + i, 64);
+        tl__v8d a = (tl__v8d)((tl__v8u)xv & 0x7fffffffffffffffu);
+        tl__v8i below = a < 0.5;
+        unsigned small_lanes = _mm512_cmp_pd_mask((__m512d)a, (__m512d)TL__V8C(0.5), _CMP_LT_OQ);
+        tl__v8d pos = zero, neg = zero, small = zero;
+        if (small_lanes != 0xff) {
+            tl__v8d ac = tl__v8_sel(a < 27.5, a, TL__V8C(27.5));
+            ac = tl__v8_sel(ac < 0.5, TL__V8C(0.5), ac);
+            tl__v8d l;
+            tl__v8i k;
+            tl__v8d h = tl__v8_erfc_core(ac, zero, &l, &k);
+            tl__v8i lowk = k < -1000;
+            tl__v8i k1 = (lowk & -1000) | (~lowk & k);
+            tl__v8d s1 = tl__v8_pow2(k1), s2 = tl__v8_pow2(k - k1);
+            pos = ((h + l) * s1) * s2;
+            tl__v8d H = (h * s1) * s2, L = (l * s1) * s2;
+            tl__v8d nn = two - H;
+            neg = nn + (((two - nn) - H) - L);
+        }
+        if (small_lanes) {
+            tl__v8d sl;
+            tl__v8d e = tl__v8_erf_small(xv, &sl);
+            tl__v8d u = one - e;
+            small = u + (((one - u) - e) - sl);
+        }
+        tl__v8d r = tl__v8_sel(below, small, tl__v8_sel(xv < 0.0, neg, pos));
+        r = tl__v8_sel(xv == xv, r, xv);
+        memcpy(o + i, &r, 64);
+    }
+}
+#undef TL__V8C
+#endif
+
+TL_MATH_INLINE void tl_erfc_n(const double *x, double *o, int64_t n)
+{
+    int64_t i = 0;
+#ifdef TL__ERF_V8
+    if (__builtin_cpu_supports("avx512f")) {
+        i = n & ~(int64_t)7;
+        tl__erfc_v8(x, o, i);
+    }
+#endif
+    for (; i < n; i++) o[i] = tl_erfc(x[i]);
 }
 
 /* The ones libm lacks, in the same stable forms as the float versions. */

@@ -59,6 +59,12 @@ TL_MATH_INLINE void tl_mt_erff_n(const float *x, float *o, int64_t n)
     for (int64_t i = 0; i < n; i++) o[i] = tl_erff(x[i]);
 }
 
+/* erfc_n: float64 tl_erfc_n, likewise; float32 tl_erfcf per element. */
+TL_MATH_INLINE void tl_mt_erfcf_n(const float *x, float *o, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++) o[i] = tl_erfcf(x[i]);
+}
+
 #define TL_MT_FN(NAME, BODY, FN32, FN64)                                                    \
     TL_MT_F32(NAME, BODY, FN32)                                                             \
     TL_MT_LOOP(TL_DISPATCH, mt_##NAME##_d, double, BODY, FN64)
@@ -93,7 +99,8 @@ TL_MATH_INLINE void tl_mt_erff_n(const float *x, float *o, int64_t n)
     X(sin_n, TL_MT_BODYN, tl_sinf_n, tl_sin_n)            \
     X(cos_n, TL_MT_BODYN, tl_cosf_n, tl_cos_n)            \
     X(tan_n, TL_MT_BODYN, tl_tanf_n, tl_tan_n)            \
-    X(erf_n, TL_MT_BODYN, tl_mt_erff_n, tl_erf_n)
+    X(erf_n, TL_MT_BODYN, tl_mt_erff_n, tl_erf_n)        \
+    X(erfc_n, TL_MT_BODYN, tl_mt_erfcf_n, tl_erfc_n)
 
 TL_MT_TABLE(TL_MT_FN)
 
