@@ -2530,6 +2530,28 @@ def test_pow_negative_integer_tensor_exponent(case):
     assert got.tolist() == want
 
 
+@pytest.mark.parametrize("make", [
+    lambda lib: lib.arange(12.0).reshape(3, 4).t(),
+    lambda lib: lib.arange(120.0).reshape(2, 3, 4, 5).permute(0, 2, 3, 1),
+    lambda lib: lib.arange(16.0).reshape(1, 4, 1, 2, 1, 2).permute(0, 5, 2, 1, 4, 3),
+    lambda lib: lib.arange(6.0).reshape(2, 3)[:, ::2],
+])
+@pytest.mark.parametrize("base", [2, 1, 0.5])
+def test_pow_number_base_gives_a_contiguous_result(make, base):
+    """pow(number, tensor) is laid out contiguously whatever the exponent's strides, as
+    PyTorch's pow(Scalar, Tensor) is (found by the fuzzer); pow(tensor, number) and
+    pow(tensor, tensor) follow their inputs' layout."""
+    x = make(tl)
+    for got in (tl.pow(base, x), base ** x):
+        assert got.is_contiguous() and got.tolist() == (tl.tensor(float(base)) ** x).tolist()
+    torch = pytest.importorskip("torch")
+    y = make(torch)
+    for got, want in ((tl.pow(base, x), torch.pow(base, y)), (x ** 2, y ** 2),
+                      (tl.pow(tl.tensor(2.0), x), torch.pow(torch.tensor(2.0), y))):
+        assert got.stride() == want.stride()
+        np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
 def test_pow_negative_integer_scalar_exponent_raises():
     """A negative Python-int exponent of an integer tensor raises (torch's message)."""
     with pytest.raises(RuntimeError, match="^Integers to negative integer powers are not allowed.$"):

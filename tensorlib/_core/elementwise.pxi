@@ -675,7 +675,9 @@ cdef TensorBase _pow(object a, object b, object out, bint inplace):
         # (not float16): sqrt(-inf) is NaN and sqrt(-0.0) is -0.0, where C's pow gives inf
         # and 0.0
         return _ew(OP_SQRT if b == 0.5 else OP_RSQRT, (a,), out, inplace)
-    return _ew(OP_POW, (a, b), out, inplace)
+    # a number base: PyTorch's pow(Scalar, Tensor) makes a contiguous result, whatever the
+    # exponent's layout (its other overloads follow their inputs', as _ew does)
+    return _ew(OP_POW, (a, b), out, inplace, NULL, -1, -1, not isinstance(a, TensorBase))
 
 
 cdef TensorBase _unary(EwOp op, TensorBase a, object out, bint inplace):
