@@ -258,7 +258,37 @@ class Program:
             p.run(s)
         return p
 
+    def _mirrorable(self, step):
+        """``step`` as both libraries run it: None to skip a step that differs from PyTorch
+        on purpose (README, "Differences from PyTorch"), in both libraries, so that neither a
+        generated program nor one the shrinker derives from it (pool indices shift as steps
+        are dropped) reports it; the generator avoids most of them up front."""
+        args, kw = step.get("args", []), step.get("kw", {})
+        ref = args[0] if args else None
+        if not (isinstance(ref, dict) and "t" in ref and ref["t"] < len(self.th)):
+            return step
+        t, op = self.th[ref["t"]], step.get("op")
+        expanded = any(s == 0 and n > 1 for s, n in zip(t.stride(), t.shape))
+        if op == "requires_grad_" and dname(t) not in FLOATS and _requires_grad(t):
+            return None     # divergences.INT_INPLACE_NEVER_REQUIRES_GRAD made it require grad
+        writes = step.get("how") == "setitem" or str(op).endswith("_") or op in IOPERATORS
+        if writes and op != "copy_" and not step.get("nograd") and dname(t) not in FLOATS \
+                and any(isinstance(a, dict) and "t" in a and a["t"] < len(self.th)
+                        and _requires_grad(self.th[a["t"]]) for a in args[1:]):
+            return None     # divergences.INT_INPLACE_NEVER_REQUIRES_GRAD
+        if expanded and (op == "masked_fill_" or (step.get("how") == "setitem"
+                                                   and _holds_tensor(args[1]))):
+            return None     # divergences.EXPANDED_INDEX_PUT_RAISES (masked_fill_ too)
+        if op in ("std", "var") and kw.get("dim") == {"tuple": []} and _requires_grad(t):
+            # the gradient of std/var(dim=()) (every dim) differs: PyTorch's divides by
+            # 1 - correction; dim=None is the same reduction with the same gradient in both
+            return dict(step, kw=dict(kw, dim=None))
+        return step
+
     def _run(self, step):
+        step = self._mirrorable(step)
+        if step is None:
+            return False
         outs, errs = [], []
         writes = step.get("how") == "setitem" or str(step.get("op", "")).endswith("_") or \
             step.get("op") in IOPERATORS
@@ -439,6 +469,13 @@ def _autograd_state(t):
         return (t.requires_grad, t.is_leaf)
     except Exception as e:
         return builtin_class(e)
+
+
+def _holds_tensor(index):
+    """Whether an encoded subscript holds a tensor (an advanced index: index_put_)."""
+    if isinstance(index, dict):
+        return "t" in index or any(_holds_tensor(x) for x in index.get("tuple", []))
+    return isinstance(index, list) and any(_holds_tensor(x) for x in index)
 
 
 def _requires_grad(t):
