@@ -333,6 +333,19 @@ def test_inplace_on_multi_output_view_and_no_grad_view():
         v.mul_(2)
 
 
+@pytest.mark.parametrize("index", ["long", "float", "int"])
+def test_multi_output_view_check_comes_before_the_index_dtype(index):
+    """x[idx] = v into a view split returned, v requiring grad: PyTorch's autograd check
+    (the view may not be written in place) raises before the index kernel rejects a float
+    index (found by the fuzzer)."""
+    view = tensorlib.arange(3.0).split(1)[2]
+    idx = {"long": tensorlib.tensor([0]), "float": tensorlib.tensor([0.0]), "int": 0}[index]
+    with pytest.raises(RuntimeError, match="returns multiple views"):
+        view[idx] = tensorlib.ones(1, requires_grad=True)
+    with pytest.raises(IndexError, match="must be long, int, byte or bool"):
+        view[tensorlib.tensor([0.0])] = tensorlib.ones(1)      # nothing to record
+
+
 # --------------------------------------------------------------------------- grad modes
 def test_grad_modes_and_decorators():
     x = tensorlib.ones(2, requires_grad=True)

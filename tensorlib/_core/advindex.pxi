@@ -1587,6 +1587,16 @@ cdef tuple _subscript_put(TensorBase t, object index):
     return (v, _PutIndices(ind))
 
 
+cdef int _recorded_write_check(TensorBase t) except -1:
+    """The autograd checks of an in-place write into t that autograd records (t or the
+    value requires grad), which PyTorch runs before the op looks at its indices: a leaf
+    that requires grad, and how a view was made (under no_grad, or by split/chunk/unbind),
+    the latter also when only the value requires grad."""
+    _inplace_leaf_check(t)
+    _check_view_rebase(t)
+    return 0
+
+
 cdef int _index_set_recorded(TensorBase t, object index, object value) except -1:
     """``t[index] = value`` for an advanced index while grad mode is on and t or the value
     requires grad: an index_put_ on the view of t the basic part selects (in place on a view,
@@ -1596,7 +1606,7 @@ cdef int _index_set_recorded(TensorBase t, object index, object value) except -1
         v_, ind = _subscript_put(t, index)
     except IndexError as e:
         if str(e) == _INDEX_DTYPE_MSG:
-            _inplace_leaf_check(t)  # (PyTorch's autograd check runs before the index kernel)
+            _recorded_write_check(t)    # (PyTorch's autograd checks run before the kernel)
         raise
     cdef TensorBase r = <TensorBase>v_, v
     cdef int lead = 0
@@ -1611,7 +1621,7 @@ cdef int _index_set_recorded(TensorBase t, object index, object value) except -1
             v = v.to(r._dtype)              # (a masked_fill_ in PyTorch: see _is_masked_fill)
         # PyTorch's order: autograd, shared memory (index_put_'s, not masked_fill_'s), masks'
         # shapes, dtypes
-        _inplace_leaf_check(r)
+        _recorded_write_check(r)
         if not masked_fill:
             _assert_no_overlap(r, v)
             for x in ind:
