@@ -96,13 +96,15 @@ def test_out_of_range_int_raises_index_error(torch, data):
 def _several_ellipses():
     """Subscripts with two or more ellipses: each stands for all the dims the other entries
     leave, so later entries can fall past the last dim (where PyTorch skips ``:``, adds a
-    dim for None at the end, and raises IndexError for the rest; a slice with a stop there
-    is left out: see _entry_past_end)."""
+    dim for None at the end, raises ValueError for a step below 1 and IndexError for the
+    rest; a slice with a stop there is left out: see _entry_past_end)."""
     E = Ellipsis
     entries = [E, 0, -1, slice(None), slice(1, None), slice(0, None, 1), None, [0, 1], "mask"]
     out = [c for n in (2, 3) for c in itertools.product(entries, repeat=n) if c.count(E) >= 2]
     out += [(E, 0, E, slice(None), None), (0, E, 1, E, 2), (E, E, slice(None), E, None),
-            (E, 1, E, slice(0, -1)), (E, [1], E, 0), (E, E, slice(None, None, 2))]
+            (E, 1, E, slice(0, -1)), (E, [1], E, 0), (E, E, slice(None, None, 2)),
+            (E, E, slice(None, None, -1)), (E, 0, E, slice(None, None, -1)),
+            (E, E, slice(None, None, 0)), (E, E, E, slice(1, None, -2))]
     return out
 
 
@@ -120,14 +122,14 @@ def test_several_ellipses_match_torch(torch, shape):
             (r * r).sum().backward()
             got = (r.tolist(), tuple(r.shape), r.stride() if r._base is not None else None,
                    x.grad.tolist(), type(r.grad_fn).__name__)
-        except IndexError:
-            got = IndexError
+        except (IndexError, ValueError) as e:
+            got = type(e)
         w = lib.tensor(base, requires_grad=True) * 1
         try:
             w[index] = lib.tensor(7.0, dtype=lib.float64, device="cpu", requires_grad=True)
             wrote = (w.tolist(), type(w.grad_fn).__name__)
-        except IndexError:
-            wrote = IndexError
+        except (IndexError, ValueError) as e:
+            wrote = type(e)
         return got, wrote
 
     for index in _several_ellipses():

@@ -93,6 +93,8 @@ cdef bint _entry_past_end(int kind, object v, int dim, int nd, int pos) except -
         raise IndexError(f"Dimension out of range (expected to be in range of "
                          f"[{-nd - 1}, {nd}], but got {dim})")
     if kind == IK_SLICE:
+        if (<slice>v).step is not None:
+            _slice_step((<slice>v).step)    # (PyTorch checks the step first, as in range)
         if _slice_is_whole(v, INT64_MAX):
             return True
         raise IndexError(f"Dimension out of range (expected to be in range of "

@@ -367,6 +367,16 @@ cdef int64_t _clamp_bound(object x, int64_t n, int64_t default) except? -1:
     return n if x > n else x
 
 
+cdef object _slice_step(object step):
+    """A slice's step as an int, or PyTorch's ValueError: zero, or negative."""
+    step = _slice_index(step)
+    if step == 0:
+        raise ValueError("slice step cannot be zero")
+    if step < 0:
+        raise ValueError("step must be greater than zero")
+    return step
+
+
 cdef int _slice_geometry(int64_t* shape, int64_t* strides, int64_t* offset, int dim,
                          object start, object stop, object step) except -1:
     """Apply start:stop:step (Python's clamping; step must be positive) to one dim of a
@@ -374,11 +384,7 @@ cdef int _slice_geometry(int64_t* shape, int64_t* strides, int64_t* offset, int 
     offset). Shared by _slice and the one-pass basic indexing."""
     cdef int64_t n = shape[dim], a, b, length, st_step, k = 1
     if step is not None:
-        step = _slice_index(step)
-        if step == 0:
-            raise ValueError("slice step cannot be zero")
-        if step < 0:
-            raise ValueError("step must be greater than zero")
+        step = _slice_step(step)
         # a step >= n picks at most one element, so any such step selects the same memory:
         # clamp a huge one to n to keep the stride product inside int64
         k = step if step <= n else (n if n > 0 else 1)
