@@ -1699,17 +1699,23 @@ TL_MATH_INLINE double tl_tanh(double x)
 /* (e^r - 1 - r) / r^2 for |r| <= ln2/2, given r2 = r^2: Q of degree 10 fitted on that
    interval (absolute error 2^-60.5 on e^r), by Estrin (a shorter dependency chain than
    Horner's); the table-free exponential of tl_sigmoid and tl__erfc_core. */
+static const double tl__expq_c[11] = {
+    0.5, 0x1.555555555555cp-3, 0x1.555555555555ep-5, 0x1.111111110eb93p-7,
+    0x1.6c16c16c13546p-10, 0x1.a01a01b3c77f1p-13, 0x1.a01a01b466414p-16,
+    0x1.71ddef74877e4p-19, 0x1.27e4bf124603cp-22, 0x1.af6d04003c0c1p-26,
+    0x1.1f9e187c0fe7dp-29};
 TL_MATH_INLINE double tl__expq_d(double r, double r2)
 {
+    const double *c = tl__expq_c;
     double r4 = r2 * r2;
-    double q01 = tl__fma(r, 0x1.555555555555cp-3, 0.5);
-    double q23 = tl__fma(r, 0x1.111111110eb93p-7, 0x1.555555555555ep-5);
-    double q45 = tl__fma(r, 0x1.a01a01b3c77f1p-13, 0x1.6c16c16c13546p-10);
-    double q67 = tl__fma(r, 0x1.71ddef74877e4p-19, 0x1.a01a01b466414p-16);
-    double q89 = tl__fma(r, 0x1.af6d04003c0c1p-26, 0x1.27e4bf124603cp-22);
+    double q01 = tl__fma(r, c[1], c[0]);
+    double q23 = tl__fma(r, c[3], c[2]);
+    double q45 = tl__fma(r, c[5], c[4]);
+    double q67 = tl__fma(r, c[7], c[6]);
+    double q89 = tl__fma(r, c[9], c[8]);
     double q03 = tl__fma(r2, q23, q01);
     double q47 = tl__fma(r2, q67, q45);
-    double q8a = tl__fma(r2, 0x1.1f9e187c0fe7dp-29, q89);
+    double q8a = tl__fma(r2, c[10], q89);
     return tl__fma(r4, tl__fma(r4, q8a, q47), q03);
 }
 
@@ -1895,23 +1901,31 @@ TL_MATH_INLINE double tl_atan2(double y, double x) { return atan2(y, x); }
    double-double; x (1 + c0) and x c1 z are added with their exact rounding errors (fma;
    Sterbenz), so only x z^2 P (< 0.05 x) and smaller terms are rounded at full size; x^2's
    rounding error is added back through Q's derivative. */
+/* Q's coefficients: [0..10] degrees 12 down to 2, then c1 and c0 as hi, lo */
+static const double tl__erf_small_c[15] = {
+    0x1.2b2885abb12cep-34, -0x1.43fb1bb21d4c0p-30, 0x1.fac5d0a014652p-27,
+    -0x1.5f5c189655244p-23, 0x1.b9e53f70e2b94p-20, -0x1.f4d24adb2a8d0p-17,
+    0x1.f9a3267313eaep-14, -0x1.c02db3fd84930p-11, 0x1.565bcd0e612f1p-8,
+    -0x1.b82ce3128890ap-6, 0x1.ce2f21a042bddp-4,
+    -0x1.812746b0379e7p-2, 0x1.064426d5fe623p-56,     /* c1 */
+    0x1.06eba8214db69p-3, -0x1.ca4932c408b1ep-57};    /* c0 = 2/sqrt(pi) - 1 */
 TL_MATH_INLINE double tl__erf_small(double x, double *lo)
 {
+    const double *c = tl__erf_small_c;
     double z = x * x, zl = tl__fma(x, x, -z);
-    double p = 0x1.2b2885abb12cep-34;
-    p = tl__fma(p, z, -0x1.43fb1bb21d4c0p-30);
-    p = tl__fma(p, z, 0x1.fac5d0a014652p-27);
-    p = tl__fma(p, z, -0x1.5f5c189655244p-23);
-    p = tl__fma(p, z, 0x1.b9e53f70e2b94p-20);
-    p = tl__fma(p, z, -0x1.f4d24adb2a8d0p-17);
-    p = tl__fma(p, z, 0x1.f9a3267313eaep-14);
-    p = tl__fma(p, z, -0x1.c02db3fd84930p-11);
-    p = tl__fma(p, z, 0x1.565bcd0e612f1p-8);
-    p = tl__fma(p, z, -0x1.b82ce3128890ap-6);
-    p = tl__fma(p, z, 0x1.ce2f21a042bddp-4);
-    double c0 = 0x1.06eba8214db69p-3, c0l = -0x1.ca4932c408b1ep-57;   /* 2/sqrt(pi) - 1 */
-    double c1 = -0x1.812746b0379e7p-2, c1l = 0x1.064426d5fe623p-56;
-    double dq = tl__fma(tl__fma(3.0 * -0x1.b82ce3128890ap-6, z, 2.0 * 0x1.ce2f21a042bddp-4), z, c1);
+    double p = c[0];
+    p = tl__fma(p, z, c[1]);
+    p = tl__fma(p, z, c[2]);
+    p = tl__fma(p, z, c[3]);
+    p = tl__fma(p, z, c[4]);
+    p = tl__fma(p, z, c[5]);
+    p = tl__fma(p, z, c[6]);
+    p = tl__fma(p, z, c[7]);
+    p = tl__fma(p, z, c[8]);
+    p = tl__fma(p, z, c[9]);
+    p = tl__fma(p, z, c[10]);
+    double c1 = c[11], c1l = c[12], c0 = c[13], c0l = c[14];
+    double dq = tl__fma(tl__fma(3.0 * c[9], z, 2.0 * c[10]), z, c1);
     double c1z = c1 * z;
     double t = tl__fma(c1, z, -c1z) + tl__fma(c1l, z, c0l);
     t = tl__fma(dq, zl, tl__fma(z * z, p, t));              /* + Q'(z) zl */
@@ -2294,32 +2308,27 @@ TL_MATH_INLINE double tl_erfc(double x)
 #define TL__V8C(c) ((tl__v8d){c, c, c, c, c, c, c, c})
 TL__V8_FN tl__v8d tl__v8_expq(tl__v8d r, tl__v8d r2)         /* tl__expq_d */
 {
+    const double *c = tl__expq_c;
     tl__v8d r4 = r2 * r2;
-    tl__v8d q01 = tl__v8_fma(r, TL__V8C(0x1.555555555555cp-3), TL__V8C(0.5));
-    tl__v8d q23 = tl__v8_fma(r, TL__V8C(0x1.111111110eb93p-7), TL__V8C(0x1.555555555555ep-5));
-    tl__v8d q45 = tl__v8_fma(r, TL__V8C(0x1.a01a01b3c77f1p-13), TL__V8C(0x1.6c16c16c13546p-10));
-    tl__v8d q67 = tl__v8_fma(r, TL__V8C(0x1.71ddef74877e4p-19), TL__V8C(0x1.a01a01b466414p-16));
-    tl__v8d q89 = tl__v8_fma(r, TL__V8C(0x1.af6d04003c0c1p-26), TL__V8C(0x1.27e4bf124603cp-22));
+    tl__v8d q01 = tl__v8_fma(r, TL__V8C(c[1]), TL__V8C(c[0]));
+    tl__v8d q23 = tl__v8_fma(r, TL__V8C(c[3]), TL__V8C(c[2]));
+    tl__v8d q45 = tl__v8_fma(r, TL__V8C(c[5]), TL__V8C(c[4]));
+    tl__v8d q67 = tl__v8_fma(r, TL__V8C(c[7]), TL__V8C(c[6]));
+    tl__v8d q89 = tl__v8_fma(r, TL__V8C(c[9]), TL__V8C(c[8]));
     tl__v8d q03 = tl__v8_fma(r2, q23, q01);
     tl__v8d q47 = tl__v8_fma(r2, q67, q45);
-    tl__v8d q8a = tl__v8_fma(r2, TL__V8C(0x1.1f9e187c0fe7dp-29), q89);
+    tl__v8d q8a = tl__v8_fma(r2, TL__V8C(c[10]), q89);
     return tl__v8_fma(r4, tl__v8_fma(r4, q8a, q47), q03);
 }
 
 TL__V8_FN tl__v8d tl__v8_erf_small(tl__v8d x, tl__v8d *lo)  /* tl__erf_small */
 {
-    static const double c[11] = {
-        0x1.2b2885abb12cep-34, -0x1.43fb1bb21d4c0p-30, 0x1.fac5d0a014652p-27,
-        -0x1.5f5c189655244p-23, 0x1.b9e53f70e2b94p-20, -0x1.f4d24adb2a8d0p-17,
-        0x1.f9a3267313eaep-14, -0x1.c02db3fd84930p-11, 0x1.565bcd0e612f1p-8,
-        -0x1.b82ce3128890ap-6, 0x1.ce2f21a042bddp-4};
+    const double *c = tl__erf_small_c;
     tl__v8d z = x * x, zl = tl__v8_fma(x, x, -z);
     tl__v8d p = TL__V8C(c[0]);
     for (int k = 1; k < 11; k++) p = tl__v8_fma(p, z, TL__V8C(c[k]));
-    tl__v8d c0 = TL__V8C(0x1.06eba8214db69p-3), c0l = TL__V8C(-0x1.ca4932c408b1ep-57);
-    tl__v8d c1 = TL__V8C(-0x1.812746b0379e7p-2), c1l = TL__V8C(0x1.064426d5fe623p-56);
-    tl__v8d dq = tl__v8_fma(tl__v8_fma(TL__V8C(3.0 * -0x1.b82ce3128890ap-6), z,
-                                       TL__V8C(2.0 * 0x1.ce2f21a042bddp-4)), z, c1);
+    tl__v8d c1 = TL__V8C(c[11]), c1l = TL__V8C(c[12]), c0 = TL__V8C(c[13]), c0l = TL__V8C(c[14]);
+    tl__v8d dq = tl__v8_fma(tl__v8_fma(TL__V8C(3.0 * c[9]), z, TL__V8C(2.0 * c[10])), z, c1);
     tl__v8d c1z = c1 * z;
     tl__v8d t = tl__v8_fma(c1, z, -c1z) + tl__v8_fma(c1l, z, c0l);
     t = tl__v8_fma(dq, zl, tl__v8_fma(z * z, p, t));
