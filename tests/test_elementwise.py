@@ -2552,6 +2552,26 @@ def test_pow_number_base_gives_a_contiguous_result(make, base):
         np.testing.assert_array_equal(got.numpy(), want.numpy())
 
 
+@pytest.mark.parametrize("shape, strides", [
+    ((1, 2, 1, 3), (2, 1, 1, 2)), ((2, 2, 1, 3), (6, 1, 6, 2)), ((2, 3, 4, 5), (60, 1, 15, 3)),
+    ((2, 3, 1, 4, 5), (60, 1, 60, 15, 3)), ((1, 3, 1, 1), (3, 1, 1, 1)), ((2, 1, 3, 3), (9, 9, 3, 1)),
+    ((2, 3, 4), (1, 2, 6)),
+])
+def test_output_layout_of_channels_last_operands_matches_torch(shape, strides):
+    """Operands all of one 4-D (5-D) shape and channels-last dense (size-1 dims aside) give a
+    channels-last result with PyTorch's own strides for the size-1 dims, which a later
+    cat or suggest_memory_format reads (found by the fuzzer); a Python number operand
+    makes the shapes differ, and then the operands' strides decide, as in TensorIterator."""
+    torch = pytest.importorskip("torch")
+
+    def layouts(lib):
+        b = lib.empty_strided(shape, strides).fill_(1.5)
+        c = lib.empty_strided(shape, strides).fill_(2.0)
+        return [r.stride() for r in (b.exp(), b * c, b + 0, b > 0, lib.where(b > 0, b, c),
+                                     lib.cat([b.exp()], 0), b.neg().neg())]
+    assert layouts(tl) == layouts(torch)
+
+
 def test_pow_negative_integer_scalar_exponent_raises():
     """A negative Python-int exponent of an integer tensor raises (torch's message)."""
     with pytest.raises(RuntimeError, match="^Integers to negative integer powers are not allowed.$"):

@@ -294,27 +294,48 @@ cdef int _ew_swap(int nops, int64_t (*bst)[MAX_DIMS], const int64_t* shape, int 
     return 0
 
 
+cdef bint _channels_last_dense(TensorBase t):
+    """PyTorch's is_contiguous(channels_last) for a 4-D tensor (channels_last_3d for 5-D):
+    dense in the order C, the spatial dims from the last, N; size-1 dims are not looked at."""
+    cdef int64_t expected = 1
+    cdef int i, d, nd = t._ndim
+    for i in range(nd):
+        d = 1 if i == 0 else (0 if i == nd - 1 else nd - i)
+        if t._shape[d] != 1:
+            if t._strides[d] != expected:
+                return False
+            expected *= t._shape[d]
+    return True
+
+
 cdef TensorBase _ew_output(tuple inputs, int nd, const int64_t* shape, DType dt, Device dev):
     """The new output of an elementwise op, laid out as PyTorch's TensorIterator lays it out:
-    contiguous when the tensor operands are contiguous and of the output's shape; otherwise
-    dense in the memory order the operands' strides suggest (dims sorted by stride, inputs
-    in order, broadcast dims ignored), so that ``x.t().exp()`` is transposed like ``x.t()``.
-    Python numbers count as 0-d operands (PyTorch wraps them), which have no say."""
+    contiguous when the tensor operands are contiguous and of the output's shape; channels
+    last (4-D; channels_last_3d for 5-D), with its own strides for size-1 dims, when they
+    are all of the output's shape and channels-last dense; otherwise dense in the memory
+    order the operands' strides suggest (dims sorted by stride, inputs in order, broadcast
+    dims ignored), so that ``x.t().exp()`` is transposed like ``x.t()``. Python numbers
+    count as 0-d operands (PyTorch wraps them), which have no say but make the shapes
+    differ."""
     cdef int64_t bst[8][MAX_DIMS]
     cdef int64_t perm[MAX_DIMS]
     cdef int64_t st[MAX_DIMS]
     cdef int nops = 0, i, j, d0, d1, c, off
     cdef int64_t cur, tmp
-    cdef bint fast = True, inverted = True
+    cdef bint fast = True, inverted = True, same = True, cl = nd == 4 or nd == 5
     cdef TensorBase t
     for x in inputs:
         if not isinstance(x, TensorBase):
             fast = fast and nd == 0
+            same = False
             continue
         t = <TensorBase>x
-        if fast and (t._ndim != nd or memcmp(t._shape, shape, nd * sizeof(int64_t)) != 0
-                     or not t._contiguous):
+        if same and (t._ndim != nd or memcmp(t._shape, shape, nd * sizeof(int64_t)) != 0):
+            same = False
+        if fast and (not same or not t._contiguous):
             fast = False
+        if cl and not (same and _channels_last_dense(t)):
+            cl = False
         if nops == 8:
             continue
         off = nd - t._ndim
@@ -327,6 +348,16 @@ cdef TensorBase _ew_output(tuple inputs, int nd, const int64_t* shape, DType dt,
         nops += 1
     if fast or nd < 2:
         return empty_tensor(nd, shape, dt, dev)
+    if cl and same:
+        st[1] = 1
+        cur = shape[1]
+        for i in range(nd - 1, 1, -1):
+            st[i] = cur
+            cur *= shape[i]
+        st[0] = cur
+        t = empty_tensor(nd, shape, dt, dev)
+        _set_geometry(t, nd, shape, st)
+        return t
     # insertion sort of the dims, innermost first, starting from the reversed order
     for i in range(nd):
         perm[i] = nd - 1 - i
