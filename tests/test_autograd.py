@@ -1036,11 +1036,14 @@ def test_retain_grad_follows_a_tensor_through_an_in_place_op(make):
     assert got[0] == got[1]
 
 
-def test_cumprod_of_one_element_passes_the_gradient_through():
-    """cumprod over one element (or none) gives the incoming gradient itself, as PyTorch's
-    does: under create_graph it has no history of the input."""
+@pytest.mark.parametrize("shape, dim", [((1,), 0), ((1, 3), 0), ((3, 1), 1), ((3, 1), -1)])
+def test_cumprod_of_one_element_passes_the_gradient_through(shape, dim):
+    """cumprod over one element (a tensor of one, or a dim of size 1; found by the fuzzer)
+    gives the incoming gradient itself, as PyTorch's does: under create_graph it has no
+    history of the input."""
     torch = pytest.importorskip("torch")
+    w = np.arange(1.0, 1.0 + np.prod(shape)).reshape(shape)
     for lib in (tensorlib, torch):
-        x = lib.tensor([2.0], requires_grad=True)
-        (g,) = lib.autograd.grad(x.cumprod(0).sum(), x, create_graph=True)
-        assert g.tolist() == [1.0] and not g.requires_grad
+        x = lib.full(shape, 2.0, dtype=lib.float64, requires_grad=True)
+        (g,) = lib.autograd.grad(x.cumprod(dim), x, lib.tensor(w), create_graph=True)
+        assert g.tolist() == w.tolist() and not g.requires_grad

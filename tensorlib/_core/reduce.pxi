@@ -666,9 +666,11 @@ def _cumprod_backward(grad, self, dim, result):
     Without zeros that is rev_cumsum(g * y)_j / x_j. With zeros: the exact O(n) form for a
     plain backward, and under create_graph the polynomial O(n^2) form, whose own derivatives
     are right at the zeros as well."""
-    if self.numel() <= 1:
-        return grad         # (PyTorch's too: under create_graph it has no history of self)
-    d = int(dim) % self.dim()
+    d = int(dim) % self.dim() if self.dim() else 0
+    if self.numel() <= 1 or self.shape[d] == 1:
+        # each product is its one factor: the gradient is grad itself, as in PyTorch, which
+        # under create_graph then has no history of self
+        return grad
     if not _has_zero(self):
         return _rev_cumsum(grad * result, d) / self
     if _grad_on():
