@@ -279,6 +279,8 @@ class Program:
         if expanded and (op == "masked_fill_" or (step.get("how") == "setitem"
                                                    and _holds_tensor(args[1]))):
             return None     # divergences.EXPANDED_INDEX_PUT_RAISES (masked_fill_ too)
+        if op in ("atanh_", "asinh_", "acosh_") and not step.get("nograd") and _requires_grad(t):
+            return None     # in-place atanh_/asinh_/acosh_ have a gradient; PyTorch's raises
         if op in ("std", "var") and kw.get("dim") == {"tuple": []} and _requires_grad(t):
             # the gradient of std/var(dim=()) (every dim) differs: PyTorch's divides by
             # 1 - correction; dim=None is the same reduction with the same gradient in both
