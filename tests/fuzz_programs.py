@@ -271,8 +271,7 @@ class Program:
         expanded = any(s == 0 and n > 1 for s, n in zip(t.stride(), t.shape))
         if op == "requires_grad_" and dname(t) not in FLOATS and _requires_grad(t):
             return None     # divergences.INT_INPLACE_NEVER_REQUIRES_GRAD made it require grad
-        writes = step.get("how") == "setitem" or str(op).endswith("_") or op in IOPERATORS
-        if writes and op != "copy_" and not step.get("nograd") and dname(t) not in FLOATS \
+        if _is_write(step) and op != "copy_" and not step.get("nograd") and dname(t) not in FLOATS \
                 and any(isinstance(a, dict) and "t" in a and a["t"] < len(self.th)
                         and _requires_grad(self.th[a["t"]]) for a in args[1:]):
             return None     # divergences.INT_INPLACE_NEVER_REQUIRES_GRAD
@@ -292,9 +291,7 @@ class Program:
         if step is None:
             return False
         outs, errs = [], []
-        writes = step.get("how") == "setitem" or str(step.get("op", "")).endswith("_") or \
-            step.get("op") in IOPERATORS
-        before = [_bits(t) for t in self.pools["tl"]] if writes else None
+        before = [_bits(t) for t in self.pools["tl"]] if _is_write(step) else None
         for key, lib in (("tl", tl), ("th", self.torch)):
             pool = self.pools[key]
             args = resolve(step.get("args", []), lib, pool)
@@ -471,6 +468,12 @@ def _autograd_state(t):
         return (t.requires_grad, t.is_leaf)
     except Exception as e:
         return builtin_class(e)
+
+
+def _is_write(step):
+    """Whether a step writes into its first argument (setitem, x.op_(...), x += ...)."""
+    return step.get("how") == "setitem" or str(step.get("op", "")).endswith("_") or \
+        step.get("op") in IOPERATORS
 
 
 def _holds_tensor(index):
