@@ -36,8 +36,9 @@
    0.63) for normal results, every C99 special case, x * x for y = 2); erf, erfc and the
    exact gelu are ours, vectorized (bound / measured against mpmath (PyTorch 2.13's max on
    the same inputs): erf 0.6 / 0.53 (0.76), from a table of piecewise polynomials, its
-   contiguous loop through tl_erf_n; erfc 0.75 / 0.73 (0.75) and gelu 0.8 / 0.76 (1e16 in
-   its left tail), without a table; relative accuracy kept down to the subnormals); the
+   contiguous loop through tl_erf_n; erfc 0.75 / 0.73 (0.75), its contiguous loop through
+   tl_erfc_n, and gelu 0.8 / 0.76 (1e16 in its left tail), from per-interval coefficient
+   rows (tl__erfc_tab); relative accuracy kept down to the subnormals); the
    others (exp2, the hyperbolic sinh/cosh, the inverse trig functions)
    call glibc's libm (< 1 ulp, correct special values), so loops calling them are not
    vectorized; gelu_tanh and softplus, which libm lacks, are built from libm pieces in
