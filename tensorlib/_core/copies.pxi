@@ -434,18 +434,18 @@ cdef bint _strides_like_channels_last(TensorBase t):
     return True
 
 
-cdef tuple _channels_last_strides(int ndim, const int64_t* sh):
-    """Dense strides with the channel dim innermost, then the spatial dims, then N."""
-    cdef int64_t st[5]
-    cdef int64_t acc = 1
+cdef void channels_last_strides(int ndim, const int64_t* shape, int64_t* strides) noexcept:
+    """PyTorch's channels_last strides for a 4-D shape (channels_last_3d for 5-D): dense with
+    the channel dim innermost, then the spatial dims from the last, then N; a dim of size 0
+    steps as one of size 1."""
+    cdef int64_t acc
     cdef int i
-    st[1] = 1
-    acc = sh[1] if sh[1] > 0 else 1
+    strides[1] = 1
+    acc = shape[1] if shape[1] > 0 else 1
     for i in range(ndim - 1, 1, -1):
-        st[i] = acc
-        acc *= sh[i] if sh[i] > 0 else 1
-    st[0] = acc
-    return tuple([st[i] for i in range(ndim)])
+        strides[i] = acc
+        acc *= shape[i] if shape[i] > 0 else 1
+    strides[0] = acc
 
 
 cdef TensorBase _cat(object tensors, int64_t dim, object out):
@@ -457,6 +457,7 @@ cdef TensorBase _cat(object tensors, int64_t dim, object out):
     cdef int i, d, k
     cdef int64_t total = 0, pos = 0
     cdef int64_t sh[MAX_DIMS]
+    cdef int64_t cl_st[MAX_DIMS]
     cdef int rdt = -1
     if len(tensors) == 0:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
@@ -489,9 +490,9 @@ cdef TensorBase _cat(object tensors, int64_t dim, object out):
     if out is None:
         # PyTorch's cat keeps a channels-last layout when every input has one
         if all([_strides_like_channels_last(<TensorBase>x) for x in tensors]):
-            o = _empty_strided(tuple([sh[i] for i in range(ref._ndim)]),
-                               _channels_last_strides(ref._ndim, sh), dtype_of(rdt),
-                               ref._storage.device)
+            o = empty_tensor(ref._ndim, sh, dtype_of(rdt), ref._storage.device)
+            channels_last_strides(ref._ndim, sh, cl_st)
+            _set_geometry(o, ref._ndim, sh, cl_st)
         else:
             o = empty_tensor(ref._ndim, sh, dtype_of(rdt), ref._storage.device)
     else:

@@ -349,12 +349,7 @@ cdef TensorBase _ew_output(tuple inputs, int nd, const int64_t* shape, DType dt,
     if fast or nd < 2:
         return empty_tensor(nd, shape, dt, dev)
     if cl and same:
-        st[1] = 1
-        cur = shape[1]
-        for i in range(nd - 1, 1, -1):
-            st[i] = cur
-            cur *= shape[i]
-        st[0] = cur
+        channels_last_strides(nd, shape, st)
         t = empty_tensor(nd, shape, dt, dev)
         _set_geometry(t, nd, shape, st)
         return t

@@ -336,6 +336,7 @@ from tensorlib._core.kernels cimport tl_index_src, tl_nz
 cdef VersionCounter _new_vc()
 cdef TensorBase _alloc_object()
 cdef int _set_geometry(TensorBase t, int ndim, const int64_t* shape, const int64_t* strides) except -1
+cdef void channels_last_strides(int ndim, const int64_t* shape, int64_t* strides) noexcept
 cdef TensorBase _alias(TensorBase src, VersionCounter vc)
 cdef TensorBase _clone(TensorBase t, object memory_format=*, DType dt=*)
 cdef TensorBase _select(TensorBase t, int64_t dim, int64_t index)
