@@ -675,21 +675,27 @@ def test_mean_of_16M_uniform_is_accurate():
 
 
 def test_results_do_not_depend_on_thread_count():
+    # Parallel tasks group consecutive chunks by the thread count (each chunk keeps its own
+    # partial): 5 threads and a length that is no multiple of the chunk make uneven groups.
     tensorlib.manual_seed(1)
     x = tensorlib.randn(1 << 21)
+    odd = tensorlib.randn((1 << 21) + 4099)
     views = [x, x.view(2048, 1024), x.view(2048, 1024).t(), x.view(2, -1)]
     old = tensorlib.get_num_threads()
     try:
         results = []
-        for n in (1, 2, 3):
+        for n in (1, 2, 3, 5):
             tensorlib.set_num_threads(n)
             results.append([x.sum().item(), views[1].sum(0).numpy().copy(), views[2].sum(1).numpy().copy(),
                             views[3].sum(1).numpy().copy(), x.norm().item(), x.var().item(),
-                            x.view(2, -1).logsumexp(1).numpy().copy()])
+                            x.view(2, -1).logsumexp(1).numpy().copy(), odd.sum().item(),
+                            odd.mean().item(), odd.amax().item(), odd[:1 << 21].view(512, -1).sum(1).numpy().copy(),
+                            odd[:-3].view(-1, 4).sum(0).numpy().copy()])
         for r in results[1:]:
-            assert r[0] == results[0][0] and r[4] == results[0][4] and r[5] == results[0][5]
-            for a, b in zip(r[1:4] + [r[6]], results[0][1:4] + [results[0][6]]):
-                np.testing.assert_array_equal(a, b)
+            for i in (0, 4, 5, 7, 8, 9):
+                assert r[i] == results[0][i], i
+            for i in (1, 2, 3, 6, 10, 11):
+                np.testing.assert_array_equal(r[i], results[0][i])
     finally:
         tensorlib.set_num_threads(old)
 
