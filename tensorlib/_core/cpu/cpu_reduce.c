@@ -163,9 +163,11 @@ typedef void (*comb_fn)(void *st, const void *o, int64_t m);
    2 LANES elements run the TL_DISPATCH_STREAM clones (256-bit loads, faster on Zen 4 for
    long rows: see cpu_simd.h), shorter ones the TL_DISPATCH clones (on Zen 4 the 8-lane
    loop of a 64-element row took 20% longer in the AVX2 clone). The bits are the same. */
-#define ROW_ENTRIES_TL_DISPATCH(NAME, T, BT, ST) \
+#define ROW_ENTRIES_TL_DISPATCH(NAME, T, BT, ST)                                            \
+    enum { streams_##NAME = 0 };                                                             \
     ROW_ENTRY_FUNCS(NAME, _, TL_DISPATCH, T, BT, ST)
 #define ROW_ENTRIES_STREAM(NAME, T, BT, ST)                                                 \
+    enum { streams_##NAME = 1 };                                                             \
     ROW_ENTRY_FUNCS(NAME, _short_, TL_DISPATCH, T, BT, ST)                                   \
     ROW_ENTRY_FUNCS(NAME, _long_, TL_DISPATCH_STREAM, T, BT, ST)                             \
     static void inner_##NAME(const void *xv, int64_t n, void *sv, double cd, double p) {     \
@@ -304,13 +306,16 @@ typedef struct {
     outer_fn outer;
     comb_fn comb;
     int st_int;        /* the state is an int64 (else a double) */
+    int streams;       /* a STREAM kernel: memory-bound on long rows (see task_chunks) */
     double id_d;       /* identity of a double state */
     int64_t id_i;      /* identity of an int64 state */
 } red_kernel;
 
-#define KD(NAME, ID) {inner_##NAME, rows_##NAME, outer_##NAME, comb_##NAME, 0, ID, 0}
-#define KI(NAME, ID) {inner_##NAME, rows_##NAME, outer_##NAME, comb_##NAME, 1, 0, ID}
-#define KNONE {NULL, NULL, NULL, NULL, 0, 0, 0}
+#define KD(NAME, ID) \
+    {inner_##NAME, rows_##NAME, outer_##NAME, comb_##NAME, 0, streams_##NAME, ID, 0}
+#define KI(NAME, ID) \
+    {inner_##NAME, rows_##NAME, outer_##NAME, comb_##NAME, 1, streams_##NAME, 0, ID}
+#define KNONE {NULL, NULL, NULL, NULL, 0, 0, 0, 0}
 
 /* [op][compute type: 0 = F32, 1 = F64, 2 = I64] */
 static const red_kernel KERNELS[TL_R_ARGMAX][3] = {
@@ -697,16 +702,17 @@ static void inner_runs_chunk(void *ctx, int64_t t0, int64_t t1) {
     }
 }
 
-/* How many of the nch fixed chunks of a split row reduction one parallel task takes: each
-   thread gets about two tasks of consecutive chunks, so it streams a long range of memory
-   (chunks handed out one by one left each thread a 256 KB stretch at a time, and 2 threads
-   summing 64 MB 10-15% slower). Each chunk keeps its own partial, combined in chunk order,
-   so the result stays the same for every thread count. Column reductions keep one chunk
-   per task: their rows are strided, so there is no stream to keep, and with 4 tasks a
-   worker that starts late left the transposed-dim sum 7-14% slower at 2 threads. */
-static int64_t split_task_chunks(int64_t nch) {
+/* How many of the n fixed chunks (or runs) of a row reduction one parallel task takes. A
+   STREAM kernel gives each thread about two tasks of consecutive chunks, so it streams a
+   long range of memory (chunks handed out one by one left each thread a 256 KB stretch at
+   a time, and 2 threads summing 64 MB 10-15% slower). Each chunk keeps its own partial,
+   combined in chunk order, so the result stays the same for every thread count. The other
+   kernels (exp, pow, products: bound by their arithmetic) and the column reductions keep
+   one chunk per task: there is no stream to gain, and with 4 large tasks a worker that
+   starts late unbalances the job (the transposed-dim sum read 7-14% slower at 2 threads). */
+static int64_t task_chunks(const red_ctx *cx, int64_t n) {
     int64_t tasks = 2 * (int64_t)tl_get_num_threads();
-    return (nch + tasks - 1) / tasks;
+    return cx->k && cx->k->streams ? (n + tasks - 1) / tasks : 1;   /* (argmax: no k) */
 }
 
 static void inner_split_chunk(void *ctx, int64_t c0, int64_t c1) {
@@ -736,7 +742,7 @@ static int run_inner(red_ctx *cx) {
             unravel(r->nk, r->kshape, r->kin, r->kout, o, &ioff, &ooff);
             cx->t_in = r->src + ioff * cx->isz;
             cx->t_c = r->center ? r->center[ooff] : 0.0;
-            tl_parallel_for(0, nch, split_task_chunks(nch), inner_split_chunk, cx);
+            tl_parallel_for(0, nch, task_chunks(cx, nch), inner_split_chunk, cx);
             memcpy(&st, cx->partials, cx->stsz);
             for (c = 1; c < nch; c++) st_comb(cx, &st, cx->partials + c * cx->stsz, 1);
             finalize_run(cx, &st, 1, ooff, 0);
@@ -750,14 +756,14 @@ static int run_inner(red_ctx *cx) {
     cx->kos = r->nk ? r->kout[r->nk - 1] : 0;
     /* about GRAIN elements of work per run (at most CB outputs); each output is computed
        by one run, so results do not depend on how runs are grouped into tasks: about two
-       tasks of consecutive runs per thread, which stream memory (as split_task_chunks) */
+       tasks of consecutive runs per thread for a STREAM kernel (task_chunks) */
     cx->runlen = GRAIN / cx->N < 1 ? 1 : GRAIN / cx->N > CB ? CB : GRAIN / cx->N;
     cx->nb = (cx->mk + cx->runlen - 1) / cx->runlen;
     cx->rows_direct = !cx->ak && r->nr == 1 && cx->s == 1 && cx->native;
     work = cx->N * (cx->mk < cx->runlen ? cx->mk : cx->runlen);
     nruns = (cx->K / cx->mk) * cx->nb;
     grain = work > 0 && GRAIN / work > 1 ? GRAIN / work : 1;
-    if (split_task_chunks(nruns) > grain) grain = split_task_chunks(nruns);
+    if (task_chunks(cx, nruns) > grain) grain = task_chunks(cx, nruns);
     tl_parallel_for(0, nruns, grain, inner_runs_chunk, cx);
     return 0;
 }
