@@ -1534,6 +1534,23 @@ def test_clamp_with_a_number_reads_a_0d_bound_as_a_number(torch):
             z.sum().backward()
 
 
+def test_clamp_one_tensor_bound_and_a_number_fail_before_the_tensors_are_read(torch):
+    """A tensor bound beside a number fits neither of PyTorch's overloads: the argument
+    parser's TypeError comes first, before the autograd check of an input (here a chunk
+    output written in place, whose use would raise RuntimeError)."""
+    for lib in (tl, torch):
+        base = lib.zeros(4, requires_grad=True)
+        part = base.chunk(2)[0]
+        with lib.no_grad():
+            part.clamp_(None, 2)
+        bound = lib.zeros(2)
+        for args in ((bound, 1.5), (0.5, bound)):
+            with pytest.raises(TypeError, match=r"clamp\(\) received an invalid combination"):
+                lib.clamp(part, *args)
+        with pytest.raises(RuntimeError, match="is a view and its base"):
+            lib.clamp(part, bound, None)
+
+
 def test_clamp_nan_min_with_max():
     """A NaN scalar min makes every result NaN, also with a max (torch: min(max(x, nan), m))."""
     got = tl.tensor([3.0, 0.0]).clamp(NAN, 2.0)

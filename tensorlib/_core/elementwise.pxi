@@ -750,9 +750,10 @@ cdef struct ClampParams:
     int64_t ilo, ihi
 
 
-cdef tuple _clamp_overload(object lo, object hi):
-    """clamp's bounds as PyTorch's argument parser reads them: with one a number, its Number
-    overload, for which a 0-d tensor that does not require grad is read as a number (so it
+cdef tuple _clamp_overload(TensorBase a, object lo, object hi, bint inplace):
+    """clamp's bounds as PyTorch's argument parser reads them, before anything looks at the
+    tensors: two tensors or two numbers (either may be None), never one of each, except
+    that a 0-d tensor that does not require grad beside a number is read as a number (so it
     is neither recorded nor saved)."""
     if isinstance(lo, TensorBase) != isinstance(hi, TensorBase) and lo is not None \
             and hi is not None:
@@ -762,22 +763,21 @@ cdef tuple _clamp_overload(object lo, object hi):
         elif isinstance(hi, TensorBase) and (<TensorBase>hi)._ndim == 0 and \
                 not _req((<TensorBase>hi)):
             hi = _item(<TensorBase>hi)
+        else:
+            got = ", ".join(["Tensor" if isinstance(v, TensorBase) else type(v).__name__
+                             for v in (a, lo, hi)])
+            raise TypeError(
+                f"clamp{'_' if inplace else ''}() received an invalid combination of arguments "
+                f"- got ({got}), but expected one of:\n"
+                f" * (Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None)\n"
+                f" * (Tensor input, Number min = None, Number max = None, *, Tensor out = None)\n")
     return lo, hi
 
 
 cdef TensorBase _clamp(TensorBase a, object lo, object hi, object out, bint inplace):
     cdef ClampParams p
     cdef int loop_code, out_code
-    if (isinstance(lo, TensorBase) and hi is not None and not isinstance(hi, TensorBase)) or (
-            isinstance(hi, TensorBase) and lo is not None and not isinstance(lo, TensorBase)):
-        # PyTorch's overloads take two tensor bounds or two numbers, never one of each
-        got = ", ".join(["Tensor" if isinstance(v, TensorBase) else type(v).__name__
-                         for v in (a, lo, hi)])
-        raise TypeError(
-            f"clamp{'_' if inplace else ''}() received an invalid combination of arguments - got "
-            f"({got}), but expected one of:\n"
-            f" * (Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None)\n"
-            f" * (Tensor input, Number min = None, Number max = None, *, Tensor out = None)\n")
+    # (one tensor bound and one number never reach here: _clamp_overload, the parse step)
     if inplace:
         _leaf_check_first(a)
     if lo is None and hi is None:

@@ -401,7 +401,7 @@ OPS += [
            "    >>> tensorlib.tensor([float('nan'), 1.]).nan_to_num().tolist()\n    [0.0, 1.0]"),
     op("clamp", "Tensor self, object min=None, object max=None, *, object out=None", FMI,
        aliases=("clip",),
-       parse="{min}, {max} = _clamp_overload({min}, {max})",
+       parse="{min}, {max} = _clamp_overload({self}, {min}, {max}, {inplace})",
        impl="_clamp({self}, {min}, {max}, {out}, {inplace})", node="ClampBackward1",
        node_if=(("ClampBackward0", "isinstance(min, TensorBase) or isinstance(max, TensorBase)"),),
        backward={'self': '_clamp_backward(grad, self, min, max)',
