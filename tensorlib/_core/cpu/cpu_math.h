@@ -50,7 +50,8 @@
    algorithm's seams, random values and the special values, for every clone.
    Bound (enforced by the tests) / measured max (PyTorch 2.13's max on the same inputs):
      exp 0.55 / 0.541 (0.557)   exp2 0.9 / 0.80 (0.88)      expm1 1.0 / 0.72 (1.0)
-     log 1.0 / 0.75 (0.80)      log2 0.51 / 0.501 (0.528)   log10 0.51 / 0.501 (0.541)
+     log 0.51 / 0.501 (0.80; 0.507 with PyTorch's AVX-512 kernels, on Intel CPUs)
+     log2 0.51 / 0.501 (0.528)  log10 0.51 / 0.501 (0.541)
      log1p 1.0 / 0.77 (1.0)     tanh 0.51 / 0.502 (0.513)   sigmoid 1.6 / 1.50 (2e6)
      erf 0.65 / 0.622 (0.723)   erfc 0.6 / 0.517 (0.82)      silu 1.75 / 1.64 (2e7)
      gelu 2.5 / 2.37 (2e7)      gelu_tanh 1.25 / 1.06 (2e7) softplus 1.5 / 1.15 (1.5)
@@ -174,6 +175,23 @@ TL_MATH_INLINE double tl__exp_d(double x)
     return p * tl__bitsd((tl__dbits(t) + 1023u) << 52);
 }
 
+/* tl__exp_d with fused multiply-adds (erfc's and tanh's; tl__exp_d's other users keep their
+   bits): half the dependent steps. */
+TL_MATH_INLINE double tl__exp_fma_d(double x)
+{
+    double t = tl__fma(x, 0x1.71547652b82fep+0, 0x1.8p52);   /* 1.5 2^52 + k */
+    double kd = t - 0x1.8p52;
+    double r = tl__fma(kd, -0x1.62e42fefa39efp-1, x);
+    double q = 0x1.9f02be8344154p-13;
+    q = tl__fma(q, r, 0x1.6d946ae8c5376p-10);
+    q = tl__fma(q, r, 0x1.11127f29162ccp-7);
+    q = tl__fma(q, r, 0x1.555485dae4eedp-5);
+    q = tl__fma(q, r, 0x1.55555432510edp-3);
+    q = tl__fma(q, r, 0x1.0000003d97e44p-1);
+    double p = 1.0 + tl__fma(r * r, q, r);
+    return p * tl__bitsd((tl__dbits(t) + 1023u) << 52);
+}
+
 /* 1/d for finite d within the float range, relative error 2^-46: a float division and one
    Newton step (SIMD double division is several times slower than float division). */
 TL_MATH_INLINE double tl__recip_d(double d)
@@ -251,7 +269,10 @@ TL_MATH_INLINE float tl__clampf(float x, float lo, float hi)
    the result y + w is rounded once and 2^k goes into its exponent bits (an integer add:
    normal results only). Subnormal results (below 2^-126, k <= -126): y and w are scaled
    by 2^(k+126) (exact) and added to 1, so their sum is rounded once on the subnormal
-   grid (2^-23 there), exactly (a two-sum keeps what the first addition drops). Correctly
+   grid (2^-23 there), exactly (a two-sum keeps what the first addition drops); its scale
+   is 1 where the result is normal and the sum's bits are the subnormal's, so lanes that
+   take the normal path compute no subnormal numbers (on Intel CPUs each one costs a
+   microcode assist of about 100 cycles: exp over [1, 10] ran 6x slower). Correctly
    rounded at every integer but those whose e^n lies within 0.05 ulp of a rounding
    boundary (15, 49, 53 and 85 come out 1 ulp off, 0.51 ulp from exact; selecting them as
    constants cost a third of the speed, register pressure). */
@@ -276,12 +297,18 @@ TL_MATH_INLINE float tl_expf(float x)
     float w = tl__fmaf(r2, 0.5f, tl__fmaf(r3, q, c));   /* r2/2 exact: one rounding */
     int32_t k = (int32_t)(tl__fbits(t) - tl__fbits(0x1.8p23f));
     float res = tl__bitsf(tl__fbits(y + w) + ((uint32_t)k << 23));
-    /* subnormal: (y + w) 2^(k+126) + 1 rounded once to 2^-23, then 1 taken away */
-    float sc = tl__pow2f(k + 126);
+    /* subnormal: (y + w) 2^(k+126) + 1 rounded once to 2^-23, then 1 taken away; the
+       scale's exponent clamped to [-30, 0] (only k in [-150, -126] uses it) */
+    int32_t ks = k + 126;
+    ks = ks < 0 ? ks : 0;
+    ks = ks > -30 ? ks : -30;
+    float sc = tl__pow2f(ks);
     float ys = y * sc, ws = w * sc;
     float u = ys + 1.0f;
     float v = ((ys - (u - 1.0f)) + ws);                   /* what u lacks, exactly but for ws's */
-    float sub = ((u + v) - 1.0f) * 0x1p-126f;
+    /* (u + v - 1) 2^-126 without a subnormal multiply: u + v lies in [1, 2] on the 2^-23
+       grid, so its bits less 1.0f's are the subnormal's (2^-126 for 2) */
+    float sub = tl__bitsf(tl__fbits(u + v) - 0x3f800000u);
     res = tl__self((k < -125) & (ys + ws < 1.0f), sub, res);
     res = tl__self(x < -104.0f, 0.0f, res);
     res = tl__self(x >= 0x1.62e430p+6f, (float)INFINITY, res);
@@ -387,17 +414,7 @@ TL_MATH_INLINE double tl__log1p_d(double f)
     return 2.0 * s + (2.0 * s) * (z * p);
 }
 
-/* log: < 1 ulp (float: about twice as fast as the double form of log2/log10 below). */
-TL_MATH_INLINE float tl_logf(float x)
-{
-    float kf, s, hfsq;
-    float f = tl__log_split(x, &kf);
-    float R = tl__log1p_R(f, &s, &hfsq);
-    float r = kf * 0x1.62e4p-1f - ((hfsq - (s * (hfsq + R) + kf * 0x1.7f7d1cp-20f)) - f);
-    return tl__log_special(x, 0.0f, r);
-}
-
-/* log2, log10: < 0.51 ulp; log2 exact for powers of two. With x = 2^k (1 + f):
+/* log, log2, log10: < 0.51 ulp; log2 exact for powers of two. With x = 2^k (1 + f):
    log_b(1 + f) = f Q(f), Q of degree 11 (relative error 2^-33): its terms from f^4 on in
    float (worth < 0.03 of the result, so float rounding there costs < 2^-29 of it), the
    first four and k + f Q (or k log10(2) + f Q) in double with fused multiply-adds, rounded
@@ -419,6 +436,18 @@ TL_MATH_INLINE float tl_logf(float x)
     q = tl__fma(q, fd, D0);                                                                  \
     double r = tl__fma(q, fd, (double)kf * KMUL);                                            \
     return tl__log_special(x, 0.0f, (float)r);
+
+/* log's Q is log2's times ln 2 (rounded per coefficient: < 2^-29 of the result). PyTorch's
+   float log errs 0.50 ulp with its AVX-512 kernels (Intel CPUs) and 0.79 with its AVX2 ones.
+   The cheaper s = f / (2 + f) form (tl__log1p_R, 0.74 ulp as a log) serves log1p and
+   softplus, which add a low part to it. */
+TL_MATH_INLINE float tl_logf(float x)
+{
+    TL__LOGB_F(-0x1.ea49d8p-5f, 0x1.b7a892p-4f, -0x1.bdb190p-4f, 0x1.c36d34p-4f, -0x1.fc5676p-4f,
+               0x1.24912ep-3f, -0x1.556952p-3f, 0x1.999a30p-3f, -0x1.ffffa6605603ep-3,
+               0x1.5555542abdaa9p-2, -0x1.0000001db03dfp-1, 0x1.000000001a991p+0,
+               0x1.62e42fefa39efp-1)
+}
 
 TL_MATH_INLINE float tl_log2f(float x)
 {
@@ -740,20 +769,24 @@ TL_MATH_INLINE void tl_tanf_n(const float *x, float *o, int64_t n) { TL__TRIG_BL
 
 /* tanh: < 0.51 ulp; saturates to +-1, keeps -0. In double, rounded once: |x| < 0.625:
    x + x^3 P(x^2), P of degree 5 (relative error 2^-32); above: 1 - 2 / (e^(2|x|) + 1),
-   which has no cancellation there. */
+   which has no cancellation there. Fused multiply-adds throughout: the dependency chain
+   per vector is what bounds this loop on an Intel core (2.2 -> 1.45 ns per element). */
 TL_MATH_INLINE float tl_tanhf(float x)
 {
     double xd = x;
     double z = xd * xd;
     double p = 0x1.1a27fep-9;
-    p = p * z + -0x1.0c5ecep-7;
-    p = p * z + 0x1.63a550p-6;
-    p = p * z + -0x1.b9f188p-5;
-    p = p * z + 0x1.11107ap-3;
-    p = p * z + -0x1.555554p-2;
-    double small = tl__seld(x == 0.0f, xd, xd + (xd * z) * p);        /* keeps -0 */
+    p = tl__fma(p, z, -0x1.0c5ecep-7);
+    p = tl__fma(p, z, 0x1.63a550p-6);
+    p = tl__fma(p, z, -0x1.b9f188p-5);
+    p = tl__fma(p, z, 0x1.11107ap-3);
+    p = tl__fma(p, z, -0x1.555554p-2);
+    double small = tl__seld(x == 0.0f, xd, tl__fma(xd * z, p, xd));   /* keeps -0 */
     double a = tl__clampf(tl__absf(x), 0.0f, 10.0f);      /* tanh rounds to 1 beyond 9.01 */
-    double big = 1.0 - 2.0 * tl__recip_d(tl__exp_d(2.0 * a) + 1.0);
+    double d = tl__exp_fma_d(2.0 * a) + 1.0;
+    double y = (double)(1.0f / (float)d);
+    y = tl__fma(y, tl__fma(-d, y, 1.0), y);               /* 1/d to 2^-46 */
+    double big = tl__fma(-2.0, y, 1.0);
     float r = (float)tl__seld(a < 0.625, small, tl__signf_d(big, xd));
     return tl__self(x == x, r, x);
 }
@@ -775,9 +808,12 @@ TL_MATH_INLINE float tl__sigmoid_hl(float ah, float al, int pos, int32_t s, floa
 {
     float el, eh = tl__exp_hl2(ah, al, s, &el);
     float sc = tl__pow2f(-s);
-    float e = eh * sc;
+    /* e below 2^-60 is dropped from 1 + e (worth < 2^-60 there): it, and q times it, would
+       go subnormal, which costs Intel CPUs a microcode assist per lane */
+    int keep = eh > tl__pow2f(s - 60);
+    float e = tl__self(keep, eh, 0.0f) * sc;
     float d = 1.0f + e;                                   /* 1 + e = d + dl, d >= 1 > e */
-    float dl = ((1.0f - d) + e) + el * sc;
+    float dl = ((1.0f - d) + e) + tl__self(keep, el, 0.0f) * sc;
     float nh = tl__self(pos, 1.0f, eh), nl = tl__self(pos, 0.0f, el);
     float q = nh / d;
     *lo = ((tl__div_resid(nh, d, q) + nl) - q * dl) / d;
@@ -834,7 +870,8 @@ TL_MATH_INLINE float tl_sigmoidf(float x)
    down into the subnormals (-0.0 below x = -108.7); silu(-inf) = NaN (-inf * 0, as
    x * sigmoid(x) gives), silu(+inf) = inf. As sigmoid, with x N (exact: N is a power of 2
    with x N normal, or 0) for N, so the result is rounded once. x is clamped at -110 by an
-   unsigned integer min on its bits (one instruction; a NaN is carried by x N), and x > 30
+   unsigned integer min on its bits (one instruction; a NaN is carried by x N), and at 30
+   (beyond 67, N's exponent would wrap to a tiny number and x N go subnormal); x > 30
    returns x (what those lanes computed is dropped: x N may overflow there); the sign of x
    is put back for the -0 results (x = -0, x < -109.87), which the last fma gives as +0. */
 TL_MATH_INLINE float tl_siluf(float x)
@@ -842,6 +879,7 @@ TL_MATH_INLINE float tl_siluf(float x)
     uint32_t xb = tl__fbits(x);
     int big = x > 30.0f;
     float xc = tl__bitsf(xb < 0xc2dc0000u ? xb : 0xc2dc0000u);
+    xc = tl__self(xc > 30.0f, 30.0f, xc);                 /* N's exponent wraps past 67 */
     float s, e, inv, n = tl__sigmoid_nse(xc, &s, &e, &inv);
     float xn = x * n, q0 = xn * inv;
     float rem = tl__fmaf(-q0, e, tl__fmaf(-q0, s, xn));
@@ -885,22 +923,6 @@ TL_MATH_INLINE float tl_coshf(float x)
 }
 
 /* ------------------------------------------------------------------ erf, erfc, gelu */
-
-/* tl__exp_d with fused multiply-adds (erfc's; tl__exp_d's other users keep their bits). */
-TL_MATH_INLINE double tl__exp_fma_d(double x)
-{
-    double t = tl__fma(x, 0x1.71547652b82fep+0, 0x1.8p52);   /* 1.5 2^52 + k */
-    double kd = t - 0x1.8p52;
-    double r = tl__fma(kd, -0x1.62e42fefa39efp-1, x);
-    double q = 0x1.9f02be8344154p-13;
-    q = tl__fma(q, r, 0x1.6d946ae8c5376p-10);
-    q = tl__fma(q, r, 0x1.11127f29162ccp-7);
-    q = tl__fma(q, r, 0x1.555485dae4eedp-5);
-    q = tl__fma(q, r, 0x1.55555432510edp-3);
-    q = tl__fma(q, r, 0x1.0000003d97e44p-1);
-    double p = 1.0 + tl__fma(r * r, q, r);
-    return p * tl__bitsd((tl__dbits(t) + 1023u) << 52);
-}
 
 /* erfc(a) for a in [0, 10.1] given a2 = a^2: e^(-a^2) p(t) / (a + 1.5),
    t = (a - 1.5) / (a + 1.5) in [-1, 0.742], p of degree 11 (relative error 2^-30): its terms
@@ -1057,7 +1079,10 @@ TL_MATH_INLINE float tl_gelu_tanhf(float x)
     double v = xd * (0x1.9884533d43651p+0 + 0x1.2444f2a4d8b4bp-4 * (xd * xd));
     double na = -tl__absd(v);
     float nh0 = (float)na;
-    float nh = tl__clampf(nh0, -110.0f, 0.0f);
+    /* e^-109.5 2^32 is subnormal; where v < -109, x sigmoid(v) rounds to -0 anyway. For
+       x >= 0, e^-|v| below 2^-60 is dropped (tl__sigmoid_hl), so -60 stands for anything
+       lower and the exp's low part stays normal (the same bits, no microcode assists). */
+    float nh = tl__clampf(nh0, tl__self(x >= 0.0f, -60.0f, -109.0f), 0.0f);
     float nl = tl__self(nh == nh0, (float)(na - (double)nh0), 0.0f);
     float lo, hi = tl__sigmoid_hl(nh, nl, x >= 0.0f, 32, &lo);
     float r = (x * hi + x * lo) * tl__self(x >= 0.0f, 1.0f, 0x1p-32f);
