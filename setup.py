@@ -66,11 +66,31 @@ def _cc_accepts(flag):
         return done.returncode == 0
 
 
+def _cpu_vendor():
+    """The vendor_id of this machine's first CPU (GenuineIntel, AuthenticAMD), or ''."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("vendor_id"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return ""
+
+
 # GCC's generic x86 tuning turns a vectorized table lookup into one scalar load and insert
-# per lane; with gathers allowed, float64 exp (a table of 2^(j/128)) ran in 1.06x torch's
-# time instead of 2.33x on an Intel Xeon, the other functions unchanged within the noise
-# (bench/results/gather_before_after_2026-11-29.txt). The same values either way.
-if platform.machine() in ("x86_64", "AMD64") and _cc_accepts("-mtune-ctrl=use_gather"):
+# per lane; with gather instructions, float64 exp (a table of 2^(j/128)) ran in 1.07-1.12x
+# torch's time instead of 2.3-2.4x on an Intel Xeon, the other functions unchanged within
+# the noise (bench/results/gather_before_after_2026-11-29.txt). AMD's cores run gathers
+# slowly (GCC's own Zen tunings avoid them), so they are used where the build machine is an
+# Intel one, or where TENSORLIB_GATHER=1 asks (0 never). A tuning choice: the instructions
+# are the ones each ISA clone already uses, the values the same either way.
+_GATHER = os.environ.get("TENSORLIB_GATHER", "")
+if _GATHER not in ("", "0", "1"):
+    sys.exit(f"error: TENSORLIB_GATHER={_GATHER!r}: expected 0 or 1")
+if ((_GATHER == "1" or (_GATHER == "" and _cpu_vendor() == "GenuineIntel"))
+        and platform.machine() in ("x86_64", "AMD64")
+        and _cc_accepts("-mtune-ctrl=use_gather")):
     COMMON.append("-mtune-ctrl=use_gather")
 CFLAGS = (["-O0", "-g"] if DEV else OPT) + COMMON
 
