@@ -44,8 +44,8 @@ def _symbols(path):
 def clones(names=NAMES, dtype="float32"):
     """[(op, clone symbol or a note)] for each op's ``dtype`` loop.
 
-    >>> dict(clones(["exp"]))["exp"].split(".")[0]
-    'exp_f32'
+    >>> dict(clones(["log"]))["log"].split(".")[0]
+    'log_f32'
     """
     from tensorlib._core import tensor
     path = tensor.__file__

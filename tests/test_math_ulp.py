@@ -608,6 +608,22 @@ def test_tensor_ops_run_these_kernels():
         tensorlib.set_num_threads(before)
 
 
+def test_exp_array_version_matches_per_element():
+    """A contiguous float32 exp runs in blocks of 256, and a block whose x all lie at or
+    above -86.5 skips the subnormal-result path: either way each result has tl_expf's bits,
+    at the threshold, in mixed blocks and in blocks of subnormal results."""
+    import tensorlib
+    edge = np.nextafter(F32(-86.5), F32(0)), F32(-86.5), np.nextafter(F32(-86.5), F32(-100))
+    x = np.concatenate([
+        RNG.uniform(-86.5, 88, 256 * 3),                  # normal results only
+        RNG.uniform(-104, -86, 256),                      # subnormal results
+        np.resize(np.array(edge + (np.nan, np.inf, 88.7), F32), 256),
+        RNG.uniform(-110, 90, 1000),                      # mixed, ends in a partial block
+    ]).astype(F32)
+    got = tensorlib.exp(tensorlib.from_numpy(x)).numpy()
+    np.testing.assert_array_equal(got.view(np.uint32), _math_eval("exp", x).view(np.uint32))
+
+
 def test_kernels_run_the_best_isa_clone():
     """The op tables hold the clone the CPU's best ISA selects (bench/isa_clones.py reads
     the resolved addresses and names them from the symbol table)."""
@@ -627,8 +643,9 @@ def test_kernels_run_the_best_isa_clone():
     suffixes = {"avx512f": (".avx512f",), "avx2": (".arch_x86_64_v3", ".avx2")}[best[0]]
     for name, clone in mod.clones(["exp", "log", "tanh", "sigmoid", "erf", "gelu", "sin"]):
         assert clone.endswith(suffixes), (name, clone)
-        # contiguous float32 sin/cos/tan run the block-wise array versions
-        assert clone.startswith(name + ("_f32_blocks." if name == "sin" else "_f32.")), clone
+        # contiguous float32 sin/cos/tan and exp run the block-wise array versions
+        blocks = name in ("sin", "exp")
+        assert clone.startswith(name + ("_f32_blocks." if blocks else "_f32.")), clone
 
 
 def _f64_ulp_errors(got, ref):

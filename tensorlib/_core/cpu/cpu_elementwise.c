@@ -198,13 +198,16 @@ TL_MATH_INLINE double pow_(double x, double y) { return tl_pow(x, y); }
 #define SHR(T, x, y) ((y) < 0 || (y) >= (T)(8 * sizeof(T)) ? (T)((x) < 0 ? -1 : 0) : (T)((x) >> (y)))
 
 /* The loops and tables generated from the declarations (build/generated/_ew_loops.h).
-   sin/cos/tan and erf get their own tables below: the generated ones are renamed here. */
+   sin/cos/tan, erf, erfc and exp get their own tables below: the generated ones are renamed
+   here. */
 #define tl_ew_sin tl_ew_sin_generic
 #define tl_ew_cos tl_ew_cos_generic
 #define tl_ew_tan tl_ew_tan_generic
 #define tl_ew_erf tl_ew_erf_generic
 #define tl_ew_erfc tl_ew_erfc_generic
+#define tl_ew_exp tl_ew_exp_generic
 #include "_ew_loops.h"
+#undef tl_ew_exp
 #undef tl_ew_sin
 #undef tl_ew_cos
 #undef tl_ew_tan
@@ -215,7 +218,8 @@ TL_MATH_INLINE double pow_(double x, double y) { return tl_pow(x, y); }
    results as the per-element functions, faster; strided operands keep the generated loop.
    float32 and float64 sin/cos/tan: tl_sinf_n / tl_sin_n & co. (several times faster where
    no |x| in a block reaches 2^20 / 2^28); float64 erf and erfc: tl_erf_n and tl_erfc_n (their
-   table lookups vectorized, as permutes under AVX-512). */
+   table lookups vectorized, as permutes under AVX-512); float32 exp: tl_expf_n (blocks
+   with no subnormal result skip that path). */
 #define ARRAY_BLOCKS(NAME, SUF, T, FN)                                                        \
     TL_DISPATCH static void NAME##_##SUF##_blocks(char **d, const int64_t *s, int64_t n,      \
                                                   const void *extra) {                        \
@@ -235,6 +239,8 @@ ARRAY_BLOCKS(erf, f64, f64, tl_erf_n)
 TABLE(erf, NULL, NULL, NULL, NULL, NULL, NULL, erf_f32, erf_f64_blocks)
 ARRAY_BLOCKS(erfc, f64, f64, tl_erfc_n)
 TABLE(erfc, NULL, NULL, NULL, NULL, NULL, NULL, erfc_f32, erfc_f64_blocks)
+ARRAY_BLOCKS(exp, f32, f32, tl_expf_n)
+TABLE(exp, NULL, NULL, NULL, NULL, NULL, NULL, exp_f32_blocks, exp_f64)
 
 /* ------------------------------------------------------------------------------------------
    Kernels too irregular for one expression per dtype class */
