@@ -563,7 +563,7 @@ def _assist_free_inputs(name, dtype):
 def test_no_subnormal_intermediates_for_ordinary_arguments(name, dtype):
     """A kernel computes every path for every lane and selects the answer, so a path a lane
     does not take must still not produce subnormal numbers: on Intel CPUs each subnormal
-    result or operand costs a microcode assist of about 100 cycles (float32 exp over [1, 10]
+    result or operand costs a microcode assist of about 100 cycles (float32 exp over [-10, 10]
     ran 6x slower for one such unused path). Over unit intervals of [-20, 20] where the
     results are normal (and far enough above the subnormals that a double-float low part
     stays normal), no lane of any clone may raise the underflow or denormal-operand flag."""

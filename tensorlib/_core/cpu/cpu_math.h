@@ -272,7 +272,7 @@ TL_MATH_INLINE float tl__clampf(float x, float lo, float hi)
    grid (2^-23 there), exactly (a two-sum keeps what the first addition drops); its scale
    is 1 where the result is normal and the sum's bits are the subnormal's, so lanes that
    take the normal path compute no subnormal numbers (on Intel CPUs each one costs a
-   microcode assist of about 100 cycles: exp over [1, 10] ran 6x slower). Correctly
+   microcode assist of about 100 cycles: exp over [-10, 10] ran 6x slower). Correctly
    rounded at every integer but those whose e^n lies within 0.05 ulp of a rounding
    boundary (15, 49, 53 and 85 come out 1 ulp off, 0.51 ulp from exact; selecting them as
    constants cost a third of the speed, register pressure). */
