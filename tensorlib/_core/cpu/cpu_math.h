@@ -199,6 +199,28 @@ TL_MATH_INLINE double tl__recip_d(double d)
     double y = (double)(1.0f / (float)d);
     return y + y * (1.0 - d * y);
 }
+/* The same with fused multiply-adds (erfc's and tanh's; tl__recip_d's users keep their
+   bits). */
+TL_MATH_INLINE double tl__recip_fma_d(double d)
+{
+    double y = (double)(1.0f / (float)d);
+    return tl__fma(y, tl__fma(-d, y, 1.0), y);
+}
+
+/* The loop of the array versions (tl_expf_n, tl_sinf_n & co.): blocks of 256 elements;
+   a block where no x[i] meets NEEDS_FULL (an expression of x[i]) runs FAST, the others
+   FULL, which must agree with FAST wherever NEEDS_FULL is false. Expects x, o and n. */
+#define TL__BLOCKS(NEEDS_FULL, FAST, FULL)                                                   \
+    for (int64_t b = 0; b < n; b += 256) {                                                  \
+        int64_t e = n - b < 256 ? n : b + 256;                                              \
+        int full = 0;                                                                       \
+        for (int64_t i = b; i < e; i++) full |= (NEEDS_FULL);                               \
+        if (!full) {                                                                        \
+            for (int64_t i = b; i < e; i++) o[i] = FAST(x[i]);                              \
+        } else {                                                                            \
+            for (int64_t i = b; i < e; i++) o[i] = FULL(x[i]);                              \
+        }                                                                                   \
+    }
 
 /* ------------------------------------------------------------------ exp family */
 
@@ -326,16 +348,7 @@ TL_MATH_INLINE float tl__expf_normal(float x) { return tl__expf(x, 0); }
    per element (NaN lanes take either path alike). */
 TL_MATH_INLINE void tl_expf_n(const float *x, float *o, int64_t n)
 {
-    for (int64_t b = 0; b < n; b += 256) {
-        int64_t e = n - b < 256 ? n : b + 256;
-        int low = 0;
-        for (int64_t i = b; i < e; i++) low |= x[i] < -86.5f;
-        if (!low) {
-            for (int64_t i = b; i < e; i++) o[i] = tl__expf_normal(x[i]);
-        } else {
-            for (int64_t i = b; i < e; i++) o[i] = tl_expf(x[i]);
-        }
-    }
+    TL__BLOCKS(x[i] < -86.5f, tl__expf_normal, tl_expf)
 }
 
 /* exp2: < 0.9 ulp; exact for integer arguments. 2^x = 2^k e^(r ln2), r = x - k exact,
@@ -747,24 +760,12 @@ TL_MATH_INLINE float tl_tanf(float x)
     return tl__self(tl__nonfinitef(x), x - x, tl__tan_kernel(r, q));
 }
 
-/* Contiguous-array versions: per block of 256, one vectorized pass finds max |x|; blocks
-   entirely below 2^20 (always the case for float16) take the Cody-Waite-only loop, which
+/* Contiguous-array versions (TL__BLOCKS): per block of 256, one vectorized pass looks for
+   an |x| >= 2^20; blocks without one (always, for float16) take the Cody-Waite-only loop, which
    skips the Payne-Hanek work the branch-free scalar functions must always do. Call from a
    TL_DISPATCH function so the loops are cloned per ISA. Same results as tl_sinf etc. */
 #define TL__TRIG_BLOCKS(FAST, FULL)                                                          \
-    for (int64_t b = 0; b < n; b += 256) {                                                  \
-        int64_t e = n - b < 256 ? n : b + 256;                                              \
-        uint32_t mx = 0;                                                                    \
-        for (int64_t i = b; i < e; i++) {                                                   \
-            uint32_t a = tl__fbits(x[i]) & 0x7fffffffu;                                     \
-            mx = a > mx ? a : mx;                                                           \
-        }                                                                                   \
-        if (mx < 0x49800000u) {                                                             \
-            for (int64_t i = b; i < e; i++) o[i] = FAST(x[i]);                              \
-        } else {                                                                            \
-            for (int64_t i = b; i < e; i++) o[i] = FULL(x[i]);                              \
-        }                                                                                   \
-    }
+    TL__BLOCKS((tl__fbits(x[i]) & 0x7fffffffu) >= 0x49800000u, FAST, FULL)
 
 TL_MATH_INLINE float tl__sinf_cw(float x)
 {
@@ -807,9 +808,7 @@ TL_MATH_INLINE float tl_tanhf(float x)
     double small = tl__seld(x == 0.0f, xd, tl__fma(xd * z, p, xd));   /* keeps -0 */
     double a = tl__clampf(tl__absf(x), 0.0f, 10.0f);      /* tanh rounds to 1 beyond 9.01 */
     double d = tl__exp_fma_d(2.0 * a) + 1.0;
-    double y = (double)(1.0f / (float)d);
-    y = tl__fma(y, tl__fma(-d, y, 1.0), y);               /* 1/d to 2^-46 */
-    double big = tl__fma(-2.0, y, 1.0);
+    double big = tl__fma(-2.0, tl__recip_fma_d(d), 1.0);
     float r = (float)tl__seld(a < 0.625, small, tl__signf_d(big, xd));
     return tl__self(x == x, r, x);
 }
@@ -953,8 +952,7 @@ TL_MATH_INLINE float tl_coshf(float x)
 TL_MATH_INLINE double tl__erfc_tail_d(double a, double a2)
 {
     double d = a + 1.5;
-    double inv = (double)(1.0f / (float)d);
-    inv = tl__fma(inv, tl__fma(-d, inv, 1.0), inv);       /* 1/d to 2^-46 */
+    double inv = tl__recip_fma_d(d);                      /* 1/d to 2^-46 */
     double t = (a - 1.5) * inv;
     float tf = (float)t;
     float ph = -0x1.065fc2p-14f;
