@@ -705,6 +705,20 @@ def generate_families(families):
 LOOP_TYPES = [("bool", "b8"), ("uint8", "u8"), ("int", "i8"), ("int", "i16"), ("int", "i32"),
               ("int", "i64"), None, None, ("float", "f32"), ("double", "f64")]
 LOOP_MACRO = {"unary": "UNARY_LOOP", "binary": "BINARY_LOOP"}
+# A loop whose expression calls cpu_math.h (tl_expf, tl_tanh, powf_ ...) spends nanoseconds
+# per element and prefetches its contiguous inputs (MATH_UNARY_LOOP, MATH_BINARY_LOOP;
+# cpu_simd.h says why); the cheap ones (x * y, -x, sqrtf(x)) leave that to the hardware,
+# where the prefetch instructions would only cost time on data in cache.
+_CALLS_MATH = re.compile(r"\b(tl_\w+|powf?_)\(")
+
+
+def loop_macro(kind, expr):
+    """The cpu_elementwise.c template of a loop of ``kind`` computing ``expr``.
+
+        >>> loop_macro("unary", "tl_tanhf(x)"), loop_macro("binary", "x * y")
+        ('MATH_UNARY_LOOP', 'BINARY_LOOP')
+    """
+    return ("MATH_" if _CALLS_MATH.search(expr) else "") + LOOP_MACRO[kind]
 
 
 def ew_kernels(ops):
@@ -762,7 +776,7 @@ def emit_loops(k):
             continue
         fn = f"{k['name']}_{t}"
         out_t, pre, expr = loops[t]
-        lines.append(f"{LOOP_MACRO[k['kind']]}({fn}, {t}, {out_t}, {pre}, {expr})")
+        lines.append(f"{loop_macro(k['kind'], expr)}({fn}, {t}, {out_t}, {pre}, {expr})")
         entries.append(fn)
     lines.append(f"TABLE({k['name']}, {', '.join(entries)})")
     return "\n".join(lines) + "\n"

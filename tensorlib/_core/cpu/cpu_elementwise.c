@@ -28,9 +28,19 @@ typedef double f64;
 
 /* ------------------------------------------------------------------------------------------
    Loop templates. EXPR sees x (and y, z) of the input type T and writes type OT. PRE runs
-   once per call (read parameters from `extra`). */
+   once per call (read parameters from `extra`); both pass through a second macro, so
+   neither may hold a comma outside parentheses. The MATH_ forms, for expressions calling
+   cpu_math.h (codegen picks them), run their contiguous loops in blocks that prefetch the
+   input (cpu_simd.h says why); the plain forms leave that to the hardware. */
+
+#define PLAIN_LOOP(I, N, IN, ...) for (I = 0; I < (N); I++) __VA_ARGS__
+#define PLAIN_LOOP2(I, N, IN, IN2, ...) for (I = 0; I < (N); I++) __VA_ARGS__
 
 #define BINARY_LOOP(NAME, T, OT, PRE, EXPR)                                                   \
+    BINARY_LOOP_OF(NAME, T, OT, PRE, EXPR, PLAIN_LOOP, PLAIN_LOOP2)
+#define MATH_BINARY_LOOP(NAME, T, OT, PRE, EXPR)                                              \
+    BINARY_LOOP_OF(NAME, T, OT, PRE, EXPR, TL_PREFETCHED_LOOP, TL_PREFETCHED_LOOP2)
+#define BINARY_LOOP_OF(NAME, T, OT, PRE, EXPR, LOOP, LOOP2)                                   \
     TL_DISPATCH static void NAME(char **d, const int64_t *s, int64_t n, const void *extra) {  \
         char *po = d[0];                                                                      \
         const char *pa = d[1], *pb = d[2];                                                    \
@@ -40,17 +50,17 @@ typedef double f64;
         if (s[0] == sizeof(OT) && s[1] == sizeof(T) && s[2] == sizeof(T)) {                   \
             OT *o = (OT *)po;                                                                 \
             const T *a = (const T *)pa, *b = (const T *)pb;                                   \
-            for (i = 0; i < n; i++) { T x = a[i], y = b[i]; o[i] = (OT)(EXPR); }              \
+            LOOP2(i, n, a, b, { T x = a[i], y = b[i]; o[i] = (OT)(EXPR); })                   \
         } else if (s[0] == sizeof(OT) && s[1] == sizeof(T) && s[2] == 0) {                    \
             OT *o = (OT *)po;                                                                 \
             const T *a = (const T *)pa;                                                       \
             const T y = *(const T *)pb;                                                       \
-            for (i = 0; i < n; i++) { T x = a[i]; o[i] = (OT)(EXPR); }                        \
+            LOOP(i, n, a, { T x = a[i]; o[i] = (OT)(EXPR); })                                 \
         } else if (s[0] == sizeof(OT) && s[1] == 0 && s[2] == sizeof(T)) {                    \
             OT *o = (OT *)po;                                                                 \
             const T x = *(const T *)pa;                                                       \
             const T *b = (const T *)pb;                                                       \
-            for (i = 0; i < n; i++) { T y = b[i]; o[i] = (OT)(EXPR); }                        \
+            LOOP(i, n, b, { T y = b[i]; o[i] = (OT)(EXPR); })                                 \
         } else {                                                                              \
             for (i = 0; i < n; i++) {                                                         \
                 T x = *(const T *)(pa + i * s[1]), y = *(const T *)(pb + i * s[2]);           \
@@ -59,7 +69,10 @@ typedef double f64;
         }                                                                                     \
     }
 
-#define UNARY_LOOP(NAME, T, OT, PRE, EXPR)                                                    \
+#define UNARY_LOOP(NAME, T, OT, PRE, EXPR) UNARY_LOOP_OF(NAME, T, OT, PRE, EXPR, PLAIN_LOOP)
+#define MATH_UNARY_LOOP(NAME, T, OT, PRE, EXPR)                                               \
+    UNARY_LOOP_OF(NAME, T, OT, PRE, EXPR, TL_PREFETCHED_LOOP)
+#define UNARY_LOOP_OF(NAME, T, OT, PRE, EXPR, LOOP)                                           \
     TL_DISPATCH static void NAME(char **d, const int64_t *s, int64_t n, const void *extra) {  \
         char *po = d[0];                                                                      \
         const char *pa = d[1];                                                                \
@@ -69,7 +82,7 @@ typedef double f64;
         if (s[0] == sizeof(OT) && s[1] == sizeof(T)) {                                        \
             OT *o = (OT *)po;                                                                 \
             const T *a = (const T *)pa;                                                       \
-            for (i = 0; i < n; i++) { T x = a[i]; o[i] = (OT)(EXPR); }                        \
+            LOOP(i, n, a, { T x = a[i]; o[i] = (OT)(EXPR); })                                 \
         } else {                                                                              \
             for (i = 0; i < n; i++) {                                                         \
                 T x = *(const T *)(pa + i * s[1]);                                            \
@@ -252,10 +265,10 @@ typedef struct { double lo, hi, has_lo, has_hi; int64_t ilo, ihi; } clamp_params
 #define CP ((const clamp_params *)extra)
 #define CLAMP_F(T)                                                                            \
     const T lo = (T)CP->lo; const T hi = (T)CP->hi;                                           \
-    const int hl = CP->has_lo != 0, hh = CP->has_hi != 0
+    const int hl = CP->has_lo != 0; const int hh = CP->has_hi != 0
 #define CLAMP_I(T)                                                                            \
     const int64_t lo = CP->ilo; const int64_t hi = CP->ihi;                                   \
-    const int hl = CP->has_lo != 0, hh = CP->has_hi != 0
+    const int hl = CP->has_lo != 0; const int hh = CP->has_hi != 0
 #define CLAMP_EXPR(x)                                                                         \
     ((hl && lo != lo) ? lo : (hh && (x > hi || hi != hi) ? hi                                 \
                               : ((hl && x < lo) ? (hh && lo > hi ? hi : lo) : x)))

@@ -83,6 +83,8 @@
 #include <immintrin.h>
 #endif
 
+#include "cpu_simd.h"
+
 /* Every function here is forced inline: a loop that calls several of them would otherwise
    hit GCC's inlining budget and call an out-of-line copy compiled for the baseline ISA,
    per element, from inside an AVX-512 clone (not vectorized, and slowed further by
@@ -213,6 +215,7 @@ TL_MATH_INLINE double tl__recip_fma_d(double d)
 #define TL__BLOCKS(NEEDS_FULL, FAST, FULL)                                                   \
     for (int64_t b = 0; b < n; b += 256) {                                                  \
         int64_t e = n - b < 256 ? n : b + 256;                                              \
+        tl_prefetch_ahead(x + b, 256 * (int64_t)sizeof(x[0]));   /* cpu_simd.h says why */  \
         int full = 0;                                                                       \
         for (int64_t i = b; i < e; i++) full |= (NEEDS_FULL);                               \
         if (!full) {                                                                        \
@@ -1917,6 +1920,7 @@ TL_MATH_INLINE double tl_tan(double x) { return tl__absd(x) < TL__SIN_BIG ? tl__
 #define TL__SIN_BLOCKS(FAST, FULL)                                                           \
     for (int64_t b = 0; b < n; b += 256) {                                                  \
         int64_t e = n - b < 256 ? n : b + 256;                                              \
+        tl_prefetch_ahead(x + b, 256 * (int64_t)sizeof(x[0]));   /* cpu_simd.h says why */  \
         uint64_t mx = 0;                                                                    \
         for (int64_t i = b; i < e; i++) {                                                   \
             uint64_t a = tl__dbits(x[i]) & 0x7fffffffffffffffu;                             \
@@ -2305,7 +2309,10 @@ static __attribute__((target("avx512f"), unused)) void tl__erf_v8(const double *
 #define TL__V8_LEAD(V8)                                                                      \
     if (__builtin_cpu_supports("avx512f")) {                                                 \
         i = n & ~(int64_t)7;                                                                 \
-        V8(x, o, i);                                                                         \
+        for (int64_t b = 0; b < i; b += 256) {                                               \
+            tl_prefetch_ahead(x + b, 2048);                  /* cpu_simd.h says why */       \
+            V8(x + b, o + b, i - b < 256 ? i - b : 256);                                     \
+        }                                                                                    \
     }
 #else
 #define TL__V8_LEAD(V8)

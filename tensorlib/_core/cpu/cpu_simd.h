@@ -30,4 +30,37 @@
 /* Hint that pointers do not alias, so loops vectorize without runtime checks. */
 #define TL_RESTRICT __restrict__
 
+#include <stdint.h>
+
+/* Software prefetch for contiguous loops. A loop that spends a few nanoseconds per element
+   (tanh, erfc, sin ...) keeps few loads in flight, and where the hardware prefetcher does
+   not run ahead of it (seen on an Intel Xeon VM) every new cache line of an array larger
+   than the caches waits out the memory's latency: float32 tanh over 4M elements took
+   3.8 ns per element against 1.6 in cache, and 2.0 with this prefetch (1.8 -> 4.0 -> 2.1
+   for erfc). Such loops run in blocks of TL_PREFETCH_BLOCK bytes of input, each block
+   first asking for the one TL_PREFETCH_AHEAD bytes further on (a prefetch never faults, so
+   past the end of an array it is only wasted). GCC does not vectorize a loop with a
+   prefetch inside, hence the blocks. */
+#define TL_PREFETCH_BLOCK 1024
+#define TL_PREFETCH_AHEAD 4096
+static inline __attribute__((always_inline)) void tl_prefetch_ahead(const void *p, int64_t bytes)
+{
+    const char *q = (const char *)p + TL_PREFETCH_AHEAD;
+    for (int64_t l = 0; l < bytes; l += 64) __builtin_prefetch(q + l);
+}
+/* for (I = 0; I < N; I++) BODY, in blocks of TL_PREFETCH_BLOCK bytes of the array IN,
+   each prefetching IN ahead (TL_PREFETCHED_LOOP2: the arrays IN and IN2, of one type). */
+#define TL_PREFETCHED_LOOP(I, N, IN, ...)                                                    \
+    TL__PREFETCHED_BLOCKS(I, N, IN, tl_prefetch_ahead((IN) + b_, TL_PREFETCH_BLOCK), __VA_ARGS__)
+#define TL_PREFETCHED_LOOP2(I, N, IN, IN2, ...)                                              \
+    TL__PREFETCHED_BLOCKS(I, N, IN, (tl_prefetch_ahead((IN) + b_, TL_PREFETCH_BLOCK),        \
+                                     tl_prefetch_ahead((IN2) + b_, TL_PREFETCH_BLOCK)), __VA_ARGS__)
+#define TL__PREFETCHED_BLOCKS(I, N, IN, PREFETCH, ...)                                       \
+    for (int64_t b_ = 0, bn_ = TL_PREFETCH_BLOCK / (int64_t)sizeof(*(IN)); b_ < (N);         \
+         b_ += bn_) {                                                                       \
+        int64_t e_ = (N) - b_ < bn_ ? (N) : b_ + bn_;                                        \
+        PREFETCH;                                                                           \
+        for (I = b_; I < e_; I++) __VA_ARGS__                                               \
+    }
+
 #endif
