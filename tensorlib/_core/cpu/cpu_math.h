@@ -177,13 +177,20 @@ TL_MATH_INLINE double tl__exp_d(double x)
     return p * tl__bitsd((tl__dbits(t) + 1023u) << 52);
 }
 
-/* tl__exp_d with fused multiply-adds (erfc's and tanh's; tl__exp_d's other users keep their
-   bits): half the dependent steps. */
-TL_MATH_INLINE double tl__exp_fma_d(double x)
+/* x = k ln2 + r, |r| <= ln2/2 (plus an ulp), for |x| < 700: returns r, *scale = 2^k. */
+TL_MATH_INLINE double tl__ln2_reduce_d(double x, double *scale)
 {
     double t = tl__fma(x, 0x1.71547652b82fep+0, 0x1.8p52);   /* 1.5 2^52 + k */
     double kd = t - 0x1.8p52;
-    double r = tl__fma(kd, -0x1.62e42fefa39efp-1, x);
+    *scale = tl__bitsd((tl__dbits(t) + 1023u) << 52);
+    return tl__fma(kd, -0x1.62e42fefa39efp-1, x);
+}
+
+/* tl__exp_d with fused multiply-adds (erfc's; tl__exp_d's other users keep their bits):
+   half the dependent steps. */
+TL_MATH_INLINE double tl__exp_fma_d(double x)
+{
+    double sc, r = tl__ln2_reduce_d(x, &sc);
     double q = 0x1.9f02be8344154p-13;
     q = tl__fma(q, r, 0x1.6d946ae8c5376p-10);
     q = tl__fma(q, r, 0x1.11127f29162ccp-7);
@@ -191,7 +198,7 @@ TL_MATH_INLINE double tl__exp_fma_d(double x)
     q = tl__fma(q, r, 0x1.55555432510edp-3);
     q = tl__fma(q, r, 0x1.0000003d97e44p-1);
     double p = 1.0 + tl__fma(r * r, q, r);
-    return p * tl__bitsd((tl__dbits(t) + 1023u) << 52);
+    return p * sc;
 }
 
 /* 1/d for finite d within the float range, relative error 2^-46: a float division and one
@@ -810,9 +817,7 @@ TL_MATH_INLINE float tl_tanhf(float x)
 {
     uint32_t ab = tl__fbits(x) & 0x7fffffffu;
     double y = 2.0 * (double)tl__bitsf(ab < 0x41200000u ? ab : 0x41200000u);   /* 2 min(|x|, 10) */
-    double t = tl__fma(y, 0x1.71547652b82fep+0, 0x1.8p52);                      /* 1.5 2^52 + k */
-    double kd = t - 0x1.8p52;
-    double r = tl__fma(kd, -0x1.62e42fefa39efp-1, y);
+    double sc, r = tl__ln2_reduce_d(y, &sc);                                     /* sc = 2^k */
     double q = 0x1.a00334dc3d20ap-16;
     q = tl__fma(q, r, 0x1.a1763d7835bdfp-13);
     q = tl__fma(q, r, 0x1.6c176d73a7a2cp-10);
@@ -821,7 +826,6 @@ TL_MATH_INLINE float tl_tanhf(float x)
     q = tl__fma(q, r, 0x1.5555557526e5bp-3);
     q = tl__fma(q, r, 0x1.0000000018fe0p-1);
     double em = tl__fma(r * r, q, r);                                           /* e^r - 1 */
-    double sc = tl__bitsd((tl__dbits(t) + 1023u) << 52);                        /* 2^k */
     double e = tl__fma(sc, em, sc - 1.0);
     double d = e + 2.0;
     double inv = (double)(1.0f / (float)d);
