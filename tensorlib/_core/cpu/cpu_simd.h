@@ -36,8 +36,8 @@
    (tanh, erfc, sin ...) keeps few loads in flight, and where the hardware prefetcher does
    not run ahead of it (seen on an Intel Xeon VM) every new cache line of an array larger
    than the caches waits out the memory's latency: float32 tanh over 4M elements took
-   3.8 ns per element against 1.6 in cache, and 2.0 with this prefetch (1.8 -> 4.0 -> 2.1
-   for erfc). Such loops run in blocks of TL_PREFETCH_BLOCK bytes of input, each block
+   3.7 ns per element against 1.5 over 1M, and 1.6 with this prefetch (erfc: 3.7 -> 1.7;
+   bench/results/prefetch_before_after_2026-11-29.txt). Such loops run in blocks of TL_PREFETCH_BLOCK bytes of input, each block
    first asking for the one TL_PREFETCH_AHEAD bytes further on (a prefetch never faults, so
    past the end of an array it is only wasted). GCC does not vectorize a loop with a
    prefetch inside, hence the blocks. */
