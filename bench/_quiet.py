@@ -6,8 +6,9 @@
 - ``pin_threads``: tensorlib and torch run at the same, stated thread count.
 - ``interleaved``: the best time of each function over rounds that alternate between them,
   so machine noise falls on every side alike.
-- ``settle``: before a multi-threaded side is timed, the other side's idle workers are given
-  time to stop spinning and its own are woken (see SETTLE_S).
+- ``settle``: before a side is timed it runs untimed until it is in its own steady state:
+  the other side's idle workers are given time to stop spinning, and the function is
+  called a few times (see SETTLE_S and WARM_CALLS).
 """
 import os
 import sys
@@ -20,22 +21,39 @@ MAX_LOAD = 1.5
 # core with a spinning thread. Measured on 2026-11-28 (load 0.5-0.9): erfc over 4M float64
 # at 2 threads, tensorlib took 4.54 ns/element right after torch, 3.68 after a 10 ms pause
 # and 3.69 in a loop of its own, while torch took 3.4-3.7 whatever ran before it (our pool
-# spins for microseconds). Each switch between sides therefore waits this long when more
-# than one thread runs, then makes one untimed call (its own workers, asleep after the wait,
-# wake up; a 1.4 ms exp call measured 1.6 ms when timed cold), so calls are timed in the
-# state repeated calls of one library are in.
+# spins for microseconds). So each switch between sides waits this long when more than one
+# thread runs.
 SETTLE_S = 0.02
+
+# Then the function runs untimed, WARM_CALLS times or for WARM_S, whichever ends first (at
+# least once), so each side is timed in the state its own repeated calls are in, at every
+# thread count. One call is not enough: on an Intel Xeon VM (2026-11-29, load 0.5-0.9),
+# torch's float32 tan over 4M elements took 1.64, 0.95, 0.75 and then 0.56 ns per element
+# in consecutive calls right after our kernels had run, and 0.54 in a loop of its own,
+# while ours (which prefetch) took 1.14-1.15 in every position. Timed on the first call
+# after the other side, as the 1-thread columns were until then, torch read 0.93-2.8 and
+# the ratio 0.42-1.26x; in its own steady state the ratio is 2.1x.
+WARM_CALLS = 3
+WARM_S = 0.015
 
 
 def settle(threads, fn):
-    """Before timing ``fn`` at ``threads`` > 1: wait SETTLE_S (the previous side's idle
-    workers go to sleep), then call ``fn`` once untimed (its own workers wake up).
+    """Before timing ``fn``: at ``threads`` > 1 wait SETTLE_S (the previous side's idle
+    workers go to sleep), then call ``fn`` untimed WARM_CALLS times or for WARM_S, whichever
+    ends first (its own workers wake up, its data and state are its own again).
 
-    >>> settle(1, lambda: None)          # one thread: no workers, nothing to do
+    >>> calls = []
+    >>> settle(1, lambda: calls.append(1))
+    >>> 1 <= len(calls) <= WARM_CALLS
+    True
     """
     if threads > 1:
         time.sleep(SETTLE_S)
+    t0 = time.perf_counter()
+    for _ in range(WARM_CALLS):
         fn()
+        if time.perf_counter() - t0 > WARM_S:
+            break
 
 
 def load1():

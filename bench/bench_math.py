@@ -5,14 +5,14 @@ Each function runs as the public op on both sides (``tensorlib.exp(x, out=o)`` a
 over a contiguous array of n elements (default 4M), in alternating rounds within one
 process, best round kept. Both libraries are pinned to the same thread count, first 1 thread
 and then all of them (os.cpu_count()), and the ratios tensorlib / torch are printed for
-both (below 1: tensorlib is faster). The ``kernel`` column times the bare float32 loop
-(tensorlib._core._math_test, one thread), which shows the op's overhead on top.
+both (below 1: tensorlib is faster).
 
 The load average is printed before and after; above 1.5 the bench refuses to run (--force
 runs it anyway and flags every line). Build with -O3 first (never TENSORLIB_DEV=1):
 
     python setup.py build_ext --inplace -j2 && PYTHONPATH=. python bench/bench_math.py
     python bench/bench_math.py --quick              # 256K elements, fewer rounds
+    python bench/bench_math.py -n 65536 --threads 1 # in the caches: the kernels' compute
     python bench/bench_math.py exp tanh --dtype float64
 """
 import argparse
@@ -57,7 +57,7 @@ def _call(lib, name, x, o, y=None):
 
 
 def case(name, n, dtype, threads, rounds, rng):
-    """Best seconds per call {"tensorlib", "torch"[, "kernel"]} for one function."""
+    """Best seconds per call {"tensorlib", "torch"} for one function."""
     lo, hi = RANGE[name]
     a = rng.uniform(lo, hi, n).astype(dtype)
     b = rng.uniform(-3, 3, n).astype(dtype)
@@ -66,32 +66,25 @@ def case(name, n, dtype, threads, rounds, rng):
     tx, ty = torch.from_numpy(a.copy()), torch.from_numpy(b.copy())
     to = torch.empty(n, dtype=getattr(torch, np.dtype(dtype).name))
     fns = {"tensorlib": _call(tensorlib, name, x, o, y), "torch": _call(torch, name, tx, to, ty)}
-    if threads == 1 and dtype == np.float32:
-        try:
-            from tensorlib._core._math_test import _math_eval, _math_names
-            if name in _math_names():
-                ko = np.empty_like(a)
-                second = (b,) if name == "pow" else ()       # pow's exponents
-                fns["kernel"] = lambda: _math_eval(name, a, *second, out=ko)
-        except ImportError:       # pragma: no cover - the test hook is not installed
-            pass
     pin_threads(threads, torch)
     return interleaved(fns, rounds)
 
 
-def run(names=NAMES, n=1 << 22, dtypes=(np.float32,), rounds=15, force=False, out=sys.stdout):
+def run(names=NAMES, n=1 << 22, dtypes=(np.float32,), rounds=15, force=False, out=sys.stdout,
+        threads=None):
     """Print the table; returns (rows, quiet) with rows of
-    (name, dtype, threads, tensorlib s, torch s, kernel s or None, load average)."""
+    (name, dtype, threads, tensorlib s, torch s, load average).
+    ``threads``: the thread counts to run (default 1 and all the cores)."""
     if torch is None:
         raise SystemExit("bench_math needs torch for its ratios")
     quiet = Quiet(force=force, out=out)
     rng = np.random.default_rng(0)
     all_threads = os.cpu_count() or 1
-    thread_counts = [1] + ([all_threads] if all_threads > 1 else [])
+    thread_counts = list(threads or [1] + ([all_threads] if all_threads > 1 else []))
     print(f"{n} elements per call, best of {rounds} alternating rounds; tensorlib and torch "
           f"{torch.__version__} pinned to the same thread count; ns per element", file=out)
     print(f"{'function':9s} {'dtype':8s} {'thr':>3s} {'tensorlib':>9s} {'torch':>8s} "
-          f"{'ratio':>6s} {'kernel':>7s} {'load':>5s}", file=out)
+          f"{'ratio':>6s} {'load':>5s}", file=out)
     rows = []
     for dtype in dtypes:
         for name in names:
@@ -99,12 +92,11 @@ def run(names=NAMES, n=1 << 22, dtypes=(np.float32,), rounds=15, force=False, ou
                 t = case(name, n, dtype, threads, rounds, rng)
                 load = quiet.sample()
                 ns = {k: v * 1e9 / n for k, v in t.items()}
-                kernel = f"{ns['kernel']:7.3f}" if "kernel" in ns else f"{'-':>7s}"
                 print(f"{name:9s} {np.dtype(dtype).name:8s} {threads:3d} {ns['tensorlib']:9.3f} "
-                      f"{ns['torch']:8.3f} {t['tensorlib'] / t['torch']:6.2f} {kernel} "
+                      f"{ns['torch']:8.3f} {t['tensorlib'] / t['torch']:6.2f} "
                       f"{load:5.2f}{quiet.flag()}", file=out, flush=True)
                 rows.append((name, np.dtype(dtype).name, threads, t["tensorlib"], t["torch"],
-                             t.get("kernel"), load))
+                             load))
     quiet.finish()
     return rows, quiet
 
@@ -115,6 +107,8 @@ def main(argv=None):
     ap.add_argument("--quick", action="store_true", help="256K elements, 5 rounds")
     ap.add_argument("-n", type=int, default=None, help="elements per call (default 4M)")
     ap.add_argument("--rounds", type=int, default=None)
+    ap.add_argument("--threads", type=int, default=None,
+                    help="run this thread count only (default: 1 and all the cores)")
     ap.add_argument("--dtype", choices=["float32", "float64", "both"], default="float32")
     ap.add_argument("--force", action="store_true",
                     help="run even above load 1.5 (figures flagged as unfit to publish)")
@@ -126,7 +120,8 @@ def main(argv=None):
     rounds = args.rounds or (5 if args.quick else 15)
     dtypes = {"float32": (np.float32,), "float64": (np.float64,),
               "both": (np.float32, np.float64)}[args.dtype]
-    _, quiet = run(args.names, n, dtypes, rounds, args.force)
+    _, quiet = run(args.names, n, dtypes, rounds, args.force,
+                   threads=[args.threads] if args.threads else None)
     return 0 if quiet.ok else 3
 
 

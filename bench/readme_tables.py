@@ -1,6 +1,7 @@
 """Regenerate the README's elementwise-math and reduction tables from one quiet run.
 
-Runs bench_math (float32 and float64, 1 thread and all threads) and bench_reduce, measures
+Runs bench_math (float32 and float64, 1 thread and all threads at 4M elements, and 1 thread
+at 64K elements, which stay in the L2 cache) and bench_reduce, measures
 the float32 max ulp error of tensorlib and torch on the same inputs (every 4093rd float32
 bit pattern of both signs, plus a dense grid of each function's usual range, against
 float64 references), and prints Markdown tables to paste into README.md's "Performance"
@@ -22,6 +23,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_math  # noqa: E402
 import bench_reduce  # noqa: E402
 from _quiet import Quiet  # noqa: E402
+
+CACHE_N = 1 << 16       # float64 in + out: 1 MiB, within a core's L2 on current x86 CPUs
 
 ULP_NAMES = ["exp", "expm1", "log", "log1p", "log2", "log10", "sin", "cos", "tan", "tanh",
              "sigmoid", "erf", "erfc", "gelu", "silu"]
@@ -91,10 +94,15 @@ def main(argv=None):
     n, rounds = (1 << 18, 2) if args.quick else (1 << 22, args.rounds)
     math_rows, q1 = bench_math.run(n=n, dtypes=(np.float32, np.float64), rounds=rounds,
                                    force=args.force, out=sys.stderr)
+    # the same functions on arrays that stay in the L2 cache, on one thread: the kernels'
+    # own speed, without the memory system's (which moves from run to run on a shared VM)
+    cache_n = 1 << 12 if args.quick else CACHE_N
+    cache_rows, q3 = bench_math.run(n=cache_n, dtypes=(np.float32, np.float64), rounds=rounds,
+                                    force=args.force, out=sys.stderr, threads=[1])
     red_rows, q2 = bench_reduce.run(rounds, None, None, force=args.force, out=sys.stderr)
     ulps = ulp_table()
-    ok = quiet.finish() and q1.ok and q2.ok and not args.quick
-    peak = max(quiet.peak, q1.peak, q2.peak)      # the highest load any of the runs saw
+    ok = quiet.finish() and q1.ok and q2.ok and q3.ok and not args.quick
+    peak = max(quiet.peak, q1.peak, q2.peak, q3.peak)   # the highest load any run saw
     out = sys.stdout
     if not ok:
         print("<!-- NOT FOR THE README: a --quick run, or the load average went over 1.5 -->",
@@ -105,16 +113,19 @@ def main(argv=None):
           f"{torch.__version__}, both pinned to 1 thread and to {nthreads}; best of "
           f"{rounds} alternating rounds; load average <= {peak:.2f}; "
           f"{platform.processor() or platform.machine()}, {nthreads} cores). Max error in "
-          "float32 ulps on the same inputs (every 4093rd float32, and a dense grid):\n", file=out)
+          f"float32 ulps on the same inputs (every 4093rd float32, and a dense grid). The "
+          f"in-cache columns time {cache_n >> 10}K elements on 1 thread:\n", file=out)
     ulp = {n: (a, b) for n, a, b in ulps}
-    print(f"| function | float32, 1 thread | float32, {nthreads} threads | float64, 1 thread | "
-          f"float64, {nthreads} threads | max ulp (torch) |", file=out)
-    print("| --- | ---: | ---: | ---: | ---: | ---: |", file=out)
-    by = {(n, d, t): tl / tt for n, d, t, tl, tt, _, _ in math_rows}
+    print(f"| function | float32, 1 thread | float32, {nthreads} threads | float32 in cache | "
+          f"float64, 1 thread | float64, {nthreads} threads | float64 in cache | "
+          "max ulp (torch) |", file=out)
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |", file=out)
+    by = {(n, d, t): tl / tt for n, d, t, tl, tt, _ in math_rows}
+    by.update({(n, d, "cache"): tl / tt for n, d, t, tl, tt, _ in cache_rows})
     for name in bench_math.NAMES:
         cells = []
         for d in ("float32", "float64"):
-            for t in (1, nthreads):
+            for t in (1, nthreads, "cache"):
                 v = by.get((name, d, t))
                 cells.append("-" if v is None else f"{v:.2f}x")
         u = f"{ulp[name][0]:.3f} ({ulp[name][1]:.3f})" if name in ulp else "-"
