@@ -61,7 +61,7 @@ REF = {
     "silu": lambda x: x * sigmoid64(x),
     "softplus": softplus64,
     "sin_n": np.sin, "cos_n": np.cos, "tan_n": np.tan, "erf_n": erf64,
-    "erfc_n": erfc64,
+    "erfc_n": erfc64, "log_n": np.log, "log_v8": np.log,
 }
 
 # The documented bounds (cpu_math.h), in float32 ulps, for every clone.
@@ -69,7 +69,7 @@ BOUND = {
     "exp": 0.55, "exp2": 0.9, "expm1": 1.0, "log": 0.51, "log2": 0.51, "log10": 0.51, "log1p": 1.0,
     "sin": 0.51, "cos": 0.51, "tan": 0.51, "sin_n": 0.51, "cos_n": 0.51, "tan_n": 0.51,
     "tanh": 0.51, "sigmoid": 1.6, "silu": 1.75, "erf": 0.65, "erf_n": 0.65, "erfc": 0.6,
-    "erfc_n": 0.6,
+    "erfc_n": 0.6, "log_n": 0.51, "log_v8": 0.51,
     "gelu": 3.7,
     "gelu_tanh": 1.25, "softplus": 1.5, "sinh": 1.0, "cosh": 1.0, "atan": 1.0, "asin": 0.8,
     "acos": 0.9, "atan2": 1.5,
@@ -152,7 +152,8 @@ SEAMS = {
 SEAMS["exp"] += SEAMS.get("exp", [])
 for a, b in [("log2", "log"), ("log10", "log"), ("cos", "sin"), ("tan", "sin"), ("sin_n", "sin"),
              ("cos_n", "sin"), ("tan_n", "sin"), ("sigmoid", "silu"), ("cosh", "sinh"),
-             ("acos", "asin"), ("erf_n", "erf"), ("erfc_n", "erfc")]:
+             ("acos", "asin"), ("erf_n", "erf"), ("erfc_n", "erfc"), ("log_n", "log"),
+             ("log_v8", "log")]:
     SEAMS[a] = SEAMS[b]
 
 NATURAL = {  # where each function is usually evaluated: random values there
@@ -162,8 +163,8 @@ NATURAL = {  # where each function is usually evaluated: random values there
     "sinh": (-89, 89), "cosh": (-89, 89), "atan": (-10, 10), "asin": (-1, 1), "acos": (-1, 1),
     "gelu": (-15, 10), "gelu_tanh": (-12, 10), "silu": (-100, 30), "softplus": (-100, 30),
 }
-for n in ("sin_n", "cos_n", "tan_n", "erf_n", "erfc_n"):
-    NATURAL[n] = NATURAL[n[:-2]]
+for n in ("sin_n", "cos_n", "tan_n", "erf_n", "erfc_n", "log_n", "log_v8"):
+    NATURAL[n] = NATURAL[n.rsplit("_", 1)[0]]
 
 
 def inputs(name):
@@ -250,6 +251,25 @@ def test_trig_array_versions_match_scalar():
             b = _math_eval(name, x, isa=isa)
             np.testing.assert_array_equal(a.view(np.uint32) & ~np.uint32(0x80000000) * np.isnan(a),
                                           b.view(np.uint32) & ~np.uint32(0x80000000) * np.isnan(b))
+
+
+def test_log_array_version_matches_scalar():
+    """tl_logf_n (AVX-512: 16 lanes at a time through table permutes, AVX2: 8; a block
+    holding a zero, subnormal, negative, inf or NaN goes per element) gives tl_logf's bits,
+    on every clone; around the table's entry seams and over whole octaves too. log_v8 forces
+    the AVX2 path where the CPU has AVX2, AVX-512 or not."""
+    x = RNG.uniform(0, 100, 5003).astype(F32)
+    x[::97] = np.resize(np.array([0.0, -0.0, 1e-45, 1e-40, -1.0, np.inf, -np.inf, np.nan,
+                                  1.1754942e-38, 3.4028235e38], F32), len(x[::97]))
+    seams = (0x3F315556 + (np.arange(-40, 70) << 18)).astype(np.uint32)
+    near = (seams[:, None] + np.arange(-3, 4)).astype(np.uint32).ravel().view(F32)
+    octave = np.arange(0x3F000000, 0x3F800000, 97, dtype=np.uint32).view(F32)
+    x = np.concatenate([x, near, octave, 1 / octave])
+    for isa in ISAS:
+        b = _math_eval("log", x, isa=isa)
+        for name in ("log_n", "log_v8"):
+            a = _math_eval(name, x, isa=isa)
+            assert np.array_equal(a.view(np.uint32), b.view(np.uint32)), (name, isa)
 
 
 def test_dispatch_runs_the_best_clone():
@@ -630,6 +650,30 @@ def test_prefetching_loops_match_the_strided_ones(dtype):
                                           err_msg=f"{name}, n = {n}")
 
 
+@pytest.mark.parametrize("dtype", [F32, np.float64])
+def test_strided_math_through_buffers(dtype):
+    """The math kernels copy strided operands to the stack in blocks of 256 and run the
+    contiguous loop: transposed (a stride of a whole row), reversed (negative), broadcast
+    (stride 0) and in-place strided operands give the per-element function's results, at
+    lengths around the block."""
+    import tensorlib
+    ops = ["exp", "log", "tanh", "erf", "sin", "sigmoid"]
+    for n in (1, 255, 256, 257, 1000):
+        a = np.abs(RNG.standard_normal((n, 3)) * 3).astype(dtype) + dtype(0.01)
+        cases = {"transposed": tensorlib.from_numpy(a).t()[1],
+                 "reversed": tensorlib.from_numpy(a[:, 0].copy()).flip(0),
+                 "broadcast": tensorlib.from_numpy(a[:1, 0].copy()).expand(n)}
+        for name in ops:
+            for what, t in cases.items():
+                want = _math_eval(name, np.ascontiguousarray(t.numpy()))
+                got = getattr(tensorlib, name)(t).numpy()
+                np.testing.assert_array_equal(got, want, err_msg=f"{name} {what}, n = {n}")
+            inplace = tensorlib.from_numpy(a.copy())[:, 2]
+            want = _math_eval(name, np.ascontiguousarray(inplace.numpy()))
+            getattr(inplace, name + "_")()
+            np.testing.assert_array_equal(inplace.numpy(), want, err_msg=f"{name}_ n = {n}")
+
+
 def test_exp_array_version_matches_per_element():
     """A contiguous float32 exp runs in blocks of 256, and a block whose x all lie at or
     above -86.5 skips the subnormal-result path: either way each result has tl_expf's bits,
@@ -665,8 +709,8 @@ def test_kernels_run_the_best_isa_clone():
     suffixes = {"avx512f": (".avx512f",), "avx2": (".arch_x86_64_v3", ".avx2")}[best[0]]
     for name, clone in mod.clones(["exp", "log", "tanh", "sigmoid", "erf", "gelu", "sin"]):
         assert clone.endswith(suffixes), (name, clone)
-        # contiguous float32 sin/cos/tan and exp run the block-wise array versions
-        blocks = name in ("sin", "exp")
+        # contiguous float32 sin/cos/tan, exp and log run the block-wise array versions
+        blocks = name in ("sin", "exp", "log")
         assert clone.startswith(name + ("_f32_blocks." if blocks else "_f32.")), clone
 
 

@@ -65,6 +65,28 @@ TL_MATH_INLINE void tl_mt_erfcf_n(const float *x, float *o, int64_t n)
     for (int64_t i = 0; i < n; i++) o[i] = tl_erfcf(x[i]);
 }
 
+/* log_n: float32 tl_logf_n (the array version contiguous tensors run); its float64 side is
+   tl_log per element. */
+TL_MATH_INLINE void tl_mt_log_n(const double *x, double *o, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++) o[i] = tl_log(x[i]);
+}
+
+/* log_v8: float32 tl_logf_n's AVX2 path (tl__logf_v8) forced, where the CPU has AVX2 and
+   FMA, even on an AVX-512 CPU (where tl_logf_n takes the 16-lane path); per element
+   elsewhere and for the last n % 8. */
+TL_MATH_INLINE void tl_mt_logf_v8(const float *x, float *o, int64_t n)
+{
+    int64_t i = 0;
+#ifdef TL__LOGF_V16
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+        i = n & ~(int64_t)7;
+        tl__logf_v8(x, o, i);
+    }
+#endif
+    for (; i < n; i++) o[i] = tl_logf(x[i]);
+}
+
 #define TL_MT_FN(NAME, BODY, FN32, FN64)                                                    \
     TL_MT_F32(NAME, BODY, FN32)                                                             \
     TL_MT_LOOP(TL_DISPATCH, mt_##NAME##_d, double, BODY, FN64)
@@ -100,7 +122,9 @@ TL_MATH_INLINE void tl_mt_erfcf_n(const float *x, float *o, int64_t n)
     X(cos_n, TL_MT_BODYN, tl_cosf_n, tl_cos_n)            \
     X(tan_n, TL_MT_BODYN, tl_tanf_n, tl_tan_n)            \
     X(erf_n, TL_MT_BODYN, tl_mt_erff_n, tl_erf_n)        \
-    X(erfc_n, TL_MT_BODYN, tl_mt_erfcf_n, tl_erfc_n)
+    X(erfc_n, TL_MT_BODYN, tl_mt_erfcf_n, tl_erfc_n)       \
+    X(log_n, TL_MT_BODYN, tl_logf_n, tl_mt_log_n)          \
+    X(log_v8, TL_MT_BODYN, tl_mt_logf_v8, tl_mt_log_n)
 
 TL_MT_TABLE(TL_MT_FN)
 
