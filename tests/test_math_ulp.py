@@ -62,14 +62,16 @@ REF = {
     "softplus": softplus64,
     "sin_n": np.sin, "cos_n": np.cos, "tan_n": np.tan, "erf_n": erf64,
     "erfc_n": erfc64, "log_n": np.log, "log_v8": np.log,
+    "exp_n": np.exp, "exp_v8": np.exp,
 }
 
 # The documented bounds (cpu_math.h), in float32 ulps, for every clone.
 BOUND = {
-    "exp": 0.55, "exp2": 0.9, "expm1": 1.0, "log": 0.51, "log2": 0.51, "log10": 0.51, "log1p": 1.0,
+    "exp": 0.53, "exp2": 0.9, "expm1": 1.0, "log": 0.51, "log2": 0.51, "log10": 0.51, "log1p": 1.0,
     "sin": 0.51, "cos": 0.51, "tan": 0.51, "sin_n": 0.51, "cos_n": 0.51, "tan_n": 0.51,
     "tanh": 0.51, "sigmoid": 1.6, "silu": 1.75, "erf": 0.65, "erf_n": 0.65, "erfc": 0.6,
     "erfc_n": 0.6, "log_n": 0.51, "log_v8": 0.51,
+    "exp_n": 0.53, "exp_v8": 0.53,
     "gelu": 3.7,
     "gelu_tanh": 1.25, "softplus": 1.5, "sinh": 1.0, "cosh": 1.0, "atan": 1.0, "asin": 0.8,
     "acos": 0.9, "atan2": 1.5,
@@ -153,7 +155,7 @@ SEAMS["exp"] += SEAMS.get("exp", [])
 for a, b in [("log2", "log"), ("log10", "log"), ("cos", "sin"), ("tan", "sin"), ("sin_n", "sin"),
              ("cos_n", "sin"), ("tan_n", "sin"), ("sigmoid", "silu"), ("cosh", "sinh"),
              ("acos", "asin"), ("erf_n", "erf"), ("erfc_n", "erfc"), ("log_n", "log"),
-             ("log_v8", "log")]:
+             ("log_v8", "log"), ("exp_n", "exp"), ("exp_v8", "exp")]:
     SEAMS[a] = SEAMS[b]
 
 NATURAL = {  # where each function is usually evaluated: random values there
@@ -163,7 +165,7 @@ NATURAL = {  # where each function is usually evaluated: random values there
     "sinh": (-89, 89), "cosh": (-89, 89), "atan": (-10, 10), "asin": (-1, 1), "acos": (-1, 1),
     "gelu": (-15, 10), "gelu_tanh": (-12, 10), "silu": (-100, 30), "softplus": (-100, 30),
 }
-for n in ("sin_n", "cos_n", "tan_n", "erf_n", "erfc_n", "log_n", "log_v8"):
+for n in ("sin_n", "cos_n", "tan_n", "erf_n", "erfc_n", "log_n", "log_v8", "exp_n", "exp_v8"):
     NATURAL[n] = NATURAL[n.rsplit("_", 1)[0]]
 
 
@@ -687,7 +689,21 @@ def test_exp_array_version_matches_per_element():
         RNG.uniform(-110, 90, 1000),                      # mixed, ends in a partial block
     ]).astype(F32)
     got = tensorlib.exp(tensorlib.from_numpy(x)).numpy()
-    np.testing.assert_array_equal(got.view(np.uint32), _math_eval("exp", x).view(np.uint32))
+    want = _math_eval("exp", x)
+    np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
+    # the vector paths' range edges (blocks of 16 and 8 with one x just outside)
+    edges = np.array([-86.5, np.nextafter(F32(-86.5), F32(-90)), 88.72,
+                      np.nextafter(F32(88.72), F32(0)), 88.7228, np.nan, -np.inf, np.inf], F32)
+    y = RNG.uniform(-80, 80, 16 * 8 * len(edges)).astype(F32)
+    y[7::16 * 8] = edges
+    y[3::16 * 8 + 1][:len(edges)] = edges
+    for isa in ISAS:
+        want = _math_eval("exp", y, isa=isa)
+        for name in ("exp_n", "exp_v8"):
+            a = _math_eval(name, y, isa=isa)
+            assert np.array_equal(a.view(np.uint32), want.view(np.uint32)), (name, isa)
+        assert np.array_equal(_math_eval("exp_n", x, isa=isa).view(np.uint32),
+                              _math_eval("exp", x, isa=isa).view(np.uint32)), isa
 
 
 def test_kernels_run_the_best_isa_clone():

@@ -277,11 +277,8 @@ TL_MATH_INLINE double pow_(double x, double y) { return tl_pow(x, y); }
    results as the per-element functions, faster; strided operands keep the generated loop.
    float32 and float64 sin/cos/tan: tl_sinf_n / tl_sin_n & co. (several times faster where
    no |x| in a block reaches 2^20 / 2^28); float64 erf and erfc: tl_erf_n and tl_erfc_n (their
-   table lookups vectorized, as permutes under AVX-512); float32 exp: tl_expf_n (blocks
-   with no subnormal result skip that path); float32 log: tl_logf_n (its table lookups as
-   permutes under AVX-512). A strided operand of log goes through the array version in
-   blocks of 256 copied to and from the stack: per element, the AVX-512 clone fetches the
-   table with gathers, 3x slower. */
+   table lookups vectorized, as permutes under AVX-512); float32 exp and log: tl_expf_n and
+   tl_logf_n (their table lookups as permutes under AVX-512 and AVX2). */
 #define ARRAY_BLOCKS(NAME, SUF, T, FN)                                                        \
     TL_DISPATCH static void NAME##_##SUF##_blocks(char **d, const int64_t *s, int64_t n,      \
                                                   const void *extra) {                        \
@@ -301,24 +298,29 @@ ARRAY_BLOCKS(erf, f64, f64, tl_erf_n)
 TABLE(erf, NULL, NULL, NULL, NULL, NULL, NULL, erf_f32, erf_f64_blocks)
 ARRAY_BLOCKS(erfc, f64, f64, tl_erfc_n)
 TABLE(erfc, NULL, NULL, NULL, NULL, NULL, NULL, erfc_f32, erfc_f64_blocks)
-ARRAY_BLOCKS(exp, f32, f32, tl_expf_n)
+
+/* float32 exp and log with strided operands: blocks of 256 copied to and from the stack
+   through the array version's vector paths (tl__expf_n, tl__logf_n). */
+#define ARRAY_BLOCKS_BUFFERED(NAME, FN, INNER)                                                \
+    TL_DISPATCH static void NAME##_f32_blocks(char **d, const int64_t *s, int64_t n,          \
+                                              const void *extra) {                            \
+        (void)extra;                                                                          \
+        if (s[0] == sizeof(f32) && s[1] == sizeof(f32)) {                                     \
+            FN((const f32 *)d[1], (f32 *)d[0], n);                                            \
+            return;                                                                           \
+        }                                                                                     \
+        f32 in[TL_STRIDED_BLOCK], out[TL_STRIDED_BLOCK];                                      \
+        for (int64_t b = 0; b < n; b += TL_STRIDED_BLOCK) {                                   \
+            int64_t m = n - b < TL_STRIDED_BLOCK ? n - b : TL_STRIDED_BLOCK;                  \
+            TL_PREFETCH_STRIDED(d[1], s[1], b + TL_STRIDED_BLOCK, m);                         \
+            for (int64_t i = 0; i < m; i++) in[i] = *(const f32 *)(d[1] + (b + i) * s[1]);    \
+            INNER(in, out, m);                                                                \
+            for (int64_t i = 0; i < m; i++) *(f32 *)(d[0] + (b + i) * s[0]) = out[i];         \
+        }                                                                                     \
+    }
+ARRAY_BLOCKS_BUFFERED(log, tl_logf_n, tl__logf_n)
+ARRAY_BLOCKS_BUFFERED(exp, tl_expf_n, tl__expf_n)
 TABLE(exp, NULL, NULL, NULL, NULL, NULL, NULL, exp_f32_blocks, exp_f64)
-TL_DISPATCH static void log_f32_blocks(char **d, const int64_t *s, int64_t n, const void *extra)
-{
-    (void)extra;
-    if (s[0] == sizeof(f32) && s[1] == sizeof(f32)) {
-        tl_logf_n((const f32 *)d[1], (f32 *)d[0], n);
-        return;
-    }
-    f32 in[256], out[256];
-    for (int64_t b = 0; b < n; b += 256) {
-        int64_t m = n - b < 256 ? n - b : 256;
-        TL_PREFETCH_STRIDED(d[1], s[1], b + 256, m);
-        for (int64_t i = 0; i < m; i++) in[i] = *(const f32 *)(d[1] + (b + i) * s[1]);
-        tl__logf_n(in, out, m);
-        for (int64_t i = 0; i < m; i++) *(f32 *)(d[0] + (b + i) * s[0]) = out[i];
-    }
-}
 TABLE(log, NULL, NULL, NULL, NULL, NULL, NULL, log_f32_blocks, log_f64)
 
 /* ------------------------------------------------------------------------------------------

@@ -232,6 +232,54 @@ TL_MATH_INLINE double tl__recip_fma_d(double d)
         }                                                                                   \
     }
 
+/* GCC vector types and helpers for the array versions' AVX-512 (16 floats) and AVX2 (8
+   floats) paths, which run the per-element functions' operations in the same order on whole
+   vectors, with table columns fetched by permutes (vpermt2ps; vpermps and a blend) where
+   the per-element code, vectorized by GCC, loads them with gathers. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#define TL__V16 1
+typedef float tl__v16f __attribute__((vector_size(64)));
+typedef int32_t tl__v16i __attribute__((vector_size(64)));
+typedef uint32_t tl__v16u __attribute__((vector_size(64)));
+#define TL__V16_FN static inline __attribute__((always_inline, target("avx512f")))
+#define TL__V16C(c) ((tl__v16f){c, c, c, c, c, c, c, c, c, c, c, c, c, c, c, c})
+TL__V16_FN tl__v16f tl__v16_fma(tl__v16f a, tl__v16f b, tl__v16f c)   /* vfmadd */
+{
+    tl__v16f r;
+    for (int i = 0; i < 16; i++) r[i] = __builtin_fmaf(a[i], b[i], c[i]);
+    return r;
+}
+TL__V16_FN tl__v16f tl__v16_tab(const float *col, tl__v16i i)         /* col[i] per lane */
+{
+    tl__v16f lo, hi;
+    memcpy(&lo, col, 64);
+    memcpy(&hi, col + 16, 64);
+    return __builtin_shuffle(lo, hi, i);
+}
+typedef float tl__v8f __attribute__((vector_size(32)));
+typedef int32_t tl__v8i32 __attribute__((vector_size(32)));
+typedef uint32_t tl__v8u32 __attribute__((vector_size(32)));
+#define TL__V8F_FN static inline __attribute__((always_inline, target("avx2,fma")))
+#define TL__V8FC(c) ((tl__v8f){c, c, c, c, c, c, c, c})
+TL__V8F_FN tl__v8f tl__v8f_fma(tl__v8f a, tl__v8f b, tl__v8f c)      /* vfmadd */
+{
+    tl__v8f r;
+    for (int i = 0; i < 8; i++) r[i] = __builtin_fmaf(a[i], b[i], c[i]);
+    return r;
+}
+TL__V8F_FN tl__v8f tl__v8f_tab(const float *col, tl__v8i32 i)       /* col[i], i < 32 */
+{
+    tl__v8f t0, t1, t2, t3;
+    memcpy(&t0, col, 32);
+    memcpy(&t1, col + 8, 32);
+    memcpy(&t2, col + 16, 32);
+    memcpy(&t3, col + 24, 32);
+    tl__v8f lo = __builtin_shuffle(t0, t1, i), hi = __builtin_shuffle(t2, t3, i);
+    tl__v8i32 upper = (i & 16) != 0;
+    return (tl__v8f)(((tl__v8i32)hi & upper) | ((tl__v8i32)lo & ~upper));
+}
+#endif
+
 /* ------------------------------------------------------------------ exp family */
 
 /* exp(kf ln2 + rh + rl) * 2^adj as hi + *lo, |rh| <= ln2/2, rl small: the polynomial's
@@ -291,43 +339,77 @@ TL_MATH_INLINE float tl__clampf(float x, float lo, float hi)
     return tl__self(x == x, x, 0.0f);
 }
 
-/* exp: < 0.55 ulp, in float with fused multiply-adds, rounded once also where the result is
-   subnormal. x = k ln2 + rh + rl: k = rint(x / ln2) from the rounding constant's low bits
-   (no float -> int conversion), rh = x - k ln2_hi is exact (a fused multiply-add, whose
-   exact value lies on ln2_hi's grid and fits 24 bits), rl = -k ln2_lo. e^(rh + rl) =
-   y + w with y = 1 + rh rounded, and w the rest: y's exact rounding error,
-   rh^2/2 + rh^3 Q(rh) (Q of degree 4, the result's error 2^-30), rl (1 + rh + rh^2/2 +
-   rh^3/6), and the rounding error of rh^2;
-   the result y + w is rounded once and 2^k goes into its exponent bits (an integer add:
-   normal results only). Subnormal results (below 2^-126, k <= -126): y and w are scaled
-   by 2^(k+126) (exact) and added to 1, so their sum is rounded once on the subnormal
-   grid (2^-23 there), exactly (a two-sum keeps what the first addition drops); its scale
-   is 1 where the result is normal and the sum's bits are the subnormal's, so lanes that
-   take the normal path compute no subnormal numbers (on Intel CPUs each one costs a
-   microcode assist of about 100 cycles: exp over [-10, 10] ran 6x slower). Correctly
-   rounded at every integer but those whose e^n lies within 0.05 ulp of a rounding
-   boundary (15, 49, 53 and 85 come out 1 ulp off, 0.51 ulp from exact; selecting them as
-   constants cost a third of the speed, register pressure). */
+/* exp: < 0.53 ulp (0.5221 measured over every float of its range), in float with fused
+   multiply-adds, rounded once also where the result is subnormal. x = (32 k + j) ln2/32 + r,
+   |r| <= ln2/64 (plus an ulp): 32 k + j from the rounding constant's low bits (no float ->
+   int conversion), r = x - (32 k + j) ln2/32_hi exactly (a fused multiply-add; its exact
+   value fits 24 bits) less (32 k + j) ln2/32_lo. Then e^x = 2^k (y + w), with y = 2^(j/32)
+   rounded (entry j of tl__expf_tab, tools/math_tables.py) and w = y p + lo (1 + p), lo the
+   entry's rest and p = e^r - 1 = r + r^2 (1/2 + r/6 + r^2/24) (error 2^-40); y + w is rounded
+   once and 2^k goes into its exponent bits (an integer add: normal results only).
+   Subnormal results (below 2^-126, k <= -126): y and w are scaled by 2^(k+126) (exact) and
+   added to 1, so their sum is rounded once on the subnormal grid (2^-23 there), exactly (a
+   two-sum keeps what the first addition drops); its scale is 1 where the result is normal
+   and the sum's bits are the subnormal's, so lanes that take the normal path compute no
+   subnormal numbers (on Intel CPUs each one costs a microcode assist of about 100 cycles).
+   Against the table-free form before it (1 + r with a compensated sum, 0.542 ulp): 0.31 ->
+   0.21 ns per element through the AVX-512 array version on an Intel core (PyTorch's 0.21). */
+static const float tl__expf_tab[2][32] = {
+    {   /* 2^(j/32), hi */
+        0x1p+0f, 0x1.059b0ep+0f, 0x1.0b5586p+0f, 0x1.11301ep+0f,
+        0x1.172b84p+0f, 0x1.1d4874p+0f, 0x1.2387a6p+0f, 0x1.29e9ep+0f,
+        0x1.306fep+0f, 0x1.371a74p+0f, 0x1.3dea64p+0f, 0x1.44e086p+0f,
+        0x1.4bfdaep+0f, 0x1.5342b6p+0f, 0x1.5ab07ep+0f, 0x1.6247ecp+0f,
+        0x1.6a09e6p+0f, 0x1.71f75ep+0f, 0x1.7a1148p+0f, 0x1.82589ap+0f,
+        0x1.8ace54p+0f, 0x1.93737cp+0f, 0x1.9c4918p+0f, 0x1.a5503cp+0f,
+        0x1.ae89fap+0f, 0x1.b7f77p+0f, 0x1.c199bep+0f, 0x1.cb720ep+0f,
+        0x1.d5818ep+0f, 0x1.dfc974p+0f, 0x1.ea4afap+0f, 0x1.f50766p+0f,
+    },
+    {   /* 2^(j/32), lo */
+        0x0p+0f, -0x1.9d4f52p-25f, 0x1.9f3122p-25f, -0x1.fdb496p-25f,
+        -0x1.c15742p-27f, -0x1.d2e8cap-25f, 0x1.ceac48p-25f, -0x1.5c0424p-25f,
+        0x1.4636e2p-25f, -0x1.18aac6p-25f, 0x1.824684p-25f, 0x1.8624b4p-30f,
+        -0x1.593abcp-25f, -0x1.2c561p-25f, -0x1.5bd5ecp-27f, -0x1.f8b55p-25f,
+        0x1.9fcef4p-26f, 0x1.1d8beep-25f, -0x1.829fdp-25f, -0x1.accc7cp-26f,
+        0x1.15506ep-27f, -0x1.e64744p-25f, 0x1.51f848p-27f, -0x1.b83b54p-25f,
+        -0x1.a94b14p-26f, -0x1.a09438p-25f, -0x1.3d56b2p-27f, -0x1.8837ccp-27f,
+        -0x1.822dbcp-27f, -0x1.908c94p-25f, 0x1.52486cp-27f, -0x1.246ebp-26f,
+    },
+};
+#define TL__LN2_32_HI 0x1.62e4p-6f
+#define TL__LN2_32_LO 0x1.7f7d1cp-25f
+#define TL__INV_LN2_32 0x1.715476p+5f
+
+#define TL__SCALAR_C(c) (c)
+
+/* tl__expf's steps up to y + w, for x (within about [-104, 89]): written once for the scalar
+   function and the array versions' vector paths (T the value type, TI its integer type, C a
+   constant of type T, BITS a T's bits as TI, TAB(c, n) column c of tl__expf_tab at n mod
+   32), so they round alike. Declares n = 32 k + j, y and w. */
+#define TL__EXPF_STEPS(T, TI, C, FMA, BITS, TAB, x, n, y, w)                                  \
+    TI n;                                                                                   \
+    T y, w;                                                                                 \
+    do {                                                                                    \
+        T t_ = FMA(x, C(TL__INV_LN2_32), C(0x1.8p23f));      /* 1.5 2^23 + 32 k + j */       \
+        T kj_ = t_ - 0x1.8p23f;                                                             \
+        T r_ = FMA(kj_, C(-TL__LN2_32_HI), x);               /* exact */                    \
+        r_ = FMA(kj_, C(-TL__LN2_32_LO), r_);                                               \
+        n = BITS(t_) - 0x4b400000;                           /* the bits of 1.5 2^23 */     \
+        y = TAB(0, n);                                                                      \
+        T lo_ = TAB(1, n);                                                                  \
+        T q_ = FMA(C(0x1.555556p-5f), r_, C(0x1.555556p-3f));                               \
+        q_ = FMA(q_, r_, C(0.5f));                                                          \
+        T p_ = FMA(r_ * r_, q_, r_);                         /* e^r - 1 */                  \
+        w = FMA(y, p_, FMA(lo_, p_, lo_));                                                  \
+    } while (0)
+#define TL__SCALAR_BITS(v) ((int32_t)tl__fbits(v))
+#define TL__EXPF_SCALAR_TAB(c, n) tl__expf_tab[c][(n) & 31]
+
 TL_MATH_INLINE float tl__expf(float x, int subnormals)
 {
-    float t = tl__fmaf(x, 0x1.715476p+0f, 0x1.8p23f);     /* 1.5 2^23 + k */
-    float kf = t - 0x1.8p23f;
-    float rh = tl__fmaf(kf, -0x1.62e430p-1f, x);          /* exact */
-    float rl = kf * 0x1.05c610p-29f;                      /* -k (ln2 - ln2_hi) */
-    float r2 = rh * rh;
-    float q = 0x1.9dbec0p-13f;
-    q = tl__fmaf(q, rh, 0x1.6d4842p-10f);
-    q = tl__fmaf(q, rh, 0x1.11132ap-7f);
-    q = tl__fmaf(q, rh, 0x1.5554ecp-5f);
-    q = tl__fmaf(q, rh, 0x1.555554p-3f);
-    float y = 1.0f + rh;
-    float r3 = r2 * rh;
-    /* 1 + rh - y exactly, + rl e^rh (rl up to 2^-22: e^rh to third order) */
-    float erh = tl__fmaf(r3, 0x1.555556p-3f, tl__fmaf(r2, 0.5f, rh));   /* e^rh - 1 */
-    float c = ((1.0f - y) + rh) + tl__fmaf(rl, erh, rl);
-    c = tl__fmaf(tl__fmaf(rh, rh, -r2), 0.5f, c);
-    float w = tl__fmaf(r2, 0.5f, tl__fmaf(r3, q, c));   /* r2/2 exact: one rounding */
-    int32_t k = (int32_t)(tl__fbits(t) - tl__fbits(0x1.8p23f));
+    TL__EXPF_STEPS(float, int32_t, TL__SCALAR_C, tl__fmaf, TL__SCALAR_BITS, TL__EXPF_SCALAR_TAB,
+                   x, n, y, w);
+    int32_t k = n >> 5;
     float res = tl__bitsf(tl__fbits(y + w) + ((uint32_t)k << 23));
     if (subnormals) {
         /* subnormal: (y + w) 2^(k+126) + 1 rounded once to 2^-23, then 1 taken away; the
@@ -353,11 +435,82 @@ TL_MATH_INLINE float tl_expf(float x) { return tl__expf(x, 1); }
 /* tl_expf for x >= -86.5 or NaN (no result below 2^-125), without the subnormal path */
 TL_MATH_INLINE float tl__expf_normal(float x) { return tl__expf(x, 0); }
 
-/* tl_expf over a contiguous array, the same bits: a block of 256 with no x below -86.5
-   (so no result below 2^-125) skips the subnormal-result path, a quarter of the operations
-   per element (NaN lanes take either path alike). */
+/* tl_expf over a contiguous array, the same bits. With AVX-512 (tested at run time) blocks
+   of 16, with AVX2 and FMA blocks of 8, go through TL__EXPF_STEPS on GCC vectors, the table
+   columns fetched by permutes, where every x of the block lies in [-86.5, 88.72) (no
+   subnormal result, no overflow, no NaN: nothing to select); other blocks, and the last
+   few, per element. Without either, blocks of 256 with no x below -86.5 skip the
+   subnormal-result path. */
+#ifdef TL__V16
+#define TL__V16_BITS(v) ((tl__v16i)(v))
+#define TL__V8_BITS(v) ((tl__v8i32)(v))
+#define TL__EXPF_V16_TAB(c, n) tl__v16_tab(tl__expf_tab[c], n)
+#define TL__EXPF_V8_TAB(c, n) tl__v8f_tab(tl__expf_tab[c], (n) & 31)
+static __attribute__((target("avx512f"), unused)) void tl__expf_v16(const float *x, float *o,
+                                                                    int64_t n)
+{
+    for (int64_t b = 0; b < n; b += 16) {
+        tl__v16f xv;
+        memcpy(&xv, x + b, 64);
+        tl__v16i in = (xv >= -86.5f) & (xv < 88.72f);                  /* false for NaN */
+        if (_mm512_test_epi32_mask((__m512i)in, (__m512i)in) != 0xffff) {
+            for (int j = 0; j < 16; j++) o[b + j] = tl_expf(x[b + j]);
+            continue;
+        }
+        TL__EXPF_STEPS(tl__v16f, tl__v16i, TL__V16C, tl__v16_fma, TL__V16_BITS,
+                       TL__EXPF_V16_TAB, xv, nj, y, w);
+        tl__v16f res = (tl__v16f)((tl__v16i)(y + w) + ((nj >> 5) << 23));
+        memcpy(o + b, &res, 64);
+    }
+}
+static __attribute__((target("avx2,fma"), unused)) void tl__expf_v8(const float *x, float *o,
+                                                                   int64_t n)
+{
+    for (int64_t b = 0; b < n; b += 8) {
+        tl__v8f xv;
+        memcpy(&xv, x + b, 32);
+        tl__v8i32 out = ~((xv >= -86.5f) & (xv < 88.72f));
+        if (!_mm256_testz_si256((__m256i)out, (__m256i)out)) {
+            for (int j = 0; j < 8; j++) o[b + j] = tl_expf(x[b + j]);
+            continue;
+        }
+        TL__EXPF_STEPS(tl__v8f, tl__v8i32, TL__V8FC, tl__v8f_fma, TL__V8_BITS, TL__EXPF_V8_TAB,
+                       xv, nj, y, w);
+        tl__v8f res = (tl__v8f)((tl__v8i32)(y + w) + ((nj >> 5) << 23));
+        memcpy(o + b, &res, 32);
+    }
+}
+#endif
+
+/* tl_expf_n's vector paths without prefetching (for a buffer already in the caches); per
+   element where the CPU has neither AVX-512 nor AVX2 */
+TL_MATH_INLINE void tl__expf_n(const float *x, float *o, int64_t n)
+{
+    int64_t i = 0;
+#ifdef TL__V16
+    if (__builtin_cpu_supports("avx512f")) {
+        i = n & ~(int64_t)15;
+        tl__expf_v16(x, o, i);
+    } else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+        i = n & ~(int64_t)7;
+        tl__expf_v8(x, o, i);
+    }
+#endif
+    for (; i < n; i++) o[i] = tl_expf(x[i]);
+}
+
 TL_MATH_INLINE void tl_expf_n(const float *x, float *o, int64_t n)
 {
+#ifdef TL__V16
+    if (__builtin_cpu_supports("avx512f")
+        || (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))) {
+        for (int64_t b = 0; b < n; b += 256) {
+            tl_prefetch_ahead(x + b, 1024);                  /* cpu_simd.h says why */
+            tl__expf_n(x + b, o + b, n - b < 256 ? n - b : 256);
+        }
+        return;
+    }
+#endif
     TL__BLOCKS(x[i] < -86.5f, tl__expf_normal, tl_expf)
 }
 
@@ -552,7 +705,6 @@ static const float tl__logf_tab[3][32] = {
         t_ = FMA(r_, -0.5f * r_, t_);                        /* -r^2/2, rounded once */     \
         res = s_ + t_;                                                                      \
     } while (0)
-#define TL__SCALAR_C(c) (c)
 
 TL_MATH_INLINE float tl_logf(float x)
 {
@@ -577,26 +729,7 @@ TL_MATH_INLINE float tl_logf(float x)
    per element: its table loads become gathers or scalar loads, 1.4x (AVX2) to 3x (AVX-512)
    slower than the permutes, which is why strided operands are first copied in blocks
    (cpu_elementwise.c). */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
-#define TL__LOGF_V16 1
-typedef float tl__v16f __attribute__((vector_size(64)));
-typedef int32_t tl__v16i __attribute__((vector_size(64)));
-typedef uint32_t tl__v16u __attribute__((vector_size(64)));
-#define TL__V16_FN static inline __attribute__((always_inline, target("avx512f")))
-#define TL__V16C(c) ((tl__v16f){c, c, c, c, c, c, c, c, c, c, c, c, c, c, c, c})
-TL__V16_FN tl__v16f tl__v16_fma(tl__v16f a, tl__v16f b, tl__v16f c)   /* vfmadd */
-{
-    tl__v16f r;
-    for (int i = 0; i < 16; i++) r[i] = __builtin_fmaf(a[i], b[i], c[i]);
-    return r;
-}
-TL__V16_FN tl__v16f tl__v16_tab(const float *col, tl__v16i i)         /* col[i] per lane */
-{
-    tl__v16f lo, hi;
-    memcpy(&lo, col, 64);
-    memcpy(&hi, col + 16, 64);
-    return __builtin_shuffle(lo, hi, i);
-}
+#ifdef TL__V16
 static __attribute__((target("avx512f"), unused)) void tl__logf_v16(const float *x, float *o,
                                                                     int64_t n)
 {
@@ -618,28 +751,6 @@ static __attribute__((target("avx512f"), unused)) void tl__logf_v16(const float 
     }
 }
 
-typedef float tl__v8f __attribute__((vector_size(32)));
-typedef int32_t tl__v8i32 __attribute__((vector_size(32)));
-typedef uint32_t tl__v8u32 __attribute__((vector_size(32)));
-#define TL__V8F_FN static inline __attribute__((always_inline, target("avx2,fma")))
-#define TL__V8FC(c) ((tl__v8f){c, c, c, c, c, c, c, c})
-TL__V8F_FN tl__v8f tl__v8f_fma(tl__v8f a, tl__v8f b, tl__v8f c)      /* vfmadd */
-{
-    tl__v8f r;
-    for (int i = 0; i < 8; i++) r[i] = __builtin_fmaf(a[i], b[i], c[i]);
-    return r;
-}
-TL__V8F_FN tl__v8f tl__v8f_tab(const float *col, tl__v8i32 i)       /* col[i], i < 32 */
-{
-    tl__v8f t0, t1, t2, t3;
-    memcpy(&t0, col, 32);
-    memcpy(&t1, col + 8, 32);
-    memcpy(&t2, col + 16, 32);
-    memcpy(&t3, col + 24, 32);
-    tl__v8f lo = __builtin_shuffle(t0, t1, i), hi = __builtin_shuffle(t2, t3, i);
-    tl__v8i32 upper = (i & 16) != 0;
-    return (tl__v8f)(((tl__v8i32)hi & upper) | ((tl__v8i32)lo & ~upper));
-}
 static __attribute__((target("avx2,fma"), unused)) void tl__logf_v8(const float *x, float *o,
                                                                    int64_t n)
 {
@@ -666,7 +777,7 @@ static __attribute__((target("avx2,fma"), unused)) void tl__logf_v8(const float 
 TL_MATH_INLINE void tl__logf_n(const float *x, float *o, int64_t n)
 {
     int64_t i = 0;
-#ifdef TL__LOGF_V16
+#ifdef TL__V16
     if (__builtin_cpu_supports("avx512f")) {
         i = n & ~(int64_t)15;
         tl__logf_v16(x, o, i);

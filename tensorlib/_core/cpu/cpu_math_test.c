@@ -78,13 +78,32 @@ TL_MATH_INLINE void tl_mt_log_n(const double *x, double *o, int64_t n)
 TL_MATH_INLINE void tl_mt_logf_v8(const float *x, float *o, int64_t n)
 {
     int64_t i = 0;
-#ifdef TL__LOGF_V16
+#ifdef TL__V16
     if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
         i = n & ~(int64_t)7;
         tl__logf_v8(x, o, i);
     }
 #endif
     for (; i < n; i++) o[i] = tl_logf(x[i]);
+}
+
+/* exp_v8: float32 tl_expf_n's AVX2 path (tl__expf_v8) forced, likewise. */
+TL_MATH_INLINE void tl_mt_expf_v8(const float *x, float *o, int64_t n)
+{
+    int64_t i = 0;
+#ifdef TL__V16
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+        i = n & ~(int64_t)7;
+        tl__expf_v8(x, o, i);
+    }
+#endif
+    for (; i < n; i++) o[i] = tl_expf(x[i]);
+}
+
+/* exp_n's float64 side: tl_exp per element */
+TL_MATH_INLINE void tl_mt_exp_n(const double *x, double *o, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++) o[i] = tl_exp(x[i]);
 }
 
 #define TL_MT_FN(NAME, BODY, FN32, FN64)                                                    \
@@ -124,7 +143,9 @@ TL_MATH_INLINE void tl_mt_logf_v8(const float *x, float *o, int64_t n)
     X(erf_n, TL_MT_BODYN, tl_mt_erff_n, tl_erf_n)        \
     X(erfc_n, TL_MT_BODYN, tl_mt_erfcf_n, tl_erfc_n)       \
     X(log_n, TL_MT_BODYN, tl_logf_n, tl_mt_log_n)          \
-    X(log_v8, TL_MT_BODYN, tl_mt_logf_v8, tl_mt_log_n)
+    X(log_v8, TL_MT_BODYN, tl_mt_logf_v8, tl_mt_log_n)     \
+    X(exp_n, TL_MT_BODYN, tl_expf_n, tl_mt_exp_n)          \
+    X(exp_v8, TL_MT_BODYN, tl_mt_expf_v8, tl_mt_exp_n)
 
 TL_MT_TABLE(TL_MT_FN)
 

@@ -1,13 +1,18 @@
-"""Print the float32 log table of tensorlib/_core/cpu/cpu_math.h (dev tool, not shipped).
+"""Print the float32 tables of tensorlib/_core/cpu/cpu_math.h (dev tool, not shipped).
 
-tl_logf writes x = 2^k m, m in [OFF, 2 OFF) as bits (OFF = 0x3f315556, m in [0.6927, 1.3854)),
+exp: tl__expf writes x = (32 k + j) ln2/32 + r, so e^x = 2^k 2^(j/32) e^r; entry j holds
+2^(j/32) as hi + lo, hi rounded to float and lo the rest rounded to float. ln2/32 is split
+into hi (17 significant bits: k ln2/32 hi has at most 30, and x - that is exact for every
+x of exp's range) and lo.
+
+log: tl_logf writes x = 2^k m, m in [OFF, 2 OFF) as bits (OFF = 0x3f315556, m in [0.6927, 1.3854)),
 and picks entry i of 32 by the next 5 bits of m. Entry i holds invc = 1/c rounded to float
 (c: the middle of the entry's interval; exactly 1 for the interval that holds 1.0, which
 OFF centres on it, so log stays relative near 1) and -log(invc) as hi + lo: hi on the
 2^-16 grid, so that k ln2_hi + hi is exact in float for every k, and lo the rest rounded
 to float (relative error 2^-24 of at most 2^-17).
 
-    python tools/log_table.py        # needs mpmath
+    python tools/math_tables.py        # needs mpmath
 """
 import struct
 
@@ -30,8 +35,29 @@ def from_bits(u):
     return struct.unpack("f", struct.pack("I", u))[0]
 
 
-def main():
-    mp.mp.prec = 200
+def exp_table():
+    hi, lo = [], []
+    for j in range(32):
+        t = mp.power(2, mp.mpf(j) / 32)
+        hi.append(f32(t))
+        lo.append(f32(t - mp.mpf(f32(t))))
+    print("static const float tl__expf_tab[2][32] = {")
+    for name, col in (("2^(j/32), hi", hi), ("2^(j/32), lo", lo)):
+        vals = [hexf(v) for v in col]
+        print(f"    {{   /* {name} */")
+        for j in range(0, 32, 4):
+            print("        " + ", ".join(vals[j:j + 4]) + ",")
+        print("    },")
+    print("};")
+    step = mp.log(2) / 32
+    e = int(mp.floor(mp.log(step, 2)))
+    step_hi = mp.nint(step * 2**(16 - e)) / 2**(16 - e)
+    print(f"#define TL__LN2_32_HI {hexf(step_hi)}")
+    print(f"#define TL__LN2_32_LO {hexf(f32(step - step_hi))}")
+    print(f"#define TL__INV_LN2_32 {hexf(f32(1 / step))}")
+
+
+def log_table():
     invc, hi, lo = [], [], []
     for i in range(32):
         a, b = from_bits(OFF + (i << 18)), from_bits(OFF + ((i + 1) << 18))
@@ -56,6 +82,12 @@ def main():
     print("};")
     print(f"#define TL__LN2_HI16 {hexf(ln2_hi)}")
     print(f"#define TL__LN2_LO16 {hexf(f32(ln2 - ln2_hi))}")
+
+
+def main():
+    mp.mp.prec = 200
+    exp_table()
+    log_table()
 
 
 if __name__ == "__main__":
