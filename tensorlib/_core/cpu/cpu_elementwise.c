@@ -42,15 +42,9 @@ typedef double f64;
 #define TL_STRIDED_BLOCK 256
 
 /* The strided loops: x (and y) read at byte strides s[1] (and s[2]), the result written at
-   s[0]. PLAIN_: element by element; BUFFERED_: a block at a time through stack buffers,
-   each block prefetching the input of the next (one prefetch per cache line, or per element
-   where the stride exceeds a line). */
-#define TL_PREFETCH_STRIDED(P, S, FROM, M)                                                    \
-    do {                                                                                      \
-        int64_t st_ = (S) < 0 ? -(S) : (S);                                                   \
-        int64_t step_ = st_ >= 64 || st_ == 0 ? 1 : 64 / st_;                                 \
-        for (int64_t k_ = 0; k_ < (M); k_ += step_) __builtin_prefetch((P) + ((FROM) + k_) * (S)); \
-    } while (0)
+   s[0]. PLAIN_: element by element; BUFFERED_: a block at a time through stack buffers.
+   (Prefetching each next block's input, one line or element at a time, measured no
+   different on the Intel VM: 1.16-1.17 ns per element for exp over a [::2] view.) */
 #define PLAIN_STRIDED1(T, OT, EXPR)                                                           \
     for (i = 0; i < n; i++) {                                                                 \
         T x = *(const T *)(pa + i * s[1]);                                                    \
@@ -66,7 +60,6 @@ typedef double f64;
         int64_t m_ = n - b_ < TL_STRIDED_BLOCK ? n - b_ : TL_STRIDED_BLOCK;                   \
         T xs_[TL_STRIDED_BLOCK];                                                              \
         OT os_[TL_STRIDED_BLOCK];                                                             \
-        TL_PREFETCH_STRIDED(pa, s[1], b_ + TL_STRIDED_BLOCK, m_);                              \
         for (i = 0; i < m_; i++) xs_[i] = *(const T *)(pa + (b_ + i) * s[1]);                 \
         for (i = 0; i < m_; i++) { T x = xs_[i]; os_[i] = (OT)(EXPR); }                      \
         for (i = 0; i < m_; i++) *(OT *)(po + (b_ + i) * s[0]) = os_[i];                      \
@@ -76,8 +69,6 @@ typedef double f64;
         int64_t m_ = n - b_ < TL_STRIDED_BLOCK ? n - b_ : TL_STRIDED_BLOCK;                   \
         T xs_[TL_STRIDED_BLOCK], ys_[TL_STRIDED_BLOCK];                                       \
         OT os_[TL_STRIDED_BLOCK];                                                             \
-        TL_PREFETCH_STRIDED(pa, s[1], b_ + TL_STRIDED_BLOCK, m_);                              \
-        TL_PREFETCH_STRIDED(pb, s[2], b_ + TL_STRIDED_BLOCK, m_);                              \
         for (i = 0; i < m_; i++) xs_[i] = *(const T *)(pa + (b_ + i) * s[1]);                 \
         for (i = 0; i < m_; i++) ys_[i] = *(const T *)(pb + (b_ + i) * s[2]);                 \
         for (i = 0; i < m_; i++) { T x = xs_[i], y = ys_[i]; os_[i] = (OT)(EXPR); }          \
@@ -312,7 +303,6 @@ TABLE(erfc, NULL, NULL, NULL, NULL, NULL, NULL, erfc_f32, erfc_f64_blocks)
         f32 in[TL_STRIDED_BLOCK], out[TL_STRIDED_BLOCK];                                      \
         for (int64_t b = 0; b < n; b += TL_STRIDED_BLOCK) {                                   \
             int64_t m = n - b < TL_STRIDED_BLOCK ? n - b : TL_STRIDED_BLOCK;                  \
-            TL_PREFETCH_STRIDED(d[1], s[1], b + TL_STRIDED_BLOCK, m);                         \
             for (int64_t i = 0; i < m; i++) in[i] = *(const f32 *)(d[1] + (b + i) * s[1]);    \
             INNER(in, out, m);                                                                \
             for (int64_t i = 0; i < m; i++) *(f32 *)(d[0] + (b + i) * s[0]) = out[i];         \

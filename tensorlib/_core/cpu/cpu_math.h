@@ -353,8 +353,9 @@ TL_MATH_INLINE float tl__clampf(float x, float lo, float hi)
    two-sum keeps what the first addition drops); its scale is 1 where the result is normal
    and the sum's bits are the subnormal's, so lanes that take the normal path compute no
    subnormal numbers (on Intel CPUs each one costs a microcode assist of about 100 cycles).
-   Against the table-free form before it (1 + r with a compensated sum, 0.542 ulp): 0.31 ->
-   0.21 ns per element through the AVX-512 array version on an Intel core (PyTorch's 0.21). */
+   Against the table-free form before it (1 + r with a compensated sum, 0.542 ulp), through
+   the AVX-512 array version on an Intel core: 0.31 -> 0.21 ns per element in a C loop over
+   64K, 0.37 -> 0.24 through tensorlib.exp (PyTorch's: 0.19-0.21). */
 static const float tl__expf_tab[2][32] = {
     {   /* 2^(j/32), hi */
         0x1p+0f, 0x1.059b0ep+0f, 0x1.0b5586p+0f, 0x1.11301ep+0f,
