@@ -35,20 +35,25 @@ def from_bits(u):
     return struct.unpack("f", struct.pack("I", u))[0]
 
 
+def print_table(name, columns):
+    """A C array of float columns, [len(columns)][32], four values to a line."""
+    print(f"static const float {name}[{len(columns)}][32] = {{")
+    for title, col in columns:
+        vals = [hexf(v) for v in col]
+        print(f"    {{   /* {title} */")
+        for j in range(0, len(vals), 4):
+            print("        " + ", ".join(vals[j:j + 4]) + ",")
+        print("    },")
+    print("};")
+
+
 def exp_table():
     hi, lo = [], []
     for j in range(32):
         t = mp.power(2, mp.mpf(j) / 32)
         hi.append(f32(t))
         lo.append(f32(t - mp.mpf(f32(t))))
-    print("static const float tl__expf_tab[2][32] = {")
-    for name, col in (("2^(j/32), hi", hi), ("2^(j/32), lo", lo)):
-        vals = [hexf(v) for v in col]
-        print(f"    {{   /* {name} */")
-        for j in range(0, 32, 4):
-            print("        " + ", ".join(vals[j:j + 4]) + ",")
-        print("    },")
-    print("};")
+    print_table("tl__expf_tab", [("2^(j/32), hi", hi), ("2^(j/32), lo", lo)])
     step = mp.log(2) / 32
     e = int(mp.floor(mp.log(step, 2)))
     step_hi = mp.nint(step * 2**(16 - e)) / 2**(16 - e)
@@ -72,14 +77,7 @@ def log_table():
         print(f"/* {i:2d}: m in [{a:.6f}, {b:.6f}), |r| <= {float(r):.5f} */")
     ln2 = mp.log(2)
     ln2_hi = mp.nint(ln2 * 2**16) / 2**16
-    print("static const float tl__logf_tab[3][32] = {")
-    for name, col in (("1/c", invc), ("-log(1/c), hi", hi), ("-log(1/c), lo", lo)):
-        vals = [hexf(v) for v in col]
-        print(f"    {{   /* {name} */")
-        for j in range(0, 32, 4):
-            print("        " + ", ".join(vals[j:j + 4]) + ",")
-        print("    },")
-    print("};")
+    print_table("tl__logf_tab", [("1/c", invc), ("-log(1/c), hi", hi), ("-log(1/c), lo", lo)])
     print(f"#define TL__LN2_HI16 {hexf(ln2_hi)}")
     print(f"#define TL__LN2_LO16 {hexf(f32(ln2 - ln2_hi))}")
 

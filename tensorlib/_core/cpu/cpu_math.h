@@ -281,6 +281,29 @@ TL__V8F_FN tl__v8f tl__v8f_tab(const float *col, tl__v8i32 i)       /* col[i], i
 }
 #endif
 
+/* NAME(x, o, n): FN over a contiguous float array through V16 (16 lanes, where the CPU has
+   AVX-512, tested at run time) or V8 (8 lanes, with AVX2 and FMA), which give FN's bits;
+   the last n % 16 (or 8), and everything on other CPUs, per element. */
+#ifdef TL__V16
+#define TL__ARRAY_VECTOR_LEAD(V16, V8)                                                       \
+    if (__builtin_cpu_supports("avx512f")) {                                                 \
+        i = n & ~(int64_t)15;                                                                \
+        V16(x, o, i);                                                                        \
+    } else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {            \
+        i = n & ~(int64_t)7;                                                                 \
+        V8(x, o, i);                                                                         \
+    }
+#else
+#define TL__ARRAY_VECTOR_LEAD(V16, V8)
+#endif
+#define TL__ARRAY_PATHS(NAME, FN, V16, V8)                                                   \
+    TL_MATH_INLINE void NAME(const float *x, float *o, int64_t n)                            \
+    {                                                                                        \
+        int64_t i = 0;                                                                       \
+        TL__ARRAY_VECTOR_LEAD(V16, V8)                                                       \
+        for (; i < n; i++) o[i] = FN(x[i]);                                                  \
+    }
+
 /* ------------------------------------------------------------------ exp family */
 
 /* exp(kf ln2 + rh + rl) * 2^adj as hi + *lo, |rh| <= ln2/2, rl small: the polynomial's
@@ -486,20 +509,7 @@ static __attribute__((target("avx2,fma"), unused)) void tl__expf_v8(const float 
 
 /* tl_expf_n's vector paths without prefetching (for a buffer already in the caches); per
    element where the CPU has neither AVX-512 nor AVX2 */
-TL_MATH_INLINE void tl__expf_n(const float *x, float *o, int64_t n)
-{
-    int64_t i = 0;
-#ifdef TL__V16
-    if (__builtin_cpu_supports("avx512f")) {
-        i = n & ~(int64_t)15;
-        tl__expf_v16(x, o, i);
-    } else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
-        i = n & ~(int64_t)7;
-        tl__expf_v8(x, o, i);
-    }
-#endif
-    for (; i < n; i++) o[i] = tl_expf(x[i]);
-}
+TL__ARRAY_PATHS(tl__expf_n, tl_expf, tl__expf_v16, tl__expf_v8)
 
 TL_MATH_INLINE void tl_expf_n(const float *x, float *o, int64_t n)
 {
@@ -776,20 +786,7 @@ static __attribute__((target("avx2,fma"), unused)) void tl__logf_v8(const float 
 #endif
 
 /* tl_logf_n without prefetching (for a buffer already in the caches) */
-TL_MATH_INLINE void tl__logf_n(const float *x, float *o, int64_t n)
-{
-    int64_t i = 0;
-#ifdef TL__V16
-    if (__builtin_cpu_supports("avx512f")) {
-        i = n & ~(int64_t)15;
-        tl__logf_v16(x, o, i);
-    } else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
-        i = n & ~(int64_t)7;
-        tl__logf_v8(x, o, i);
-    }
-#endif
-    for (; i < n; i++) o[i] = tl_logf(x[i]);
-}
+TL__ARRAY_PATHS(tl__logf_n, tl_logf, tl__logf_v16, tl__logf_v8)
 
 TL_MATH_INLINE void tl_logf_n(const float *x, float *o, int64_t n)
 {

@@ -65,46 +65,36 @@ TL_MATH_INLINE void tl_mt_erfcf_n(const float *x, float *o, int64_t n)
     for (int64_t i = 0; i < n; i++) o[i] = tl_erfcf(x[i]);
 }
 
-/* log_n: float32 tl_logf_n (the array version contiguous tensors run); its float64 side is
-   tl_log per element. */
-TL_MATH_INLINE void tl_mt_log_n(const double *x, double *o, int64_t n)
-{
-    for (int64_t i = 0; i < n; i++) o[i] = tl_log(x[i]);
-}
-
-/* log_v8: float32 tl_logf_n's AVX2 path (tl__logf_v8) forced, where the CPU has AVX2 and
-   FMA, even on an AVX-512 CPU (where tl_logf_n takes the 16-lane path); per element
-   elsewhere and for the last n % 8. */
-TL_MATH_INLINE void tl_mt_logf_v8(const float *x, float *o, int64_t n)
-{
-    int64_t i = 0;
-#ifdef TL__V16
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
-        i = n & ~(int64_t)7;
-        tl__logf_v8(x, o, i);
+/* log_n and exp_n: float32 tl_logf_n and tl_expf_n (the array versions contiguous tensors
+   run); their float64 side is tl_log and tl_exp per element. log_v8 and exp_v8: the
+   float32 array versions' AVX2 paths forced where the CPU has AVX2 and FMA, even on an
+   AVX-512 CPU (where the array versions take the 16-lane paths); per element elsewhere and
+   for the last n % 8. */
+#define TL_MT_F64_PER_ELEMENT(NAME, FN)                                                     \
+    TL_MATH_INLINE void NAME(const double *x, double *o, int64_t n)                         \
+    {                                                                                       \
+        for (int64_t i = 0; i < n; i++) o[i] = FN(x[i]);                                    \
     }
-#endif
-    for (; i < n; i++) o[i] = tl_logf(x[i]);
-}
-
-/* exp_v8: float32 tl_expf_n's AVX2 path (tl__expf_v8) forced, likewise. */
-TL_MATH_INLINE void tl_mt_expf_v8(const float *x, float *o, int64_t n)
-{
-    int64_t i = 0;
 #ifdef TL__V16
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
-        i = n & ~(int64_t)7;
-        tl__expf_v8(x, o, i);
+#define TL_MT_V8_LEAD(V8)                                                                   \
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {                  \
+        i = n & ~(int64_t)7;                                                                \
+        V8(x, o, i);                                                                        \
     }
+#else
+#define TL_MT_V8_LEAD(V8)
 #endif
-    for (; i < n; i++) o[i] = tl_expf(x[i]);
-}
-
-/* exp_n's float64 side: tl_exp per element */
-TL_MATH_INLINE void tl_mt_exp_n(const double *x, double *o, int64_t n)
-{
-    for (int64_t i = 0; i < n; i++) o[i] = tl_exp(x[i]);
-}
+#define TL_MT_F32_V8(NAME, V8, FN)                                                          \
+    TL_MATH_INLINE void NAME(const float *x, float *o, int64_t n)                           \
+    {                                                                                       \
+        int64_t i = 0;                                                                      \
+        TL_MT_V8_LEAD(V8)                                                                   \
+        for (; i < n; i++) o[i] = FN(x[i]);                                                 \
+    }
+TL_MT_F64_PER_ELEMENT(tl_mt_log_n, tl_log)
+TL_MT_F64_PER_ELEMENT(tl_mt_exp_n, tl_exp)
+TL_MT_F32_V8(tl_mt_logf_v8, tl__logf_v8, tl_logf)
+TL_MT_F32_V8(tl_mt_expf_v8, tl__expf_v8, tl_expf)
 
 #define TL_MT_FN(NAME, BODY, FN32, FN64)                                                    \
     TL_MT_F32(NAME, BODY, FN32)                                                             \
