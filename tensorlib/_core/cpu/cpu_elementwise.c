@@ -268,8 +268,8 @@ TL_MATH_INLINE double pow_(double x, double y) { return tl_pow(x, y); }
    results as the per-element functions, faster; strided operands keep the generated loop.
    float32 and float64 sin/cos/tan: tl_sinf_n / tl_sin_n & co. (several times faster where
    no |x| in a block reaches 2^20 / 2^28); float64 erf and erfc: tl_erf_n and tl_erfc_n (their
-   table lookups vectorized, as permutes under AVX-512); float32 exp and log: tl_expf_n and
-   tl_logf_n (their table lookups as permutes under AVX-512 and AVX2). */
+   table lookups vectorized, as permutes under AVX-512); float32 exp, log and erf: tl_expf_n,
+   tl_logf_n and tl_erff_n (their table lookups as permutes under AVX-512 and AVX2). */
 #define ARRAY_BLOCKS(NAME, SUF, T, FN)                                                        \
     TL_DISPATCH static void NAME##_##SUF##_blocks(char **d, const int64_t *s, int64_t n,      \
                                                   const void *extra) {                        \
@@ -286,12 +286,11 @@ TRIG(sin)
 TRIG(cos)
 TRIG(tan)
 ARRAY_BLOCKS(erf, f64, f64, tl_erf_n)
-TABLE(erf, NULL, NULL, NULL, NULL, NULL, NULL, erf_f32, erf_f64_blocks)
 ARRAY_BLOCKS(erfc, f64, f64, tl_erfc_n)
 TABLE(erfc, NULL, NULL, NULL, NULL, NULL, NULL, erfc_f32, erfc_f64_blocks)
 
-/* float32 exp and log with strided operands: blocks of 256 copied to and from the stack
-   through the array version's vector paths (tl__expf_n, tl__logf_n). */
+/* float32 exp, log and erf with strided operands: blocks of 256 copied to and from the
+   stack through the array version's vector paths (tl__expf_n, tl__logf_n, tl__erff_n). */
 #define ARRAY_BLOCKS_BUFFERED(NAME, FN, INNER)                                                \
     TL_DISPATCH static void NAME##_f32_blocks(char **d, const int64_t *s, int64_t n,          \
                                               const void *extra) {                            \
@@ -310,6 +309,8 @@ TABLE(erfc, NULL, NULL, NULL, NULL, NULL, NULL, erfc_f32, erfc_f64_blocks)
     }
 ARRAY_BLOCKS_BUFFERED(log, tl_logf_n, tl__logf_n)
 ARRAY_BLOCKS_BUFFERED(exp, tl_expf_n, tl__expf_n)
+ARRAY_BLOCKS_BUFFERED(erf, tl_erff_n, tl__erff_n)
+TABLE(erf, NULL, NULL, NULL, NULL, NULL, NULL, erf_f32_blocks, erf_f64_blocks)
 TABLE(exp, NULL, NULL, NULL, NULL, NULL, NULL, exp_f32_blocks, exp_f64)
 TABLE(log, NULL, NULL, NULL, NULL, NULL, NULL, log_f32_blocks, log_f64)
 

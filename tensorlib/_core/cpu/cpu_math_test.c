@@ -52,21 +52,16 @@ typedef void (*tl_mt_f64)(const double *x, const double *y, double *o, int64_t n
 #define TL_MT_F32_ROW(NAME) {mt_##NAME##_f, 0, 0, 0}
 #endif
 
-/* erf_n: float64 tl_erf_n (the array version contiguous tensors run); its float32 side is
-   tl_erff per element, which has no array version. */
-TL_MATH_INLINE void tl_mt_erff_n(const float *x, float *o, int64_t n)
-{
-    for (int64_t i = 0; i < n; i++) o[i] = tl_erff(x[i]);
-}
-
-/* erfc_n: float64 tl_erfc_n, likewise; float32 tl_erfcf per element. */
+/* erf_n: tl_erff_n and tl_erf_n, the array versions contiguous tensors run. erfc_n:
+   float64 tl_erfc_n likewise; its float32 side is tl_erfcf per element, which has no array
+   version. */
 TL_MATH_INLINE void tl_mt_erfcf_n(const float *x, float *o, int64_t n)
 {
     for (int64_t i = 0; i < n; i++) o[i] = tl_erfcf(x[i]);
 }
 
 /* log_n and exp_n: float32 tl_logf_n and tl_expf_n (the array versions contiguous tensors
-   run); their float64 side is tl_log and tl_exp per element. log_v8 and exp_v8: the
+   run); their float64 side is tl_log and tl_exp per element. log_v8, exp_v8 and erf_v8: the
    float32 array versions' AVX2 paths forced where the CPU has AVX2 and FMA, even on an
    AVX-512 CPU (where the array versions take the 16-lane paths); per element elsewhere and
    for the last n % 8. */
@@ -95,6 +90,7 @@ TL_MT_F64_PER_ELEMENT(tl_mt_log_n, tl_log)
 TL_MT_F64_PER_ELEMENT(tl_mt_exp_n, tl_exp)
 TL_MT_F32_V8(tl_mt_logf_v8, tl__logf_v8, tl_logf)
 TL_MT_F32_V8(tl_mt_expf_v8, tl__expf_v8, tl_expf)
+TL_MT_F32_V8(tl_mt_erff_v8, tl__erff_v8, tl_erff)
 
 #define TL_MT_FN(NAME, BODY, FN32, FN64)                                                    \
     TL_MT_F32(NAME, BODY, FN32)                                                             \
@@ -130,7 +126,8 @@ TL_MT_F32_V8(tl_mt_expf_v8, tl__expf_v8, tl_expf)
     X(sin_n, TL_MT_BODYN, tl_sinf_n, tl_sin_n)            \
     X(cos_n, TL_MT_BODYN, tl_cosf_n, tl_cos_n)            \
     X(tan_n, TL_MT_BODYN, tl_tanf_n, tl_tan_n)            \
-    X(erf_n, TL_MT_BODYN, tl_mt_erff_n, tl_erf_n)        \
+    X(erf_n, TL_MT_BODYN, tl_erff_n, tl_erf_n)            \
+    X(erf_v8, TL_MT_BODYN, tl_mt_erff_v8, tl_erf_n)       \
     X(erfc_n, TL_MT_BODYN, tl_mt_erfcf_n, tl_erfc_n)       \
     X(log_n, TL_MT_BODYN, tl_logf_n, tl_mt_log_n)          \
     X(log_v8, TL_MT_BODYN, tl_mt_logf_v8, tl_mt_log_n)     \
