@@ -61,6 +61,7 @@ REF = {
     "silu": lambda x: x * sigmoid64(x),
     "softplus": softplus64,
     "sin_n": np.sin, "cos_n": np.cos, "tan_n": np.tan, "erf_n": erf64, "erf_v8": erf64,
+    "tanh_n": np.tanh, "tanh_v8": np.tanh,
     "erfc_n": erfc64, "log_n": np.log, "log_v8": np.log,
     "exp_n": np.exp, "exp_v8": np.exp,
 }
@@ -70,6 +71,7 @@ BOUND = {
     "exp": 0.53, "exp2": 0.9, "expm1": 1.0, "log": 0.51, "log2": 0.51, "log10": 0.51, "log1p": 1.0,
     "sin": 0.51, "cos": 0.51, "tan": 0.51, "sin_n": 0.51, "cos_n": 0.51, "tan_n": 0.51,
     "tanh": 0.51, "sigmoid": 1.6, "silu": 1.75, "erf": 0.55, "erf_n": 0.55, "erf_v8": 0.55,
+    "tanh_n": 0.51, "tanh_v8": 0.51,
     "erfc": 0.6, "erfc_n": 0.6, "log_n": 0.51, "log_v8": 0.51,
     "exp_n": 0.53, "exp_v8": 0.53,
     "gelu": 3.7,
@@ -140,7 +142,8 @@ SEAMS = {
     "log1p": [0.0, 1e-6, 0.4142135, -0.2928932, -0.5, -0.99, 1e-3, 2.0**24],
     "sin": [math.pi / 4, math.pi / 2, math.pi, 3 * math.pi / 2, 2 * math.pi, 2.0**20, 71476.0,
             1e5, 102940.4, 1e6, 12.566371],
-    "tanh": [0.625, 9.0, 1e-4],
+    "tanh": [0.625, 9.0, 1e-4, 0.0625, 0.125, 0.25, 1.0, 1.25, 2.0, 4.0, 8.0, 9.011, 9.02,
+             9.03],
     "erf": [0.5, 3.9192, 1e-4, 2.0, 0.625, 1.0, 1.5, 2.5, 3.92, 0.09, 0.25, 0.3125, 1.25, 3.5,
             4.0, 2.0**-100, 1e-30],
     "erfc": [0.5, 3.9, 9.0, 10.05, 1e-4, 1.5],
@@ -155,7 +158,8 @@ SEAMS = {
 SEAMS["exp"] += SEAMS.get("exp", [])
 for a, b in [("log2", "log"), ("log10", "log"), ("cos", "sin"), ("tan", "sin"), ("sin_n", "sin"),
              ("cos_n", "sin"), ("tan_n", "sin"), ("sigmoid", "silu"), ("cosh", "sinh"),
-             ("acos", "asin"), ("erf_n", "erf"), ("erf_v8", "erf"), ("erfc_n", "erfc"),
+             ("acos", "asin"), ("erf_n", "erf"), ("erf_v8", "erf"), ("tanh_n", "tanh"),
+             ("tanh_v8", "tanh"), ("erfc_n", "erfc"),
              ("log_n", "log"), ("log_v8", "log"), ("exp_n", "exp"), ("exp_v8", "exp")]:
     SEAMS[a] = SEAMS[b]
 
@@ -166,8 +170,8 @@ NATURAL = {  # where each function is usually evaluated: random values there
     "sinh": (-89, 89), "cosh": (-89, 89), "atan": (-10, 10), "asin": (-1, 1), "acos": (-1, 1),
     "gelu": (-15, 10), "gelu_tanh": (-12, 10), "silu": (-100, 30), "softplus": (-100, 30),
 }
-for n in ("sin_n", "cos_n", "tan_n", "erf_n", "erf_v8", "erfc_n", "log_n", "log_v8", "exp_n",
-          "exp_v8"):
+for n in ("sin_n", "cos_n", "tan_n", "erf_n", "erf_v8", "tanh_n", "tanh_v8", "erfc_n", "log_n",
+          "log_v8", "exp_n", "exp_v8"):
     NATURAL[n] = NATURAL[n.rsplit("_", 1)[0]]
 
 
@@ -290,6 +294,23 @@ def test_erf_array_version_matches_scalar():
     for isa in ISAS:
         b = _math_eval("erf", x, isa=isa)
         for name in ("erf_n", "erf_v8"):
+            a = _math_eval(name, x, isa=isa)
+            assert np.array_equal(a.view(np.uint32), b.view(np.uint32)), (name, isa)
+
+
+def test_tanh_array_version_matches_scalar():
+    """tl_tanhf_n (AVX-512: 16 lanes, the 32 pieces' coefficients fetched by two-register
+    permutes; AVX2: 8) gives tl_tanhf's bits on every clone: around every piece's ends, the
+    clamp at 9.02, zeros, subnormals, inf and NaN. tanh_v8 forces the AVX2 path."""
+    x = RNG.uniform(-10, 10, 5003).astype(F32)
+    x[::89] = np.resize(np.array([0.0, -0.0, 1e-45, -1e-40, 1e-30, 9.011, 9.02, 9.03, 1e30,
+                                  np.inf, -np.inf, np.nan], F32), len(x[::89]))
+    ends = np.array([2.0**e * (1 + q / 4) for e in range(-4, 4) for q in range(4)], F32)
+    near = (ends.view(np.uint32)[:, None] + np.arange(-3, 4)).astype(np.uint32).ravel().view(F32)
+    x = np.concatenate([x, near, -near])
+    for isa in ISAS:
+        b = _math_eval("tanh", x, isa=isa)
+        for name in ("tanh_n", "tanh_v8"):
             a = _math_eval(name, x, isa=isa)
             assert np.array_equal(a.view(np.uint32), b.view(np.uint32)), (name, isa)
 
@@ -745,8 +766,9 @@ def test_kernels_run_the_best_isa_clone():
     suffixes = {"avx512f": (".avx512f",), "avx2": (".arch_x86_64_v3", ".avx2")}[best[0]]
     for name, clone in mod.clones(["exp", "log", "tanh", "sigmoid", "erf", "gelu", "sin"]):
         assert clone.endswith(suffixes), (name, clone)
-        # contiguous float32 sin/cos/tan, exp, log and erf run the block-wise array versions
-        blocks = name in ("sin", "exp", "log", "erf")
+        # contiguous float32 sin/cos/tan, exp, log, erf and tanh run the block-wise array
+        # versions
+        blocks = name in ("sin", "exp", "log", "erf", "tanh")
         assert clone.startswith(name + ("_f32_blocks." if blocks else "_f32.")), clone
 
 

@@ -44,20 +44,26 @@ def bits(v):
     return struct.unpack("I", struct.pack("f", v))[0]
 
 
-def pieces():
-    """(slot, lo, hi, m) of each piece."""
+def erf_d(m):
+    return 2 / mp.sqrt(mp.pi) * mp.exp(-mp.mpf(m) ** 2)
+
+
+def pieces(octaves=range(-2, 2), slots=16):
+    """(slot, lo, hi, m) of each piece: four to each octave [2^e, 2^(e+1))."""
     out = []
-    for e in range(-2, 2):
+    for e in octaves:
         for q in range(4):
             lo = 2.0**e * (1 + q / 4)
             hi = 2.0**e * (1 + (q + 1) / 4)
             m = 2.0**e * (1 + q / 4 + 1 / 8)
-            out.append(((bits(lo) >> 21) % 16, lo, hi, m))
+            out.append(((bits(lo) >> 21) % slots, lo, hi, m))
     return out
 
 
-def fit_piece(lo, hi, m, degree=DEGREE, n=1500):
-    c0 = mp.erf(m)
+def fit_piece(lo, hi, m, degree=DEGREE, n=1500, f=mp.erf, df=erf_d, ref=special.erf):
+    """f(m + t) = (C0h + d0h t) + (C0l + t (d0l + c1 t + ...)) on [lo, hi): C0h, C0l, the
+    coefficients [d0h, d0l, c1, ...] and the max relative error of the fit."""
+    c0 = f(m)
     c0h = f32(c0)
     c0l = f32(c0 - c0h)
     k = np.arange(n)
@@ -65,12 +71,12 @@ def fit_piece(lo, hi, m, degree=DEGREE, n=1500):
         (lo + hi) / 2 + (hi - lo) / 2 * np.cos(np.pi * (k + 0.5) / n) - m,
         np.linspace(lo - m, hi - m, n)]))
     t = t[t != 0]
-    g = np.array([float(mp.erf(mp.mpf(m) + mp.mpf(float(ti))) - c0h - c0l) for ti in t])
-    d0 = 2 / mp.sqrt(mp.pi) * mp.exp(-mp.mpf(m) ** 2)        # erf'(m)
+    g = np.array([float(f(mp.mpf(m) + mp.mpf(float(ti))) - c0h - c0l) for ti in t])
+    d0 = df(m)
     d0h = f32(d0)
     d0l = f32(d0 - d0h)
     g = g - (d0h + d0l) * t                          # exact enough: |t d0| < 2^-3
-    wt = 1 / special.erf(m + t)
+    wt = 1 / ref(m + t)
     B = np.stack([t ** (p + 2) for p in range(degree)], axis=1)
     coeffs, resid = [d0h, d0l], g.copy()
     for p in range(degree):
@@ -113,12 +119,12 @@ def fma32(a, b, c):
     return (a.astype(np.float64) * b + c).astype(np.float32)
 
 
-def emulate(x, table):
-    """tl_erff's piece path on float32 x in [1/4, 4), in numpy (float64 for each fused
+def emulate(x, table, slots=16, fold=False):
+    """The piece path on float32 x within the pieces, in numpy (float64 for each fused
     multiply-add before its rounding to float32: a double rounding that may differ in rare
     last bits from the C code)."""
     u = x.view(np.uint32)
-    slot = (u >> 21) % 16
+    slot = (u >> 21) % slots
     m = ((u & 0xFFE00000) | 0x00100000).view(np.float32)
     t = x - m
     row = [np.asarray(r, np.float32)[slot] for r in table]
@@ -127,12 +133,22 @@ def emulate(x, table):
         p = fma32(p, t, row[k])
     hi = fma32(t, row[2], row[0])
     lo = fma32(t, row[2], row[0] - hi)
+    if fold:                        # tanh's: the slope d0h + c1 t as two floats too
+        p = row[-1]
+        for k in range(len(table) - 2, 4, -1):
+            p = fma32(p, t, row[k])                 # c2 + c3 t + ...
+        dh = fma32(row[4], t, row[2])               # d0h + c1 t
+        dl = fma32(row[4], t, row[2] - dh)
+        hi = fma32(t, dh, row[0])
+        lo = fma32(t, dh, row[0] - hi)
+        inner = fma32(t, t * p, row[3] + dl)       # d0l + dl + t^2 (c2 + ...)
+        return hi + fma32(t, inner, lo + row[1])
     tail = fma32(t, p, row[1])
     return hi + (lo + tail)
 
 
-def ulps(got, x):
-    ref = special.erf(x.astype(np.float64))
+def ulps(got, x, fn=special.erf):
+    ref = fn(x.astype(np.float64))
     e = np.floor(np.log2(ref))
     return np.abs(got - ref) / 2.0 ** (e - 23)
 

@@ -246,8 +246,8 @@ TL_MATH_INLINE double pow_(double x, double y) { return tl_pow(x, y); }
 #define SHR(T, x, y) ((y) < 0 || (y) >= (T)(8 * sizeof(T)) ? (T)((x) < 0 ? -1 : 0) : (T)((x) >> (y)))
 
 /* The loops and tables generated from the declarations (build/generated/_ew_loops.h).
-   sin/cos/tan, erf, erfc, exp and log get their own tables below: the generated ones are
-   renamed here. */
+   sin/cos/tan, erf, erfc, exp, log and tanh get their own tables below: the generated ones
+   are renamed here. */
 #define tl_ew_sin tl_ew_sin_generic
 #define tl_ew_cos tl_ew_cos_generic
 #define tl_ew_tan tl_ew_tan_generic
@@ -255,7 +255,9 @@ TL_MATH_INLINE double pow_(double x, double y) { return tl_pow(x, y); }
 #define tl_ew_erfc tl_ew_erfc_generic
 #define tl_ew_exp tl_ew_exp_generic
 #define tl_ew_log tl_ew_log_generic
+#define tl_ew_tanh tl_ew_tanh_generic
 #include "_ew_loops.h"
+#undef tl_ew_tanh
 #undef tl_ew_log
 #undef tl_ew_exp
 #undef tl_ew_sin
@@ -268,8 +270,9 @@ TL_MATH_INLINE double pow_(double x, double y) { return tl_pow(x, y); }
    results as the per-element functions, faster; strided operands keep the generated loop.
    float32 and float64 sin/cos/tan: tl_sinf_n / tl_sin_n & co. (several times faster where
    no |x| in a block reaches 2^20 / 2^28); float64 erf and erfc: tl_erf_n and tl_erfc_n (their
-   table lookups vectorized, as permutes under AVX-512); float32 exp, log and erf: tl_expf_n,
-   tl_logf_n and tl_erff_n (their table lookups as permutes under AVX-512 and AVX2). */
+   table lookups vectorized, as permutes under AVX-512); float32 exp, log, erf and tanh:
+   tl_expf_n, tl_logf_n, tl_erff_n and tl_tanhf_n (their table lookups as permutes under
+   AVX-512 and AVX2). */
 #define ARRAY_BLOCKS(NAME, SUF, T, FN)                                                        \
     TL_DISPATCH static void NAME##_##SUF##_blocks(char **d, const int64_t *s, int64_t n,      \
                                                   const void *extra) {                        \
@@ -289,8 +292,8 @@ ARRAY_BLOCKS(erf, f64, f64, tl_erf_n)
 ARRAY_BLOCKS(erfc, f64, f64, tl_erfc_n)
 TABLE(erfc, NULL, NULL, NULL, NULL, NULL, NULL, erfc_f32, erfc_f64_blocks)
 
-/* float32 exp, log and erf with strided operands: blocks of 256 copied to and from the
-   stack through the array version's vector paths (tl__expf_n, tl__logf_n, tl__erff_n). */
+/* float32 exp, log, erf and tanh with strided operands: blocks of 256 copied to and from
+   the stack through the array version's vector paths (tl__expf_n & co.). */
 #define ARRAY_BLOCKS_BUFFERED(NAME, FN, INNER)                                                \
     TL_DISPATCH static void NAME##_f32_blocks(char **d, const int64_t *s, int64_t n,          \
                                               const void *extra) {                            \
@@ -311,6 +314,8 @@ ARRAY_BLOCKS_BUFFERED(log, tl_logf_n, tl__logf_n)
 ARRAY_BLOCKS_BUFFERED(exp, tl_expf_n, tl__expf_n)
 ARRAY_BLOCKS_BUFFERED(erf, tl_erff_n, tl__erff_n)
 TABLE(erf, NULL, NULL, NULL, NULL, NULL, NULL, erf_f32_blocks, erf_f64_blocks)
+ARRAY_BLOCKS_BUFFERED(tanh, tl_tanhf_n, tl__tanhf_n)
+TABLE(tanh, NULL, NULL, NULL, NULL, NULL, NULL, tanh_f32_blocks, tanh_f64)
 TABLE(exp, NULL, NULL, NULL, NULL, NULL, NULL, exp_f32_blocks, exp_f64)
 TABLE(log, NULL, NULL, NULL, NULL, NULL, NULL, log_f32_blocks, log_f64)
 

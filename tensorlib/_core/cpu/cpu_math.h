@@ -53,7 +53,7 @@
      log 0.51 / 0.509 (0.80; 0.507 with PyTorch's AVX-512 kernels, on Intel CPUs)
      (exp and log: the max over every float)
      log2 0.51 / 0.501 (0.528)  log10 0.51 / 0.501 (0.541)
-     log1p 1.0 / 0.77 (1.0)     tanh 0.51 / 0.501 (0.513)   sigmoid 1.6 / 1.50 (2e6)
+     log1p 1.0 / 0.77 (1.0)     tanh 0.51 / 0.503 (0.563)   sigmoid 1.6 / 1.50 (2e6)
      erf 0.55 / 0.542 (0.723)   erfc 0.6 / 0.517 (0.82)      silu 1.75 / 1.64 (2e7)
      gelu 2.5 / 2.37 (2e7)      gelu_tanh 1.25 / 1.06 (2e7) softplus 1.5 / 1.15 (1.5)
      sin, cos 0.51 / 0.500 (0.601) and tan 0.51 / 0.500 (0.935), for EVERY float (exact
@@ -279,6 +279,56 @@ TL__V8F_FN tl__v8f tl__v8f_tab(const float *col, tl__v8i32 i)       /* col[i], i
     tl__v8i32 upper = (i & 16) != 0;
     return (tl__v8f)(((tl__v8i32)hi & upper) | ((tl__v8i32)lo & ~upper));
 }
+TL__V16_FN tl__v16u tl__v16_umin(tl__v16u a, tl__v16u b)
+{
+    return (tl__v16u)_mm512_min_epu32((__m512i)a, (__m512i)b);
+}
+TL__V16_FN tl__v16u tl__v16_umax(tl__v16u a, tl__v16u b)
+{
+    return (tl__v16u)_mm512_max_epu32((__m512i)a, (__m512i)b);
+}
+TL__V16_FN tl__v16u tl__v16_sel_ult(tl__v16u u, tl__v16u v, tl__v16u a, tl__v16u b)
+{
+    __mmask16 m = _mm512_cmplt_epu32_mask((__m512i)u, (__m512i)v);
+    return (tl__v16u)_mm512_mask_blend_epi32(m, (__m512i)b, (__m512i)a);
+}
+TL__V16_FN tl__v16f tl__v16_tab16(const float *row, tl__v16u k)      /* row[k % 16] */
+{
+    tl__v16f r;
+    memcpy(&r, row, 64);
+    return __builtin_shuffle(r, (tl__v16i)k);
+}
+TL__V8F_FN tl__v8u32 tl__v8u_min(tl__v8u32 a, tl__v8u32 b)
+{
+    return (tl__v8u32)_mm256_min_epu32((__m256i)a, (__m256i)b);
+}
+TL__V8F_FN tl__v8u32 tl__v8u_max(tl__v8u32 a, tl__v8u32 b)
+{
+    return (tl__v8u32)_mm256_max_epu32((__m256i)a, (__m256i)b);
+}
+TL__V8F_FN tl__v8u32 tl__v8u_sel_ult(tl__v8u32 u, tl__v8u32 v, tl__v8u32 a, tl__v8u32 b)
+{
+    /* u < v unsigned: min(u, v) == u and u != v */
+    tl__v8u32 m = (tl__v8u32)((tl__v8u_min(u, v) == u) & (u != v));
+    return (a & m) | (b & ~m);
+}
+TL__V8F_FN tl__v8f tl__v8f_tab16(const float *row, tl__v8u32 k)      /* row[k % 16] */
+{
+    tl__v8f lo, hi;
+    memcpy(&lo, row, 32);
+    memcpy(&hi, row + 8, 32);
+    return __builtin_shuffle(lo, hi, (tl__v8i32)(k & 15));
+}
+#define TL__V16_UBITS(v) ((tl__v16u)(v))
+#define TL__V16_UFLOAT(u) ((tl__v16f)(u))
+#define TL__V8_UBITS(v) ((tl__v8u32)(v))
+#define TL__V8_UFLOAT(u) ((tl__v8f)(u))
+/* TU var = value in every lane, set up where it stands (before a loop) behind an empty asm:
+   GCC otherwise rematerializes an integer constant inside the loop, broadcast from a
+   general register on the port the permutes need */
+#define TL__VEC_CONST(TU, var, value)                                                       \
+    TU var = (TU){0} + (value);                                                             \
+    __asm__("" : "+v"(var))
 #endif
 
 /* NAME(x, o, n): FN over a contiguous float array through V16 (16 lanes, where the CPU has
@@ -406,6 +456,10 @@ static const float tl__expf_tab[2][32] = {
 #define TL__INV_LN2_32 0x1.715476p+5f
 
 #define TL__SCALAR_C(c) (c)
+/* the same for unsigned integers and selects on them */
+#define TL__SCALAR_UMIN(a, b) ((a) < (b) ? (a) : (b))
+#define TL__SCALAR_UMAX(a, b) ((a) > (b) ? (a) : (b))
+#define TL__SCALAR_SEL_ULT(u, v, a, b) ((u) < (v) ? (a) : (b))
 
 /* tl__expf's steps up to y + w, for x (within about [-104, 89]): written once for the scalar
    function and the array versions' vector paths (T the value type, TI its integer type, C a
@@ -1103,37 +1157,220 @@ TL_MATH_INLINE void tl_tanf_n(const float *x, float *o, int64_t n) { TL__TRIG_BL
 
 /* ------------------------------------------------------------------ hyperbolic, sigmoid */
 
-/* tanh: < 0.51 ulp (0.5001 measured over every float); saturates to +-1, keeps -0. One
-   form for every x, in double, rounded once: tanh a = E / (E + 2), a = min(|x|, 10) (tanh
-   rounds to 1 beyond 9.01), E = e^2a - 1 = 2^k (e^r - 1) + (2^k - 1), 2a = k ln2 + r,
-   |r| <= ln2/2, e^r - 1 = r + r^2 Q(r) (Q of degree 6, relative error 2^-37.4:
-   tools/fit_cpu_math.py, "expm1 (double)"). For k = 0 that is e^r - 1 itself, so small x
-   keep their relative accuracy without a series of their own; for k >= 1 the sum does not
-   cancel (it is at least 2 e^(-ln2/2) - 1 = 0.41). The quotient: q0 from a float
-   reciprocal, corrected once by its residual, good to 2^-45. Why one form: branch-free code
-   pays for every form it has on every element, and a series below 0.625 beside
-   1 - 2 / (e^2a + 1) above took twice this time (1.6 against 0.95 ns per element on an
-   Intel core). NaN passes through. */
+/* tanh: < 0.51 ulp (0.5021 measured over every float; PyTorch's 0.563 on the same
+   grids); saturates to +-1 (from |x| = 9.011), keeps -0, NaN passes through. In float with
+   fused multiply-adds, erf's scheme (tl_erff): no exp, no division, no branch. Below
+   |x| = 1/16: a + a z Q(z), z = a^2, Q of degree 2 (a z Q is at most 0.0013 a: its
+   roundings cost < 0.003 ulp). From 1/16, |x| clamped to 9.02, 32 pieces, four to an
+   octave (the top three octave's last three never picked), by the exponent and top two
+   mantissa bits: m the piece's middle, t = |x| - m exact (|t| <= 2^e/8),
+       tanh(m + t) = C0h + t (d0h + c1 t)  +  (C0l + t (d0l + t^2 (c2 + c3 t + ... c6 t^4))),
+   C0h + C0l = tanh(m), d0h + d0l = tanh'(m) as two floats each: the slope d0h + c1 t and
+   then C0h + t (slope) are each formed as a float and its exact rounding error (fused
+   multiply-adds), since the quadratic term alone reaches 0.6% of the result (near
+   |x| = 1), where its float rounding cost 0.012 ulp. c1..c6: near-minimax, relative error
+   <= 2^-34; tools/fit_tanh32.py fits and prints tl__tanhf_tab (row k: one coefficient of
+   the 32 pieces in the slot (bits(|x|) >> 21) mod 32, which a two-register permute by
+   those bits picks). Before: one form in double for every x (tanh a = E / (E + 2), E =
+   e^2a - 1; 0.5001 ulp), per 16 lanes under AVX-512 about 100 instructions, half of them
+   on 8 double lanes, and 3.2x PyTorch's time on one thread in cache. */
+static const float tl__tanhf_tab[10][32] = {
+    {   /* tanh(m), hi */
+        0x1.f4bfd6p-1f, 0x1.fbd50ap-1f, 0x1.fe767ap-1f, 0x1.ff6f18p-1f,
+        0x1.ffdfa8p-1f, 0x1.fffbap-1f, 0x1.ffff68p-1f, 0x1.ffffecp-1f,
+        0x1.fffffep-1f, 0x1p+0f, 0x1p+0f, 0x1p+0f,
+        0x1.1f86bep-4f, 0x1.5f22d2p-4f, 0x1.9e9356p-4f, 0x1.ddd092p-4f,
+        0x1.1e1ddp-3f, 0x1.5c9308p-3f, 0x1.9a5f1cp-3f, 0x1.d7665cp-3f,
+        0x1.18a39ap-2f, 0x1.52c2c6p-2f, 0x1.8a87e2p-2f, 0x1.bfae6ap-2f,
+        0x1.05087p-1f, 0x1.3157ep-1f, 0x1.5789p-1f, 0x1.77d838p-1f,
+        0x1.9e5cb6p-1f, 0x1.c278a6p-1f, 0x1.d9c6fap-1f, 0x1.e8789ep-1f,
+    },
+    {   /* tanh(m), lo */
+        0x1.85bfa4p-26f, -0x1.46147p-27f, -0x1.45958cp-26f, -0x1.62ae24p-27f,
+        -0x1.bd58dp-26f, -0x1.a07c2ep-26f, 0x1.3fb26ep-27f, -0x1.0eb872p-26f,
+        0x1.f4b3aep-26f, 0x0p+0f, 0x0p+0f, 0x0p+0f,
+        -0x1.3a17fap-29f, -0x1.2659bp-32f, 0x1.f48db8p-30f, 0x1.493e06p-29f,
+        0x1.57365cp-29f, -0x1.bb0c72p-28f, -0x1.899af8p-31f, 0x1.f37706p-28f,
+        -0x1.94b7bap-30f, -0x1.3c4f3ep-27f, -0x1.699878p-27f, 0x1.72e49cp-27f,
+        -0x1.a1256ap-26f, -0x1.608ea4p-29f, -0x1.de5accp-26f, 0x1.c680bp-26f,
+        -0x1.16eca6p-27f, -0x1.ab6372p-26f, 0x1.fcc39p-26f, 0x1.9d81bcp-26f,
+    },
+    {   /* t, hi */
+        0x1.64108ap-5f, 0x1.09a7a6p-6f, 0x1.88ef68p-8f, 0x1.21a7aep-9f,
+        0x1.02bec8p-11f, 0x1.1832dcp-14f, 0x1.2f5ffap-17f, 0x1.4875bcp-20f,
+        0x1.05a628p-24f, 0x0p+0f, 0x0p+0f, 0x0p+0f,
+        0x1.fd7a22p-1f, 0x1.fc3cbep-1f, 0x1.fac13ep-1f, 0x1.f9085ap-1f,
+        0x1.f601cap-1f, 0x1.f12bp-1f, 0x1.eb715ap-1f, 0x1.e4dfb2p-1f,
+        0x1.d98b36p-1f, 0x1.c7f724p-1f, 0x1.b3ff2ep-1f, 0x1.9e23aep-1f,
+        0x1.7aeae6p-1f, 0x1.49e6cp-1f, 0x1.197fcep-1f, 0x1.d834d2p-2f,
+        0x1.615002p-2f, 0x1.cea744p-3f, 0x1.265e34p-3f, 0x1.6fcfa6p-4f,
+    },
+    {   /* t, lo */
+        0x1.49abfcp-30f, -0x1.1bbc76p-33f, -0x1.bdc4bep-33f, 0x1.de06bap-36f,
+        0x1.6c68cp-36f, 0x1.a79b5cp-39f, -0x1.3da64ep-44f, 0x1.ee1d9p-45f,
+        0x1.038f74p-50f, 0x0p+0f, 0x0p+0f, 0x0p+0f,
+        -0x1.8e3abcp-26f, 0x1.fe680ep-26f, 0x1.f76d08p-28f, 0x1.397e7ep-28f,
+        0x1.f076bap-26f, -0x1.fadd9cp-27f, -0x1.16dd9p-27f, -0x1.30d28cp-26f,
+        0x1.b27f34p-26f, -0x1.5987f6p-26f, 0x1.994846p-26f, 0x1.dc88fap-30f,
+        0x1.0227e4p-26f, -0x1.b573a2p-26f, -0x1.9e28b4p-27f, 0x1.6c5abcp-27f,
+        0x1.4cd4fp-27f, 0x1.f00a5p-28f, -0x1.49e742p-29f, 0x1.b3e2d2p-29f,
+    },
+    {   /* t^2 */
+        -0x1.5c3d8ep-5f, -0x1.077e0cp-6f, -0x1.87c166p-8f, -0x1.2155b6p-9f,
+        -0x1.02af02p-11f, -0x1.18311ap-14f, -0x1.2f6052p-17f, -0x1.48767p-20f,
+        -0x1.05a99ep-24f, 0x0p+0f, 0x0p+0f, 0x0p+0f,
+        -0x1.1e1c0ap-4f, -0x1.5c8e36p-4f, -0x1.9a5416p-4f, -0x1.d75004p-4f,
+        -0x1.18883cp-3f, -0x1.5279fep-3f, -0x1.89e51p-3f, -0x1.be6cb8p-3f,
+        -0x1.038f72p-2f, -0x1.2daf9ap-2f, -0x1.4ff714p-2f, -0x1.6a1d3ap-2f,
+        -0x1.825df8p-2f, -0x1.897d28p-2f, -0x1.79c0ep-2f, -0x1.5aa21cp-2f,
+        -0x1.1defacp-2f, -0x1.970e08p-3f, -0x1.10646ep-3f, -0x1.5ee892p-4f,
+    },
+    {   /* t^3 */
+        0x1.bbccdp-6f, 0x1.599778p-7f, 0x1.0399d2p-8f, 0x1.80ed2cp-10f,
+        0x1.58bd9p-12f, 0x1.759036p-15f, 0x1.947f3ep-18f, 0x1.b5f2dcp-21f,
+        0x1.5d059cp-25f, 0x0p+0f, 0x0p+0f, 0x0p+0f,
+        -0x1.4ea164p-2f, -0x1.4b5ad2p-2f, -0x1.47742ap-2f, -0x1.42f17cp-2f,
+        -0x1.3b135p-2f, -0x1.2ea3fap-2f, -0x1.202a36p-2f, -0x1.0fdf02p-2f,
+        -0x1.e91ee6p-3f, -0x1.98587ap-3f, -0x1.4271fp-3f, -0x1.d71f5ep-4f,
+        -0x1.bd0a9cp-5f, 0x1.d76d92p-7f, 0x1.072d06p-4f, 0x1.8434b2p-4f,
+        0x1.c68cf2p-4f, 0x1.97d6fcp-4f, 0x1.33de7ap-4f, 0x1.a85b92p-5f,
+    },
+    {   /* t^4 */
+        -0x1.93cbc4p-7f, -0x1.4e3bc4p-8f, -0x1.00775cp-9f, -0x1.7f355p-11f,
+        -0x1.582d3cp-13f, -0x1.7543bap-16f, -0x1.9437ecp-19f, -0x1.b5a77p-22f,
+        -0x1.57bf1cp-26f, 0x0p+0f, 0x0p+0f, 0x0p+0f,
+        0x1.7c36bp-5f, 0x1.cca8a4p-5f, 0x1.0dd23ap-4f, 0x1.33c492p-4f,
+        0x1.6b31dp-4f, 0x1.af839ap-4f, 0x1.ede654p-4f, 0x1.11e6bp-3f,
+        0x1.3312cap-3f, 0x1.50236ap-3f, 0x1.5c24ep-3f, 0x1.584d54p-3f,
+        0x1.3a475ep-3f, 0x1.e98616p-4f, 0x1.470c16p-4f, 0x1.6281d6p-5f,
+        0x1.ac4062p-9f, -0x1.5dd62ep-6f, -0x1.9d26d2p-6f, -0x1.55d56cp-6f,
+    },
+    {   /* t^5 */
+        0x1.0568dep-8f, 0x1.f2f0f6p-10f, 0x1.90644cp-11f, 0x1.2fda56p-12f,
+        0x1.12d2ccp-14f, 0x1.2a8e7ap-17f, 0x1.4364dep-20f, 0x1.5e272p-23f,
+        0x1.3c10c2p-27f, 0x0p+0f, 0x0p+0f, 0x0p+0f,
+        0x1.0b0dd2p-3f, 0x1.02e2d6p-3f, 0x1.f72df8p-4f, 0x1.e4ff82p-4f,
+        0x1.cb8f7ep-4f, 0x1.a0fefp-4f, 0x1.76a86ep-4f, 0x1.41ccfcp-4f,
+        0x1.e3c06ap-5f, 0x1.04da2p-5f, 0x1.7ed488p-8f, -0x1.1b3adp-6f,
+        -0x1.660742p-5f, -0x1.f9d01p-5f, -0x1.012ceep-4f, -0x1.b2fb26p-5f,
+        -0x1.05e31cp-5f, -0x1.337d52p-7f, 0x1.82887ap-10f, 0x1.2fad22p-8f,
+    },
+    {   /* t^6 */
+        -0x1.7936b6p-11f, -0x1.1df348p-11f, -0x1.fe702p-13f, -0x1.90f344p-14f,
+        -0x1.797c3ap-16f, -0x1.9bccdap-19f, -0x1.be52bp-22f, -0x1.e3492cp-25f,
+        -0x1.216df6p-30f, 0x0p+0f, 0x0p+0f, 0x0p+0f,
+        -0x1.212a1ap+1f, -0x1.87303ap+0f, -0x1.653024p+0f, 0x1.384844p-5f,
+        -0x1.f35e3ep-4f, 0x1.25807p-4f, -0x1.386b66p-2f, 0x1.8512ep-6f,
+        -0x1.0e4e2ep-4f, -0x1.6f9cbp-5f, -0x1.5d126ep-5f, -0x1.7d7a1ep-6f,
+        -0x1.203b2p-5f, -0x1.9247d8p-7f, 0x1.2b35bcp-7f, 0x1.e819p-7f,
+        0x1.2ede5p-6f, 0x1.6792bap-7f, 0x1.0b04f8p-8f, 0x1.4e8f46p-11f,
+    },
+    {   /* t^7 */
+        -0x1.cc6db2p-14f, 0x1.b927f4p-14f, 0x1.04f6f4p-14f, 0x1.b846d2p-16f,
+        0x1.aaed1cp-18f, 0x1.d540b6p-21f, 0x1.fcec34p-24f, 0x1.139c8p-26f,
+        0x1.01c44ap-29f, 0x0p+0f, 0x0p+0f, 0x0p+0f,
+        -0x1.ed8896p+4f, -0x1.f7119cp+3f, -0x1.6a0f76p+3f, -0x1.21a4eap+0f,
+        -0x1.5ec6bap-1f, 0x1.e1a41ep-1f, -0x1.645e0cp+0f, 0x1.018174p-1f,
+        0x1.9dfe86p-8f, 0x1.49cb2p-4f, 0x1.f6b588p-5f, 0x1.66a3dap-4f,
+        0x1.1549fap-5f, 0x1.a40f12p-6f, 0x1.20d81cp-6f, 0x1.5f6c32p-8f,
+        -0x1.4e1f24p-9f, -0x1.37f7bap-8f, -0x1.7d5ebp-9f, -0x1.39f91ep-10f,
+    },
+};
+
+/* tl_tanhf's steps (the parameters as TL__ERFF_STEPS's; TAB(c, k): row c at k mod 32) */
+#define TL__TANHF_ABS 0x7fffffffu
+#define TL__TANHF_SIGN 0x80000000u
+#define TL__TANHF_INF 0x7f800000u
+#define TL__TANHF_LO 0x3d800000u                   /* 1/16 */
+#define TL__TANHF_HI 0x411051ecu                   /* 9.02 */
+#define TL__TANHF_PIECE 0xffe00000u
+#define TL__TANHF_MID 0x00100000u
+#define TL__TANHF_STEPS(T, TU, C, U, FMA, BITS, FLOAT, UMIN, UMAX, SEL_ULT, TAB, xb, res)      \
+    T res;                                                                                  \
+    do {                                                                                    \
+        TU ab_ = (xb) & U(ABS);                                                             \
+        TU pb_ = UMAX(UMIN(ab_, U(HI)), U(LO));             /* |x| in [1/16, 9.02] */       \
+        TU k_ = pb_ >> 21;                                                                  \
+        T t_ = FLOAT(pb_) - FLOAT((pb_ & U(PIECE)) | U(MID));   /* |x| - m, exact */        \
+        T p_ = FMA(TAB(9, k_), t_, TAB(8, k_));                                             \
+        p_ = FMA(p_, t_, TAB(7, k_));                                                       \
+        p_ = FMA(p_, t_, TAB(6, k_));                                                       \
+        p_ = FMA(p_, t_, TAB(5, k_));                       /* c2 + c3 t + ... */           \
+        T c1_ = TAB(4, k_), d0_ = TAB(2, k_), c0_ = TAB(0, k_);                             \
+        T dh_ = FMA(c1_, t_, d0_);                                                          \
+        T dl_ = FMA(c1_, t_, d0_ - dh_);                    /* d0h + c1 t - dh */           \
+        T hi_ = FMA(t_, dh_, c0_);                                                          \
+        T lo_ = FMA(t_, dh_, c0_ - hi_);                    /* C0h + t dh - hi */           \
+        T in_ = FMA(t_, t_ * p_, TAB(3, k_) + dl_);                                         \
+        T big_ = hi_ + FMA(t_, in_, lo_ + TAB(1, k_));                                      \
+        T a_ = FLOAT(ab_);                                                                  \
+        T z_ = a_ * a_;                                                                     \
+        T q_ = FMA(FMA(C(-0x1.c55ab2p-5f), z_, C(0x1.111544p-3f)), z_, C(-0x1.555556p-2f)); \
+        T small_ = FMA(a_, z_ * q_, a_);                                                    \
+        TU r_ = SEL_ULT(ab_, U(LO), BITS(small_), BITS(big_)) | ((xb) & U(SIGN));           \
+        res = FLOAT(SEL_ULT(U(INF), ab_, (xb), r_));       /* NaN */                        \
+    } while (0)
+#define TL__TANHF_SCALAR_U(name) TL__TANHF_##name
+#define TL__TANHF_SCALAR_TAB(c, k) tl__tanhf_tab[c][(k) & 31]
+
 TL_MATH_INLINE float tl_tanhf(float x)
 {
-    uint32_t ab = tl__fbits(x) & 0x7fffffffu;
-    double y = 2.0 * (double)tl__bitsf(ab < 0x41200000u ? ab : 0x41200000u);   /* 2 min(|x|, 10) */
-    double sc, r = tl__ln2_reduce_d(y, &sc);                                     /* sc = 2^k */
-    double q = 0x1.a00334dc3d20ap-16;
-    q = tl__fma(q, r, 0x1.a1763d7835bdfp-13);
-    q = tl__fma(q, r, 0x1.6c176d73a7a2cp-10);
-    q = tl__fma(q, r, 0x1.1110ae49857bcp-7);
-    q = tl__fma(q, r, 0x1.555554ed75809p-5);
-    q = tl__fma(q, r, 0x1.5555557526e5bp-3);
-    q = tl__fma(q, r, 0x1.0000000018fe0p-1);
-    double em = tl__fma(r * r, q, r);                                           /* e^r - 1 */
-    double e = tl__fma(sc, em, sc - 1.0);
-    double d = e + 2.0;
-    double inv = (double)(1.0f / (float)d);
-    double q0 = e * inv;
-    float th = (float)tl__fma(tl__fma(-q0, d, e), inv, q0);
-    th = tl__bitsf(tl__fbits(th) | (tl__fbits(x) & 0x80000000u));              /* odd, -0 */
-    return tl__self(x == x, th, x);
+    uint32_t xb = tl__fbits(x);
+    TL__TANHF_STEPS(float, uint32_t, TL__SCALAR_C, TL__TANHF_SCALAR_U, tl__fmaf, tl__fbits,
+                    tl__bitsf, TL__SCALAR_UMIN, TL__SCALAR_UMAX, TL__SCALAR_SEL_ULT,
+                    TL__TANHF_SCALAR_TAB, xb, res);
+    return res;
+}
+
+/* tl_tanhf over a contiguous array, the same bits, as tl_erff_n: AVX-512 blocks of 16 (a
+   two-register vpermt2ps per row), AVX2 blocks of 8 (four vpermps and three blends per
+   row), the last few per element. */
+#ifdef TL__V16
+#define TL__TANHF_VEC_U(name) tanhf_k_##name
+#define TL__TANHF_VEC_CONST(TU, name) TL__VEC_CONST(TU, tanhf_k_##name, TL__TANHF_##name)
+#define TL__TANHF_VEC_CONSTS(TU)                                                            \
+    TL__TANHF_VEC_CONST(TU, ABS); TL__TANHF_VEC_CONST(TU, SIGN);                            \
+    TL__TANHF_VEC_CONST(TU, INF); TL__TANHF_VEC_CONST(TU, LO); TL__TANHF_VEC_CONST(TU, HI); \
+    TL__TANHF_VEC_CONST(TU, PIECE); TL__TANHF_VEC_CONST(TU, MID)
+#define TL__TANHF_V16_TAB(c, k) tl__v16_tab(tl__tanhf_tab[c], (tl__v16i)(k))
+#define TL__TANHF_V8_TAB(c, k) tl__v8f_tab(tl__tanhf_tab[c], (tl__v8i32)((k) & 31))
+static __attribute__((target("avx512f"), unused)) void tl__tanhf_v16(const float *x, float *o,
+                                                                     int64_t n)
+{
+    TL__TANHF_VEC_CONSTS(tl__v16u);
+    for (int64_t b = 0; b < n; b += 16) {
+        tl__v16u xb;
+        memcpy(&xb, x + b, 64);
+        TL__TANHF_STEPS(tl__v16f, tl__v16u, TL__V16C, TL__TANHF_VEC_U, tl__v16_fma,
+                        TL__V16_UBITS, TL__V16_UFLOAT, tl__v16_umin, tl__v16_umax,
+                        tl__v16_sel_ult, TL__TANHF_V16_TAB, xb, res);
+        memcpy(o + b, &res, 64);
+    }
+}
+static __attribute__((target("avx2,fma"), unused)) void tl__tanhf_v8(const float *x, float *o,
+                                                                    int64_t n)
+{
+    TL__TANHF_VEC_CONSTS(tl__v8u32);
+    for (int64_t b = 0; b < n; b += 8) {
+        tl__v8u32 xb;
+        memcpy(&xb, x + b, 32);
+        TL__TANHF_STEPS(tl__v8f, tl__v8u32, TL__V8FC, TL__TANHF_VEC_U, tl__v8f_fma,
+                        TL__V8_UBITS, TL__V8_UFLOAT, tl__v8u_min, tl__v8u_max,
+                        tl__v8u_sel_ult, TL__TANHF_V8_TAB, xb, res);
+        memcpy(o + b, &res, 32);
+    }
+}
+#endif
+
+/* tl_tanhf_n's vector paths without prefetching (for a buffer already in the caches) */
+TL__ARRAY_PATHS(tl__tanhf_n, tl_tanhf, tl__tanhf_v16, tl__tanhf_v8)
+
+TL_MATH_INLINE void tl_tanhf_n(const float *x, float *o, int64_t n)
+{
+    for (int64_t b = 0; b < n; b += 256) {
+        tl_prefetch_ahead(x + b, 1024);                      /* cpu_simd.h says why */
+        tl__tanhf_n(x + b, o + b, n - b < 256 ? n - b : 256);
+    }
 }
 
 /* n - q d exactly (to 2^-12 of itself) for q = n / d rounded, without FMA: q and d split
@@ -1409,9 +1646,6 @@ static const float tl__erff_tab[9][16] = {
         TU r_ = SEL_ULT(ab_, U(LO), BITS(small_), BITS(big_)) | ((xb) & U(SIGN));           \
         res = FLOAT(SEL_ULT(U(INF), ab_, (xb), r_));       /* NaN */                        \
     } while (0)
-#define TL__SCALAR_UMIN(a, b) ((a) < (b) ? (a) : (b))
-#define TL__SCALAR_UMAX(a, b) ((a) > (b) ? (a) : (b))
-#define TL__SCALAR_SEL_ULT(u, v, a, b) ((u) < (v) ? (a) : (b))
 #define TL__ERFF_SCALAR_U(name) TL__ERFF_##name
 #define TL__ERFF_SCALAR_TAB(c, k) tl__erff_tab[c][(k) & 15]
 /* 0 < |x| < 2^-100: a 2/sqrt(pi) in double, rounded once (also onto the subnormal grid) */
@@ -1433,57 +1667,10 @@ TL_MATH_INLINE float tl_erff(float x)
    rows fetched by permutes (one vpermps per row; two and a blend with AVX2) where the
    per-element code, vectorized by GCC, would gather them, and a block holding a nonzero
    |x| below 2^-100 per element; the last few per element. The integer constants are set
-   up once, before the loop, behind an empty asm: GCC otherwise broadcasts each one from a
-   general register inside the loop, on the port the permutes need. */
+   up before the loop (TL__VEC_CONST). */
 #ifdef TL__V16
-TL__V16_FN tl__v16u tl__v16_umin(tl__v16u a, tl__v16u b)
-{
-    return (tl__v16u)_mm512_min_epu32((__m512i)a, (__m512i)b);
-}
-TL__V16_FN tl__v16u tl__v16_umax(tl__v16u a, tl__v16u b)
-{
-    return (tl__v16u)_mm512_max_epu32((__m512i)a, (__m512i)b);
-}
-TL__V16_FN tl__v16u tl__v16_sel_ult(tl__v16u u, tl__v16u v, tl__v16u a, tl__v16u b)
-{
-    __mmask16 m = _mm512_cmplt_epu32_mask((__m512i)u, (__m512i)v);
-    return (tl__v16u)_mm512_mask_blend_epi32(m, (__m512i)b, (__m512i)a);
-}
-TL__V16_FN tl__v16f tl__v16_tab16(const float *row, tl__v16u k)      /* row[k % 16] */
-{
-    tl__v16f r;
-    memcpy(&r, row, 64);
-    return __builtin_shuffle(r, (tl__v16i)k);
-}
-TL__V8F_FN tl__v8u32 tl__v8u_min(tl__v8u32 a, tl__v8u32 b)
-{
-    return (tl__v8u32)_mm256_min_epu32((__m256i)a, (__m256i)b);
-}
-TL__V8F_FN tl__v8u32 tl__v8u_max(tl__v8u32 a, tl__v8u32 b)
-{
-    return (tl__v8u32)_mm256_max_epu32((__m256i)a, (__m256i)b);
-}
-TL__V8F_FN tl__v8u32 tl__v8u_sel_ult(tl__v8u32 u, tl__v8u32 v, tl__v8u32 a, tl__v8u32 b)
-{
-    /* u < v unsigned: min(u, v) == u and u != v */
-    tl__v8u32 m = (tl__v8u32)((tl__v8u_min(u, v) == u) & (u != v));
-    return (a & m) | (b & ~m);
-}
-TL__V8F_FN tl__v8f tl__v8f_tab16(const float *row, tl__v8u32 k)      /* row[k % 16] */
-{
-    tl__v8f lo, hi;
-    memcpy(&lo, row, 32);
-    memcpy(&hi, row + 8, 32);
-    return __builtin_shuffle(lo, hi, (tl__v8i32)(k & 15));
-}
-#define TL__V16_UBITS(v) ((tl__v16u)(v))
-#define TL__V16_UFLOAT(u) ((tl__v16f)(u))
-#define TL__V8_UBITS(v) ((tl__v8u32)(v))
-#define TL__V8_UFLOAT(u) ((tl__v8f)(u))
 #define TL__ERFF_VEC_U(name) erff_k_##name
-#define TL__ERFF_VEC_CONST(TU, name)                                                        \
-    TU erff_k_##name = (TU){0} + TL__ERFF_##name;                                           \
-    __asm__("" : "+v"(erff_k_##name))
+#define TL__ERFF_VEC_CONST(TU, name) TL__VEC_CONST(TU, erff_k_##name, TL__ERFF_##name)
 #define TL__ERFF_VEC_CONSTS(TU)                                                             \
     TL__ERFF_VEC_CONST(TU, ABS); TL__ERFF_VEC_CONST(TU, SIGN); TL__ERFF_VEC_CONST(TU, INF); \
     TL__ERFF_VEC_CONST(TU, LO); TL__ERFF_VEC_CONST(TU, HI); TL__ERFF_VEC_CONST(TU, PIECE);  \

@@ -52,7 +52,8 @@ typedef void (*tl_mt_f64)(const double *x, const double *y, double *o, int64_t n
 #define TL_MT_F32_ROW(NAME) {mt_##NAME##_f, 0, 0, 0}
 #endif
 
-/* erf_n: tl_erff_n and tl_erf_n, the array versions contiguous tensors run. erfc_n:
+/* erf_n: tl_erff_n and tl_erf_n, the array versions contiguous tensors run. tanh_n:
+   tl_tanhf_n, and tl_tanh per element (float64 has no array version). erfc_n:
    float64 tl_erfc_n likewise; its float32 side is tl_erfcf per element, which has no array
    version. */
 TL_MATH_INLINE void tl_mt_erfcf_n(const float *x, float *o, int64_t n)
@@ -61,7 +62,8 @@ TL_MATH_INLINE void tl_mt_erfcf_n(const float *x, float *o, int64_t n)
 }
 
 /* log_n and exp_n: float32 tl_logf_n and tl_expf_n (the array versions contiguous tensors
-   run); their float64 side is tl_log and tl_exp per element. log_v8, exp_v8 and erf_v8: the
+   run); their float64 side is tl_log and tl_exp per element. log_v8, exp_v8, erf_v8 and
+   tanh_v8: the
    float32 array versions' AVX2 paths forced where the CPU has AVX2 and FMA, even on an
    AVX-512 CPU (where the array versions take the 16-lane paths); per element elsewhere and
    for the last n % 8. */
@@ -88,9 +90,11 @@ TL_MATH_INLINE void tl_mt_erfcf_n(const float *x, float *o, int64_t n)
     }
 TL_MT_F64_PER_ELEMENT(tl_mt_log_n, tl_log)
 TL_MT_F64_PER_ELEMENT(tl_mt_exp_n, tl_exp)
+TL_MT_F64_PER_ELEMENT(tl_mt_tanh_n, tl_tanh)
 TL_MT_F32_V8(tl_mt_logf_v8, tl__logf_v8, tl_logf)
 TL_MT_F32_V8(tl_mt_expf_v8, tl__expf_v8, tl_expf)
 TL_MT_F32_V8(tl_mt_erff_v8, tl__erff_v8, tl_erff)
+TL_MT_F32_V8(tl_mt_tanhf_v8, tl__tanhf_v8, tl_tanhf)
 
 #define TL_MT_FN(NAME, BODY, FN32, FN64)                                                    \
     TL_MT_F32(NAME, BODY, FN32)                                                             \
@@ -128,6 +132,8 @@ TL_MT_F32_V8(tl_mt_erff_v8, tl__erff_v8, tl_erff)
     X(tan_n, TL_MT_BODYN, tl_tanf_n, tl_tan_n)            \
     X(erf_n, TL_MT_BODYN, tl_erff_n, tl_erf_n)            \
     X(erf_v8, TL_MT_BODYN, tl_mt_erff_v8, tl_erf_n)       \
+    X(tanh_n, TL_MT_BODYN, tl_tanhf_n, tl_mt_tanh_n)      \
+    X(tanh_v8, TL_MT_BODYN, tl_mt_tanhf_v8, tl_mt_tanh_n) \
     X(erfc_n, TL_MT_BODYN, tl_mt_erfcf_n, tl_erfc_n)       \
     X(log_n, TL_MT_BODYN, tl_logf_n, tl_mt_log_n)          \
     X(log_v8, TL_MT_BODYN, tl_mt_logf_v8, tl_mt_log_n)     \

@@ -25,27 +25,33 @@ static inline int64_t nn_end(int64_t o, int64_t in, int64_t out) {
     return ((o + 1) * in + out - 1) / out;
 }
 
+/* float64 tanh over an array: per element (vectorized where it is inlined) */
+static inline void nn_tanh_n_f64(const double *x, double *o, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++) o[i] = tl_tanh(x[i]);
+}
+
 #define T float
 #define SFX f32
 #define NN_SIGM tl_sigmoidf
-#define NN_TANH tl_tanhf
+#define NN_TANH_N tl_tanhf_n
 #define NN_EXP tl_expf
 #include "cpu_nn_impl.h"
 #undef T
 #undef SFX
 #undef NN_SIGM
-#undef NN_TANH
+#undef NN_TANH_N
 #undef NN_EXP
 #define T double
 #define SFX f64
 #define NN_SIGM tl_sigmoid
-#define NN_TANH tl_tanh
+#define NN_TANH_N nn_tanh_n_f64
 #define NN_EXP tl_exp
 #include "cpu_nn_impl.h"
 #undef T
 #undef SFX
 #undef NN_SIGM
-#undef NN_TANH
+#undef NN_TANH_N
 #undef NN_EXP
 
 #define XENT_SUMS(SFX, T)                                                        \

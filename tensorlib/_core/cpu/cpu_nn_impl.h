@@ -473,7 +473,9 @@ static void NN_FN(group_wgrad_chunk)(void *ctx, int64_t lo, int64_t hi) {
 
 /* ---- recurrent cells: one pass over the gates of each row (see cpu_nn.h for src/dst) ----
    Each row is a few plain loops over contiguous gates calling cpu_math.h's branch-free
-   sigmoid/tanh, which GCC vectorizes (TL_DISPATCH: one clone per instruction set). */
+   sigmoid, which GCC vectorizes (TL_DISPATCH: one clone per instruction set), and tanh
+   over whole gate rows (NN_TANH_N: float32's array version fetches its table rows by
+   permutes, where a vectorized per-element loop would gather them). */
 
 TL_DISPATCH static void NN_FN(lstm_fwd_row)(const T *TL_RESTRICT ig, const T *TL_RESTRICT hg,
                                             const T *TL_RESTRICT ib, const T *TL_RESTRICT hb,
@@ -486,10 +488,11 @@ TL_DISPATCH static void NN_FN(lstm_fwd_row)(const T *TL_RESTRICT ig, const T *TL
         for (int64_t j = 0; j < G; j++) ws[j] = ig[j] + hg[j];
     }
     for (int64_t j = 0; j < 2 * H; j++) ws[j] = NN_SIGM(ws[j]);          /* i, f */
-    for (int64_t j = 2 * H; j < 3 * H; j++) ws[j] = NN_TANH(ws[j]);      /* g */
+    NN_TANH_N(ws + 2 * H, ws + 2 * H, H);                                 /* g */
     for (int64_t j = 3 * H; j < G; j++) ws[j] = NN_SIGM(ws[j]);          /* o */
     for (int64_t j = 0; j < H; j++) cy[j] = ws[H + j] * cx[j] + ws[j] * ws[2 * H + j];
-    for (int64_t j = 0; j < H; j++) hy[j] = ws[3 * H + j] * NN_TANH(cy[j]);
+    NN_TANH_N(cy, hy, H);
+    for (int64_t j = 0; j < H; j++) hy[j] = ws[3 * H + j] * hy[j];
 }
 
 static void NN_FN(lstm_fwd_chunk)(void *ctx, int64_t lo, int64_t hi) {
@@ -507,9 +510,11 @@ TL_DISPATCH static void NN_FN(lstm_bwd_row)(const T *TL_RESTRICT ghy, const T *T
                                             const T *TL_RESTRICT cx, const T *TL_RESTRICT cy,
                                             const T *TL_RESTRICT ws, T *TL_RESTRICT gg,
                                             T *TL_RESTRICT gcx, int64_t H) {
-    /* gcx first holds the gradient reaching cy (from cy itself and through hy) */
+    /* gcx first holds the gradient reaching cy (from cy itself and through hy); the o
+       gate's slot of gg holds tanh(cy) until the gradient replaces it */
+    NN_TANH_N(cy, gg + 3 * H, H);
     for (int64_t j = 0; j < H; j++) {
-        const T tc = NN_TANH(cy[j]), o = ws[3 * H + j];
+        const T tc = gg[3 * H + j], o = ws[3 * H + j];
         const T gh = ghy ? ghy[j] : (T)0;
         gcx[j] = (gcy ? gcy[j] : (T)0) + gh * o * ((T)1 - tc * tc);
         gg[3 * H + j] = gh * tc * o * ((T)1 - o);
@@ -553,7 +558,7 @@ TL_DISPATCH static void NN_FN(gru_fwd_row)(const T *TL_RESTRICT ig, const T *TL_
             ws[j] = ig[j] + ws[j - 2 * H] * hg[j];
         }
     }
-    for (int64_t j = 2 * H; j < 3 * H; j++) ws[j] = NN_TANH(ws[j]);
+    NN_TANH_N(ws + 2 * H, ws + 2 * H, H);
     for (int64_t j = 0; j < H; j++) {
         const T n = ws[2 * H + j], z = ws[H + j];
         ws[4 * H + j] = hx[j];
