@@ -280,39 +280,31 @@ def test_log_array_version_matches_scalar():
             assert np.array_equal(a.view(np.uint32), b.view(np.uint32)), (name, isa)
 
 
-def test_erf_array_version_matches_scalar():
-    """tl_erff_n (AVX-512: 16 lanes at a time, the 16 pieces' coefficients fetched by
-    permutes; AVX2: 8; a block holding a nonzero |x| below 2^-100 goes per element) gives
-    tl_erff's bits on every clone: around every piece's ends, zeros, subnormals, the clamp
-    at 4, inf and NaN. erf_v8 forces the AVX2 path where the CPU has AVX2."""
-    x = RNG.uniform(-5, 5, 5003).astype(F32)
-    x[::89] = np.resize(np.array([0.0, -0.0, 1e-45, -1e-40, 2.0**-100, 2.0**-99, 1e-30, 3.9999998,
-                                  4.0, 1e30, np.inf, -np.inf, np.nan], F32), len(x[::89]))
-    ends = np.array([2.0**e * (1 + q / 4) for e in range(-2, 3) for q in range(4)], F32)
+PIECES = {  # name: (random range, special values, octaves of the pieces)
+    "erf": (5, [2.0**-100, 2.0**-99, 3.9999998, 4.0], range(-2, 3)),
+    "tanh": (10, [9.011, 9.02, 9.03], range(-4, 5)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PIECES))
+def test_piece_array_versions_match_scalar(name):
+    """tl_erff_n and tl_tanhf_n (AVX-512: 16 lanes, the pieces' coefficients fetched by
+    permutes; AVX2: 8; erf: a block holding a nonzero |x| below 2^-100 goes per element)
+    give the per-element function's bits on every clone: around every piece's ends, the
+    clamps, zeros, subnormals, inf and NaN. NAME_v8 forces the AVX2 path where the CPU has
+    AVX2."""
+    span, special, octaves = PIECES[name]
+    x = RNG.uniform(-span, span, 5003).astype(F32)
+    special = [0.0, -0.0, 1e-45, -1e-40, 1e-30, 1e30, np.inf, -np.inf, np.nan] + special
+    x[::89] = np.resize(np.array(special, F32), len(x[::89]))
+    ends = np.array([2.0**e * (1 + q / 4) for e in octaves for q in range(4)], F32)
     near = (ends.view(np.uint32)[:, None] + np.arange(-3, 4)).astype(np.uint32).ravel().view(F32)
     x = np.concatenate([x, near, -near])
     for isa in ISAS:
-        b = _math_eval("erf", x, isa=isa)
-        for name in ("erf_n", "erf_v8"):
-            a = _math_eval(name, x, isa=isa)
-            assert np.array_equal(a.view(np.uint32), b.view(np.uint32)), (name, isa)
-
-
-def test_tanh_array_version_matches_scalar():
-    """tl_tanhf_n (AVX-512: 16 lanes, the 32 pieces' coefficients fetched by two-register
-    permutes; AVX2: 8) gives tl_tanhf's bits on every clone: around every piece's ends, the
-    clamp at 9.02, zeros, subnormals, inf and NaN. tanh_v8 forces the AVX2 path."""
-    x = RNG.uniform(-10, 10, 5003).astype(F32)
-    x[::89] = np.resize(np.array([0.0, -0.0, 1e-45, -1e-40, 1e-30, 9.011, 9.02, 9.03, 1e30,
-                                  np.inf, -np.inf, np.nan], F32), len(x[::89]))
-    ends = np.array([2.0**e * (1 + q / 4) for e in range(-4, 4) for q in range(4)], F32)
-    near = (ends.view(np.uint32)[:, None] + np.arange(-3, 4)).astype(np.uint32).ravel().view(F32)
-    x = np.concatenate([x, near, -near])
-    for isa in ISAS:
-        b = _math_eval("tanh", x, isa=isa)
-        for name in ("tanh_n", "tanh_v8"):
-            a = _math_eval(name, x, isa=isa)
-            assert np.array_equal(a.view(np.uint32), b.view(np.uint32)), (name, isa)
+        b = _math_eval(name, x, isa=isa)
+        for variant in (name + "_n", name + "_v8"):
+            a = _math_eval(variant, x, isa=isa)
+            assert np.array_equal(a.view(np.uint32), b.view(np.uint32)), (variant, isa)
 
 
 def test_dispatch_runs_the_best_clone():

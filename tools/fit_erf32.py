@@ -115,6 +115,19 @@ def emulate_small(a, ch, cl, q):
     return fma32(s, np.float32(ch), s * qq) * np.float32(2.0**-24)
 
 
+def print_rows(cname, fname, rows):
+    """The table as a C array of float rows (f(m) hi, lo; f'(m) hi, lo; then t^2 ...)."""
+    names = [f"{fname}(m), hi", f"{fname}(m), lo", "t, hi", "t, lo"] + [
+        f"t^{k}" for k in range(2, len(rows) - 2)]
+    print(f"static const float {cname}[{len(rows)}][{len(rows[0])}] = {{")
+    for name, col in zip(names, rows):
+        print(f"    {{   /* {name} */")
+        for i in range(0, len(col), 4):
+            print("        " + ", ".join(hexf(v) for v in col[i:i + 4]) + ",")
+        print("    },")
+    print("};")
+
+
 def fma32(a, b, c):
     return (a.astype(np.float64) * b + c).astype(np.float32)
 
@@ -173,14 +186,7 @@ def main():
           f"{x[err.argmax()]!r}", file=sys.stderr)
     print(f"#define TL__ERFF_CH {hexf(ch)}\n#define TL__ERFF_CL {hexf(cl)}")
     print("Q: " + ", ".join(hexf(v) for v in q))
-    names = ["erf(m), hi", "erf(m), lo", "t, hi", "t, lo"] + [f"t^{k}" for k in range(2, DEGREE + 2)]
-    print(f"static const float tl__erff_tab[{DEGREE + 4}][16] = {{")
-    for name, col in zip(names, table):
-        print(f"    {{   /* {name} */")
-        for i in range(0, 16, 4):
-            print("        " + ", ".join(hexf(v) for v in col[i:i + 4]) + ",")
-        print("    },")
-    print("};")
+    print_rows("tl__erff_tab", "erf", table)
 
 
 if __name__ == "__main__":

@@ -22,7 +22,8 @@ import numpy as np
 
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
 from fit_cpu_math import lawson  # noqa: E402
-from fit_erf32 import bits, emulate, f32, fit_piece, fma32, pieces, ulps  # noqa: E402
+from fit_erf32 import (bits, emulate, f32, fit_piece, fma32, pieces,  # noqa: E402
+                       print_rows, ulps)
 from math_tables import hexf  # noqa: E402
 
 DEGREE = 6
@@ -89,15 +90,7 @@ def main():
     print(f"below 1/16: fit 2^{math.log2(err_s):.1f}; emulated max error {err.max():.4f} ulp "
           f"at {x[err.argmax()]!r}", file=sys.stderr)
     print("Q: " + ", ".join(hexf(v) for v in q))
-    names = ["tanh(m), hi", "tanh(m), lo", "t, hi", "t, lo"] + [
-        f"t^{k}" for k in range(2, DEGREE + 2)]
-    print(f"static const float tl__tanhf_tab[{DEGREE + 4}][32] = {{")
-    for name, col in zip(names, rows):
-        print(f"    {{   /* {name} */")
-        for i in range(0, 32, 4):
-            print("        " + ", ".join(hexf(v) for v in col[i:i + 4]) + ",")
-        print("    },")
-    print("};")
+    print_rows("tl__tanhf_tab", "tanh", rows)
 
 
 if __name__ == "__main__":

@@ -354,6 +354,17 @@ TL__V8F_FN tl__v8f tl__v8f_tab16(const float *row, tl__v8u32 k)      /* row[k % 
         for (; i < n; i++) o[i] = FN(x[i]);                                                  \
     }
 
+/* NAME(x, o, n): INNER (an array version's paths) over blocks of 256, prefetching the
+   input ahead (cpu_simd.h says why) */
+#define TL__ARRAY_PREFETCHED(NAME, INNER)                                                    \
+    TL_MATH_INLINE void NAME(const float *x, float *o, int64_t n)                            \
+    {                                                                                        \
+        for (int64_t b = 0; b < n; b += 256) {                                               \
+            tl_prefetch_ahead(x + b, 1024);                                                  \
+            INNER(x + b, o + b, n - b < 256 ? n - b : 256);                                  \
+        }                                                                                    \
+    }
+
 /* ------------------------------------------------------------------ exp family */
 
 /* exp(kf ln2 + rh + rl) * 2^adj as hi + *lo, |rh| <= ln2/2, rl small: the polynomial's
@@ -842,13 +853,7 @@ static __attribute__((target("avx2,fma"), unused)) void tl__logf_v8(const float 
 /* tl_logf_n without prefetching (for a buffer already in the caches) */
 TL__ARRAY_PATHS(tl__logf_n, tl_logf, tl__logf_v16, tl__logf_v8)
 
-TL_MATH_INLINE void tl_logf_n(const float *x, float *o, int64_t n)
-{
-    for (int64_t b = 0; b < n; b += 256) {
-        tl_prefetch_ahead(x + b, 1024);                      /* cpu_simd.h says why */
-        tl__logf_n(x + b, o + b, n - b < 256 ? n - b : 256);
-    }
-}
+TL__ARRAY_PREFETCHED(tl_logf_n, tl__logf_n)
 
 TL_MATH_INLINE float tl_log2f(float x)
 {
@@ -1365,13 +1370,7 @@ static __attribute__((target("avx2,fma"), unused)) void tl__tanhf_v8(const float
 /* tl_tanhf_n's vector paths without prefetching (for a buffer already in the caches) */
 TL__ARRAY_PATHS(tl__tanhf_n, tl_tanhf, tl__tanhf_v16, tl__tanhf_v8)
 
-TL_MATH_INLINE void tl_tanhf_n(const float *x, float *o, int64_t n)
-{
-    for (int64_t b = 0; b < n; b += 256) {
-        tl_prefetch_ahead(x + b, 1024);                      /* cpu_simd.h says why */
-        tl__tanhf_n(x + b, o + b, n - b < 256 ? n - b : 256);
-    }
-}
+TL__ARRAY_PREFETCHED(tl_tanhf_n, tl__tanhf_n)
 
 /* n - q d exactly (to 2^-12 of itself) for q = n / d rounded, without FMA: q and d split
    into 12-bit halves so every partial product is exact, and n - qh dh is exact (Sterbenz). */
@@ -1718,13 +1717,7 @@ static __attribute__((target("avx2,fma"), unused)) void tl__erff_v8(const float 
 /* tl_erff_n's vector paths without prefetching (for a buffer already in the caches) */
 TL__ARRAY_PATHS(tl__erff_n, tl_erff, tl__erff_v16, tl__erff_v8)
 
-TL_MATH_INLINE void tl_erff_n(const float *x, float *o, int64_t n)
-{
-    for (int64_t b = 0; b < n; b += 256) {
-        tl_prefetch_ahead(x + b, 1024);                      /* cpu_simd.h says why */
-        tl__erff_n(x + b, o + b, n - b < 256 ? n - b : 256);
-    }
-}
+TL__ARRAY_PREFETCHED(tl_erff_n, tl__erff_n)
 
 /* erfc: < 0.6 ulp (relative, down into the subnormals; 0 beyond x = 10.06), in double
    (with fused multiply-adds, the high terms of the polynomial in float): erfc(|x|) from the
