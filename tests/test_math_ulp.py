@@ -688,11 +688,11 @@ def test_prefetching_loops_match_the_strided_ones(dtype):
 @pytest.mark.parametrize("dtype", [F32, np.float64])
 def test_strided_math_through_buffers(dtype):
     """The math kernels copy strided operands to the stack in blocks of 256 and run the
-    contiguous loop: transposed (a stride of a whole row), reversed (negative), broadcast
+    contiguous loop (the array version, for the functions that have one): transposed (a stride of a whole row), reversed (negative), broadcast
     (stride 0) and in-place strided operands give the per-element function's results, at
     lengths around the block."""
     import tensorlib
-    ops = ["exp", "log", "tanh", "erf", "sin", "sigmoid"]
+    ops = ["exp", "log", "tanh", "erf", "erfc", "sin", "cos", "tan", "sigmoid"]
     for n in (1, 255, 256, 257, 1000):
         a = np.abs(RNG.standard_normal((n, 3)) * 3).astype(dtype) + dtype(0.01)
         cases = {"transposed": tensorlib.from_numpy(a).t()[1],

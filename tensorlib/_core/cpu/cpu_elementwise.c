@@ -266,58 +266,48 @@ TL_MATH_INLINE double pow_(double x, double y) { return tl_pow(x, y); }
 #undef tl_ew_erf
 #undef tl_ew_erfc
 
-/* Contiguous operands of these call cpu_math.h's array versions, which return the same
-   results as the per-element functions, faster; strided operands keep the generated loop.
-   float32 and float64 sin/cos/tan: tl_sinf_n / tl_sin_n & co. (several times faster where
-   no |x| in a block reaches 2^20 / 2^28); float64 erf and erfc: tl_erf_n and tl_erfc_n (their
-   table lookups vectorized, as permutes under AVX-512); float32 exp, log, erf and tanh:
-   tl_expf_n, tl_logf_n, tl_erff_n and tl_tanhf_n (their table lookups as permutes under
-   AVX-512 and AVX2). */
-#define ARRAY_BLOCKS(NAME, SUF, T, FN)                                                        \
+/* Contiguous operands of these call cpu_math.h's array versions (FN), which return the same
+   results as the per-element functions, faster: float32 and float64 sin/cos/tan (several
+   times faster where no |x| in a block reaches 2^20 / 2^28), float64 erf and erfc (their
+   table lookups vectorized, as permutes under AVX-512), float32 exp, log, erf and tanh
+   (their table lookups as permutes under AVX-512 and AVX2). Strided operands are copied to
+   and from the stack in blocks of TL_STRIDED_BLOCK, and each block runs INNER: the array
+   version, or for exp, log, erf and tanh its paths without the prefetch, which a block
+   already in the caches does not need. */
+#define ARRAY_BLOCKS(NAME, SUF, T, FN, INNER)                                                 \
     TL_DISPATCH static void NAME##_##SUF##_blocks(char **d, const int64_t *s, int64_t n,      \
                                                   const void *extra) {                        \
-        if (s[0] == sizeof(T) && s[1] == sizeof(T))                                           \
+        (void)extra;                                                                          \
+        if (s[0] == sizeof(T) && s[1] == sizeof(T)) {                                         \
             FN((const T *)d[1], (T *)d[0], n);                                                \
-        else                                                                                  \
-            NAME##_##SUF(d, s, n, extra);                                                     \
+            return;                                                                           \
+        }                                                                                     \
+        T in[TL_STRIDED_BLOCK], out[TL_STRIDED_BLOCK];                                        \
+        for (int64_t b = 0; b < n; b += TL_STRIDED_BLOCK) {                                   \
+            int64_t m = n - b < TL_STRIDED_BLOCK ? n - b : TL_STRIDED_BLOCK;                  \
+            for (int64_t i = 0; i < m; i++) in[i] = *(const T *)(d[1] + (b + i) * s[1]);      \
+            INNER(in, out, m);                                                                \
+            for (int64_t i = 0; i < m; i++) *(T *)(d[0] + (b + i) * s[0]) = out[i];           \
+        }                                                                                     \
     }
 #define TRIG(NAME)                                                                            \
-    ARRAY_BLOCKS(NAME, f32, f32, tl_##NAME##f_n)                                              \
-    ARRAY_BLOCKS(NAME, f64, f64, tl_##NAME##_n)                                               \
+    ARRAY_BLOCKS(NAME, f32, f32, tl_##NAME##f_n, tl_##NAME##f_n)                              \
+    ARRAY_BLOCKS(NAME, f64, f64, tl_##NAME##_n, tl_##NAME##_n)                                \
     TABLE(NAME, NULL, NULL, NULL, NULL, NULL, NULL, NAME##_f32_blocks, NAME##_f64_blocks)
 TRIG(sin)
 TRIG(cos)
 TRIG(tan)
-ARRAY_BLOCKS(erf, f64, f64, tl_erf_n)
-ARRAY_BLOCKS(erfc, f64, f64, tl_erfc_n)
-TABLE(erfc, NULL, NULL, NULL, NULL, NULL, NULL, erfc_f32, erfc_f64_blocks)
-
-/* float32 exp, log, erf and tanh with strided operands: blocks of 256 copied to and from
-   the stack through the array version's vector paths (tl__expf_n & co.). */
-#define ARRAY_BLOCKS_BUFFERED(NAME, FN, INNER)                                                \
-    TL_DISPATCH static void NAME##_f32_blocks(char **d, const int64_t *s, int64_t n,          \
-                                              const void *extra) {                            \
-        (void)extra;                                                                          \
-        if (s[0] == sizeof(f32) && s[1] == sizeof(f32)) {                                     \
-            FN((const f32 *)d[1], (f32 *)d[0], n);                                            \
-            return;                                                                           \
-        }                                                                                     \
-        f32 in[TL_STRIDED_BLOCK], out[TL_STRIDED_BLOCK];                                      \
-        for (int64_t b = 0; b < n; b += TL_STRIDED_BLOCK) {                                   \
-            int64_t m = n - b < TL_STRIDED_BLOCK ? n - b : TL_STRIDED_BLOCK;                  \
-            for (int64_t i = 0; i < m; i++) in[i] = *(const f32 *)(d[1] + (b + i) * s[1]);    \
-            INNER(in, out, m);                                                                \
-            for (int64_t i = 0; i < m; i++) *(f32 *)(d[0] + (b + i) * s[0]) = out[i];         \
-        }                                                                                     \
-    }
-ARRAY_BLOCKS_BUFFERED(log, tl_logf_n, tl__logf_n)
-ARRAY_BLOCKS_BUFFERED(exp, tl_expf_n, tl__expf_n)
-ARRAY_BLOCKS_BUFFERED(erf, tl_erff_n, tl__erff_n)
+ARRAY_BLOCKS(erf, f32, f32, tl_erff_n, tl__erff_n)
+ARRAY_BLOCKS(erf, f64, f64, tl_erf_n, tl_erf_n)
 TABLE(erf, NULL, NULL, NULL, NULL, NULL, NULL, erf_f32_blocks, erf_f64_blocks)
-ARRAY_BLOCKS_BUFFERED(tanh, tl_tanhf_n, tl__tanhf_n)
-TABLE(tanh, NULL, NULL, NULL, NULL, NULL, NULL, tanh_f32_blocks, tanh_f64)
+ARRAY_BLOCKS(erfc, f64, f64, tl_erfc_n, tl_erfc_n)
+TABLE(erfc, NULL, NULL, NULL, NULL, NULL, NULL, erfc_f32, erfc_f64_blocks)
+ARRAY_BLOCKS(exp, f32, f32, tl_expf_n, tl__expf_n)
 TABLE(exp, NULL, NULL, NULL, NULL, NULL, NULL, exp_f32_blocks, exp_f64)
+ARRAY_BLOCKS(log, f32, f32, tl_logf_n, tl__logf_n)
 TABLE(log, NULL, NULL, NULL, NULL, NULL, NULL, log_f32_blocks, log_f64)
+ARRAY_BLOCKS(tanh, f32, f32, tl_tanhf_n, tl__tanhf_n)
+TABLE(tanh, NULL, NULL, NULL, NULL, NULL, NULL, tanh_f32_blocks, tanh_f64)
 
 /* ------------------------------------------------------------------------------------------
    Kernels too irregular for one expression per dtype class */
