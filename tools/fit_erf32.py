@@ -6,7 +6,7 @@ mantissa bits of |x|: piece [2^e (1 + q/4), 2^e (1 + (q+1)/4)), e in -2..1, q in
 it, with m its middle (the same bits and the next one set, so t = |x| - m is exact,
 |t| <= 2^e/8):
 
-    erf(m + t) = (C0h + c0h t) + (C0l + t (c0l + c1 t + ... + cD t^(D-1)))
+    erf(m + t) = (C0h + c0h t) + (C0l + t (c0l + c1 t + ... + cD t^D))
 
 C0h + C0l is erf(m) and c0h + c0l erf'(m) as two floats each; c1..cD (D = DEGREE) are
 near-minimax in the relative error of erf, fitted by Lawson's algorithm, rounded to float

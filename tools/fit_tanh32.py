@@ -8,7 +8,8 @@ rounds to 1 from 9.011 on); on each, with m its middle and t = |x| - m exact,
     tanh(m + t) = (C0h + d0h t) + (C0l + t (d0l + c1 t + ... + cD t^D)),
 
 C0h + C0l = tanh(m), d0h + d0l = tanh'(m) = 1 - tanh(m)^2 as two floats each, c1..cD
-(D = DEGREE) near-minimax in the relative error. Row k of the table holds one coefficient
+(D = DEGREE) near-minimax in the relative error. tl_tanhf carries the slope d0h + c1 t as
+two floats as well (emulate(..., fold=True)). Row k of the table holds one coefficient
 of the 32 pieces in the slot (bits(|x|) >> 21) mod 32. Below 1/16: tanh(a) = a + a z Q(z),
 z = a^2, Q of degree 2 (printed too).
 

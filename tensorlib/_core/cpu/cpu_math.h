@@ -1167,7 +1167,7 @@ TL_MATH_INLINE void tl_tanf_n(const float *x, float *o, int64_t n) { TL__TRIG_BL
    fused multiply-adds, erf's scheme (tl_erff): no exp, no division, no branch. Below
    |x| = 1/16: a + a z Q(z), z = a^2, Q of degree 2 (a z Q is at most 0.0013 a: its
    roundings cost < 0.003 ulp). From 1/16, |x| clamped to 9.02, 32 pieces, four to an
-   octave (the top three octave's last three never picked), by the exponent and top two
+   octave (the top octave's last three never picked), by the exponent and top two
    mantissa bits: m the piece's middle, t = |x| - m exact (|t| <= 2^e/8),
        tanh(m + t) = C0h + t (d0h + c1 t)  +  (C0l + t (d0l + t^2 (c2 + c3 t + ... c6 t^4))),
    C0h + C0l = tanh(m), d0h + d0l = tanh'(m) as two floats each: the slope d0h + c1 t and
@@ -1177,8 +1177,8 @@ TL_MATH_INLINE void tl_tanf_n(const float *x, float *o, int64_t n) { TL__TRIG_BL
    <= 2^-34; tools/fit_tanh32.py fits and prints tl__tanhf_tab (row k: one coefficient of
    the 32 pieces in the slot (bits(|x|) >> 21) mod 32, which a two-register permute by
    those bits picks). Before: one form in double for every x (tanh a = E / (E + 2), E =
-   e^2a - 1; 0.5001 ulp), per 16 lanes under AVX-512 about 100 instructions, half of them
-   on 8 double lanes, and 3.2x PyTorch's time on one thread in cache. */
+   e^2a - 1; 0.5001 ulp), per 16 lanes under AVX-512 about 85 vector instructions, most
+   of them on 8 double lanes, and 3.2x PyTorch's time on one thread in cache. */
 static const float tl__tanhf_tab[10][32] = {
     {   /* tanh(m), hi */
         0x1.f4bfd6p-1f, 0x1.fbd50ap-1f, 0x1.fe767ap-1f, 0x1.ff6f18p-1f,
@@ -1529,17 +1529,18 @@ TL_MATH_INLINE double tl__erfc_tail_d(double a, double a2)
     return tl__exp_fma_d(-a2) * (p * inv);
 }
 
-/* erf: < 0.55 ulp (0.540 measured over every float; PyTorch's 0.72 on the same grids).
+/* erf: < 0.55 ulp (0.542 measured over every float; PyTorch's 0.72 on the same grids).
    In float with fused multiply-adds: no division, no exp, no branch, no select of
    coefficients. Below |x| = 1/4: erf(a) = a Ch + a (Cl + z Q(z)), z = a^2, Ch + Cl =
    2/sqrt(pi) as two floats, Q of degree 3 (error 2^-41), the last step one fused
    multiply-add (the tail a (Cl + z Q) is at most 0.021 of the result, so its roundings
-   cost < 0.05 ulp); it runs on a 2^24 a, scaled back at the end, so subnormal results are
-   rounded once more and nothing is lost below 2^-150. From 1/4 to 4, cut into 16 pieces,
+   cost < 0.05 ulp). For 0 < |x| < 2^-100, a 2/sqrt(pi) in double, rounded once: a float
+   tail a Cl falls below the subnormal grid there, and a 2^24-scaled version rounded twice
+   (0.75 ulp). From 1/4 to 4, cut into 16 pieces,
    four to an octave, by the exponent and top two mantissa bits of |x| (clamped to [1/4,
    4): erf rounds to 1 from 3.9192 on): piece [2^e (1 + q/4), 2^e (1 + (q+1)/4)), m its
    middle, t = |x| - m (exact, |t| <= 2^e/8),
-       erf(m + t) = (C0h + c0h t) + (C0l + t (c0l + c1 t + ... + c5 t^4)),
+       erf(m + t) = (C0h + c0h t) + (C0l + t (c0l + c1 t + ... + c5 t^5)),
    C0h + C0l = erf(m) and c0h + c0l = erf'(m) as two floats each: the first sum is formed
    as a float and its exact rounding error (two fused multiply-adds), so the result is
    rounded about once whatever the size of c0h t (up to 0.12 of the result: with the
@@ -1548,7 +1549,7 @@ TL_MATH_INLINE double tl__erfc_tail_d(double a, double a2)
    coefficient of the 16 pieces, in the slot (bits(|x|) >> 21) mod 16 that a permute of
    the row by those bits picks). Against the previous form (four intervals of degree-8
    polynomials whose coefficients were picked by three selects each: 0.622 ulp), per 16
-   lanes under AVX-512: 9 permutes and 31 other operations, against 103 instructions. */
+   lanes under AVX-512 about 41 vector instructions, 9 of them permutes, against 103. */
 #define TL__ERFF_CH 0x1.20dd76p+0f
 #define TL__ERFF_CL -0x1.f7ac92p-25f
 static const float tl__erff_tab[9][16] = {
