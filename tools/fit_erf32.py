@@ -111,8 +111,7 @@ def emulate_small(a, ch, cl, q):
     for c in q[-2::-1]:
         p = fma32(p, z, np.float32(c))
     qq = fma32(z, p, np.float32(cl))
-    s = a * np.float32(2.0**24)
-    return fma32(s, np.float32(ch), s * qq) * np.float32(2.0**-24)
+    return fma32(a, np.float32(ch), a * qq)        # |a| >= 2^-12 here: no tiny path
 
 
 def print_rows(cname, fname, rows):
@@ -132,32 +131,30 @@ def fma32(a, b, c):
     return (a.astype(np.float64) * b + c).astype(np.float32)
 
 
-def emulate(x, table, slots=16, fold=False):
+def emulate(x, table, slots=16, two_float_slope=False):
     """The piece path on float32 x within the pieces, in numpy (float64 for each fused
     multiply-add before its rounding to float32: a double rounding that may differ in rare
-    last bits from the C code)."""
+    last bits from the C code). two_float_slope: tanh's form, which also carries the
+    slope d0h + c1 t as two floats (tl_tanhf); otherwise erf's (tl_erff)."""
     u = x.view(np.uint32)
     slot = (u >> 21) % slots
     m = ((u & 0xFFE00000) | 0x00100000).view(np.float32)
     t = x - m
     row = [np.asarray(r, np.float32)[slot] for r in table]
+    first = 5 if two_float_slope else 3             # the last row Horner folds in
     p = row[-1]
-    for k in range(len(table) - 2, 2, -1):
+    for k in range(len(table) - 2, first - 1, -1):
         p = fma32(p, t, row[k])
-    hi = fma32(t, row[2], row[0])
-    lo = fma32(t, row[2], row[0] - hi)
-    if fold:                        # tanh's: the slope d0h + c1 t as two floats too
-        p = row[-1]
-        for k in range(len(table) - 2, 4, -1):
-            p = fma32(p, t, row[k])                 # c2 + c3 t + ...
+    if two_float_slope:
         dh = fma32(row[4], t, row[2])               # d0h + c1 t
         dl = fma32(row[4], t, row[2] - dh)
         hi = fma32(t, dh, row[0])
         lo = fma32(t, dh, row[0] - hi)
-        inner = fma32(t, t * p, row[3] + dl)       # d0l + dl + t^2 (c2 + ...)
+        inner = fma32(t, t * p, row[3] + dl)        # d0l + dl + t^2 (c2 + ...)
         return hi + fma32(t, inner, lo + row[1])
-    tail = fma32(t, p, row[1])
-    return hi + (lo + tail)
+    hi = fma32(t, row[2], row[0])
+    lo = fma32(t, row[2], row[0] - hi)
+    return hi + (lo + fma32(t, p, row[1]))
 
 
 def ulps(got, x, fn=special.erf):

@@ -9,7 +9,7 @@ rounds to 1 from 9.011 on); on each, with m its middle and t = |x| - m exact,
 
 C0h + C0l = tanh(m), d0h + d0l = tanh'(m) = 1 - tanh(m)^2 as two floats each, c1..cD
 (D = DEGREE) near-minimax in the relative error. tl_tanhf carries the slope d0h + c1 t as
-two floats as well (emulate(..., fold=True)). Row k of the table holds one coefficient
+two floats as well (emulate(..., two_float_slope=True)). Row k of the table holds one coefficient
 of the 32 pieces in the slot (bits(|x|) >> 21) mod 32. Below 1/16: tanh(a) = a + a z Q(z),
 z = a^2, Q of degree 2 (printed too).
 
@@ -82,7 +82,7 @@ def emulate_small(a, q):
 def main():
     rows, worst = table()
     x = np.arange(bits(1 / 16), bits(CLAMP), dtype=np.uint32).view(np.float32)
-    err = ulps(emulate(x, rows, 32, fold=True), x, np.tanh)
+    err = ulps(emulate(x, rows, 32, two_float_slope=True), x, np.tanh)
     print(f"degree {DEGREE}: worst fit 2^{math.log2(worst):.1f}; emulated max error "
           f"{err.max():.4f} ulp at {x[err.argmax()]!r}", file=sys.stderr)
     q, err_s = fit_small()
